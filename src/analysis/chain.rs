@@ -1,0 +1,276 @@
+//! The greedy search replayed from stored runs: each variant's effective configuration, its
+//! measurement on the target profile, each stage's best variant and what it adopts.
+
+use crate::diag::Diagnostic;
+use crate::study::{Config, Flag, RunKey, Study, Variant};
+use std::collections::BTreeMap;
+
+/// Whether a run can be trusted to rank a variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum RunStatus {
+    Ok,
+    /// Fewer requests completed than the profile sent.
+    LostRequests { completed: u64, expected: u64 },
+    /// The block was cut off.
+    Incomplete,
+}
+
+/// A configuration with the run that measured it on the target profile.
+#[derive(Debug, Clone)]
+pub struct Point {
+    /// `stage/variant` whose configuration this is.
+    pub source: String,
+    pub config: Config,
+    pub run: Option<RunKey>,
+    pub value: Option<f64>,
+}
+
+/// What happened to one variant.
+#[derive(Debug, Clone)]
+pub struct VariantOutcome {
+    pub id: String,
+    pub point: Point,
+    /// `stage/variant` of the configuration it built on; `None` for a variant that builds on nothing.
+    pub base: Option<String>,
+    /// True when its run is another variant's, of the identical configuration.
+    pub reused: bool,
+    pub failed: bool,
+    pub status: Option<RunStatus>,
+}
+
+impl VariantOutcome {
+    /// Measured, complete and without lost requests.
+    pub fn ranks(&self) -> bool {
+        !self.failed && self.status == Some(RunStatus::Ok) && self.point.value.is_some()
+    }
+}
+
+/// What happened in one stage.
+#[derive(Debug, Clone)]
+pub struct StageOutcome {
+    pub id: String,
+    /// The configuration the stage is measured against.
+    pub base: Point,
+    pub variants: Vec<VariantOutcome>,
+    /// Index of the best variant that ranks.
+    pub best: Option<usize>,
+    /// Index of the adopted variant; `None` keeps `base`.
+    pub adopted: Option<usize>,
+    /// True when the study decided the adoption instead of the numbers.
+    pub overridden: bool,
+    /// The configuration after the stage.
+    pub after: Point,
+}
+
+/// The whole search.
+#[derive(Debug, Clone)]
+pub struct Chain {
+    pub stages: Vec<StageOutcome>,
+    pub baseline: Point,
+    /// Every stored run by configuration, to find the run of a configuration on any profile.
+    pub registry: Registry,
+    pub problems: Vec<Diagnostic>,
+}
+
+impl Chain {
+    /// The outcome of `stage/variant`.
+    pub fn variant(&self, reference: &str) -> Option<&VariantOutcome> {
+        let (s, v) = reference.split_once('/')?;
+        self.stages.iter().find(|x| x.id == s)?.variants.iter().find(|x| x.id == v)
+    }
+
+    /// The configuration after the last stage.
+    pub fn last(&self) -> &Point {
+        self.stages.last().map_or(&self.baseline, |s| &s.after)
+    }
+}
+
+/// True when a lower value of `metric` is better (latencies).
+pub fn lower_is_better(metric: &str) -> bool {
+    metric.ends_with("_ms")
+}
+
+/// The status of a run of `profile` by its block.
+pub fn run_status(study: &Study, key: &RunKey) -> Option<RunStatus> {
+    let run = study.runs.get(key)?;
+    if !run.block.complete {
+        return Some(RunStatus::Incomplete);
+    }
+    let expected = study.profile(&key.profile).map_or(0, |p| p.total_requests);
+    let completed = run.block.metric("completed").unwrap_or(0.0) as u64;
+    let failed = run.block.metric("failed").unwrap_or(0.0);
+    if completed < expected || failed > 0.0 {
+        return Some(RunStatus::LostRequests { completed, expected: expected.max(completed) });
+    }
+    Some(RunStatus::Ok)
+}
+
+/// Stored runs by (configuration identity, profile), the first stored for each, for reuse.
+#[derive(Debug, Clone, Default)]
+pub struct Registry(BTreeMap<(String, String), RunKey>);
+
+impl Registry {
+    /// The run of `point`'s configuration on `profile`: the variant's own, or the first stored
+    /// run of the identical configuration. The flag says whether it was reused.
+    pub fn find(&self, study: &Study, point: &Point, profile: &str) -> Option<(RunKey, bool)> {
+        let (stage, variant) = point.source.split_once('/')?;
+        let own = RunKey { stage: stage.into(), variant: variant.into(), profile: profile.into() };
+        if study.runs.contains_key(&own) {
+            return Some((own, false));
+        }
+        self.0.get(&(point.config.identity(), profile.to_string())).map(|k| (k.clone(), true))
+    }
+}
+
+fn flags_of(study: &Study, engine: &str, v: &Variant) -> (Vec<String>, Vec<Flag>) {
+    let aliases = study.engine(engine).map(|e| e.aliases.clone()).unwrap_or_default();
+    let flags = v.flags.iter().filter_map(|f| Flag::parse(f.get_ref(), &aliases)).collect();
+    let unset = v
+        .unset
+        .iter()
+        .filter_map(|f| Flag::parse(f.get_ref(), &aliases))
+        .map(|f| f.key)
+        .collect();
+    (unset, flags)
+}
+
+/// Replays the search. Problems found on the way (a variant whose engine differs from its
+/// base's, a variant with no run) are in `problems`.
+pub fn resolve(study: &Study) -> Chain {
+    let spec = &study.spec;
+    let target = spec.target_profile.get_ref().as_str();
+    let objective = spec.objective.get_ref().as_str();
+    let lower = lower_is_better(objective);
+    let mut problems = Vec::new();
+
+    // Configurations are known before results: a first pass builds them all, a second measures.
+    // Both happen stage by stage, since a stage builds on the previous stage's winner.
+    let mut registry = Registry::default();
+    let mut stages: Vec<StageOutcome> = Vec::new();
+    let empty = Point { source: String::new(), config: Config::default(), run: None, value: None };
+    let mut current: Option<Point> = None;
+    let value_of = |key: &RunKey| study.runs.get(key).and_then(|r| r.block.metric(objective));
+
+    for stage in &spec.stages {
+        let stage_id = stage.id.get_ref().clone();
+        let resolve_ref = |name: &str, stages: &[StageOutcome]| -> Option<Point> {
+            match name.split_once('/') {
+                Some((s, v)) => stages.iter().find(|x| x.id == s)?.variants.iter().find(|x| x.id == v).map(|x| x.point.clone()),
+                None => stages.iter().find(|x| x.id == name).map(|x| x.after.clone()),
+            }
+        };
+        let stage_base: Option<Point> = match &stage.base {
+            Some(b) => resolve_ref(b.get_ref(), &stages),
+            None => current.clone(),
+        };
+        let mut variants = Vec::new();
+        for v in &stage.variants {
+            let variant_id = v.id.get_ref().clone();
+            let base = match &v.base {
+                Some(b) => resolve_ref(b.get_ref(), &stages),
+                None => stage_base.clone(),
+            };
+            let start = match (&base, &v.engine) {
+                (Some(b), Some(e)) if !b.config.engine.is_empty() && b.config.engine != *e.get_ref() => {
+                    problems.push(study.diag_at(e, format!(
+                        "variant `{variant_id}` runs on `{}` but builds on `{}`, which runs on `{}`",
+                        e.get_ref(), b.source, b.config.engine
+                    )));
+                    Config::new(e.get_ref())
+                }
+                (Some(b), _) => b.config.clone(),
+                (None, Some(e)) => Config::new(e.get_ref()),
+                (None, None) => Config::default(),
+            };
+            let (unset, flags) = flags_of(study, &start.engine, v);
+            let config = start.with(&unset, &flags, &v.env);
+            let failed = v.failure.is_some();
+            let own = RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: target.to_string() };
+            if failed && study.runs.contains_key(&own) {
+                problems.push(study.diag_at(&v.id, format!("variant `{variant_id}` has a `failure` and a run file; keep one")));
+            }
+            // Every stored run of this variant becomes reusable by identical configurations.
+            for p in &spec.profiles {
+                let key = RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: p.id.get_ref().clone() };
+                if study.runs.contains_key(&key) {
+                    registry.0.entry((config.identity(), key.profile.clone())).or_insert(key);
+                }
+            }
+            let mut point = Point { source: format!("{stage_id}/{variant_id}"), config, run: None, value: None };
+            let found = if failed { None } else { registry.find(study, &point, target) };
+            if !failed && found.is_none() {
+                problems.push(study.diag_at(&v.id, format!(
+                    "variant `{stage_id}/{variant_id}` has no run for profile `{target}`: expected {}/{}/{stage_id}/{variant_id}/{target}.txt",
+                    study.dir.display(), crate::study::RUNS_DIR
+                )));
+            }
+            let status = found.as_ref().and_then(|(k, _)| run_status(study, k));
+            point.value = found.as_ref().and_then(|(k, _)| value_of(k));
+            point.run = found.as_ref().map(|(k, _)| k.clone());
+            variants.push(VariantOutcome {
+                id: variant_id,
+                point,
+                base: base.map(|b| b.source),
+                reused: found.is_some_and(|(_, r)| r),
+                failed,
+                status,
+            });
+        }
+        let better = |a: f64, b: f64| if lower { a < b } else { a > b };
+        let mut best: Option<usize> = None;
+        for (i, v) in variants.iter().enumerate() {
+            if let (true, Some(x)) = (v.ranks(), v.point.value) {
+                if best.is_none_or(|b| better(x, variants[b].point.value.unwrap_or(x))) {
+                    best = Some(i);
+                }
+            }
+        }
+        // The first stage is measured against the study's baseline.
+        let base = stage_base.unwrap_or_else(|| {
+            let baseline = spec.baseline.get_ref();
+            let (s, v) = baseline.split_once('/').unwrap_or(("", ""));
+            variants
+                .iter()
+                .find(|x| s == stage_id && x.id == v)
+                .map(|x| x.point.clone())
+                .unwrap_or_else(|| empty.clone())
+        });
+        let (adopted, overridden) = match &stage.adopt {
+            Some(a) => (a.variant.as_ref().and_then(|id| variants.iter().position(|x| x.id == *id.get_ref())), true),
+            None => {
+                let wins = best.filter(|&b| {
+                    let v = &variants[b];
+                    v.point.config.identity() != base.config.identity()
+                        && match (v.point.value, base.value) {
+                            (Some(x), Some(y)) if y != 0.0 => {
+                                let gain = if lower { (y - x) / y } else { (x - y) / y } * 100.0;
+                                gain > spec.noise_threshold
+                            }
+                            (Some(_), _) => true,
+                            _ => false,
+                        }
+                });
+                (wins, false)
+            }
+        };
+        let after = adopted.map_or_else(|| base.clone(), |i| variants[i].point.clone());
+        current = Some(after.clone());
+        stages.push(StageOutcome { id: stage_id, base, variants, best, adopted, overridden, after });
+    }
+    let baseline = {
+        let b = spec.baseline.get_ref();
+        let (s, v) = b.split_once('/').unwrap_or(("", ""));
+        stages
+            .iter()
+            .find(|x| x.id == s)
+            .and_then(|x| x.variants.iter().find(|y| y.id == v))
+            .map_or(empty, |x| x.point.clone())
+    };
+    Chain { stages, baseline, registry, problems }
+}
+
+/// The metric `name` of the run `key`.
+pub fn metric(study: &Study, key: &RunKey, name: &str) -> Option<f64> {
+    study.runs.get(key)?.block.metric(name)
+}

@@ -1,0 +1,28 @@
+//! `perflab check [STUDY...]`
+
+use crate::analysis;
+use crate::study::Study;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
+    let dirs = super::study_dirs(names, results)?;
+    if dirs.is_empty() {
+        anyhow::bail!("no study found in '{}'", results.display());
+    }
+    let mut problems = 0;
+    for dir in &dirs {
+        let found = match Study::load(dir) {
+            Err(d) => d.0,
+            Ok(study) => analysis::check(&study),
+        };
+        for d in &found {
+            println!("{d}");
+        }
+        problems += found.len();
+        if found.is_empty() {
+            eprintln!("{}: ok", dir.display());
+        }
+    }
+    Ok(if problems == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -1,0 +1,86 @@
+//! The command line: one file a subcommand, each a thin layer over the library.
+
+mod check;
+mod parse;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Turns LLM-serving tuning experiments into published, localized optimization guides.
+///
+/// A study lives in results/<study-id>/: a study.toml that describes the model, hardware,
+/// engines, benchmark profiles and the ordered stages of the search, and runs/ holding the raw
+/// benchmark output of every variant.
+#[derive(Debug, Parser)]
+#[command(name = "perflab", version, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Read benchmark output (text logs or JSON) and print every result found as JSON.
+    ///
+    /// Exit code: 0 when every result is complete, 1 when one was cut off, 2 when a file
+    /// could not be read or holds no result.
+    Parse {
+        /// Files to read; `-` reads standard input.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+    /// Validate studies: the spec, every reference, every run file present and parseable.
+    ///
+    /// Prints each problem as `file:line:col: message`; exit code 1 when there is one.
+    Check {
+        /// Study folders or ids under --results (default: every study there).
+        #[arg(value_name = "STUDY")]
+        studies: Vec<String>,
+        /// Folder holding the studies.
+        #[arg(long, default_value = "results", value_name = "DIR")]
+        results: PathBuf,
+    },
+}
+
+/// Runs the command line; errors are printed once, here, with their causes.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Parse { files } => parse::run(&files),
+        Command::Check { studies, results } => check::run(&studies, &results),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            for cause in e.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The study folders named on the command line (a path, or an id under `results`), or all.
+pub(crate) fn study_dirs(names: &[String], results: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
+    use anyhow::Context;
+    if names.is_empty() {
+        return crate::study::discover(results)
+            .with_context(|| format!("cannot list studies in '{}'", results.display()));
+    }
+    names
+        .iter()
+        .map(|name| {
+            let path = PathBuf::from(name);
+            if path.join(crate::study::SPEC_FILE).is_file() {
+                return Ok(path);
+            }
+            let under = results.join(name);
+            if under.join(crate::study::SPEC_FILE).is_file() {
+                return Ok(under);
+            }
+            anyhow::bail!("no study '{name}': neither '{}' nor '{}' holds a {}", path.display(), under.display(), crate::study::SPEC_FILE)
+        })
+        .collect()
+}

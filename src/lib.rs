@@ -1,0 +1,13 @@
+//! perflab: from LLM-serving tuning experiments to published, localized optimization guides.
+//!
+//! The modules follow the pipeline: [`study`] (a study's spec and its stored runs) →
+//! [`parse`] (benchmark output → numbers) → [`analysis`] (configurations, winners, gains,
+//! warnings) → the command line in [`cli`].
+
+pub mod analysis;
+pub mod diag;
+pub mod cli;
+pub mod parse;
+pub mod study;
+
+pub use parse::{Block, Format, ParseError, parse_str};

@@ -1,0 +1,165 @@
+//! Benchmark output → typed, normalised blocks.
+//!
+//! [`parse_str`] reads one file's text: a log holding `Serving Benchmark Result` blocks (vLLM,
+//! SGLang, TensorRT-LLM, GPUStack pages, vLLM's 2023 format) or a JSON result (vLLM
+//! `--save-result`/`--append-result`, SGLang JSON lines, guidellm `benchmarks.json`).
+//! Every block keeps the text of every line under its printed label (`raw`), and the numbers it
+//! recognises under canonical names (`metrics`, see [`names`]).
+
+mod json;
+pub mod names;
+mod text;
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use std::collections::BTreeMap;
+
+/// Where a block came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Format {
+    Vllm,
+    /// vLLM's 2023 `benchmark_serving.py` (`Total time:`, `Throughput:`, `Average latency:`).
+    VllmLegacy,
+    Sglang,
+    Trtllm,
+    Gpustack,
+    VllmJson,
+    SglangJsonl,
+    GuidellmJson,
+}
+
+impl Format {
+    /// The name printed by `perflab parse`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Vllm => "vllm",
+            Format::VllmLegacy => "vllm-legacy",
+            Format::Sglang => "sglang",
+            Format::Trtllm => "trtllm",
+            Format::Gpustack => "gpustack",
+            Format::VllmJson => "vllm-json",
+            Format::SglangJsonl => "sglang-jsonl",
+            Format::GuidellmJson => "guidellm-json",
+        }
+    }
+}
+
+/// Every printed label with its value text, in the order printed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Raw(pub Vec<(String, String)>);
+
+impl Raw {
+    /// Adds a label, renaming a repeated one `label (2)`, `label (3)`, ... so none is lost.
+    pub fn push(&mut self, label: String, value: String) {
+        let mut key = label.clone();
+        let mut n = 1;
+        while self.0.iter().any(|(k, _)| *k == key) {
+            n += 1;
+            key = format!("{label} ({n})");
+        }
+        self.0.push((key, value));
+    }
+
+    /// The value text printed for `label`.
+    pub fn get(&self, label: &str) -> Option<&str> {
+        self.0.iter().find(|(k, _)| k == label).map(|(_, v)| v.as_str())
+    }
+}
+
+impl Serialize for Raw {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// One benchmark result found in a file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Block {
+    /// 1-based line where the block starts (its header line, or its first line when the header
+    /// was lost; for JSON, the line where the object starts).
+    pub line: usize,
+    pub format: Format,
+    /// False when the block was cut off before its closing line (or, for JSON, when the tool
+    /// marked the run as not finished). An incomplete block's numbers are not to be trusted.
+    pub complete: bool,
+    /// Canonical metric name → value in canonical units. Non-numbers (`inf`, `not set`) are left out.
+    pub metrics: BTreeMap<String, f64>,
+    /// Every label → the value text as printed.
+    pub raw: Raw,
+    /// Oddities of the text that do not stop it from being read, e.g. a missing header line.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub remarks: Vec<String>,
+}
+
+impl Block {
+    fn new(line: usize, format: Format) -> Block {
+        Block {
+            line,
+            format,
+            complete: false,
+            metrics: BTreeMap::new(),
+            raw: Raw::default(),
+            remarks: Vec::new(),
+        }
+    }
+
+    /// The value of a canonical metric.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics.get(name).copied()
+    }
+}
+
+/// Why a text could not be read. Lines and columns count from 1; line 0 means the whole file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{line}:{col}: {message}")]
+pub struct ParseError {
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl ParseError {
+    fn new(line: usize, col: usize, message: impl Into<String>) -> ParseError {
+        ParseError { line, col, message: message.into() }
+    }
+}
+
+/// Reads every benchmark result in `text`. An input holding no result is an error.
+pub fn parse_str(text: &str) -> Result<Vec<Block>, ParseError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let blocks = if text.trim_start().starts_with('{') {
+        json::parse(text)?
+    } else {
+        text::parse(text)?
+    };
+    if blocks.is_empty() {
+        return Err(ParseError::new(
+            0,
+            0,
+            "no benchmark result found (no `Serving Benchmark Result` block and no result JSON)",
+        ));
+    }
+    Ok(blocks)
+}
+
+/// Values that tools print in place of a number; they are kept in `raw` and left out of metrics.
+fn is_placeholder(value: &str) -> bool {
+    let v = value.trim().to_ascii_lowercase();
+    matches!(
+        v.as_str(),
+        "inf" | "+inf" | "-inf" | "infinity" | "nan" | "not set" | "n/a" | "na" | "none" | "trace" | "" | "-"
+    )
+}
+
+/// A number as tools print it: the first word of the value (`1.0 (Poisson process)` → 1.0).
+fn number(value: &str) -> Option<f64> {
+    let word = value.split_whitespace().next()?;
+    let x: f64 = word.parse().ok()?;
+    x.is_finite().then_some(x)
+}

@@ -1,0 +1,257 @@
+//! The `Serving Benchmark Result` block family, and vLLM's 2023 summary lines.
+
+use super::{Block, Format, ParseError, is_placeholder, names, number};
+
+/// Lines that vLLM prints before a block and that describe it.
+const CONTEXT_LABELS: &[&str] = &["Traffic request rate", "Burstiness factor", "Maximum request concurrency"];
+
+/// Labels that announce a SGLang, TensorRT-LLM or GPUStack block.
+fn dialect_of(label: &str, section: &str) -> Option<Format> {
+    match label {
+        "Backend"
+        | "Max request concurrency"
+        | "Max reqeuest concurrency"
+        | "Total throughput (tok/s)"
+        | "Total generated tokens (retokenized)"
+        | "Total input text tokens"
+        | "Total input vision tokens"
+        | "Accept length"
+        | "Concurrency" => Some(Format::Sglang),
+        "User throughput (tok/s)"
+        | "Avg Decoded Tokens per Iter"
+        | "Total requests"
+        | "Total failed requests"
+        | "Mean Request AR"
+        | "Median Request AR" => Some(Format::Trtllm),
+        _ if label.ends_with("Latency(s)") && section == "Latency" => Some(Format::Gpustack),
+        _ if section == "End-to-End Latency" || section == "Inter-Token Latency" => Some(Format::Sglang),
+        _ => None,
+    }
+}
+
+fn is_header(t: &str) -> bool {
+    t.starts_with('=') && t.ends_with('=') && t.contains("Serving Benchmark Result")
+}
+
+fn is_rule(t: &str) -> bool {
+    t.len() >= 10 && t.bytes().all(|b| b == b'=')
+}
+
+/// `=====!FAILED REQUESTS!=====` and the like, printed by TensorRT-LLM inside a block.
+fn marker(t: &str) -> Option<&str> {
+    if t.len() > 6 && t.starts_with("===") && t.ends_with("===") {
+        let inner = t.trim_matches('=').trim();
+        (!inner.is_empty()).then_some(inner)
+    } else {
+        None
+    }
+}
+
+/// `-----Time to First Token-----` → `Time to First Token`.
+fn section(t: &str) -> Option<&str> {
+    if t.starts_with("---") && t.ends_with("---") {
+        let inner = t.trim_matches('-').trim();
+        (!inner.is_empty()).then_some(inner)
+    } else {
+        None
+    }
+}
+
+/// `label: value` with a label that starts with a letter.
+fn label_value(line: &str) -> Option<(&str, &str)> {
+    let (label, value) = line.split_once(':')?;
+    let label = label.trim();
+    if !label.chars().next()?.is_ascii_alphabetic() {
+        return None;
+    }
+    Some((label, value.trim()))
+}
+
+struct Builder {
+    block: Block,
+    section: String,
+    /// The label whose value was empty, for indented child lines (`  Position 0:`).
+    parent: Option<String>,
+    dialect: Option<Format>,
+}
+
+impl Builder {
+    fn new(line: usize, context: &mut Vec<(usize, String, String)>) -> Result<Builder, ParseError> {
+        let mut b = Builder {
+            block: Block::new(line, Format::Vllm),
+            section: String::new(),
+            parent: None,
+            dialect: None,
+        };
+        for (ln, label, value) in context.drain(..) {
+            b.field(ln, &label, &value, 1)?;
+        }
+        Ok(b)
+    }
+
+    /// Records one `label: value` line. `col` is where the value starts, for errors.
+    fn field(&mut self, ln: usize, label: &str, value: &str, col: usize) -> Result<(), ParseError> {
+        if self.dialect.is_none() {
+            self.dialect = dialect_of(label, &self.section);
+        }
+        if let Some((name, scale)) = names::text_label(label, &self.section) {
+            match number(value) {
+                Some(x) => {
+                    self.block.metrics.insert(name, x * scale);
+                }
+                None if is_placeholder(value) => {}
+                None => {
+                    return Err(ParseError::new(
+                        ln,
+                        col,
+                        format!("`{label}` should be a number, found `{value}`"),
+                    ));
+                }
+            }
+        }
+        self.block.raw.push(label.to_string(), value.to_string());
+        Ok(())
+    }
+
+    fn finish(mut self, complete: bool) -> Block {
+        self.block.complete = complete;
+        self.block.format = self.dialect.unwrap_or(Format::Vllm);
+        if !complete {
+            self.block.remarks.push("cut off before the closing line".to_string());
+        }
+        self.block
+    }
+}
+
+/// What a line means inside a block.
+enum Step {
+    Continue,
+    Close,
+    /// The line does not belong to the block: end it (cut off) and read the line again outside.
+    Leave,
+}
+
+fn step(b: &mut Builder, ln: usize, line: &str) -> Result<Step, ParseError> {
+    let t = line.trim();
+    if t.is_empty() {
+        return Ok(Step::Continue);
+    }
+    if is_rule(t) {
+        return Ok(Step::Close);
+    }
+    if is_header(t) {
+        return Ok(Step::Leave);
+    }
+    if let Some(m) = marker(t) {
+        b.block.raw.push(m.to_string(), String::new());
+        return Ok(Step::Continue);
+    }
+    if let Some(s) = section(t) {
+        b.section = s.to_string();
+        b.parent = None;
+        if b.dialect.is_none() {
+            b.dialect = dialect_of("", s);
+        }
+        return Ok(Step::Continue);
+    }
+    let Some((label, value)) = label_value(line) else {
+        return Ok(Step::Leave);
+    };
+    let col = line.find(':').map_or(1, |i| {
+        let after = &line[i + 1..];
+        i + 2 + (after.len() - after.trim_start().len())
+    });
+    let indented = line.starts_with(char::is_whitespace);
+    match (&b.parent, indented) {
+        (Some(parent), true) => {
+            let full = format!("{parent} / {label}");
+            b.block.raw.push(full, value.to_string());
+        }
+        _ => {
+            b.field(ln, label, value, col)?;
+            b.parent = value.is_empty().then(|| label.to_string());
+        }
+    }
+    Ok(Step::Continue)
+}
+
+/// vLLM's 2023 summary: `Total time: 12.3 s`, `Throughput: 8.1 requests/s`, `Average latency: 1.2 s`, ...
+fn legacy_field(block: &mut Block, label: &str, value: &str) -> bool {
+    let name = match label {
+        "Total time" => "duration",
+        "Throughput" if value.ends_with("requests/s") => "request_throughput",
+        "Average latency" => "mean_e2el_ms",
+        "Average latency per token" | "Average latency per output token" => "",
+        _ => return false,
+    };
+    if let (false, Some(x)) = (name.is_empty(), number(value)) {
+        let scale = if name.ends_with("_ms") { 1000.0 } else { 1.0 };
+        block.metrics.insert(name.to_string(), x * scale);
+    }
+    block.raw.push(label.to_string(), value.to_string());
+    true
+}
+
+pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
+    let mut blocks = Vec::new();
+    let mut context: Vec<(usize, String, String)> = Vec::new();
+    let mut current: Option<Builder> = None;
+    let mut legacy: Option<Block> = None;
+    for (i, line) in text.lines().enumerate() {
+        let ln = i + 1;
+        if let Some(b) = current.as_mut() {
+            match step(b, ln, line)? {
+                Step::Continue => continue,
+                Step::Close => {
+                    if let Some(b) = current.take() {
+                        blocks.push(b.finish(true));
+                    }
+                    continue;
+                }
+                Step::Leave => {
+                    if let Some(b) = current.take() {
+                        blocks.push(b.finish(false));
+                    }
+                }
+            }
+        }
+        let t = line.trim();
+        if let Some(block) = legacy.as_mut() {
+            let known = label_value(t).is_some_and(|(l, v)| l != "Total time" && legacy_field(block, l, v));
+            if known {
+                continue;
+            }
+            if let Some(mut block) = legacy.take() {
+                block.complete = block.metrics.contains_key("request_throughput");
+                blocks.push(block);
+            }
+        }
+        if is_header(t) {
+            current = Some(Builder::new(ln, &mut context)?);
+            continue;
+        }
+        let Some((label, value)) = label_value(t) else { continue };
+        if label == "Successful requests" {
+            // A block whose header line was lost in a paste.
+            let mut b = Builder::new(ln, &mut context)?;
+            b.block.remarks.push("header line missing".to_string());
+            step(&mut b, ln, line)?;
+            current = Some(b);
+        } else if CONTEXT_LABELS.contains(&label) {
+            context.retain(|(_, l, _)| l != label);
+            context.push((ln, label.to_string(), value.to_string()));
+        } else if label == "Total time" && value.ends_with(" s") {
+            let mut block = Block::new(ln, Format::VllmLegacy);
+            legacy_field(&mut block, label, value);
+            legacy = Some(block);
+        }
+    }
+    if let Some(b) = current {
+        blocks.push(b.finish(false));
+    }
+    if let Some(mut block) = legacy {
+        block.complete = block.metrics.contains_key("request_throughput");
+        blocks.push(block);
+    }
+    Ok(blocks)
+}

@@ -1,0 +1,306 @@
+//! The typed form of `study.toml`. Field docs say what each key means; `docs/study-format.md`
+//! shows a whole file.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+/// A string with the byte range it was read from, for error positions.
+pub type Id = Spanned<String>;
+
+/// Text in several languages: locale (`en`, `tr`, ...) → Markdown. English is required; other
+/// locales fall back to it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Text(pub BTreeMap<String, String>);
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+        let map = BTreeMap::<String, String>::deserialize(d)?;
+        if !map.contains_key("en") {
+            return Err(serde::de::Error::custom("localized text needs an `en` entry"));
+        }
+        Ok(Text(map))
+    }
+}
+
+impl Text {
+    /// The text for `locale`, or the English one when the study has none in that locale.
+    pub fn get(&self, locale: &str) -> &str {
+        self.0.get(locale).or_else(|| self.0.get("en")).map_or("", String::as_str)
+    }
+}
+
+/// The whole study file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// The page title, e.g. "Optimizing GLM-5.2 throughput on 8×H200".
+    pub title: Text,
+    /// The model as engines are given it, e.g. `zai-org/GLM-5.2-FP8`.
+    pub model: String,
+    /// The hardware as a reader should see it, e.g. `NVIDIA H200x8`.
+    pub hardware: Text,
+    /// When the runs were made, `YYYY-MM-DD`.
+    #[serde(default)]
+    pub date: Option<Spanned<String>>,
+    /// What the study optimises for, in a sentence.
+    #[serde(default)]
+    pub goal: Option<Text>,
+    /// The run every gain is measured against: `stage/variant`.
+    pub baseline: Id,
+    /// The profile every stage is measured on.
+    pub target_profile: Id,
+    /// Canonical metric to maximise (or minimise, for a latency `*_ms` metric).
+    #[serde(default = "default_objective")]
+    pub objective: Id,
+    /// Canonical metric shown beside the objective.
+    #[serde(default = "default_secondary")]
+    pub secondary: Id,
+    /// Differences smaller than this, in percent, are run-to-run noise.
+    #[serde(default = "default_noise")]
+    pub noise_threshold: f64,
+    /// Profiles the baseline and the optimized configuration are compared on (all by default).
+    #[serde(default)]
+    pub compare_profiles: Option<Vec<Id>>,
+    pub benchmark: Benchmark,
+    #[serde(rename = "engine")]
+    pub engines: Vec<Engine>,
+    #[serde(rename = "profile")]
+    pub profiles: Vec<Profile>,
+    #[serde(rename = "stage")]
+    pub stages: Vec<Stage>,
+    /// Numbered notes under the conclusion.
+    #[serde(default)]
+    pub notes: Vec<Text>,
+    /// Caveats shown as warnings under the conclusion.
+    #[serde(default)]
+    pub warnings: Vec<Text>,
+    #[serde(default)]
+    pub accuracy: Vec<Accuracy>,
+}
+
+fn default_objective() -> Id {
+    Spanned::new(0..0, crate::parse::names::TOTAL_TOKEN_THROUGHPUT.to_string())
+}
+
+fn default_secondary() -> Id {
+    Spanned::new(0..0, crate::parse::names::MEAN_TPOT_MS.to_string())
+}
+
+fn default_noise() -> f64 {
+    2.0
+}
+
+/// How the benchmark was run.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Benchmark {
+    /// The tool, e.g. `vllm bench serve`, `guidellm`, `perflab bench`.
+    pub tool: String,
+    /// A wrapper that drove the tool, e.g. GPUStack's benchmark runner.
+    #[serde(default)]
+    pub runner: Option<String>,
+    /// Command template; placeholders: {model} {host} {port} {dataset} {dataset_path}
+    /// {input_tokens} {output_tokens} {seed} {request_rate} {total_requests} {max_concurrency}.
+    #[serde(default)]
+    pub command: Option<Spanned<String>>,
+    #[serde(default)]
+    pub description: Option<Text>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// Placeholders a benchmark command or launch command may use.
+pub const PLACEHOLDERS: &[&str] = &[
+    "model",
+    "host",
+    "port",
+    "dataset",
+    "dataset_path",
+    "input_tokens",
+    "output_tokens",
+    "seed",
+    "request_rate",
+    "total_requests",
+    "max_concurrency",
+];
+
+/// An inference engine.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Engine {
+    pub id: Id,
+    /// Display name, e.g. `vLLM`.
+    pub name: String,
+    pub version: String,
+    /// Launch command template, e.g. `vllm serve {model}`; the configuration's flags follow it.
+    pub command: Spanned<String>,
+    /// The model path this engine is given, when it differs from the study's model.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// URL that answers 200 once the engine serves, e.g. `http://{host}:{port}/health`.
+    #[serde(default)]
+    pub ready_url: Option<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Other spellings of a flag: `"--dp" = "--dp-size"` makes them one flag.
+    #[serde(default)]
+    pub aliases: BTreeMap<String, String>,
+}
+
+/// A request rate: a number of requests a second, or `"inf"` to send all at once.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum Rate {
+    PerSecond(f64),
+    Named(Spanned<String>),
+}
+
+/// A benchmark workload.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub id: Id,
+    pub name: Text,
+    /// `random`, `sharegpt`, `jsonl`, ...
+    pub dataset: String,
+    #[serde(default)]
+    pub dataset_path: Option<String>,
+    #[serde(default)]
+    pub input_tokens: Option<u64>,
+    #[serde(default)]
+    pub output_tokens: Option<u64>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub request_rate: Option<Rate>,
+    /// Requests a run sends; a run that completes fewer lost requests.
+    pub total_requests: u64,
+    #[serde(default)]
+    pub max_concurrency: Option<u64>,
+}
+
+/// One step of the greedy search.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stage {
+    pub id: Id,
+    pub title: Text,
+    /// What the variants build on: `stage` (the configuration adopted after it) or
+    /// `stage/variant`. By default the configuration adopted after the previous stage.
+    #[serde(default)]
+    pub base: Option<Id>,
+    /// Overrides the measured adoption.
+    #[serde(default)]
+    pub adopt: Option<Adopt>,
+    /// Keeps the stage's adopted flags out of the recommended command.
+    #[serde(default)]
+    pub exclude_from_command: Option<Reason>,
+    #[serde(default)]
+    pub notes: Vec<Text>,
+    #[serde(default)]
+    pub warnings: Vec<Text>,
+    #[serde(rename = "variant")]
+    pub variants: Vec<Variant>,
+}
+
+/// An adoption decided by the study's authors instead of by the numbers.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Adopt {
+    /// The variant adopted; absent: the stage adopts nothing.
+    #[serde(default)]
+    pub variant: Option<Id>,
+    pub reason: Text,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reason {
+    pub reason: Text,
+}
+
+/// One configuration tried in a stage.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub id: Id,
+    /// Display name, e.g. `TP + DP-Attention`.
+    pub label: String,
+    /// Required in a variant that builds on nothing; otherwise the base's engine.
+    #[serde(default)]
+    pub engine: Option<Id>,
+    /// Overrides the stage's base for this variant (`stage` or `stage/variant`).
+    #[serde(default)]
+    pub base: Option<Id>,
+    /// Flags added to the base, as written on a command line: `--tp-size=8`, `-tp 8`,
+    /// `--enable-dp-attention`. A flag the base has already is replaced.
+    #[serde(default)]
+    pub flags: Vec<Spanned<String>>,
+    /// Flags of the base this variant removes.
+    #[serde(default)]
+    pub unset: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Set when the variant could not be measured.
+    #[serde(default)]
+    pub failure: Option<Failure>,
+    #[serde(default)]
+    pub notes: Vec<Text>,
+    #[serde(default)]
+    pub warnings: Vec<Text>,
+}
+
+/// What went wrong with a variant that could not be measured.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Failure {
+    pub class: FailureClass,
+    /// The error text as the engine printed it.
+    #[serde(default)]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub explanation: Option<Text>,
+    #[serde(default)]
+    pub link: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum FailureClass {
+    /// Out of memory at start or during the run.
+    Oom,
+    /// The engine rejected the configuration.
+    Unsupported,
+    /// The engine did not start.
+    StartFailure,
+    /// The engine did not become ready in time.
+    StartTimeout,
+    /// The engine died during the run.
+    Crash,
+    /// The benchmark command failed.
+    BenchmarkFailure,
+}
+
+/// A quality check of configurations, e.g. GSM8K with bf16 and fp8 KV cache.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Accuracy {
+    pub title: Text,
+    #[serde(default)]
+    pub description: Option<Text>,
+    /// Column headers: what a row is, and what its score is, e.g. `KV dtype`, `GSM8K score`.
+    pub columns: [Text; 2],
+    pub rows: Vec<AccuracyRow>,
+    #[serde(default)]
+    pub note: Option<Text>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccuracyRow {
+    pub label: String,
+    pub score: f64,
+}
