@@ -23,7 +23,7 @@ pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
             Ok(vec![result_object(&doc, 1)?])
         }
         // More than one value: JSON lines, one result a line.
-        Err(e) if e.is_syntax() && text.lines().filter(|l| !l.trim().is_empty()).count() > 1 => {
+        Err(e) if e.is_syntax() && first_line_is_json(text) => {
             let mut blocks = Vec::new();
             for (i, line) in text.lines().enumerate() {
                 if line.trim().is_empty() {
@@ -36,6 +36,12 @@ pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
         }
         Err(e) => Err(json_error(&e, 0)),
     }
+}
+
+/// JSON lines: the first non-empty line is a whole JSON value on its own.
+fn first_line_is_json(text: &str) -> bool {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    first.len() < text.trim_end().len() && serde_json::from_str::<Value>(first).is_ok()
 }
 
 /// Text of a JSON value for `raw`: strings as they are, long arrays summarised.

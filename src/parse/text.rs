@@ -40,7 +40,7 @@ fn is_rule(t: &str) -> bool {
 /// `=====!FAILED REQUESTS!=====` and the like, printed by TensorRT-LLM inside a block.
 fn marker(t: &str) -> Option<&str> {
     if t.len() > 6 && t.starts_with("===") && t.ends_with("===") {
-        let inner = t.trim_matches('=').trim();
+        let inner = t.trim_matches('=').trim().trim_matches('!').trim();
         (!inner.is_empty()).then_some(inner)
     } else {
         None

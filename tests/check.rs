@@ -1,0 +1,136 @@
+//! `perflab check`: passes on the bundled studies; on broken copies it names file, line, column
+//! and key, exits 1, and changes nothing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn perflab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_perflab")).args(args).current_dir(root()).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A copy of a bundled study in a temporary folder.
+fn broken_copy(id: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(id);
+    copy_dir(&root().join("results").join(id), &dir);
+    (tmp, dir)
+}
+
+/// Replaces the first `from` in `file` with `to`; returns the 1-based line and column of it.
+fn edit(file: &Path, from: &str, to: &str) -> (usize, usize) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let at = text.find(from).unwrap_or_else(|| panic!("`{from}` not in {}", file.display()));
+    std::fs::write(file, text.replacen(from, to, 1)).unwrap();
+    let line = text[..at].matches('\n').count() + 1;
+    let col = at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+fn check(dir: &Path) -> (i32, String) {
+    let (code, out, _) = perflab(&["check", dir.to_str().unwrap()]);
+    (code, out)
+}
+
+#[test]
+fn bundled_studies_pass() {
+    let (code, out, err) = perflab(&["check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("glm-5.2-fp8-h200: ok") && err.contains("deepseek-v3.2-h200: ok"), "{err}");
+}
+
+#[test]
+fn unknown_key_names_line_column_and_key() {
+    let (_t, dir) = broken_copy("glm-5.2-fp8-h200");
+    let spec = dir.join("study.toml");
+    let (line, col) = edit(&spec, "noise_threshold = 2.0", "noise_treshold = 2.0");
+    let (code, out) = check(&dir);
+    assert_eq!(code, 1);
+    let want = format!("{}:{line}:{col}: unknown field `noise_treshold`", spec.display());
+    assert!(out.starts_with(&want), "{out}");
+}
+
+#[test]
+fn dangling_references_and_duplicate_ids() {
+    let (_t, dir) = broken_copy("glm-5.2-fp8-h200");
+    let spec = dir.join("study.toml");
+    let (l1, c1) = edit(&spec, "engine = \"sglang\"", "engine = \"sglnag\"");
+    let (l2, c2) = edit(&spec, "id = \"8k\"", "id = \"default\"");
+    let (l3, c3) = edit(&spec, "target_profile = \"balanced\"", "target_profile = \"balancd\"");
+    let (code, out) = check(&dir);
+    assert_eq!(code, 1);
+    let s = spec.display();
+    for want in [
+        format!("{s}:{l1}:{}: `engine`: no engine `sglnag`", c1 + 9),
+        format!("{s}:{l2}:{}: duplicate variant id `default`", c2 + 5),
+        format!("{s}:{l3}:{}: `target_profile`: no profile `balancd`", c3 + 17),
+    ] {
+        assert!(out.contains(&want), "missing `{want}` in:\n{out}");
+    }
+}
+
+#[test]
+fn dangling_base_in_a_branching_study() {
+    let (_t, dir) = broken_copy("deepseek-v3.2-h200");
+    let spec = dir.join("study.toml");
+    let (line, col) = edit(&spec, "base = \"parallelism/trtllm-tp-ep\"", "base = \"parallelism/trtllm-tp\"");
+    let (code, out) = check(&dir);
+    assert_eq!(code, 1);
+    let want = format!("{}:{line}:{}: `base`: no variant `parallelism/trtllm-tp`", spec.display(), col + 7);
+    assert!(out.contains(&want), "{out}");
+}
+
+#[test]
+fn missing_and_broken_run_files() {
+    let (_t, dir) = broken_copy("glm-5.2-fp8-h200");
+    std::fs::remove_file(dir.join("runs/parallelism/tp-dpattn/balanced.txt")).unwrap();
+    std::fs::remove_file(dir.join("runs/engine/vllm/short.txt")).unwrap();
+    let broken = dir.join("runs/memory-fraction/0.8/balanced.txt");
+    let (line, _) = edit(&broken, "10572.77", "10572,77x");
+    let stray = dir.join("runs/no-such-stage/x/balanced.txt");
+    std::fs::create_dir_all(stray.parent().unwrap()).unwrap();
+    std::fs::write(&stray, "x").unwrap();
+    let before = std::fs::read_to_string(dir.join("study.toml")).unwrap();
+
+    let (code, out) = check(&dir);
+    assert_eq!(code, 1);
+    let b = broken.display();
+    assert!(out.contains(&format!("{b}:{line}:42: `Total Token throughput (tok/s)` should be a number, found `10572,77x`")), "{out}");
+    assert!(out.contains(&format!("{}:0:0: no stage `no-such-stage`", stray.display())), "{out}");
+    assert_eq!(std::fs::read_to_string(dir.join("study.toml")).unwrap(), before, "check writes nothing");
+
+    // With the run files fixed, the analysis-level problems show.
+    std::fs::remove_file(&stray).unwrap();
+    edit(&broken, "10572,77x", "10572.77");
+    let (code, out) = check(&dir);
+    assert_eq!(code, 1);
+    assert!(out.contains("variant `parallelism/tp-dpattn` has no run for profile `balanced`"), "{out}");
+    assert!(out.contains("the baseline (`engine/vllm`) has no run for compared profile `short`"), "{out}");
+}
+
+#[test]
+fn missing_study_is_a_clear_error() {
+    let (code, _, err) = perflab(&["check", "no-such-study"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no study 'no-such-study'"), "{err}");
+}
