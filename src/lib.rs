@@ -5,8 +5,8 @@
 //! warnings) → the command line in [`cli`].
 
 pub mod analysis;
-pub mod diag;
 pub mod cli;
+pub mod diag;
 pub mod parse;
 pub mod study;
 

@@ -45,7 +45,10 @@ fn a_truncated_text_block_is_never_complete() {
     let end = text.trim_end().rfind('\n').unwrap();
     for (i, _) in text[..end].char_indices().skip(1) {
         if let Ok(blocks) = parse_str(&text[..i]) {
-            assert!(blocks.iter().all(|b| !b.complete), "prefix of {i} bytes taken as complete");
+            assert!(
+                blocks.iter().all(|b| !b.complete),
+                "prefix of {i} bytes taken as complete"
+            );
         }
     }
 }

@@ -11,7 +11,10 @@ use std::collections::BTreeMap;
 pub enum RunStatus {
     Ok,
     /// Fewer requests completed than the profile sent.
-    LostRequests { completed: u64, expected: u64 },
+    LostRequests {
+        completed: u64,
+        expected: u64,
+    },
     /// The block was cut off.
     Incomplete,
 }
@@ -77,7 +80,12 @@ impl Chain {
     /// The outcome of `stage/variant`.
     pub fn variant(&self, reference: &str) -> Option<&VariantOutcome> {
         let (s, v) = reference.split_once('/')?;
-        self.stages.iter().find(|x| x.id == s)?.variants.iter().find(|x| x.id == v)
+        self.stages
+            .iter()
+            .find(|x| x.id == s)?
+            .variants
+            .iter()
+            .find(|x| x.id == v)
     }
 
     /// The configuration after the last stage.
@@ -101,7 +109,10 @@ pub fn run_status(study: &Study, key: &RunKey) -> Option<RunStatus> {
     let completed = run.block.metric("completed").unwrap_or(0.0) as u64;
     let failed = run.block.metric("failed").unwrap_or(0.0);
     if completed < expected || failed > 0.0 {
-        return Some(RunStatus::LostRequests { completed, expected: expected.max(completed) });
+        return Some(RunStatus::LostRequests {
+            completed,
+            expected: expected.max(completed),
+        });
     }
     Some(RunStatus::Ok)
 }
@@ -115,17 +126,30 @@ impl Registry {
     /// run of the identical configuration. The flag says whether it was reused.
     pub fn find(&self, study: &Study, point: &Point, profile: &str) -> Option<(RunKey, bool)> {
         let (stage, variant) = point.source.split_once('/')?;
-        let own = RunKey { stage: stage.into(), variant: variant.into(), profile: profile.into() };
+        let own = RunKey {
+            stage: stage.into(),
+            variant: variant.into(),
+            profile: profile.into(),
+        };
         if study.runs.contains_key(&own) {
             return Some((own, false));
         }
-        self.0.get(&(point.config.identity(), profile.to_string())).map(|k| (k.clone(), true))
+        self.0
+            .get(&(point.config.identity(), profile.to_string()))
+            .map(|k| (k.clone(), true))
     }
 }
 
 fn flags_of(study: &Study, engine: &str, v: &Variant) -> (Vec<String>, Vec<Flag>) {
-    let aliases = study.engine(engine).map(|e| e.aliases.clone()).unwrap_or_default();
-    let flags = v.flags.iter().filter_map(|f| Flag::parse(f.get_ref(), &aliases)).collect();
+    let aliases = study
+        .engine(engine)
+        .map(|e| e.aliases.clone())
+        .unwrap_or_default();
+    let flags = v
+        .flags
+        .iter()
+        .filter_map(|f| Flag::parse(f.get_ref(), &aliases))
+        .collect();
     let unset = v
         .unset
         .iter()
@@ -148,7 +172,12 @@ pub fn resolve(study: &Study) -> Chain {
     // Both happen stage by stage, since a stage builds on the previous stage's winner.
     let mut registry = Registry::default();
     let mut stages: Vec<StageOutcome> = Vec::new();
-    let empty = Point { source: String::new(), config: Config::default(), run: None, value: None };
+    let empty = Point {
+        source: String::new(),
+        config: Config::default(),
+        run: None,
+        value: None,
+    };
     let mut current: Option<Point> = None;
     let value_of = |key: &RunKey| study.runs.get(key).and_then(|r| r.block.metric(objective));
 
@@ -156,8 +185,17 @@ pub fn resolve(study: &Study) -> Chain {
         let stage_id = stage.id.get_ref().clone();
         let resolve_ref = |name: &str, stages: &[StageOutcome]| -> Option<Point> {
             match name.split_once('/') {
-                Some((s, v)) => stages.iter().find(|x| x.id == s)?.variants.iter().find(|x| x.id == v).map(|x| x.point.clone()),
-                None => stages.iter().find(|x| x.id == name).map(|x| x.after.clone()),
+                Some((s, v)) => stages
+                    .iter()
+                    .find(|x| x.id == s)?
+                    .variants
+                    .iter()
+                    .find(|x| x.id == v)
+                    .map(|x| x.point.clone()),
+                None => stages
+                    .iter()
+                    .find(|x| x.id == name)
+                    .map(|x| x.after.clone()),
             }
         };
         let stage_base: Option<Point> = match &stage.base {
@@ -172,7 +210,9 @@ pub fn resolve(study: &Study) -> Chain {
                 None => stage_base.clone(),
             };
             let start = match (&base, &v.engine) {
-                (Some(b), Some(e)) if !b.config.engine.is_empty() && b.config.engine != *e.get_ref() => {
+                (Some(b), Some(e))
+                    if !b.config.engine.is_empty() && b.config.engine != *e.get_ref() =>
+                {
                     problems.push(study.diag_at(e, format!(
                         "variant `{variant_id}` runs on `{}` but builds on `{}`, which runs on `{}`",
                         e.get_ref(), b.source, b.config.engine
@@ -186,19 +226,42 @@ pub fn resolve(study: &Study) -> Chain {
             let (unset, flags) = flags_of(study, &start.engine, v);
             let config = start.with(&unset, &flags, &v.env);
             let failed = v.failure.is_some();
-            let own = RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: target.to_string() };
+            let own = RunKey {
+                stage: stage_id.clone(),
+                variant: variant_id.clone(),
+                profile: target.to_string(),
+            };
             if failed && study.runs.contains_key(&own) {
-                problems.push(study.diag_at(&v.id, format!("variant `{variant_id}` has a `failure` and a run file; keep one")));
+                problems.push(study.diag_at(
+                    &v.id,
+                    format!("variant `{variant_id}` has a `failure` and a run file; keep one"),
+                ));
             }
             // Every stored run of this variant becomes reusable by identical configurations.
             for p in &spec.profiles {
-                let key = RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: p.id.get_ref().clone() };
+                let key = RunKey {
+                    stage: stage_id.clone(),
+                    variant: variant_id.clone(),
+                    profile: p.id.get_ref().clone(),
+                };
                 if study.runs.contains_key(&key) {
-                    registry.0.entry((config.identity(), key.profile.clone())).or_insert(key);
+                    registry
+                        .0
+                        .entry((config.identity(), key.profile.clone()))
+                        .or_insert(key);
                 }
             }
-            let mut point = Point { source: format!("{stage_id}/{variant_id}"), config, run: None, value: None };
-            let found = if failed { None } else { registry.find(study, &point, target) };
+            let mut point = Point {
+                source: format!("{stage_id}/{variant_id}"),
+                config,
+                run: None,
+                value: None,
+            };
+            let found = if failed {
+                None
+            } else {
+                registry.find(study, &point, target)
+            };
             if !failed && found.is_none() {
                 problems.push(study.diag_at(&v.id, format!(
                     "variant `{stage_id}/{variant_id}` has no run for profile `{target}`: expected {}/{}/{stage_id}/{variant_id}/{target}.txt",
@@ -220,10 +283,10 @@ pub fn resolve(study: &Study) -> Chain {
         let better = |a: f64, b: f64| if lower { a < b } else { a > b };
         let mut best: Option<usize> = None;
         for (i, v) in variants.iter().enumerate() {
-            if let (true, Some(x)) = (v.ranks(), v.point.value) {
-                if best.is_none_or(|b| better(x, variants[b].point.value.unwrap_or(x))) {
-                    best = Some(i);
-                }
+            if let (true, Some(x)) = (v.ranks(), v.point.value)
+                && best.is_none_or(|b| better(x, variants[b].point.value.unwrap_or(x)))
+            {
+                best = Some(i);
             }
         }
         // The first stage is measured against the study's baseline.
@@ -237,7 +300,12 @@ pub fn resolve(study: &Study) -> Chain {
                 .unwrap_or_else(|| empty.clone())
         });
         let (adopted, overridden) = match &stage.adopt {
-            Some(a) => (a.variant.as_ref().and_then(|id| variants.iter().position(|x| x.id == *id.get_ref())), true),
+            Some(a) => (
+                a.variant
+                    .as_ref()
+                    .and_then(|id| variants.iter().position(|x| x.id == *id.get_ref())),
+                true,
+            ),
             None => {
                 let wins = best.filter(|&b| {
                     let v = &variants[b];
@@ -256,7 +324,15 @@ pub fn resolve(study: &Study) -> Chain {
         };
         let after = adopted.map_or_else(|| base.clone(), |i| variants[i].point.clone());
         current = Some(after.clone());
-        stages.push(StageOutcome { id: stage_id, base, variants, best, adopted, overridden, after });
+        stages.push(StageOutcome {
+            id: stage_id,
+            base,
+            variants,
+            best,
+            adopted,
+            overridden,
+            after,
+        });
     }
     let baseline = {
         let b = spec.baseline.get_ref();
@@ -267,7 +343,12 @@ pub fn resolve(study: &Study) -> Chain {
             .and_then(|x| x.variants.iter().find(|y| y.id == v))
             .map_or(empty, |x| x.point.clone())
     };
-    Chain { stages, baseline, registry, problems }
+    Chain {
+        stages,
+        baseline,
+        registry,
+        problems,
+    }
 }
 
 /// The metric `name` of the run `key`.

@@ -13,7 +13,10 @@ pub fn check(study: &Study) -> Vec<Diagnostic> {
     let chain = resolve(study);
     let mut out = chain.problems.clone();
     let last = chain.last();
-    for (what, point) in [("baseline", &chain.baseline), ("optimized configuration", last)] {
+    for (what, point) in [
+        ("baseline", &chain.baseline),
+        ("optimized configuration", last),
+    ] {
         for profile in study.compare_profiles() {
             let id = profile.id.get_ref();
             if point.source.is_empty() || chain.registry.find(study, point, id).is_some() {
@@ -21,7 +24,10 @@ pub fn check(study: &Study) -> Vec<Diagnostic> {
             }
             out.push(study.diag_at(
                 &profile.id,
-                format!("the {what} (`{}`) has no run for compared profile `{id}`", point.source),
+                format!(
+                    "the {what} (`{}`) has no run for compared profile `{id}`",
+                    point.source
+                ),
             ));
         }
     }

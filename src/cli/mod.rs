@@ -63,7 +63,10 @@ pub fn main() -> ExitCode {
 }
 
 /// The study folders named on the command line (a path, or an id under `results`), or all.
-pub(crate) fn study_dirs(names: &[String], results: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
+pub(crate) fn study_dirs(
+    names: &[String],
+    results: &std::path::Path,
+) -> anyhow::Result<Vec<PathBuf>> {
     use anyhow::Context;
     if names.is_empty() {
         return crate::study::discover(results)
@@ -80,7 +83,12 @@ pub(crate) fn study_dirs(names: &[String], results: &std::path::Path) -> anyhow:
             if under.join(crate::study::SPEC_FILE).is_file() {
                 return Ok(under);
             }
-            anyhow::bail!("no study '{name}': neither '{}' nor '{}' holds a {}", path.display(), under.display(), crate::study::SPEC_FILE)
+            anyhow::bail!(
+                "no study '{name}': neither '{}' nor '{}' holds a {}",
+                path.display(),
+                under.display(),
+                crate::study::SPEC_FILE
+            )
         })
         .collect()
 }

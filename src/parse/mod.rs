@@ -51,20 +51,34 @@ impl Format {
 pub struct Raw(pub Vec<(String, String)>);
 
 impl Raw {
-    /// Adds a label, renaming a repeated one `label (2)`, `label (3)`, ... so none is lost.
+    /// Adds a label; call [`Raw::rename_repeats`] once all are in.
     pub fn push(&mut self, label: String, value: String) {
-        let mut key = label.clone();
-        let mut n = 1;
-        while self.0.iter().any(|(k, _)| *k == key) {
-            n += 1;
-            key = format!("{label} ({n})");
+        self.0.push((label, value));
+    }
+
+    /// Renames a repeated label `label (2)`, `label (3)`, ... so that none is lost as a map key.
+    pub fn rename_repeats(&mut self) {
+        let mut sorted: Vec<&str> = self.0.iter().map(|(k, _)| k.as_str()).collect();
+        sorted.sort_unstable();
+        if sorted.windows(2).all(|w| w[0] != w[1]) {
+            return;
         }
-        self.0.push((key, value));
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        for (key, _) in &mut self.0 {
+            let n = seen.entry(key.clone()).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                *key = format!("{key} ({n})");
+            }
+        }
     }
 
     /// The value text printed for `label`.
     pub fn get(&self, label: &str) -> Option<&str> {
-        self.0.iter().find(|(k, _)| k == label).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .find(|(k, _)| k == label)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -126,18 +140,25 @@ pub struct ParseError {
 
 impl ParseError {
     fn new(line: usize, col: usize, message: impl Into<String>) -> ParseError {
-        ParseError { line, col, message: message.into() }
+        ParseError {
+            line,
+            col,
+            message: message.into(),
+        }
     }
 }
 
 /// Reads every benchmark result in `text`. An input holding no result is an error.
 pub fn parse_str(text: &str) -> Result<Vec<Block>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let blocks = if text.trim_start().starts_with('{') {
+    let mut blocks = if text.trim_start().starts_with('{') {
         json::parse(text)?
     } else {
         text::parse(text)?
     };
+    for b in &mut blocks {
+        b.raw.rename_repeats();
+    }
     if blocks.is_empty() {
         return Err(ParseError::new(
             0,
@@ -153,7 +174,18 @@ fn is_placeholder(value: &str) -> bool {
     let v = value.trim().to_ascii_lowercase();
     matches!(
         v.as_str(),
-        "inf" | "+inf" | "-inf" | "infinity" | "nan" | "not set" | "n/a" | "na" | "none" | "trace" | "" | "-"
+        "inf"
+            | "+inf"
+            | "-inf"
+            | "infinity"
+            | "nan"
+            | "not set"
+            | "n/a"
+            | "na"
+            | "none"
+            | "trace"
+            | ""
+            | "-"
     )
 }
 

@@ -50,10 +50,17 @@ fn latency_stat_parts(name: &str) -> Option<(&str, &str)> {
     (stat_ok && metric_ok).then_some((stat, metric))
 }
 
+/// Whether latency lines under the dashed header `section` repeat the standard labels with
+/// another meaning (`Queue-inclusive End-to-end Latency`, `Probe Requests`): those stay raw.
+pub fn section_renames_latencies(section: &str) -> bool {
+    let lower = section.to_ascii_lowercase();
+    lower.contains("queue") || lower.contains("probe")
+}
+
 /// The canonical name and the factor that turns the printed unit into the canonical one, for a
-/// label printed inside a text block. `section` is the title of the dashed header above the line
-/// (empty before the first one). `None` means the line is kept in `raw` only.
-pub fn text_label(label: &str, section: &str) -> Option<(String, f64)> {
+/// label printed inside a text block. `plain_section` is false under a section for which
+/// [`section_renames_latencies`] holds. `None` means the line is kept in `raw` only.
+pub fn text_label(label: &str, plain_section: bool) -> Option<(String, f64)> {
     let scalar = match label {
         "Successful requests" => "completed",
         "Failed requests" | "Total failed requests" => "failed",
@@ -79,18 +86,14 @@ pub fn text_label(label: &str, section: &str) -> Option<(String, f64)> {
         "User throughput (tok/s)" => "user_throughput",
         "Concurrency" => "concurrency",
         "Accept length" => "accept_length",
-        _ => return latency_label(label, section),
+        _ if plain_section => return latency_label(label),
+        _ => return None,
     };
     Some((scalar.to_string(), 1.0))
 }
 
 /// `Mean TTFT (ms)`, `P99.9 ITL (ms)`, `Median E2E Latency (ms)`, `P95 Latency(s)` and the like.
-fn latency_label(label: &str, section: &str) -> Option<(String, f64)> {
-    // Sections that repeat the latency labels with another meaning keep them in `raw` only.
-    let lower = section.to_ascii_lowercase();
-    if lower.contains("queue") || lower.contains("probe") {
-        return None;
-    }
+fn latency_label(label: &str) -> Option<(String, f64)> {
     let (stat, rest) = label.split_once(' ')?;
     let stat = match stat {
         "Mean" => "mean".to_string(),
@@ -140,27 +143,58 @@ mod tests {
 
     #[test]
     fn latency_labels_map_to_milliseconds() {
-        assert_eq!(text_label("Mean TTFT (ms)", ""), Some(("mean_ttft_ms".into(), 1.0)));
-        assert_eq!(text_label("P99.9 ITL (ms)", ""), Some(("p99.9_itl_ms".into(), 1.0)));
-        assert_eq!(text_label("Mean Latency(s)", "Latency"), Some(("mean_e2el_ms".into(), 1000.0)));
-        assert_eq!(text_label("Median E2E Latency (ms)", ""), Some(("median_e2el_ms".into(), 1.0)));
-        assert_eq!(text_label("Mean E2EL (ms)", "Queue-inclusive End-to-end Latency"), None);
-        assert_eq!(text_label("Mean Client Queue Time (ms)", ""), None);
+        assert_eq!(
+            text_label("Mean TTFT (ms)", true),
+            Some(("mean_ttft_ms".into(), 1.0))
+        );
+        assert_eq!(
+            text_label("P99.9 ITL (ms)", true),
+            Some(("p99.9_itl_ms".into(), 1.0))
+        );
+        assert_eq!(
+            text_label("Mean Latency(s)", true),
+            Some(("mean_e2el_ms".into(), 1000.0))
+        );
+        assert_eq!(
+            text_label("Median E2E Latency (ms)", true),
+            Some(("median_e2el_ms".into(), 1.0))
+        );
+        assert!(section_renames_latencies(
+            "Queue-inclusive End-to-end Latency"
+        ));
+        assert_eq!(text_label("Mean E2EL (ms)", false), None);
+        assert_eq!(text_label("Mean Client Queue Time (ms)", true), None);
     }
 
     #[test]
     fn throughput_spellings_agree() {
-        for label in ["Total Token throughput (tok/s)", "Total token throughput (tok/s)", "Total throughput (tok/s)"] {
-            assert_eq!(text_label(label, "").unwrap().0, TOTAL_TOKEN_THROUGHPUT);
+        for label in [
+            "Total Token throughput (tok/s)",
+            "Total token throughput (tok/s)",
+            "Total throughput (tok/s)",
+        ] {
+            assert_eq!(text_label(label, true).unwrap().0, TOTAL_TOKEN_THROUGHPUT);
         }
-        assert_eq!(text_label("Max reqeuest concurrency", "").unwrap().0, "max_concurrency");
+        assert_eq!(
+            text_label("Max reqeuest concurrency", true).unwrap().0,
+            "max_concurrency"
+        );
     }
 
     #[test]
     fn json_keys() {
-        assert_eq!(json_key("request_goodput:").as_deref(), Some("request_goodput"));
-        assert_eq!(json_key("p99_e2e_latency_ms").as_deref(), Some("p99_e2el_ms"));
-        assert_eq!(json_key("total_throughput").as_deref(), Some("total_token_throughput"));
+        assert_eq!(
+            json_key("request_goodput:").as_deref(),
+            Some("request_goodput")
+        );
+        assert_eq!(
+            json_key("p99_e2e_latency_ms").as_deref(),
+            Some("p99_e2el_ms")
+        );
+        assert_eq!(
+            json_key("total_throughput").as_deref(),
+            Some("total_token_throughput")
+        );
         assert_eq!(json_key("date"), None);
         assert!(is_canonical("p99.9_ttft_ms"));
         assert!(!is_canonical("p_ttft_ms"));

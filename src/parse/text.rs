@@ -3,7 +3,11 @@
 use super::{Block, Format, ParseError, is_placeholder, names, number};
 
 /// Lines that vLLM prints before a block and that describe it.
-const CONTEXT_LABELS: &[&str] = &["Traffic request rate", "Burstiness factor", "Maximum request concurrency"];
+const CONTEXT_LABELS: &[&str] = &[
+    "Traffic request rate",
+    "Burstiness factor",
+    "Maximum request concurrency",
+];
 
 /// Labels that announce a SGLang, TensorRT-LLM or GPUStack block.
 fn dialect_of(label: &str, section: &str) -> Option<Format> {
@@ -24,7 +28,9 @@ fn dialect_of(label: &str, section: &str) -> Option<Format> {
         | "Mean Request AR"
         | "Median Request AR" => Some(Format::Trtllm),
         _ if label.ends_with("Latency(s)") && section == "Latency" => Some(Format::Gpustack),
-        _ if section == "End-to-End Latency" || section == "Inter-Token Latency" => Some(Format::Sglang),
+        _ if section == "End-to-End Latency" || section == "Inter-Token Latency" => {
+            Some(Format::Sglang)
+        }
         _ => None,
     }
 }
@@ -70,6 +76,8 @@ fn label_value(line: &str) -> Option<(&str, &str)> {
 struct Builder {
     block: Block,
     section: String,
+    /// False under a section whose latency labels mean something else.
+    plain_section: bool,
     /// The label whose value was empty, for indented child lines (`  Position 0:`).
     parent: Option<String>,
     dialect: Option<Format>,
@@ -80,6 +88,7 @@ impl Builder {
         let mut b = Builder {
             block: Block::new(line, Format::Vllm),
             section: String::new(),
+            plain_section: true,
             parent: None,
             dialect: None,
         };
@@ -94,7 +103,7 @@ impl Builder {
         if self.dialect.is_none() {
             self.dialect = dialect_of(label, &self.section);
         }
-        if let Some((name, scale)) = names::text_label(label, &self.section) {
+        if let Some((name, scale)) = names::text_label(label, self.plain_section) {
             match number(value) {
                 Some(x) => {
                     self.block.metrics.insert(name, x * scale);
@@ -117,7 +126,9 @@ impl Builder {
         self.block.complete = complete;
         self.block.format = self.dialect.unwrap_or(Format::Vllm);
         if !complete {
-            self.block.remarks.push("cut off before the closing line".to_string());
+            self.block
+                .remarks
+                .push("cut off before the closing line".to_string());
         }
         self.block
     }
@@ -148,6 +159,7 @@ fn step(b: &mut Builder, ln: usize, line: &str) -> Result<Step, ParseError> {
     }
     if let Some(s) = section(t) {
         b.section = s.to_string();
+        b.plain_section = !names::section_renames_latencies(s);
         b.parent = None;
         if b.dialect.is_none() {
             b.dialect = dialect_of("", s);
@@ -157,10 +169,8 @@ fn step(b: &mut Builder, ln: usize, line: &str) -> Result<Step, ParseError> {
     let Some((label, value)) = label_value(line) else {
         return Ok(Step::Leave);
     };
-    let col = line.find(':').map_or(1, |i| {
-        let after = &line[i + 1..];
-        i + 2 + (after.len() - after.trim_start().len())
-    });
+    // The value's column, for errors: it ends the line, after the trailing padding.
+    let col = line.trim_end().len() - value.len() + 1;
     let indented = line.starts_with(char::is_whitespace);
     match (&b.parent, indented) {
         (Some(parent), true) => {
@@ -217,7 +227,8 @@ pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
         }
         let t = line.trim();
         if let Some(block) = legacy.as_mut() {
-            let known = label_value(t).is_some_and(|(l, v)| l != "Total time" && legacy_field(block, l, v));
+            let known =
+                label_value(t).is_some_and(|(l, v)| l != "Total time" && legacy_field(block, l, v));
             if known {
                 continue;
             }
@@ -230,7 +241,9 @@ pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
             current = Some(Builder::new(ln, &mut context)?);
             continue;
         }
-        let Some((label, value)) = label_value(t) else { continue };
+        let Some((label, value)) = label_value(t) else {
+            continue;
+        };
         if label == "Successful requests" {
             // A block whose header line was lost in a paste.
             let mut b = Builder::new(ln, &mut context)?;
