@@ -1,11 +1,540 @@
-//! From a study's stored runs to the numbers a page shows.
+//! From a study's stored runs to the numbers a page shows. [`analyze`] computes everything;
+//! the result is serialisable (`perflab analyze` prints it) and is what pages are rendered from.
 
 pub mod chain;
+pub mod delta;
+pub mod warnings;
 
 pub use chain::{Chain, Point, RunStatus, StageOutcome, VariantOutcome, resolve};
+pub use delta::{Delta, Trend};
+pub use warnings::Warning;
 
 use crate::diag::Diagnostic;
-use crate::study::Study;
+use crate::study::{Config, FailureClass, RunKey, Study};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A measured value of the objective and the secondary metric.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Measure {
+    /// The run, as `stage/variant/profile`.
+    pub run: String,
+    pub value: Option<f64>,
+    pub secondary: Option<f64>,
+    pub status: RunStatus,
+}
+
+/// A configuration as a command.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Command {
+    /// `stage/variant` it comes from.
+    pub source: String,
+    pub engine: String,
+    /// The engine's launch command with the model filled in.
+    pub launch: String,
+    /// Flags as written, in order.
+    pub flags: Vec<String>,
+    pub env: BTreeMap<String, String>,
+}
+
+/// How a variant fared.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Outcome {
+    /// Measured; it ranks in its stage.
+    Ran,
+    /// Could not be measured.
+    Failed { class: FailureClass },
+    /// Measured, but fewer requests completed than were sent: it does not rank.
+    LostRequests { completed: u64, expected: u64 },
+    /// Its block was cut off: it does not rank.
+    Incomplete,
+    /// No run yet.
+    Missing,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VariantAnalysis {
+    pub id: String,
+    pub label: String,
+    pub command: Command,
+    /// `stage/variant` of the configuration it builds on.
+    pub base: Option<String>,
+    pub outcome: Outcome,
+    pub measure: Option<Measure>,
+    /// `stage/variant` whose run of the identical configuration is reused.
+    pub reused_from: Option<String>,
+}
+
+/// The stage's fastest and slowest variant that rank, compared.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub best: String,
+    pub worst: String,
+    /// The best's objective against the worst's: `diff` is the gap, `percent` in % of the worst.
+    pub objective: Delta,
+    /// The best's secondary metric against the worst's.
+    pub secondary: Option<Delta>,
+}
+
+/// Why a stage adopted what it did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Adoption {
+    /// The best variant beat the base by more than the noise threshold.
+    Adopted {
+        variant: String,
+        gain_percent: Option<f64>,
+    },
+    /// The best variant beat the base, but by no more than the noise threshold.
+    WithinNoise { variant: String, gain_percent: f64 },
+    /// The best variant is no better than the base.
+    NotBetter {
+        variant: String,
+        gain_percent: Option<f64>,
+    },
+    /// The best variant is the base's own configuration.
+    BaseIsBest { variant: String },
+    /// The study decided; `variant` is `None` when it adopted nothing.
+    Overridden {
+        variant: Option<String>,
+        gain_percent: Option<f64>,
+    },
+    /// No variant ranks.
+    NoResult,
+}
+
+/// An engine's place in a stage that compares engines.
+#[derive(Debug, Clone, Serialize)]
+pub struct Rank {
+    pub engine: String,
+    pub variant: Option<String>,
+    /// `None` when the engine could not be measured ("not supported").
+    pub value: Option<f64>,
+    pub outcome: Outcome,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StageAnalysis {
+    pub id: String,
+    /// `stage/variant` of the configuration the stage is measured against.
+    pub base: String,
+    pub base_value: Option<f64>,
+    pub variants: Vec<VariantAnalysis>,
+    pub comparison: Option<Comparison>,
+    pub adoption: Adoption,
+    /// `stage/variant` in force after the stage.
+    pub after: String,
+    pub excluded_from_command: bool,
+    /// For a stage whose variants are the engines: engines by objective, best first; engines
+    /// of the study without a measurement last.
+    pub ranking: Option<Vec<Rank>>,
+}
+
+/// One row of the summary of optimization options.
+#[derive(Debug, Clone, Serialize)]
+pub struct OptionRow {
+    pub stage: String,
+    /// The stage's best variant that ranks.
+    pub best: Option<String>,
+    pub value: Option<f64>,
+    pub secondary: Option<f64>,
+    /// The best against the baseline, in percent (cumulative view).
+    pub vs_baseline: Option<f64>,
+    /// The adopted configuration against the previously adopted one, in percent (step view);
+    /// `None` for a stage that adopted nothing.
+    pub step: Option<f64>,
+}
+
+/// The baseline and the optimized configuration on one profile.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scenario {
+    pub profile: String,
+    pub target: bool,
+    pub baseline: Option<Measure>,
+    pub optimized: Option<Measure>,
+    /// Optimized against baseline, objective, in percent (positive: better).
+    pub change: Option<f64>,
+    /// Optimized against baseline, secondary metric.
+    pub secondary: Option<Delta>,
+    /// The optimized configuration is worse than the baseline beyond the noise threshold.
+    pub regression: bool,
+}
+
+/// Everything a page shows, computed from the runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    pub study: String,
+    pub objective: String,
+    pub secondary: String,
+    pub lower_is_better: bool,
+    pub noise_threshold: f64,
+    pub target_profile: String,
+    pub baseline: Command,
+    pub baseline_measure: Option<Measure>,
+    pub optimized: Command,
+    pub optimized_measure: Option<Measure>,
+    /// The serving command to publish: the optimized configuration without the flags of stages
+    /// kept out of it.
+    pub recommended: Command,
+    /// Stages whose flags are kept out of the recommended command.
+    pub excluded_stages: Vec<String>,
+    pub stages: Vec<StageAnalysis>,
+    pub options: Vec<OptionRow>,
+    /// Optimized against baseline on the target profile, in percent: the product of the steps.
+    pub total_gain: Option<f64>,
+    pub scenarios: Vec<Scenario>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Analysis {
+    pub fn stage(&self, id: &str) -> Option<&StageAnalysis> {
+        self.stages.iter().find(|s| s.id == id)
+    }
+
+    /// The warnings about a run (`stage/variant/profile`).
+    pub fn warnings_for(&self, run: &str) -> Vec<&Warning> {
+        self.warnings
+            .iter()
+            .filter(|w| w.runs().contains(&run))
+            .collect()
+    }
+}
+
+fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
+    let run = study.runs.get(key)?;
+    Some(Measure {
+        run: warnings::run_name(key),
+        value: run.block.metric(study.spec.objective.get_ref()),
+        secondary: run.block.metric(study.spec.secondary.get_ref()),
+        status: chain::run_status(study, key)?,
+    })
+}
+
+/// The command of a configuration.
+pub fn command(study: &Study, source: &str, config: &Config) -> Command {
+    let engine = study.engine(&config.engine);
+    let model = engine
+        .and_then(|e| e.model.clone())
+        .unwrap_or_else(|| study.spec.model.clone());
+    let launch = engine.map_or(String::new(), |e| {
+        e.command.get_ref().replace("{model}", &model)
+    });
+    let mut env = engine.map(|e| e.env.clone()).unwrap_or_default();
+    env.extend(config.env.clone());
+    Command {
+        source: source.to_string(),
+        engine: config.engine.clone(),
+        launch,
+        flags: config.flags.iter().map(|f| f.text.clone()).collect(),
+        env,
+    }
+}
+
+/// The optimized configuration without what the excluded stages changed: a flag an excluded
+/// stage added is dropped, one it changed gets back the value it had before.
+fn recommended(chain: &Chain, excluded: &[String]) -> Config {
+    let mut config = chain.last().config.clone();
+    for stage in chain.stages.iter().filter(|s| excluded.contains(&s.id)) {
+        let Some(i) = stage.adopted else { continue };
+        let (before, after) = (&stage.base.config, &stage.variants[i].point.config);
+        for flag in &after.flags {
+            if before.flags.contains(flag) {
+                continue;
+            }
+            match before.flags.iter().find(|f| f.key == flag.key) {
+                Some(old) => config = config.with(&[], std::slice::from_ref(old), &BTreeMap::new()),
+                None => config.flags.retain(|f| f.key != flag.key),
+            }
+        }
+        for (k, v) in &after.env {
+            match before.env.get(k) {
+                Some(old) if old == v => {}
+                Some(old) => {
+                    config.env.insert(k.clone(), old.clone());
+                }
+                None => {
+                    config.env.remove(k);
+                }
+            }
+        }
+    }
+    config
+}
+
+/// Computes the whole analysis of a loaded study.
+pub fn analyze(study: &Study) -> Analysis {
+    let spec = &study.spec;
+    let chain = resolve(study);
+    let objective = spec.objective.get_ref().clone();
+    let secondary = spec.secondary.get_ref().clone();
+    let lower = chain::lower_is_better(&objective);
+    let target = spec.target_profile.get_ref().clone();
+    let secondary_of = |p: &Point| {
+        p.run
+            .as_ref()
+            .and_then(|k| chain::metric(study, k, &secondary))
+    };
+
+    let mut stages = Vec::new();
+    let mut options = Vec::new();
+    for (stage_spec, outcome) in spec.stages.iter().zip(&chain.stages) {
+        let variants: Vec<VariantAnalysis> = stage_spec
+            .variants
+            .iter()
+            .zip(&outcome.variants)
+            .map(|(vs, vo)| {
+                let outcome_kind = match (&vs.failure, vo.status) {
+                    (Some(f), _) => Outcome::Failed { class: f.class },
+                    (None, None) => Outcome::Missing,
+                    (None, Some(RunStatus::Ok)) => Outcome::Ran,
+                    (None, Some(RunStatus::Incomplete)) => Outcome::Incomplete,
+                    (
+                        None,
+                        Some(RunStatus::LostRequests {
+                            completed,
+                            expected,
+                        }),
+                    ) => Outcome::LostRequests {
+                        completed,
+                        expected,
+                    },
+                };
+                VariantAnalysis {
+                    id: vo.id.clone(),
+                    label: vs.label.clone(),
+                    command: command(study, &vo.point.source, &vo.point.config),
+                    base: vo.base.clone(),
+                    outcome: outcome_kind,
+                    measure: vo.point.run.as_ref().and_then(|k| measure(study, k)),
+                    reused_from: vo
+                        .reused
+                        .then(|| {
+                            vo.point
+                                .run
+                                .as_ref()
+                                .map(|k| format!("{}/{}", k.stage, k.variant))
+                        })
+                        .flatten(),
+                }
+            })
+            .collect();
+
+        // Fastest and slowest among the variants that rank.
+        let ranked: Vec<&VariantOutcome> = outcome.variants.iter().filter(|v| v.ranks()).collect();
+        let comparison = (ranked.len() >= 2).then(|| {
+            let key = |v: &&VariantOutcome| v.point.value.unwrap_or(0.0);
+            let by = |a: &&&VariantOutcome, b: &&&VariantOutcome| key(a).total_cmp(&key(b));
+            let (hi, lo) = (ranked.iter().max_by(by), ranked.iter().min_by(by));
+            let (mut best, mut worst) = (
+                hi.copied().unwrap_or(ranked[0]),
+                lo.copied().unwrap_or(ranked[0]),
+            );
+            if lower {
+                std::mem::swap(&mut best, &mut worst);
+            }
+            Comparison {
+                best: best.id.clone(),
+                worst: worst.id.clone(),
+                objective: Delta::new(key(&best), key(&worst)),
+                secondary: secondary_of(&best.point)
+                    .zip(secondary_of(&worst.point))
+                    .map(|(a, b)| Delta::new(a, b)),
+            }
+        });
+
+        let best = outcome.best.map(|i| &outcome.variants[i]);
+        let gain_of = |p: &Point| {
+            p.value
+                .zip(outcome.base.value)
+                .and_then(|(x, y)| delta::improvement(x, y, lower))
+        };
+        let adoption = match (outcome.overridden, outcome.adopted, best) {
+            (true, adopted, _) => Adoption::Overridden {
+                variant: adopted.map(|i| outcome.variants[i].id.clone()),
+                gain_percent: adopted.and_then(|i| gain_of(&outcome.variants[i].point)),
+            },
+            (false, Some(i), _) => Adoption::Adopted {
+                variant: outcome.variants[i].id.clone(),
+                gain_percent: gain_of(&outcome.variants[i].point),
+            },
+            (false, None, None) => Adoption::NoResult,
+            (false, None, Some(b))
+                if b.point.config.identity() == outcome.base.config.identity() =>
+            {
+                Adoption::BaseIsBest {
+                    variant: b.id.clone(),
+                }
+            }
+            (false, None, Some(b)) => match gain_of(&b.point) {
+                Some(g) if g > 0.0 => Adoption::WithinNoise {
+                    variant: b.id.clone(),
+                    gain_percent: g,
+                },
+                g => Adoption::NotBetter {
+                    variant: b.id.clone(),
+                    gain_percent: g,
+                },
+            },
+        };
+        let excluded = stage_spec.exclude_from_command.is_some();
+        let ranking = engine_ranking(study, stage_spec, outcome, lower);
+        options.push(OptionRow {
+            stage: outcome.id.clone(),
+            best: best.map(|b| b.id.clone()),
+            value: best.and_then(|b| b.point.value),
+            secondary: best.and_then(|b| secondary_of(&b.point)),
+            vs_baseline: best
+                .and_then(|b| b.point.value)
+                .zip(chain.baseline.value)
+                .and_then(|(x, y)| delta::improvement(x, y, lower)),
+            step: outcome
+                .adopted
+                .and_then(|i| gain_of(&outcome.variants[i].point)),
+        });
+        stages.push(StageAnalysis {
+            id: outcome.id.clone(),
+            base: outcome.base.source.clone(),
+            base_value: outcome.base.value,
+            variants,
+            comparison,
+            adoption,
+            after: outcome.after.source.clone(),
+            excluded_from_command: excluded,
+            ranking,
+        });
+    }
+
+    let excluded_stages: Vec<String> = spec
+        .stages
+        .iter()
+        .filter(|s| s.exclude_from_command.is_some())
+        .map(|s| s.id.get_ref().clone())
+        .collect();
+    let last = chain.last();
+    let measure_on = |p: &Point, profile: &str| {
+        chain
+            .registry
+            .find(study, p, profile)
+            .and_then(|(k, _)| measure(study, &k))
+    };
+    let scenarios = study
+        .compare_profiles()
+        .into_iter()
+        .map(|profile| {
+            let id = profile.id.get_ref().clone();
+            let baseline = measure_on(&chain.baseline, &id);
+            let optimized = measure_on(last, &id);
+            let pair = |f: fn(&Measure) -> Option<f64>| {
+                baseline
+                    .as_ref()
+                    .and_then(f)
+                    .zip(optimized.as_ref().and_then(f))
+            };
+            let change = pair(|m| m.value).and_then(|(b, o)| delta::improvement(o, b, lower));
+            Scenario {
+                target: id == target,
+                secondary: pair(|m| m.secondary).map(|(b, o)| Delta::new(o, b)),
+                regression: change.is_some_and(|c| c < -spec.noise_threshold),
+                change,
+                profile: id,
+                baseline,
+                optimized,
+            }
+        })
+        .collect();
+    let total_gain = last
+        .value
+        .zip(chain.baseline.value)
+        .and_then(|(x, y)| delta::improvement(x, y, lower));
+
+    Analysis {
+        study: study.id.clone(),
+        lower_is_better: lower,
+        noise_threshold: spec.noise_threshold,
+        target_profile: target.clone(),
+        baseline: command(study, &chain.baseline.source, &chain.baseline.config),
+        baseline_measure: chain.baseline.run.as_ref().and_then(|k| measure(study, k)),
+        optimized: command(study, &last.source, &last.config),
+        optimized_measure: last.run.as_ref().and_then(|k| measure(study, k)),
+        recommended: command(study, &last.source, &recommended(&chain, &excluded_stages)),
+        excluded_stages,
+        stages,
+        options,
+        total_gain,
+        scenarios,
+        warnings: warnings::find(study, &chain),
+        objective,
+        secondary,
+    }
+}
+
+/// The ranking line of a stage whose variants each bring up an engine from nothing.
+fn engine_ranking(
+    study: &Study,
+    stage: &crate::study::Stage,
+    outcome: &StageOutcome,
+    lower: bool,
+) -> Option<Vec<Rank>> {
+    let engines: Vec<&str> = stage
+        .variants
+        .iter()
+        .filter_map(|v| v.engine.as_ref().map(|e| e.get_ref().as_str()))
+        .collect();
+    let distinct: std::collections::BTreeSet<&str> = engines.iter().copied().collect();
+    if engines.len() != stage.variants.len() || distinct.len() != engines.len() || engines.len() < 2
+    {
+        return None;
+    }
+    let mut ranks: Vec<Rank> = stage
+        .variants
+        .iter()
+        .zip(&outcome.variants)
+        .map(|(vs, vo)| Rank {
+            engine: vo.point.config.engine.clone(),
+            variant: Some(vo.id.clone()),
+            value: if vs.failure.is_some() {
+                None
+            } else {
+                vo.point.value
+            },
+            outcome: match (&vs.failure, vo.status) {
+                (Some(f), _) => Outcome::Failed { class: f.class },
+                (
+                    None,
+                    Some(RunStatus::LostRequests {
+                        completed,
+                        expected,
+                    }),
+                ) => Outcome::LostRequests {
+                    completed,
+                    expected,
+                },
+                (None, Some(RunStatus::Incomplete)) => Outcome::Incomplete,
+                (None, Some(RunStatus::Ok)) => Outcome::Ran,
+                (None, None) => Outcome::Missing,
+            },
+        })
+        .collect();
+    for engine in &study.spec.engines {
+        if !distinct.contains(engine.id.get_ref().as_str()) {
+            ranks.push(Rank {
+                engine: engine.id.get_ref().clone(),
+                variant: None,
+                value: None,
+                outcome: Outcome::Missing,
+            });
+        }
+    }
+    ranks.sort_by(|a, b| match (a.value, b.value) {
+        (Some(x), Some(y)) if lower => x.total_cmp(&y),
+        (Some(x), Some(y)) => y.total_cmp(&x),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    Some(ranks)
+}
 
 /// Problems the analysis finds in a loaded study: runs that are missing for a variant, for
 /// the baseline or for the optimized configuration on a compared profile.
@@ -34,4 +563,69 @@ pub fn check(study: &Study) -> Vec<Diagnostic> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The data warnings of a study as diagnostics at the run files they are about.
+pub fn warning_diagnostics(study: &Study, analysis: &Analysis) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for w in &analysis.warnings {
+        for name in w.runs() {
+            let mut parts = name.splitn(3, '/');
+            let key = RunKey {
+                stage: parts.next().unwrap_or_default().to_string(),
+                variant: parts.next().unwrap_or_default().to_string(),
+                profile: parts.next().unwrap_or_default().to_string(),
+            };
+            if let Some(run) = study.runs.get(&key) {
+                out.push(Diagnostic::new(
+                    &run.path,
+                    run.block.line,
+                    1,
+                    format!("warning: {}", describe(w)),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A plain-English line for a warning, for the terminal.
+pub fn describe(w: &Warning) -> String {
+    match w {
+        Warning::LostRequests {
+            completed,
+            expected,
+            ..
+        } => {
+            format!(
+                "only {completed} of {expected} requests completed; its throughput is not comparable"
+            )
+        }
+        Warning::Incomplete { .. } => "the block is cut off; the run does not rank".to_string(),
+        Warning::Noisy {
+            runs,
+            values,
+            spread_percent,
+        } => format!(
+            "the same configuration measured {} times ({}) is {spread_percent:.2}% apart, beyond the noise threshold",
+            values.len(),
+            runs.iter()
+                .zip(values)
+                .map(|(r, v)| format!("{r}: {v:.2}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Warning::ImplausiblePeak { peak, ceiling, .. } => format!(
+            "peak output throughput {peak:.2} tok/s is more than {}× the {ceiling:.2} tok/s its concurrency could stream",
+            warnings::PEAK_FACTOR
+        ),
+        Warning::ZeroLatency { metric, .. } => {
+            format!("`{metric}` is 0.00 although the run produced tokens")
+        }
+        Warning::RequestCount {
+            counted, expected, ..
+        } => {
+            format!("the block counts {counted} requests; the profile sends {expected}")
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! The command line: one file a subcommand, each a thin layer over the library.
 
+mod analyze;
 mod check;
 mod parse;
 
@@ -41,6 +42,17 @@ pub enum Command {
         #[arg(long, default_value = "results", value_name = "DIR")]
         results: PathBuf,
     },
+    /// Print a study's analysis as JSON: winners, gains, the recommended command, warnings.
+    ///
+    /// The fields are described in the README.
+    Analyze {
+        /// A study folder, or an id under --results.
+        #[arg(value_name = "STUDY")]
+        study: String,
+        /// Folder holding the studies.
+        #[arg(long, default_value = "results", value_name = "DIR")]
+        results: PathBuf,
+    },
 }
 
 /// Runs the command line; errors are printed once, here, with their causes.
@@ -49,6 +61,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Parse { files } => parse::run(&files),
         Command::Check { studies, results } => check::run(&studies, &results),
+        Command::Analyze { study, results } => analyze::run(&study, &results),
     };
     match result {
         Ok(code) => code,
@@ -60,6 +73,21 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Loads one study named on the command line; its problems become the error.
+pub(crate) fn load_study(
+    name: &str,
+    results: &std::path::Path,
+) -> anyhow::Result<crate::study::Study> {
+    let dirs = study_dirs(&[name.to_string()], results)?;
+    let dir = &dirs[0];
+    let study = crate::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
+    let problems = crate::analysis::check(&study);
+    if !problems.is_empty() {
+        anyhow::bail!("{}", crate::diag::Diagnostics(problems));
+    }
+    Ok(study)
 }
 
 /// The study folders named on the command line (a path, or an id under `results`), or all.

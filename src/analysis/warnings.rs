@@ -1,0 +1,185 @@
+//! Data a reader should not trust: lost requests, cut-off blocks, repeated measurements that
+//! disagree, implausible values, request counts that do not match the profile.
+
+use super::chain::{Chain, RunStatus, run_status};
+use crate::study::{RunKey, Study};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A peak output throughput more than this many times the most that the run's concurrency could
+/// stream (peak concurrent requests, each emitting a token every inter-token latency) is
+/// implausible.
+pub const PEAK_FACTOR: f64 = 2.0;
+
+/// The most tokens a second a run could stream: its peak concurrency times one token per
+/// inter-token latency (the smaller of mean and median ITL, to stay generous).
+pub fn stream_ceiling(b: &crate::parse::Block) -> Option<f64> {
+    let concurrency = b
+        .metric("max_concurrent_requests")
+        .or_else(|| b.metric("max_concurrency"))?;
+    let itl = match (b.metric("mean_itl_ms"), b.metric("median_itl_ms")) {
+        (Some(a), Some(m)) => a.min(m),
+        (a, m) => a.or(m)?,
+    };
+    (itl > 0.0).then(|| concurrency * 1000.0 / itl)
+}
+
+/// One warning about one run (or, for repeated measurements, a set of runs).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+#[non_exhaustive]
+pub enum Warning {
+    /// Fewer requests completed than the profile sent.
+    LostRequests {
+        run: String,
+        completed: u64,
+        expected: u64,
+    },
+    /// The block was cut off before its closing line.
+    Incomplete { run: String },
+    /// The same configuration measured more than once, further apart than the noise threshold.
+    Noisy {
+        runs: Vec<String>,
+        values: Vec<f64>,
+        spread_percent: f64,
+    },
+    /// Peak output throughput far above what the run's concurrency could stream.
+    ImplausiblePeak {
+        run: String,
+        peak: f64,
+        ceiling: f64,
+    },
+    /// A mean or median TPOT or ITL of zero in a run that produced tokens after the first.
+    ZeroLatency { run: String, metric: String },
+    /// The block's request count does not match the profile's.
+    RequestCount {
+        run: String,
+        counted: u64,
+        expected: u64,
+    },
+}
+
+impl Warning {
+    /// The runs (`stage/variant/profile`) the warning is about.
+    pub fn runs(&self) -> Vec<&str> {
+        match self {
+            Warning::Noisy { runs, .. } => runs.iter().map(String::as_str).collect(),
+            Warning::LostRequests { run, .. }
+            | Warning::Incomplete { run }
+            | Warning::ImplausiblePeak { run, .. }
+            | Warning::ZeroLatency { run, .. }
+            | Warning::RequestCount { run, .. } => vec![run.as_str()],
+        }
+    }
+}
+
+/// `stage/variant/profile`.
+pub fn run_name(key: &RunKey) -> String {
+    format!("{}/{}/{}", key.stage, key.variant, key.profile)
+}
+
+/// Every warning about the study's stored runs, in run order.
+pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for (key, run) in &study.runs {
+        let name = run_name(key);
+        let b = &run.block;
+        match run_status(study, key) {
+            Some(RunStatus::Incomplete) => out.push(Warning::Incomplete { run: name.clone() }),
+            Some(RunStatus::LostRequests {
+                completed,
+                expected,
+            }) => out.push(Warning::LostRequests {
+                run: name.clone(),
+                completed,
+                expected,
+            }),
+            _ => {}
+        }
+        if let (Some(peak), Some(ceiling)) =
+            (b.metric("max_output_tokens_per_s"), stream_ceiling(b))
+            && peak > PEAK_FACTOR * ceiling
+        {
+            out.push(Warning::ImplausiblePeak {
+                run: name.clone(),
+                peak,
+                ceiling,
+            });
+        }
+        let completed = b.metric("completed").unwrap_or(0.0);
+        let produced_more_than_first = b
+            .metric("total_output_tokens")
+            .is_some_and(|t| t > completed);
+        if produced_more_than_first {
+            for metric in [
+                "mean_tpot_ms",
+                "median_tpot_ms",
+                "mean_itl_ms",
+                "median_itl_ms",
+            ] {
+                if b.metric(metric) == Some(0.0) {
+                    out.push(Warning::ZeroLatency {
+                        run: name.clone(),
+                        metric: metric.to_string(),
+                    });
+                }
+            }
+        }
+        if let Some(profile) = study.profile(&key.profile) {
+            let counted = completed as u64 + b.metric("failed").unwrap_or(0.0) as u64;
+            let has_failed_line = b.metric("failed").is_some();
+            if counted > profile.total_requests
+                || (has_failed_line && counted != profile.total_requests)
+            {
+                out.push(Warning::RequestCount {
+                    run: name,
+                    counted,
+                    expected: profile.total_requests,
+                });
+            }
+        }
+    }
+    out.extend(noisy(study, chain));
+    out
+}
+
+/// Configurations with more than one run of their own on a profile whose objective values are
+/// further apart than the noise threshold. The spread is (max − min) / max.
+fn noisy(study: &Study, chain: &Chain) -> Vec<Warning> {
+    let objective = study.spec.objective.get_ref();
+    let mut groups: BTreeMap<(String, String), Vec<(RunKey, f64)>> = BTreeMap::new();
+    for stage in &chain.stages {
+        for v in &stage.variants {
+            for profile in &study.spec.profiles {
+                let key = RunKey {
+                    stage: stage.id.clone(),
+                    variant: v.id.clone(),
+                    profile: profile.id.get_ref().clone(),
+                };
+                if let Some(x) = study.runs.get(&key).and_then(|r| r.block.metric(objective)) {
+                    groups
+                        .entry((v.point.config.identity(), key.profile.clone()))
+                        .or_default()
+                        .push((key, x));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for runs in groups.into_values().filter(|g| g.len() > 1) {
+        let max = runs.iter().map(|r| r.1).fold(f64::MIN, f64::max);
+        let min = runs.iter().map(|r| r.1).fold(f64::MAX, f64::min);
+        if max <= 0.0 {
+            continue;
+        }
+        let spread = (max - min) / max * 100.0;
+        if spread > study.spec.noise_threshold {
+            out.push(Warning::Noisy {
+                runs: runs.iter().map(|r| run_name(&r.0)).collect(),
+                values: runs.iter().map(|r| r.1).collect(),
+                spread_percent: spread,
+            });
+        }
+    }
+    out
+}
