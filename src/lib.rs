@@ -8,6 +8,8 @@ pub mod analysis;
 pub mod cli;
 pub mod diag;
 pub mod parse;
+pub mod render;
+pub mod site;
 pub mod study;
 
 pub use parse::{Block, Format, ParseError, parse_str};

@@ -1,8 +1,10 @@
 //! The command line: one file a subcommand, each a thin layer over the library.
 
 mod analyze;
+mod build;
 mod check;
 mod parse;
+mod report;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -42,6 +44,39 @@ pub enum Command {
         #[arg(long, default_value = "results", value_name = "DIR")]
         results: PathBuf,
     },
+    /// Print a study's page in one language as Markdown.
+    Report {
+        /// A study folder, or an id under --results.
+        #[arg(value_name = "STUDY")]
+        study: String,
+        /// Language of the page: any catalog in templates/i18n (en, tr, ...).
+        #[arg(long, default_value = "en", value_name = "LANG")]
+        locale: String,
+        /// Markdown flavour.
+        #[arg(long, value_enum, default_value = "commonmark")]
+        flavor: crate::render::Flavor,
+        /// Folder holding the studies.
+        #[arg(long, default_value = "results", value_name = "DIR")]
+        results: PathBuf,
+        /// Folder whose templates and i18n/*.ftl catalogs replace or add to the built-in ones.
+        #[arg(long, default_value = "templates", value_name = "DIR")]
+        templates: PathBuf,
+    },
+    /// Write every page of every study in every language into the site folder.
+    Build {
+        /// Folder holding the studies.
+        #[arg(long, default_value = "results", value_name = "DIR")]
+        results: PathBuf,
+        /// Folder to write the site into.
+        #[arg(long, default_value = "site", value_name = "DIR")]
+        out: PathBuf,
+        /// Folder whose templates and i18n/*.ftl catalogs replace or add to the built-in ones.
+        #[arg(long, default_value = "templates", value_name = "DIR")]
+        templates: PathBuf,
+        /// Markdown flavour.
+        #[arg(long, value_enum, default_value = "commonmark")]
+        flavor: crate::render::Flavor,
+    },
     /// Print a study's analysis as JSON: winners, gains, the recommended command, warnings.
     ///
     /// The fields are described in the README.
@@ -62,6 +97,19 @@ pub fn main() -> ExitCode {
         Command::Parse { files } => parse::run(&files),
         Command::Check { studies, results } => check::run(&studies, &results),
         Command::Analyze { study, results } => analyze::run(&study, &results),
+        Command::Report {
+            study,
+            locale,
+            flavor,
+            results,
+            templates,
+        } => report::run(&study, &locale, flavor, &results, &templates),
+        Command::Build {
+            results,
+            out,
+            templates,
+            flavor,
+        } => build::run(&results, &out, &templates, flavor),
     };
     match result {
         Ok(code) => code,
@@ -73,6 +121,12 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The renderer with the templates folder when it exists (the built-in templates otherwise).
+pub(crate) fn renderer(templates: &std::path::Path) -> anyhow::Result<crate::render::Renderer> {
+    let dir = templates.is_dir().then_some(templates);
+    Ok(crate::render::Renderer::new(dir)?)
 }
 
 /// Loads one study named on the command line; its problems become the error.

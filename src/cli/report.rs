@@ -1,0 +1,21 @@
+//! `perflab report STUDY --locale LANG`
+
+use crate::render::Flavor;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub fn run(
+    name: &str,
+    locale: &str,
+    flavor: Flavor,
+    results: &Path,
+    templates: &Path,
+) -> anyhow::Result<ExitCode> {
+    let renderer = super::renderer(templates)?;
+    let study = super::load_study(name, results)?;
+    let analysis = crate::analysis::analyze(&study);
+    let page = renderer.page(&study, &analysis, locale, flavor)?;
+    std::io::stdout().lock().write_all(page.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,258 @@
+//! Catalogs: every sentence and label of a page, one Fluent file a language
+//! (`templates/i18n/<locale>.ftl`), and the number format of each language, set in its catalog.
+
+use crate::diag::Diagnostic;
+use fluent_bundle::concurrent::FluentBundle;
+use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The catalogs built into the binary; a `templates/i18n/` folder adds or replaces them.
+pub const BUILT_IN: &[(&str, &str)] = &[
+    ("en", include_str!("../../templates/i18n/en.ftl")),
+    ("tr", include_str!("../../templates/i18n/tr.ftl")),
+];
+
+/// The locale whose catalog defines the keys every other must have.
+pub const SOURCE_LOCALE: &str = "en";
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum I18nError {
+    #[error("catalog `{locale}` has no message `{key}`")]
+    MissingKey { locale: String, key: String },
+    #[error("catalog `{locale}`: message `{key}`: {message}")]
+    Format {
+        locale: String,
+        key: String,
+        message: String,
+    },
+    #[error("no catalog for locale `{0}` (add templates/i18n/{0}.ftl)")]
+    NoLocale(String),
+    #[error("{0}")]
+    Syntax(Diagnostic),
+    #[error("cannot read '{path}': {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// One language's messages.
+pub struct Catalog {
+    pub locale: String,
+    bundle: FluentBundle<FluentResource>,
+    keys: Vec<String>,
+    decimal: String,
+    group: String,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field("locale", &self.locale)
+            .finish()
+    }
+}
+
+impl Catalog {
+    /// Parses a catalog; `file` names it in errors.
+    pub fn parse(locale: &str, source: &str, file: &Path) -> Result<Catalog, I18nError> {
+        let resource = FluentResource::try_new(source.to_string()).map_err(|(_, errors)| {
+            let e = &errors[0];
+            I18nError::Syntax(Diagnostic::at(
+                file,
+                source,
+                e.pos.start,
+                format!("invalid Fluent: {:?}", e.kind),
+            ))
+        })?;
+        let keys = resource
+            .entries()
+            .filter_map(|e| match e {
+                fluent_syntax::ast::Entry::Message(m) => Some(m.id.name.to_string()),
+                _ => None,
+            })
+            .collect();
+        let lang = locale
+            .parse()
+            .unwrap_or_else(|_| unic_langid::LanguageIdentifier::default());
+        let mut bundle = FluentBundle::new_concurrent(vec![lang]);
+        bundle.set_use_isolating(false);
+        bundle.add_resource(resource).map_err(|errors| {
+            I18nError::Syntax(Diagnostic::new(
+                file,
+                0,
+                0,
+                format!("duplicate or invalid message: {:?}", errors[0]),
+            ))
+        })?;
+        let mut catalog = Catalog {
+            locale: locale.to_string(),
+            bundle,
+            keys,
+            decimal: String::new(),
+            group: String::new(),
+        };
+        catalog.decimal = catalog.msg("number-decimal-separator")?;
+        catalog.group = catalog.msg("number-group-separator")?;
+        Ok(catalog)
+    }
+
+    /// The message ids this catalog defines.
+    pub fn keys(&self) -> &[String] {
+        &self.keys
+    }
+
+    /// A message without arguments.
+    pub fn msg(&self, key: &str) -> Result<String, I18nError> {
+        self.fmt(key, &[])
+    }
+
+    /// A message with string arguments. A missing message or argument is an error.
+    pub fn fmt(&self, key: &str, args: &[(&str, &str)]) -> Result<String, I18nError> {
+        let pattern = self
+            .bundle
+            .get_message(key)
+            .and_then(|m| m.value())
+            .ok_or_else(|| I18nError::MissingKey {
+                locale: self.locale.clone(),
+                key: key.to_string(),
+            })?;
+        let mut fluent_args = FluentArgs::new();
+        for (name, value) in args {
+            fluent_args.set(*name, FluentValue::from(value.to_string()));
+        }
+        let mut errors = Vec::new();
+        let text = self
+            .bundle
+            .format_pattern(pattern, Some(&fluent_args), &mut errors);
+        if let Some(e) = errors.first() {
+            return Err(I18nError::Format {
+                locale: self.locale.clone(),
+                key: key.to_string(),
+                message: e.to_string(),
+            });
+        }
+        Ok(text.into_owned())
+    }
+
+    /// `x` with `decimals` decimals, in this language's digits grouping and decimal separator.
+    pub fn number(&self, x: f64, decimals: usize) -> String {
+        let text = format!("{:.*}", decimals, x.abs());
+        let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+        let mut grouped = String::new();
+        for (i, c) in int.chars().enumerate() {
+            if i > 0 && (int.len() - i) % 3 == 0 {
+                grouped.push_str(&self.group);
+            }
+            grouped.push(c);
+        }
+        let sign = if x < 0.0 && text.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
+            "−"
+        } else {
+            ""
+        };
+        if frac.is_empty() {
+            format!("{sign}{grouped}")
+        } else {
+            format!("{sign}{grouped}{}{frac}", self.decimal)
+        }
+    }
+
+    /// A percentage with two decimals; `signed` puts `+` before a positive one.
+    pub fn percent(&self, x: f64, signed: bool) -> Result<String, I18nError> {
+        let value = self.number(x.abs(), 2);
+        let zero = !value.bytes().any(|b| (b'1'..=b'9').contains(&b));
+        let sign = match (x < 0.0, signed) {
+            _ if zero => "",
+            (true, _) => "−",
+            (false, true) => "+",
+            (false, false) => "",
+        };
+        self.fmt("percent", &[("sign", sign), ("value", &value)])
+    }
+}
+
+/// Every available catalog: the built-in ones, then `templates/i18n/*.ftl` under `dir`, which
+/// add languages or replace built-in ones.
+pub fn load_all(dir: Option<&Path>) -> Result<BTreeMap<String, Catalog>, I18nError> {
+    let mut sources: BTreeMap<String, (String, PathBuf)> = BUILT_IN
+        .iter()
+        .map(|(l, s)| {
+            (
+                l.to_string(),
+                (
+                    s.to_string(),
+                    PathBuf::from(format!("templates/i18n/{l}.ftl")),
+                ),
+            )
+        })
+        .collect();
+    if let Some(dir) = dir {
+        let folder = dir.join("i18n");
+        if folder.is_dir() {
+            let entries = std::fs::read_dir(&folder).map_err(|source| I18nError::Io {
+                path: folder.clone(),
+                source,
+            })?;
+            for entry in entries {
+                let path = entry
+                    .map_err(|source| I18nError::Io {
+                        path: folder.clone(),
+                        source,
+                    })?
+                    .path();
+                if path.extension().is_some_and(|e| e == "ftl") {
+                    let locale = path
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    let text = std::fs::read_to_string(&path).map_err(|source| I18nError::Io {
+                        path: path.clone(),
+                        source,
+                    })?;
+                    sources.insert(locale, (text, path));
+                }
+            }
+        }
+    }
+    sources
+        .into_iter()
+        .map(|(l, (s, p))| Catalog::parse(&l, &s, &p).map(|c| (l, c)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_follow_the_catalog() {
+        let en = Catalog::parse("en", BUILT_IN[0].1, Path::new("en.ftl")).unwrap();
+        let tr = Catalog::parse("tr", BUILT_IN[1].1, Path::new("tr.ftl")).unwrap();
+        assert_eq!(en.number(13760.98, 2), "13760.98");
+        assert_eq!(tr.number(13760.98, 2), "13.760,98");
+        assert_eq!(tr.number(-2.5, 2), "−2,50");
+        assert_eq!(en.number(-0.001, 2), "0.00");
+        assert_eq!(en.percent(219.702, true).unwrap(), "+219.70%");
+        assert_eq!(tr.percent(-52.9, true).unwrap(), "−%52,90");
+        assert_eq!(en.percent(0.0001, true).unwrap(), "0.00%");
+    }
+
+    #[test]
+    fn a_missing_key_names_key_and_locale() {
+        let en = Catalog::parse("en", BUILT_IN[0].1, Path::new("en.ftl")).unwrap();
+        let e = en.msg("no-such-key").unwrap_err();
+        assert_eq!(e.to_string(), "catalog `en` has no message `no-such-key`");
+    }
+
+    #[test]
+    fn a_syntax_error_names_file_and_line() {
+        let e = Catalog::parse("xx", "a = ok\nb = { $x\n", Path::new("xx.ftl")).unwrap_err();
+        assert!(
+            e.to_string().starts_with("xx.ftl:3:1: invalid Fluent"),
+            "{e}"
+        );
+    }
+}

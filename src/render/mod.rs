@@ -1,0 +1,222 @@
+//! Pages from analyses: tera templates (`templates/`, built in and overridable file by file),
+//! Fluent catalogs ([`i18n`]) and the page view ([`view`]).
+
+pub mod i18n;
+pub mod view;
+
+pub use i18n::{Catalog, I18nError};
+pub use view::{Flavor, PageView};
+
+use crate::analysis::Analysis;
+use crate::study::Study;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+use tera::{Tera, Value};
+
+/// Templates built into the binary; a file of the same name in the templates folder replaces one.
+pub const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "macros.md.tera",
+        include_str!("../../templates/macros.md.tera"),
+    ),
+    ("page.md.tera", include_str!("../../templates/page.md.tera")),
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error(transparent)]
+    I18n(#[from] I18nError),
+    #[error("template error: {0}")]
+    Template(String),
+    #[error("cannot read template '{path}': {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Tera's error with its causes on one line (a missing catalog key is a cause).
+fn template_error(e: tera::Error) -> RenderError {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    RenderError::Template(text)
+}
+
+/// Renders pages in every language it has a catalog for.
+pub struct Renderer {
+    catalogs: BTreeMap<String, Arc<Catalog>>,
+    tera: HashMap<String, Tera>,
+}
+
+impl Renderer {
+    /// Loads the built-in templates and catalogs, then those in `templates` (if given), which add
+    /// languages or replace built-in files.
+    pub fn new(templates: Option<&Path>) -> Result<Renderer, RenderError> {
+        let catalogs: BTreeMap<String, Arc<Catalog>> = i18n::load_all(templates)?
+            .into_iter()
+            .map(|(l, c)| (l, Arc::new(c)))
+            .collect();
+        let mut sources: Vec<(String, String)> = TEMPLATES
+            .iter()
+            .map(|(n, s)| (n.to_string(), s.to_string()))
+            .collect();
+        if let Some(dir) = templates {
+            for (name, text) in &mut sources {
+                let path = dir.join(&*name);
+                if path.is_file() {
+                    *text = std::fs::read_to_string(&path).map_err(|source| RenderError::Io {
+                        path: path.display().to_string(),
+                        source,
+                    })?;
+                }
+            }
+        }
+        let mut tera = HashMap::new();
+        for (locale, catalog) in &catalogs {
+            let mut t = Tera::default();
+            t.autoescape_on(vec![]);
+            t.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str())))
+                .map_err(template_error)?;
+            register(&mut t, catalog.clone());
+            tera.insert(locale.clone(), t);
+        }
+        Ok(Renderer { catalogs, tera })
+    }
+
+    /// The languages with a catalog, sorted.
+    pub fn locales(&self) -> Vec<String> {
+        self.catalogs.keys().cloned().collect()
+    }
+
+    pub fn catalog(&self, locale: &str) -> Result<&Catalog, I18nError> {
+        self.catalogs
+            .get(locale)
+            .map(|c| c.as_ref())
+            .ok_or_else(|| I18nError::NoLocale(locale.to_string()))
+    }
+
+    /// The Markdown page of a study in one language.
+    pub fn page(
+        &self,
+        study: &Study,
+        analysis: &Analysis,
+        locale: &str,
+        flavor: Flavor,
+    ) -> Result<String, RenderError> {
+        let catalog = self.catalog(locale)?;
+        let view = view::build(study, analysis, catalog, flavor)?;
+        let tera = &self.tera[locale];
+        let mut context = tera::Context::new();
+        context.insert("page", &view);
+        let text = tera
+            .render("page.md.tera", &context)
+            .map_err(template_error)?;
+        Ok(tidy(&text))
+    }
+}
+
+/// All tera functions and filters, in one place: `t` (a catalog message), `fence` (a code block
+/// whose fence is longer than any backtick run inside) and `indent` (four spaces a line).
+fn register(tera: &mut Tera, catalog: Arc<Catalog>) {
+    tera.register_function("t", move |args: &HashMap<String, Value>| {
+        let key = args
+            .get("key")
+            .and_then(Value::as_str)
+            .ok_or_else(|| tera::Error::msg("t() needs key=\"...\""))?;
+        let owned: Vec<(String, String)> = args
+            .iter()
+            .filter(|(k, _)| k.as_str() != "key")
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                )
+            })
+            .collect();
+        let pairs: Vec<(&str, &str)> = owned
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        catalog
+            .fmt(key, &pairs)
+            .map(Value::String)
+            .map_err(|e| tera::Error::msg(e.to_string()))
+    });
+    tera.register_filter("fence", |value: &Value, args: &HashMap<String, Value>| {
+        let code = value.as_str().unwrap_or_default();
+        let lang = args.get("lang").and_then(Value::as_str).unwrap_or("");
+        let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+        let fence = "`".repeat(longest.max(2) + 1);
+        Ok(Value::String(format!("{fence}{lang}\n{code}\n{fence}")))
+    });
+    tera.register_filter("indent", |value: &Value, _: &HashMap<String, Value>| {
+        let text = value.as_str().unwrap_or_default();
+        let lines: Vec<String> = text
+            .lines()
+            .map(|l| {
+                if l.is_empty() {
+                    String::new()
+                } else {
+                    format!("    {l}")
+                }
+            })
+            .collect();
+        Ok(Value::String(lines.join("\n")))
+    });
+}
+
+/// One blank line at most between blocks outside code, no trailing spaces outside code, one
+/// final newline. Code blocks (raw results) are left as they are.
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut fence: Option<String> = None;
+    let mut blank = 0;
+    for line in text.lines() {
+        let t = line.trim_start();
+        let ticks: String = t.chars().take_while(|&c| c == '`').collect();
+        if fence.is_some() {
+            out.push_str(line);
+            out.push('\n');
+            if ticks.len() >= 3 && fence.as_deref() == Some(ticks.as_str()) && t.trim_end() == ticks
+            {
+                fence = None;
+            }
+            continue;
+        }
+        if ticks.len() >= 3 {
+            fence = Some(ticks);
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            blank += 1;
+            if blank > 1 || out.is_empty() {
+                continue;
+            }
+        } else {
+            blank = 0;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tidy;
+
+    #[test]
+    fn tidy_keeps_code_verbatim() {
+        let text = "a\n\n\n\nb  \n```text\nx  \n\n\ny\n```\n\n\nc\n\n";
+        assert_eq!(tidy(text), "a\n\nb\n```text\nx  \n\n\ny\n```\n\nc\n");
+    }
+}

@@ -1,0 +1,922 @@
+//! The page as its template sees it: every sentence localized, every number formatted.
+//! Built from the [`Analysis`] and the study's texts; no figure is computed here.
+
+use super::i18n::{Catalog, I18nError};
+use crate::analysis::{Adoption, Analysis, Command, Measure, Outcome, Trend, Warning};
+use crate::study::{FailureClass, Profile, Rate, Study, Text};
+use serde::Serialize;
+
+/// Output flavours of the Markdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Flavor {
+    /// CommonMark with GFM tables and `<details>`: reads well on GitHub and in mdBook.
+    Commonmark,
+    /// mkdocs-material: collapsible admonitions (`??? info "..."`).
+    Mkdocs,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Table {
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Collapsible {
+    pub title: String,
+    /// Text shown in a code block.
+    pub code: String,
+    /// The code block's language.
+    pub lang: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct VariantView {
+    pub id: String,
+    pub label: String,
+    /// Profile, command, failure or reuse lines, as Markdown list items.
+    pub facts: Vec<String>,
+    pub command: Collapsible,
+    pub error: Option<Collapsible>,
+    pub result: Option<Collapsible>,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct StageView {
+    pub id: String,
+    pub number: usize,
+    pub title: String,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
+    pub variants: Vec<VariantView>,
+    pub summary: Option<String>,
+    pub ranking: Option<String>,
+    pub adoption: String,
+    pub excluded: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ScenarioView {
+    pub title: String,
+    pub baseline: Option<Collapsible>,
+    pub optimized: Option<Collapsible>,
+    pub commands: Vec<Collapsible>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AccuracyView {
+    pub title: String,
+    pub description: Option<String>,
+    pub table: Table,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PageView {
+    pub locale: String,
+    pub flavor: Flavor,
+    pub title: String,
+    pub goal: Option<String>,
+    pub recommended_intro: String,
+    pub recommended: String,
+    pub excluded: Vec<String>,
+    pub comparison: Table,
+    /// The metric the comparison's change column is in.
+    pub comparison_metric: String,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
+    pub data_warnings: Vec<String>,
+    pub setup: Vec<(String, String)>,
+    pub engines: Vec<String>,
+    pub benchmark: Vec<String>,
+    pub benchmark_command: Option<String>,
+    pub profiles: Vec<(String, String)>,
+    pub stages: Vec<StageView>,
+    pub options: Table,
+    pub scenarios: Vec<ScenarioView>,
+    pub accuracy: Vec<AccuracyView>,
+}
+
+/// Study text is Markdown, but raw HTML in it is shown as text: `<` and `>` outside code spans
+/// become entities.
+pub fn escape_markdown_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_code = false;
+    for c in text.chars() {
+        match c {
+            '`' => {
+                in_code = !in_code;
+                out.push(c);
+            }
+            '<' if !in_code => out.push_str("&lt;"),
+            '>' if !in_code => out.push_str("&gt;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A table cell: no line breaks, no column separators.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+struct Ctx<'a> {
+    study: &'a Study,
+    analysis: &'a Analysis,
+    c: &'a Catalog,
+}
+
+impl Ctx<'_> {
+    fn text(&self, t: &Text) -> String {
+        escape_markdown_html(t.get(&self.c.locale))
+    }
+
+    fn texts(&self, ts: &[Text]) -> Vec<String> {
+        ts.iter().map(|t| self.text(t)).collect()
+    }
+
+    fn num(&self, x: f64) -> String {
+        self.c.number(x, 2)
+    }
+
+    /// A value of `metric` with its unit, e.g. `13760.98 tok/s`, `266.89 ms`.
+    fn value(&self, metric: &str, x: Option<f64>) -> Result<String, I18nError> {
+        let Some(x) = x else {
+            return self.c.msg("value-missing");
+        };
+        let v = self.num(x);
+        if metric.ends_with("_ms") {
+            self.c.fmt("unit-ms", &[("value", &v)])
+        } else if metric.contains("token") || metric == "output_throughput" {
+            self.c.fmt("unit-tok-s", &[("value", &v)])
+        } else if metric.contains("request") {
+            self.c.fmt("unit-req-s", &[("value", &v)])
+        } else {
+            Ok(v)
+        }
+    }
+
+    /// The display name of a canonical metric.
+    fn metric_name(&self, metric: &str) -> Result<String, I18nError> {
+        match metric {
+            "total_token_throughput" => self.c.msg("metric-total-tps"),
+            "output_throughput" => self.c.msg("metric-output-tps"),
+            "request_throughput" => self.c.msg("metric-request-throughput"),
+            "mean_tpot_ms" => self.c.msg("metric-mean-tpot"),
+            "mean_ttft_ms" => self.c.msg("metric-mean-ttft"),
+            "mean_itl_ms" => self.c.msg("metric-mean-itl"),
+            "mean_e2el_ms" => self.c.msg("metric-mean-e2el"),
+            other => Ok(other.to_string()),
+        }
+    }
+
+    fn stage_title(&self, id: &str) -> String {
+        self.study
+            .stage(id)
+            .map_or(id.to_string(), |s| self.text(&s.title))
+    }
+
+    /// `stage/variant` → the variant's label.
+    fn label(&self, reference: &str) -> String {
+        self.study
+            .variant(reference)
+            .map_or(reference.to_string(), |(_, v)| {
+                escape_markdown_html(&v.label)
+            })
+    }
+
+    fn profile_name(&self, id: &str) -> String {
+        self.study
+            .profile(id)
+            .map_or(id.to_string(), |p| self.text(&p.name))
+    }
+
+    /// `stage/variant/profile` → "Stage › Variant (Profile)".
+    fn run_title(&self, run: &str) -> String {
+        let mut parts = run.splitn(3, '/');
+        let (s, v, p) = (
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+        );
+        format!(
+            "{} › {} ({})",
+            self.stage_title(s),
+            self.label(&format!("{s}/{v}")),
+            self.profile_name(p)
+        )
+    }
+
+    fn warning(&self, w: &Warning) -> Result<String, I18nError> {
+        let c = self.c;
+        match w {
+            Warning::LostRequests {
+                run,
+                completed,
+                expected,
+            } => c.fmt(
+                "warning-lost-requests",
+                &[
+                    ("run", &self.run_title(run)),
+                    ("completed", &completed.to_string()),
+                    ("expected", &expected.to_string()),
+                ],
+            ),
+            Warning::Incomplete { run } => {
+                c.fmt("warning-incomplete", &[("run", &self.run_title(run))])
+            }
+            Warning::Noisy {
+                runs,
+                values,
+                spread_percent,
+            } => {
+                let list: Vec<String> = runs
+                    .iter()
+                    .zip(values)
+                    .map(|(r, v)| format!("{}: {}", self.run_title(r), self.num(*v)))
+                    .collect();
+                c.fmt(
+                    "warning-noisy",
+                    &[
+                        ("count", &runs.len().to_string()),
+                        ("spread", &c.percent(*spread_percent, false)?),
+                        (
+                            "threshold",
+                            &c.percent(self.analysis.noise_threshold, false)?,
+                        ),
+                        ("values", &list.join("; ")),
+                    ],
+                )
+            }
+            Warning::ImplausiblePeak { run, peak, ceiling } => c.fmt(
+                "warning-implausible-peak",
+                &[
+                    ("run", &self.run_title(run)),
+                    ("peak", &self.value("output_throughput", Some(*peak))?),
+                    ("ceiling", &self.value("output_throughput", Some(*ceiling))?),
+                    (
+                        "factor",
+                        &self.c.number(crate::analysis::warnings::PEAK_FACTOR, 0),
+                    ),
+                ],
+            ),
+            Warning::ZeroLatency { run, metric } => c.fmt(
+                "warning-zero-latency",
+                &[
+                    ("run", &self.run_title(run)),
+                    ("metric", &self.metric_name(metric)?),
+                ],
+            ),
+            Warning::RequestCount {
+                run,
+                counted,
+                expected,
+            } => c.fmt(
+                "warning-request-count",
+                &[
+                    ("run", &self.run_title(run)),
+                    ("counted", &counted.to_string()),
+                    ("expected", &expected.to_string()),
+                ],
+            ),
+        }
+    }
+
+    fn warnings_for(&self, run: &str) -> Result<Vec<String>, I18nError> {
+        self.analysis
+            .warnings_for(run)
+            .into_iter()
+            .map(|w| self.warning(w))
+            .collect()
+    }
+
+    /// `Total TPS: 13760.98 tok/s` and `Mean TPOT: 266.89 ms` of a measure, joined by `sep`.
+    fn measure_cell(&self, m: Option<&Measure>, sep: &str) -> Result<String, I18nError> {
+        let Some(m) = m else {
+            return self.c.msg("value-missing");
+        };
+        let a = self.analysis;
+        Ok(format!(
+            "{}: {}{sep}{}: {}",
+            self.metric_name(&a.objective)?,
+            self.value(&a.objective, m.value)?,
+            self.metric_name(&a.secondary)?,
+            self.value(&a.secondary, m.secondary)?
+        ))
+    }
+
+    fn change_cell(&self, s: &crate::analysis::Scenario) -> Result<String, I18nError> {
+        let Some(p) = s.change else {
+            return self.c.msg("value-missing");
+        };
+        let mut text = self.c.percent(p, true)?;
+        if s.regression {
+            text = self.c.fmt("change-regression", &[("change", &text)])?;
+        }
+        for m in [&s.baseline, &s.optimized].into_iter().flatten() {
+            match m.status {
+                crate::analysis::RunStatus::LostRequests {
+                    completed,
+                    expected,
+                } => {
+                    let (completed, expected) = (completed.to_string(), expected.to_string());
+                    text = self.c.fmt(
+                        "change-lost",
+                        &[
+                            ("change", &text),
+                            ("completed", &completed),
+                            ("expected", &expected),
+                        ],
+                    )?;
+                }
+                crate::analysis::RunStatus::Incomplete => {
+                    text = self.c.fmt("change-incomplete", &[("change", &text)])?
+                }
+                crate::analysis::RunStatus::Ok => {}
+            }
+        }
+        Ok(text)
+    }
+
+    fn failure_class(&self, class: FailureClass) -> Result<String, I18nError> {
+        self.c.msg(match class {
+            FailureClass::Oom => "failure-oom",
+            FailureClass::Unsupported => "failure-unsupported",
+            FailureClass::StartFailure => "failure-start-failure",
+            FailureClass::StartTimeout => "failure-start-timeout",
+            FailureClass::Crash => "failure-crash",
+            FailureClass::BenchmarkFailure => "failure-benchmark-failure",
+        })
+    }
+
+    fn collapsible(&self, key: &str, code: String, lang: &str) -> Result<Collapsible, I18nError> {
+        Ok(Collapsible {
+            title: self.c.msg(key)?,
+            code,
+            lang: lang.to_string(),
+        })
+    }
+
+    fn raw(&self, key: &str, m: Option<&Measure>) -> Result<Option<Collapsible>, I18nError> {
+        let Some(m) = m else { return Ok(None) };
+        let mut parts = m.run.splitn(3, '/');
+        let (s, v, p) = (
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+        );
+        let Some(run) = self.study.run(s, v, p) else {
+            return Ok(None);
+        };
+        Ok(Some(self.collapsible(
+            key,
+            run.text.trim_end().to_string(),
+            "text",
+        )?))
+    }
+}
+
+/// A serving command as a shell snippet: `export` lines, then one flag a line.
+pub fn shell(cmd: &Command) -> String {
+    let mut out = String::new();
+    for (k, v) in &cmd.env {
+        let quoted = if v
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:".contains(c))
+        {
+            v.clone()
+        } else {
+            format!("'{}'", v.replace('\'', "'\\''"))
+        };
+        out.push_str(&format!("export {k}={quoted}\n"));
+    }
+    out.push_str(&cmd.launch);
+    for flag in &cmd.flags {
+        let shown = match flag.split_once(char::is_whitespace) {
+            Some((name, value)) if value.contains(['{', '"', ' ', '\'']) && !name.contains('=') => {
+                format!("{name} '{}'", value.trim().replace('\'', "'\\''"))
+            }
+            _ => flag.clone(),
+        };
+        out.push_str(&format!(" \\\n    {shown}"));
+    }
+    out
+}
+
+fn profile_toml(p: &Profile) -> String {
+    let mut lines = vec![format!("dataset = \"{}\"", p.dataset)];
+    if let Some(path) = &p.dataset_path {
+        lines.push(format!("dataset_path = \"{path}\""));
+    }
+    for (k, v) in [
+        ("input_tokens", p.input_tokens),
+        ("output_tokens", p.output_tokens),
+        ("seed", p.seed),
+    ] {
+        if let Some(v) = v {
+            lines.push(format!("{k} = {v}"));
+        }
+    }
+    match &p.request_rate {
+        Some(Rate::PerSecond(r)) => lines.push(format!("request_rate = {r}")),
+        Some(Rate::Named(n)) => lines.push(format!("request_rate = \"{}\"", n.get_ref())),
+        None => {}
+    }
+    lines.push(format!("total_requests = {}", p.total_requests));
+    if let Some(c) = p.max_concurrency {
+        lines.push(format!("max_concurrency = {c}"));
+    }
+    lines.join("\n")
+}
+
+/// Builds the page of `study` in the catalog's language.
+pub fn build(
+    study: &Study,
+    analysis: &Analysis,
+    c: &Catalog,
+    flavor: Flavor,
+) -> Result<PageView, I18nError> {
+    let x = Ctx { study, analysis, c };
+    let spec = &study.spec;
+    let a = analysis;
+
+    // Conclusion.
+    let recommended_intro = c.fmt(
+        "conclusion-intro",
+        &[
+            ("model", &escape_markdown_html(&spec.model)),
+            ("hardware", &x.text(&spec.hardware)),
+        ],
+    )?;
+    let excluded = a
+        .excluded_stages
+        .iter()
+        .filter_map(|id| study.stage(id))
+        .map(|s| {
+            let reason = s
+                .exclude_from_command
+                .as_ref()
+                .map(|r| x.text(&r.reason))
+                .unwrap_or_default();
+            c.fmt(
+                "conclusion-excluded",
+                &[("stage", &x.text(&s.title)), ("reason", &reason)],
+            )
+        })
+        .collect::<Result<_, _>>()?;
+    let baseline_label = x.label(&a.baseline.source);
+    let mut rows = Vec::new();
+    for s in &a.scenarios {
+        let mut name = x.profile_name(&s.profile);
+        if s.target {
+            name = c.fmt("table-target", &[("profile", &name)])?;
+        }
+        rows.push(vec![
+            cell(&name),
+            cell(&x.measure_cell(s.baseline.as_ref(), "<br>")?),
+            cell(&x.measure_cell(s.optimized.as_ref(), "<br>")?),
+            cell(&x.change_cell(s)?),
+        ]);
+    }
+    let comparison = Table {
+        headers: vec![
+            c.msg("table-profile")?,
+            c.fmt("table-baseline", &[("baseline", &baseline_label)])?,
+            c.msg("table-optimized")?,
+            c.fmt("table-change", &[("metric", &x.metric_name(&a.objective)?)])?,
+        ],
+        rows,
+    };
+    // Implausible peaks come in numbers from some tools: one line for all of them here; each
+    // variant still shows its own.
+    let mut data_warnings: Vec<String> = a
+        .warnings
+        .iter()
+        .filter(|w| !matches!(w, Warning::ImplausiblePeak { .. }))
+        .map(|w| x.warning(w))
+        .collect::<Result<_, _>>()?;
+    let peaks = a
+        .warnings
+        .iter()
+        .filter(|w| matches!(w, Warning::ImplausiblePeak { .. }))
+        .count();
+    if peaks > 0 {
+        data_warnings.push(c.fmt(
+            "warning-implausible-peak-summary",
+            &[
+                ("count", &peaks.to_string()),
+                (
+                    "factor",
+                    &c.number(crate::analysis::warnings::PEAK_FACTOR, 0),
+                ),
+            ],
+        )?);
+    }
+
+    // Setup.
+    let mut setup = vec![
+        (c.msg("setup-model")?, format!("`{}`", spec.model)),
+        (c.msg("setup-hardware")?, x.text(&spec.hardware)),
+    ];
+    if let Some(date) = &spec.date {
+        setup.push((c.msg("setup-date")?, date.get_ref().clone()));
+    }
+    let engines = spec
+        .engines
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                escape_markdown_html(&e.name),
+                escape_markdown_html(&e.version)
+            )
+        })
+        .collect();
+    let mut benchmark = vec![c.fmt(
+        "setup-tool",
+        &[("tool", &format!("`{}`", spec.benchmark.tool))],
+    )?];
+    if let Some(runner) = &spec.benchmark.runner {
+        benchmark.push(c.fmt("setup-runner", &[("runner", &escape_markdown_html(runner))])?);
+    }
+    if let Some(d) = &spec.benchmark.description {
+        benchmark.push(x.text(d));
+    }
+    let profiles = spec
+        .profiles
+        .iter()
+        .map(|p| (x.text(&p.name), profile_toml(p)))
+        .collect();
+
+    // Stages.
+    let target_name = x.profile_name(&a.target_profile);
+    let mut stages = Vec::new();
+    for (i, (sa, ss)) in a.stages.iter().zip(&spec.stages).enumerate() {
+        let mut variants = Vec::new();
+        for (va, vs) in sa.variants.iter().zip(&ss.variants) {
+            let mut facts = vec![c.fmt("variant-profile", &[("profile", &target_name)])?];
+            let mut error = None;
+            match &va.outcome {
+                Outcome::Failed { class } => {
+                    facts.push(c.fmt("variant-failed", &[("reason", &x.failure_class(*class)?)])?);
+                    if let Some(f) = &vs.failure {
+                        if let Some(e) = &f.explanation {
+                            facts.push(x.text(e));
+                        }
+                        if let Some(link) = &f.link {
+                            facts.push(c.fmt("variant-link", &[("link", &format!("<{link}>"))])?);
+                        }
+                        if let Some(m) = &f.message {
+                            error = Some(x.collapsible("variant-error", m.clone(), "text")?);
+                        }
+                    }
+                }
+                Outcome::Missing => facts.push(c.msg("variant-missing")?),
+                _ => {}
+            }
+            if let Some(source) = &va.reused_from {
+                facts.push(c.fmt(
+                    "variant-reused",
+                    &[(
+                        "source",
+                        &format!(
+                            "{} › {}",
+                            x.stage_title(source.split('/').next().unwrap_or("")),
+                            x.label(source)
+                        ),
+                    )],
+                )?);
+            }
+            let warnings = match &va.measure {
+                Some(m) => x.warnings_for(&m.run)?,
+                None => Vec::new(),
+            };
+            variants.push(VariantView {
+                id: va.id.clone(),
+                label: escape_markdown_html(&va.label),
+                facts,
+                command: x.collapsible("variant-command", shell(&va.command), "bash")?,
+                error,
+                result: x.raw("variant-result", va.measure.as_ref())?,
+                notes: x.texts(&vs.notes),
+                warnings: x.texts(&vs.warnings).into_iter().chain(warnings).collect(),
+            });
+        }
+        let summary = match &sa.comparison {
+            None => None,
+            Some(cmp) => {
+                let stage_ref = |v: &str| format!("{}/{v}", sa.id);
+                let secondary = match cmp.secondary {
+                    None => String::new(),
+                    Some(d) => {
+                        let trend = match d.trend {
+                            Trend::Lower => "lower",
+                            Trend::Higher => "higher",
+                            Trend::Same => "same",
+                        };
+                        let kind = if a.secondary.ends_with("_ms") {
+                            "latency"
+                        } else {
+                            "other"
+                        };
+                        c.fmt(
+                            "summary-secondary",
+                            &[
+                                ("trend", trend),
+                                ("kind", kind),
+                                ("metric", &x.metric_name(&a.secondary)?),
+                                ("best", &x.value(&a.secondary, Some(d.value))?),
+                                ("worst", &x.value(&a.secondary, Some(d.reference))?),
+                                ("diff", &x.value(&a.secondary, Some(d.diff.abs()))?),
+                                (
+                                    "percent",
+                                    &d.percent.map_or(Ok(c.msg("value-missing")?), |p| {
+                                        c.percent(p.abs(), false)
+                                    })?,
+                                ),
+                            ],
+                        )?
+                    }
+                };
+                Some(
+                    c.fmt(
+                        "summary",
+                        &[
+                            ("best", &x.label(&stage_ref(&cmp.best))),
+                            ("worst", &x.label(&stage_ref(&cmp.worst))),
+                            ("metric", &x.metric_name(&a.objective)?),
+                            (
+                                "best_value",
+                                &x.value(&a.objective, Some(cmp.objective.value))?,
+                            ),
+                            (
+                                "worst_value",
+                                &x.value(&a.objective, Some(cmp.objective.reference))?,
+                            ),
+                            (
+                                "gap",
+                                &x.value(&a.objective, Some(cmp.objective.diff.abs()))?,
+                            ),
+                            (
+                                "percent",
+                                &cmp.objective
+                                    .percent
+                                    .map_or(Ok(c.msg("value-missing")?), |p| {
+                                        c.percent(p.abs(), false)
+                                    })?,
+                            ),
+                            (
+                                "direction",
+                                if a.lower_is_better { "lower" } else { "higher" },
+                            ),
+                            ("secondary", &secondary),
+                        ],
+                    )?,
+                )
+            }
+        };
+        let base = x.label(&sa.base);
+        let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| c.percent(g, true));
+        let adoption = match &sa.adoption {
+            Adoption::Adopted {
+                variant,
+                gain_percent,
+            } => c.fmt(
+                "adoption-adopted",
+                &[
+                    ("variant", &x.label(&format!("{}/{variant}", sa.id))),
+                    ("gain", &gain(*gain_percent)?),
+                    ("base", &base),
+                ],
+            )?,
+            Adoption::WithinNoise {
+                variant,
+                gain_percent,
+            } => c.fmt(
+                "adoption-within-noise",
+                &[
+                    ("variant", &x.label(&format!("{}/{variant}", sa.id))),
+                    ("gain", &gain(Some(*gain_percent))?),
+                    ("threshold", &c.percent(a.noise_threshold, false)?),
+                    ("base", &base),
+                ],
+            )?,
+            Adoption::NotBetter { .. } => c.fmt("adoption-not-better", &[("base", &base)])?,
+            Adoption::BaseIsBest { variant } => c.fmt(
+                "adoption-base-is-best",
+                &[("variant", &x.label(&format!("{}/{variant}", sa.id)))],
+            )?,
+            Adoption::Overridden {
+                variant,
+                gain_percent,
+            } => {
+                let reason = ss
+                    .adopt
+                    .as_ref()
+                    .map(|r| x.text(&r.reason))
+                    .unwrap_or_default();
+                match variant {
+                    Some(v) => c.fmt(
+                        "adoption-overridden",
+                        &[
+                            ("variant", &x.label(&format!("{}/{v}", sa.id))),
+                            ("gain", &gain(*gain_percent)?),
+                            ("reason", &reason),
+                        ],
+                    )?,
+                    None => c.fmt(
+                        "adoption-overridden-none",
+                        &[("base", &base), ("reason", &reason)],
+                    )?,
+                }
+            }
+            Adoption::NoResult => c.fmt("adoption-no-result", &[("base", &base)])?,
+        };
+        let ranking = match &sa.ranking {
+            None => None,
+            Some(ranks) => {
+                let items = ranks
+                    .iter()
+                    .map(|r| {
+                        let engine = study
+                            .engine(&r.engine)
+                            .map_or(r.engine.clone(), |e| escape_markdown_html(&e.name));
+                        match (&r.outcome, r.value) {
+                            (
+                                Outcome::LostRequests {
+                                    completed,
+                                    expected,
+                                },
+                                Some(v),
+                            ) => c.fmt(
+                                "ranking-lost",
+                                &[
+                                    ("engine", &engine),
+                                    ("value", &x.value(&a.objective, Some(v))?),
+                                    ("completed", &completed.to_string()),
+                                    ("expected", &expected.to_string()),
+                                ],
+                            ),
+                            (_, Some(v)) => c.fmt(
+                                "ranking-item",
+                                &[
+                                    ("engine", &engine),
+                                    ("value", &x.value(&a.objective, Some(v))?),
+                                ],
+                            ),
+                            (_, None) => c.fmt("ranking-not-supported", &[("engine", &engine)]),
+                        }
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let sep = if a.lower_is_better { " < " } else { " > " };
+                Some(c.fmt("ranking", &[("ranking", &items.join(sep))])?)
+            }
+        };
+        let excluded = ss
+            .exclude_from_command
+            .as_ref()
+            .map(|r| c.fmt("stage-excluded", &[("reason", &x.text(&r.reason))]))
+            .transpose()?;
+        stages.push(StageView {
+            id: sa.id.clone(),
+            number: i + 1,
+            title: x.text(&ss.title),
+            notes: x.texts(&ss.notes),
+            warnings: x.texts(&ss.warnings),
+            variants,
+            summary,
+            ranking,
+            adoption,
+            excluded,
+        });
+    }
+
+    // Summary of options.
+    let dash = c.msg("value-none")?;
+    let mut option_rows = vec![vec![
+        cell(&c.msg("options-baseline")?),
+        cell(&baseline_label),
+        cell(&x.value(
+            &a.objective,
+            a.baseline_measure.as_ref().and_then(|m| m.value),
+        )?),
+        cell(&x.value(
+            &a.secondary,
+            a.baseline_measure.as_ref().and_then(|m| m.secondary),
+        )?),
+        dash.clone(),
+        dash.clone(),
+    ]];
+    for o in &a.options {
+        option_rows.push(vec![
+            cell(&x.stage_title(&o.stage)),
+            cell(
+                &o.best
+                    .as_ref()
+                    .map_or(dash.clone(), |b| x.label(&format!("{}/{b}", o.stage))),
+            ),
+            cell(&x.value(&a.objective, o.value)?),
+            cell(&x.value(&a.secondary, o.secondary)?),
+            o.vs_baseline
+                .map_or(Ok(dash.clone()), |p| c.percent(p, true))?,
+            o.step.map_or(Ok(dash.clone()), |p| c.percent(p, true))?,
+        ]);
+    }
+    option_rows.push(vec![
+        cell(&c.msg("options-total")?),
+        cell(&x.label(&a.optimized.source)),
+        cell(&x.value(
+            &a.objective,
+            a.optimized_measure.as_ref().and_then(|m| m.value),
+        )?),
+        cell(&x.value(
+            &a.secondary,
+            a.optimized_measure.as_ref().and_then(|m| m.secondary),
+        )?),
+        a.total_gain
+            .map_or(Ok(dash.clone()), |p| c.percent(p, true))?,
+        a.total_gain
+            .map_or(Ok(dash.clone()), |p| c.percent(p, true))?,
+    ]);
+    let options = Table {
+        headers: vec![
+            c.msg("options-stage")?,
+            c.msg("options-best")?,
+            x.metric_name(&a.objective)?,
+            x.metric_name(&a.secondary)?,
+            c.msg("options-vs-baseline")?,
+            c.msg("options-step")?,
+        ],
+        rows: option_rows,
+    };
+
+    // Other scenarios.
+    let mut scenarios = Vec::new();
+    for s in &a.scenarios {
+        let mut title = x.profile_name(&s.profile);
+        if s.target {
+            title = c.fmt("table-target", &[("profile", &title)])?;
+        }
+        let mut warnings = Vec::new();
+        for m in [&s.baseline, &s.optimized].into_iter().flatten() {
+            warnings.extend(x.warnings_for(&m.run)?);
+        }
+        scenarios.push(ScenarioView {
+            title,
+            commands: vec![
+                x.collapsible("scenario-baseline-command", shell(&a.baseline), "bash")?,
+                x.collapsible("scenario-optimized-command", shell(&a.optimized), "bash")?,
+            ],
+            baseline: x.raw("scenario-baseline-result", s.baseline.as_ref())?,
+            optimized: x.raw("scenario-optimized-result", s.optimized.as_ref())?,
+            warnings,
+        });
+    }
+
+    let accuracy = spec
+        .accuracy
+        .iter()
+        .map(|acc| AccuracyView {
+            title: x.text(&acc.title),
+            description: acc.description.as_ref().map(|d| x.text(d)),
+            table: Table {
+                headers: acc.columns.iter().map(|h| cell(&x.text(h))).collect(),
+                rows: acc
+                    .rows
+                    .iter()
+                    .map(|r| vec![cell(&escape_markdown_html(&r.label)), c.number(r.score, 3)])
+                    .collect(),
+            },
+            note: acc.note.as_ref().map(|n| x.text(n)),
+        })
+        .collect();
+
+    Ok(PageView {
+        locale: c.locale.clone(),
+        flavor,
+        title: x.text(&spec.title),
+        goal: spec.goal.as_ref().map(|g| x.text(g)),
+        recommended_intro,
+        recommended: shell(&a.recommended),
+        excluded,
+        comparison,
+        comparison_metric: x.metric_name(&a.objective)?,
+        notes: x.texts(&spec.notes),
+        warnings: x.texts(&spec.warnings),
+        data_warnings,
+        setup,
+        engines,
+        benchmark,
+        benchmark_command: spec.benchmark.command.as_ref().map(|c| c.get_ref().clone()),
+        profiles,
+        stages,
+        options,
+        scenarios,
+        accuracy,
+    })
+}

@@ -1,0 +1,132 @@
+# English catalog: every sentence and label of a study page.
+# Message ids are grouped by the part of the page that uses them.
+
+## Number format
+number-decimal-separator = .
+number-group-separator = {""}
+# $sign is "+", "−" or nothing; $value is already formatted.
+percent = { $sign }{ $value }%
+value-missing = n/a
+value-none = -
+unit-ms = { $value } ms
+unit-tok-s = { $value } tok/s
+unit-req-s = { $value } req/s
+
+## Metric names
+metric-total-tps = Total TPS
+metric-output-tps = Output TPS
+metric-request-throughput = Request throughput
+metric-mean-tpot = Mean TPOT
+metric-mean-ttft = Mean TTFT
+metric-mean-itl = Mean ITL
+metric-mean-e2el = Mean end-to-end latency
+
+## Headings (page.md.tera)
+heading-conclusion = Conclusion
+heading-comparison = Before and after
+heading-notes = Notes
+heading-data-warnings = Data to read with care
+heading-setup = Experimental setup
+heading-engines = Engine versions
+heading-benchmark = Benchmark method
+heading-profiles = Benchmark profiles
+heading-results = Experiment results
+heading-options = Summary of optimization options
+heading-scenarios = Other benchmark scenarios
+heading-accuracy = Accuracy checks
+label-summary = Summary
+label-decision = Decision
+label-goal = Goal
+label-command-template = Command template
+comparison-intro = Baseline and optimized configuration on every benchmark profile. The change column compares { $metric }; a regression is a loss larger than the noise threshold.
+options-intro = One row a stage. "Against baseline" compares the stage's best variant with the baseline; "Step gain" compares what the stage adopted with the configuration it built on, and is empty where it adopted nothing.
+scenarios-intro = How the optimized configuration holds on the other workloads, with the raw results of both configurations.
+data-warnings-intro = These measurements are shown as recorded, but should not be taken at face value:
+
+## Conclusion
+conclusion-intro = Recommended configuration for serving `{ $model }` on { $hardware }:
+conclusion-excluded = Measured but left out of this command: { $stage }. { $reason }
+table-profile = Benchmark profile
+table-target = { $profile } (optimization target)
+table-baseline = Baseline ({ $baseline }, default settings)
+table-optimized = Optimized
+table-change = { $metric } change
+change-regression = { $change } (regression)
+
+change-lost = { $change } (only { $completed } of { $expected } requests completed)
+change-incomplete = { $change } (cut-off result)
+comparison-excluded = The optimized runs include the settings left out of the command above.
+
+## Setup
+setup-model = Model
+setup-hardware = Hardware
+setup-date = Date
+setup-tool = Tool: { $tool }
+setup-runner = Driven by: { $runner }
+
+## Variants
+variant-profile = Profile: { $profile }
+variant-failed = Did not run: { $reason }.
+variant-link = Upstream discussion: { $link }
+variant-error = Error message
+variant-missing = Not measured yet.
+variant-reused = Same configuration as { $source }; that run is reused.
+variant-command = Serving command
+variant-result = Benchmark result
+failure-oom = out of memory
+failure-unsupported = the engine rejects this configuration
+failure-start-failure = the server does not start
+failure-start-timeout = the server did not become ready in time
+failure-crash = the engine crashed during the run
+failure-benchmark-failure = the benchmark command failed
+
+## Stage summary: fastest against slowest variant
+summary = { $best } reaches { $best_value } against { $worst_value } for { $worst }: { $gap } { $direction ->
+        [lower] lower
+       *[higher] more
+    } ({ $percent }). { $secondary }
+summary-secondary = { $trend ->
+        [lower] { $metric } goes from { $worst } down to { $best }, a reduction of { $diff } ({ $percent }).
+        [higher] { $metric } goes from { $worst } up to { $best }, an increase of { $diff } ({ $kind ->
+            [latency] { $percent } slower
+           *[other] { $percent } more
+        }).
+       *[same] { $metric } is the same for both ({ $best }).
+    }
+ranking = Ranking: { $ranking }
+ranking-item = { $engine } ({ $value })
+ranking-lost = { $engine } ({ $value }, only { $completed } of { $expected } requests completed)
+ranking-not-supported = { $engine } (not supported)
+
+## Adoption
+adoption-adopted = Adopted: { $variant }, { $gain } over { $base }.
+adoption-within-noise = Not adopted: { $variant } beats { $base } by { $gain }, which is inside the { $threshold } noise threshold, so { $base } stays.
+adoption-not-better = Not adopted: no variant beats { $base }, which stays.
+adoption-base-is-best = Nothing changes: the best variant, { $variant }, is the configuration this stage builds on.
+adoption-overridden = Adopted by the authors: { $variant } ({ $gain }). { $reason }
+adoption-overridden-none = Not adopted, by the authors' decision; { $base } stays. { $reason }
+adoption-no-result = No variant produced a usable result; { $base } stays.
+stage-excluded = Left out of the recommended command: { $reason }
+
+## Summary of options
+options-stage = Stage
+options-best = Best variant
+options-vs-baseline = Against baseline
+options-step = Step gain
+options-baseline = Baseline
+options-total = Total (optimized against baseline)
+
+## Other scenarios
+scenario-baseline-command = Baseline serving command
+scenario-optimized-command = Optimized serving command
+scenario-baseline-result = Baseline benchmark result
+scenario-optimized-result = Optimized benchmark result
+
+## Data warnings
+warning-lost-requests = { $run }: only { $completed } of { $expected } requests completed, so its throughput is not comparable and it cannot win a stage.
+warning-incomplete = { $run }: the benchmark block is cut off; its numbers are not used.
+warning-noisy = The same configuration was measured { $count } times, { $spread } apart, more than the { $threshold } noise threshold: { $values }.
+warning-implausible-peak = { $run }: the reported peak output throughput ({ $peak }) is more than { $factor } times what its concurrency could stream ({ $ceiling }); treat it as an artifact of the benchmark tool.
+warning-implausible-peak-summary = { $count } runs report a peak output throughput more than { $factor } times what their concurrency could stream; their "Peak output token throughput" lines are artifacts of the benchmark tool and are not used. Each affected run is marked below.
+warning-zero-latency = { $run }: { $metric } is 0 although the run produced tokens.
+warning-request-count = { $run }: the block counts { $counted } requests where the profile sends { $expected }.

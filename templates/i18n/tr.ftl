@@ -1,0 +1,131 @@
+# Türkçe katalog: bir çalışma sayfasındaki bütün cümle ve etiketler.
+# İleti kimlikleri, sayfanın onları kullanan bölümüne göre gruplanmıştır.
+
+## Sayı biçimi
+number-decimal-separator = ,
+number-group-separator = .
+percent = { $sign }%{ $value }
+value-missing = yok
+value-none = -
+unit-ms = { $value } ms
+unit-tok-s = { $value } token/sn
+unit-req-s = { $value } istek/sn
+
+## Metrik adları
+metric-total-tps = Toplam TPS
+metric-output-tps = Çıkış TPS
+metric-request-throughput = İstek hızı
+metric-mean-tpot = Ortalama TPOT
+metric-mean-ttft = Ortalama TTFT
+metric-mean-itl = Ortalama ITL
+metric-mean-e2el = Ortalama uçtan uca gecikme
+
+## Başlıklar (page.md.tera)
+heading-conclusion = Sonuç
+heading-comparison = Öncesi ve sonrası
+heading-notes = Notlar
+heading-data-warnings = Dikkatle okunması gereken veriler
+heading-setup = Deney düzeneği
+heading-engines = Motor sürümleri
+heading-benchmark = Ölçüm yöntemi
+heading-profiles = Benchmark profilleri
+heading-results = Deney sonuçları
+heading-options = Optimizasyon seçeneklerinin özeti
+heading-scenarios = Diğer benchmark senaryoları
+heading-accuracy = Doğruluk denetimleri
+label-summary = Özet
+label-decision = Karar
+label-goal = Hedef
+label-command-template = Komut şablonu
+comparison-intro = Temel ve optimize yapılandırmanın her benchmark profilindeki sonuçları. Değişim sütunu { $metric } değerlerini karşılaştırır; gürültü eşiğini aşan kayıplar gerileme olarak işaretlenir.
+options-intro = Her aşama bir satır. "Temele göre" sütunu aşamanın en iyi varyantını temel yapılandırmayla karşılaştırır; "Adım kazancı" ise aşamada benimsenen ayarı üzerine kurulduğu yapılandırmayla karşılaştırır ve hiçbir şey benimsenmediyse boş kalır.
+scenarios-intro = Optimize yapılandırmanın diğer iş yüklerinde nasıl davrandığı; iki yapılandırmanın ham sonuçlarıyla birlikte.
+data-warnings-intro = Aşağıdaki ölçümler kaydedildiği gibi gösterilir, ancak olduğu gibi kabul edilmemelidir:
+
+## Sonuç
+conclusion-intro = `{ $model }` modelini { $hardware } üzerinde sunmak için önerilen yapılandırma:
+conclusion-excluded = Ölçüldü ama bu komuta alınmadı: { $stage }. { $reason }
+table-profile = Benchmark profili
+table-target = { $profile } (optimizasyon hedefi)
+table-baseline = Temel yapılandırma ({ $baseline }, varsayılan ayarlar)
+table-optimized = Optimize edilmiş
+table-change = { $metric } değişimi
+change-regression = { $change } (gerileme)
+
+change-lost = { $change } ({ $expected } isteğin yalnızca { $completed } tanesi tamamlandı)
+change-incomplete = { $change } (yarıda kesilmiş sonuç)
+comparison-excluded = Optimize koşular, yukarıdaki komuta alınmayan ayarları da içerir.
+
+## Düzenek
+setup-model = Model
+setup-hardware = Donanım
+setup-date = Tarih
+setup-tool = Araç: { $tool }
+setup-runner = Yürüten: { $runner }
+
+## Varyantlar
+variant-profile = Profil: { $profile }
+variant-failed = Çalıştırılamadı: { $reason }.
+variant-link = İlgili tartışma: { $link }
+variant-error = Hata iletisi
+variant-missing = Henüz ölçülmedi.
+variant-reused = Yapılandırma { $source } ile aynı; o koşunun sonucu kullanılıyor.
+variant-command = Sunum komutu
+variant-result = Benchmark sonucu
+failure-oom = bellek yetersiz
+failure-unsupported = motor bu yapılandırmayı kabul etmiyor
+failure-start-failure = sunucu açılmıyor
+failure-start-timeout = sunucu zamanında hazır olmadı
+failure-crash = motor koşu sırasında çöktü
+failure-benchmark-failure = benchmark komutu başarısız oldu
+
+## Aşama özeti: en hızlı ve en yavaş varyant
+summary = { $metric } — { $best }: { $best_value }; { $worst }: { $worst_value }. { $best }, { $gap } ({ $percent }) farkla { $direction ->
+        [lower] daha düşük.
+       *[higher] önde.
+    } { $secondary }
+summary-secondary = { $trend ->
+        [lower] { $metric } { $worst } değerinden { $best } değerine iniyor: { $diff } ({ $percent }) azalma.
+        [higher] { $metric } { $worst } değerinden { $best } değerine çıkıyor: { $diff } artış ({ $kind ->
+            [latency] { $percent } daha yavaş
+           *[other] { $percent } daha fazla
+        }).
+       *[same] { $metric } iki varyantta da aynı ({ $best }).
+    }
+ranking = Sıralama: { $ranking }
+ranking-item = { $engine } ({ $value })
+ranking-lost = { $engine } ({ $value }, { $expected } isteğin yalnızca { $completed } tanesi tamamlandı)
+ranking-not-supported = { $engine } (desteklenmiyor)
+
+## Benimseme
+adoption-adopted = Benimsendi: { $variant }, { $base } yapılandırmasına göre { $gain }.
+adoption-within-noise = Benimsenmedi: { $variant }, { $base } yapılandırmasını { $gain } geçiyor; bu fark { $threshold } gürültü eşiğinin içinde kaldığı için { $base } korunuyor.
+adoption-not-better = Benimsenmedi: hiçbir varyant { $base } yapılandırmasını geçemedi; o korunuyor.
+adoption-base-is-best = Değişiklik yok: en iyi varyant olan { $variant }, bu aşamanın üzerine kurulduğu yapılandırmanın kendisi.
+adoption-overridden = Yazarların kararıyla benimsendi: { $variant } ({ $gain }). { $reason }
+adoption-overridden-none = Yazarların kararıyla benimsenmedi; { $base } korunuyor. { $reason }
+adoption-no-result = Hiçbir varyant kullanılabilir sonuç vermedi; { $base } korunuyor.
+stage-excluded = Önerilen komuta alınmadı: { $reason }
+
+## Seçeneklerin özeti
+options-stage = Aşama
+options-best = En iyi varyant
+options-vs-baseline = Temele göre
+options-step = Adım kazancı
+options-baseline = Temel yapılandırma
+options-total = Toplam (optimize, temele göre)
+
+## Diğer senaryolar
+scenario-baseline-command = Temel sunum komutu
+scenario-optimized-command = Optimize sunum komutu
+scenario-baseline-result = Temel benchmark sonucu
+scenario-optimized-result = Optimize benchmark sonucu
+
+## Veri uyarıları
+warning-lost-requests = { $run }: { $expected } isteğin yalnızca { $completed } tanesi tamamlandı; bu yüzden işlem hacmi karşılaştırılamaz ve aşamayı kazanamaz.
+warning-incomplete = { $run }: benchmark bloğu yarıda kesilmiş; sayıları kullanılmıyor.
+warning-noisy = Aynı yapılandırma { $count } kez ölçüldü ve sonuçlar arasında { $spread } fark çıktı; bu, { $threshold } gürültü eşiğinden fazla: { $values }.
+warning-implausible-peak = { $run }: bildirilen en yüksek çıkış hızı ({ $peak }), eş zamanlılığının üretebileceğinin ({ $ceiling }) { $factor } katından fazla; bunu ölçüm aracının bir yan etkisi olarak görün.
+warning-implausible-peak-summary = { $count } koşu, eş zamanlılığının üretebileceğinin { $factor } katından fazla bir en yüksek çıkış hızı bildiriyor; bu "Peak output token throughput" satırları ölçüm aracının yan etkisidir ve kullanılmaz. Etkilenen her koşu aşağıda işaretlenmiştir.
+warning-zero-latency = { $run }: koşu token üretmesine rağmen { $metric } 0 görünüyor.
+warning-request-count = { $run }: blokta { $counted } istek sayılıyor, profil ise { $expected } istek gönderiyor.
