@@ -1,37 +1,10 @@
 //! `perflab check`: passes on the bundled studies; on broken copies it names file, line, column
 //! and key, exits 1, and changes nothing.
 
+mod common;
+
+use common::{copy_dir, perflab, root};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn perflab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_perflab"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// A copy of a bundled study in a temporary folder.
 fn broken_copy(id: &str) -> (tempfile::TempDir, PathBuf) {

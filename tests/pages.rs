@@ -1,16 +1,14 @@
 //! Rendered pages: snapshots of both studies in both languages, catalog coverage, a
 //! pseudo-locale added without code, a missing message as a clear error, escaped study text.
 
+mod common;
+
+use common::{copy_dir, perflab, root};
 use perflab::analysis::analyze;
 use perflab::render::{Flavor, Renderer, i18n};
 use perflab::study::Study;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use std::path::Path;
 
 fn page(id: &str, locale: &str, flavor: Flavor) -> String {
     let study = Study::load(&root().join("results").join(id)).unwrap();
@@ -120,28 +118,7 @@ fn every_catalog_has_every_english_key_and_none_is_unused() {
 }
 
 fn copy_templates(to: &Path) {
-    for entry in walkdir::WalkDir::new(root().join("templates")) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(root().join("templates")).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-fn perflab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_perflab"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    copy_dir(&root().join("templates"), to);
 }
 
 #[test]

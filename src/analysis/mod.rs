@@ -53,6 +53,28 @@ pub enum Outcome {
     Missing,
 }
 
+impl Outcome {
+    /// The outcome of a variant from its spec and its replayed result.
+    fn of(spec: &crate::study::Variant, outcome: &VariantOutcome) -> Outcome {
+        match (&spec.failure, outcome.status) {
+            (Some(f), _) => Outcome::Failed { class: f.class },
+            (None, None) => Outcome::Missing,
+            (None, Some(RunStatus::Ok)) => Outcome::Ran,
+            (None, Some(RunStatus::Incomplete)) => Outcome::Incomplete,
+            (
+                None,
+                Some(RunStatus::LostRequests {
+                    completed,
+                    expected,
+                }),
+            ) => Outcome::LostRequests {
+                completed,
+                expected,
+            },
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct VariantAnalysis {
     pub id: String,
@@ -283,40 +305,22 @@ pub fn analyze(study: &Study) -> Analysis {
             .variants
             .iter()
             .zip(&outcome.variants)
-            .map(|(vs, vo)| {
-                let outcome_kind = match (&vs.failure, vo.status) {
-                    (Some(f), _) => Outcome::Failed { class: f.class },
-                    (None, None) => Outcome::Missing,
-                    (None, Some(RunStatus::Ok)) => Outcome::Ran,
-                    (None, Some(RunStatus::Incomplete)) => Outcome::Incomplete,
-                    (
-                        None,
-                        Some(RunStatus::LostRequests {
-                            completed,
-                            expected,
-                        }),
-                    ) => Outcome::LostRequests {
-                        completed,
-                        expected,
-                    },
-                };
-                VariantAnalysis {
-                    id: vo.id.clone(),
-                    label: vs.label.clone(),
-                    command: command(study, &vo.point.source, &vo.point.config),
-                    base: vo.base.clone(),
-                    outcome: outcome_kind,
-                    measure: vo.point.run.as_ref().and_then(|k| measure(study, k)),
-                    reused_from: vo
-                        .reused
-                        .then(|| {
-                            vo.point
-                                .run
-                                .as_ref()
-                                .map(|k| format!("{}/{}", k.stage, k.variant))
-                        })
-                        .flatten(),
-                }
+            .map(|(vs, vo)| VariantAnalysis {
+                id: vo.id.clone(),
+                label: vs.label.clone(),
+                command: command(study, &vo.point.source, &vo.point.config),
+                base: vo.base.clone(),
+                outcome: Outcome::of(vs, vo),
+                measure: vo.point.run.as_ref().and_then(|k| measure(study, k)),
+                reused_from: vo
+                    .reused
+                    .then(|| {
+                        vo.point
+                            .run
+                            .as_ref()
+                            .map(|k| format!("{}/{}", k.stage, k.variant))
+                    })
+                    .flatten(),
             })
             .collect();
 
@@ -498,22 +502,7 @@ fn engine_ranking(
             } else {
                 vo.point.value
             },
-            outcome: match (&vs.failure, vo.status) {
-                (Some(f), _) => Outcome::Failed { class: f.class },
-                (
-                    None,
-                    Some(RunStatus::LostRequests {
-                        completed,
-                        expected,
-                    }),
-                ) => Outcome::LostRequests {
-                    completed,
-                    expected,
-                },
-                (None, Some(RunStatus::Incomplete)) => Outcome::Incomplete,
-                (None, Some(RunStatus::Ok)) => Outcome::Ran,
-                (None, None) => Outcome::Missing,
-            },
+            outcome: Outcome::of(vs, vo),
         })
         .collect();
     for engine in &study.spec.engines {
