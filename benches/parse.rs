@@ -24,9 +24,8 @@ fn parse(c: &mut Criterion) {
     let mut group = c.benchmark_group("parse");
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.sample_size(20);
-    group.bench_function("serving-benchmark-blocks", |b| {
-        b.iter(|| perflab::parse_str(black_box(&text)).unwrap().len())
-    });
+    group
+        .bench_function("serving-benchmark-blocks", |b| b.iter(|| perflab::parse_str(black_box(&text)).unwrap().len()));
     group.finish();
 }
 

@@ -14,12 +14,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(file: &Path, line: usize, col: usize, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            file: file.to_path_buf(),
-            line,
-            col,
-            message: message.into(),
-        }
+        Diagnostic { file: file.to_path_buf(), line, col, message: message.into() }
     }
 
     /// A diagnostic at byte `offset` of `source`, the text of `file`.
@@ -31,14 +26,7 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.file.display(),
-            self.line,
-            self.col,
-            self.message
-        )
+        write!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.col, self.message)
     }
 }
 

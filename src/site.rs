@@ -1,7 +1,25 @@
-//! The output folder: files are collected in memory, then written so that a failed build
-//! leaves the previous site as it was, and an unchanged file is not touched.
+//! The site: every page of every study in every language, as Markdown (for mdBook) and HTML,
+//! with charts and exports. Files are collected in memory, then written, so that a failed build
+//! leaves the previous site as it was.
+//!
+//! ```text
+//! site/index.html                       languages
+//! site/<locale>/index.html              the studies
+//! site/<locale>/<study>.html            a study's page
+//! site/md/SUMMARY.md                    the mdBook (all languages), book.toml points here
+//! site/md/<locale>/SUMMARY.md           one language's book
+//! site/md/<locale>/<study>.md           a study's page as Markdown
+//! site/md/<locale>/<study>/*.svg        its charts
+//! site/md/data/<study>.csv / .json      exports: every run, the analysis
+//! ```
 
+use crate::analysis::{Analysis, analyze};
+use crate::render::html;
+use crate::render::view::{self, Links};
+use crate::render::{Flavor, Renderer};
+use crate::study::Study;
 use anyhow::Context;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -11,13 +29,124 @@ pub struct Site {
     pub files: BTreeMap<String, Vec<u8>>,
 }
 
+#[derive(Serialize)]
+struct NavItem {
+    title: String,
+    href: String,
+    current: bool,
+}
+
+#[derive(Serialize)]
+struct Language {
+    locale: String,
+    name: String,
+    title: String,
+    href: String,
+    current: bool,
+}
+
+#[derive(Serialize)]
+struct IndexItem {
+    title: String,
+    href: String,
+    model: String,
+    hardware: String,
+    engines: String,
+    headline: String,
+}
+
 impl Site {
     pub fn add(&mut self, path: String, bytes: Vec<u8>) {
         self.files.insert(path, bytes);
     }
 
+    /// Builds the whole site from loaded studies.
+    pub fn build(studies: &[Study], renderer: &Renderer, flavor: Flavor) -> anyhow::Result<Site> {
+        let mut site = Site::default();
+        let analyses: Vec<Analysis> = studies.iter().map(analyze).collect();
+        let locales = renderer.locales();
+        let mut summary_all = String::from("# Summary\n");
+        for study in studies.iter().zip(&analyses) {
+            let (study, analysis) = study;
+            site.add(format!("md/data/{}.csv", study.id), crate::render::exports::csv(study, analysis)?);
+            site.add(format!("md/data/{}.json", study.id), crate::render::exports::json(analysis)?);
+        }
+        for locale in &locales {
+            let catalog = renderer.catalog(locale)?;
+            let mut summary = String::from("# Summary\n\n");
+            summary_all.push_str(&format!("\n# {}\n\n", catalog.msg("language-name")?));
+            let mut index = Vec::new();
+            for (study, analysis) in studies.iter().zip(&analyses) {
+                let id = &study.id;
+                let title = study.spec.title.get(locale).to_string();
+                for (name, svg) in view::charts(study, analysis, catalog)? {
+                    site.add(format!("md/{locale}/{id}/{name}"), svg.into_bytes());
+                }
+                let md = renderer.page(study, analysis, locale, flavor, &Links::markdown(id))?;
+                site.add(format!("md/{locale}/{id}.md"), md.into_bytes());
+                summary.push_str(&format!("- [{}]({id}.md)\n", md_link_text(&title)));
+                summary_all.push_str(&format!("- [{}]({locale}/{id}.md)\n", md_link_text(&title)));
+
+                let links = Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string() };
+                let body_md = renderer.page(study, analysis, locale, Flavor::Commonmark, &links)?;
+                let files = &site.files;
+                let body = html::render(&body_md, &|src| {
+                    let rel = src.strip_prefix("../")?;
+                    files.get(rel).map(|b| String::from_utf8_lossy(b).into_owned())
+                });
+                let mut ctx = page_context(studies, locale, &locales, renderer, id, &format!("{id}.html"))?;
+                ctx.insert("title", &title);
+                ctx.insert("body", &body);
+                let page = renderer.html(locale, "page.html.tera", &ctx)?;
+                site.add(format!("{locale}/{id}.html"), page.into_bytes());
+
+                let engines: Vec<String> =
+                    study.spec.engines.iter().map(|e| format!("{} {}", e.name, e.version)).collect();
+                index.push(IndexItem {
+                    title,
+                    href: format!("{id}.html"),
+                    model: study.spec.model.clone(),
+                    hardware: study.spec.hardware.get(locale).to_string(),
+                    engines: catalog.fmt("site-engines", &[("engines", &engines.join(", "))])?,
+                    headline: view::headline(study, analysis, catalog)?,
+                });
+            }
+            site.add(format!("md/{locale}/SUMMARY.md"), summary.into_bytes());
+            let mut ctx = page_context(studies, locale, &locales, renderer, "index", "index.html")?;
+            ctx.insert("title", &catalog.msg("site-title")?);
+            ctx.insert("studies", &index);
+            site.add(format!("{locale}/index.html"), renderer.html(locale, "index.html.tera", &ctx)?.into_bytes());
+        }
+        site.add("md/SUMMARY.md".to_string(), summary_all.into_bytes());
+        // The entry page, in the source language, leads to every language's index.
+        let source = crate::render::i18n::SOURCE_LOCALE;
+        let root_locale = if locales.iter().any(|l| l == source) { source.to_string() } else { locales[0].clone() };
+        let mut ctx = tera::Context::new();
+        let languages: Vec<Language> = locales
+            .iter()
+            .map(|l| {
+                let c = renderer.catalog(l)?;
+                Ok(Language {
+                    locale: l.clone(),
+                    name: c.msg("language-name")?,
+                    title: c.msg("site-title")?,
+                    href: format!("{l}/index.html"),
+                    current: false,
+                })
+            })
+            .collect::<anyhow::Result<_>>()?;
+        ctx.insert("lang", &root_locale);
+        ctx.insert("title", &renderer.catalog(&root_locale)?.msg("site-title")?);
+        ctx.insert("home", "index.html");
+        ctx.insert("current", "root");
+        ctx.insert("nav", &Vec::<NavItem>::new());
+        ctx.insert("languages", &languages);
+        site.add("index.html".to_string(), renderer.html(&root_locale, "root.html.tera", &ctx)?.into_bytes());
+        Ok(site)
+    }
+
     /// Writes every file under `out` (each through a temporary file and a rename); returns how
-    /// many were written.
+    /// many files the site has. Files that are already as they should be are not touched.
     pub fn write(&self, out: &Path) -> anyhow::Result<usize> {
         for (rel, bytes) in &self.files {
             let path = out.join(rel);
@@ -25,14 +154,54 @@ impl Site {
                 continue;
             }
             let dir = path.parent().unwrap_or(out);
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create '{}'", dir.display()))?;
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
             let tmp = path.with_extension("perflab-tmp");
-            std::fs::write(&tmp, bytes)
-                .with_context(|| format!("cannot write '{}'", tmp.display()))?;
-            std::fs::rename(&tmp, &path)
-                .with_context(|| format!("cannot write '{}'", path.display()))?;
+            std::fs::write(&tmp, bytes).with_context(|| format!("cannot write '{}'", tmp.display()))?;
+            std::fs::rename(&tmp, &path).with_context(|| format!("cannot write '{}'", path.display()))?;
         }
         Ok(self.files.len())
     }
+}
+
+/// `[` and `]` would end a Markdown link text.
+fn md_link_text(text: &str) -> String {
+    text.replace('[', "\\[").replace(']', "\\]")
+}
+
+/// The navigation of a page in `locale`: the studies, and the same page in other languages.
+fn page_context(
+    studies: &[Study],
+    locale: &str,
+    locales: &[String],
+    renderer: &Renderer,
+    current: &str,
+    file: &str,
+) -> anyhow::Result<tera::Context> {
+    let nav: Vec<NavItem> = studies
+        .iter()
+        .map(|s| NavItem {
+            title: s.spec.title.get(locale).to_string(),
+            href: format!("{}.html", s.id),
+            current: s.id == current,
+        })
+        .collect();
+    let languages: Vec<Language> = locales
+        .iter()
+        .map(|l| {
+            Ok(Language {
+                locale: l.clone(),
+                name: renderer.catalog(l)?.msg("language-name")?,
+                title: String::new(),
+                href: format!("../{l}/{file}"),
+                current: l == locale,
+            })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let mut ctx = tera::Context::new();
+    ctx.insert("lang", locale);
+    ctx.insert("home", "index.html");
+    ctx.insert("current", current);
+    ctx.insert("nav", &nav);
+    ctx.insert("languages", &languages);
+    Ok(ctx)
 }

@@ -17,9 +17,7 @@ fn broken_copy(id: &str) -> (tempfile::TempDir, PathBuf) {
 /// Replaces the first `from` in `file` with `to`; returns the 1-based line and column of it.
 fn edit(file: &Path, from: &str, to: &str) -> (usize, usize) {
     let text = std::fs::read_to_string(file).unwrap();
-    let at = text
-        .find(from)
-        .unwrap_or_else(|| panic!("`{from}` not in {}", file.display()));
+    let at = text.find(from).unwrap_or_else(|| panic!("`{from}` not in {}", file.display()));
     std::fs::write(file, text.replacen(from, to, 1)).unwrap();
     let line = text[..at].matches('\n').count() + 1;
     let col = at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
@@ -35,10 +33,7 @@ fn check(dir: &Path) -> (i32, String) {
 fn bundled_studies_pass() {
     let (code, out, err) = perflab(&["check"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(
-        err.contains("glm-5.2-fp8-h200: ok") && err.contains("deepseek-v3.2-h200: ok"),
-        "{err}"
-    );
+    assert!(err.contains("glm-5.2-fp8-h200: ok") && err.contains("deepseek-v3.2-h200: ok"), "{err}");
 }
 
 #[test]
@@ -48,10 +43,7 @@ fn unknown_key_names_line_column_and_key() {
     let (line, col) = edit(&spec, "noise_threshold = 2.0", "noise_treshold = 2.0");
     let (code, out) = check(&dir);
     assert_eq!(code, 1);
-    let want = format!(
-        "{}:{line}:{col}: unknown field `noise_treshold`",
-        spec.display()
-    );
+    let want = format!("{}:{line}:{col}: unknown field `noise_treshold`", spec.display());
     assert!(out.starts_with(&want), "{out}");
 }
 
@@ -61,21 +53,14 @@ fn dangling_references_and_duplicate_ids() {
     let spec = dir.join("study.toml");
     let (l1, c1) = edit(&spec, "engine = \"sglang\"", "engine = \"sglnag\"");
     let (l2, c2) = edit(&spec, "id = \"8k\"", "id = \"default\"");
-    let (l3, c3) = edit(
-        &spec,
-        "target_profile = \"balanced\"",
-        "target_profile = \"balancd\"",
-    );
+    let (l3, c3) = edit(&spec, "target_profile = \"balanced\"", "target_profile = \"balancd\"");
     let (code, out) = check(&dir);
     assert_eq!(code, 1);
     let s = spec.display();
     for want in [
         format!("{s}:{l1}:{}: `engine`: no engine `sglnag`", c1 + 9),
         format!("{s}:{l2}:{}: duplicate variant id `default`", c2 + 5),
-        format!(
-            "{s}:{l3}:{}: `target_profile`: no profile `balancd`",
-            c3 + 17
-        ),
+        format!("{s}:{l3}:{}: `target_profile`: no profile `balancd`", c3 + 17),
     ] {
         assert!(out.contains(&want), "missing `{want}` in:\n{out}");
     }
@@ -85,18 +70,10 @@ fn dangling_references_and_duplicate_ids() {
 fn dangling_base_in_a_branching_study() {
     let (_t, dir) = broken_copy("deepseek-v3.2-h200");
     let spec = dir.join("study.toml");
-    let (line, col) = edit(
-        &spec,
-        "base = \"parallelism/trtllm-tp-ep\"",
-        "base = \"parallelism/trtllm-tp\"",
-    );
+    let (line, col) = edit(&spec, "base = \"parallelism/trtllm-tp-ep\"", "base = \"parallelism/trtllm-tp\"");
     let (code, out) = check(&dir);
     assert_eq!(code, 1);
-    let want = format!(
-        "{}:{line}:{}: `base`: no variant `parallelism/trtllm-tp`",
-        spec.display(),
-        col + 7
-    );
+    let want = format!("{}:{line}:{}: `base`: no variant `parallelism/trtllm-tp`", spec.display(), col + 7);
     assert!(out.contains(&want), "{out}");
 }
 
@@ -116,37 +93,19 @@ fn missing_and_broken_run_files() {
     assert_eq!(code, 1);
     let b = broken.display();
     assert!(
-        out.contains(&format!(
-            "{b}:{line}:42: `Total Token throughput (tok/s)` should be a number, found `10572,77x`"
-        )),
+        out.contains(&format!("{b}:{line}:42: `Total Token throughput (tok/s)` should be a number, found `10572,77x`")),
         "{out}"
     );
-    assert!(
-        out.contains(&format!(
-            "{}:0:0: no stage `no-such-stage`",
-            stray.display()
-        )),
-        "{out}"
-    );
-    assert_eq!(
-        std::fs::read_to_string(dir.join("study.toml")).unwrap(),
-        before,
-        "check writes nothing"
-    );
+    assert!(out.contains(&format!("{}:0:0: no stage `no-such-stage`", stray.display())), "{out}");
+    assert_eq!(std::fs::read_to_string(dir.join("study.toml")).unwrap(), before, "check writes nothing");
 
     // With the run files fixed, the analysis-level problems show.
     std::fs::remove_file(&stray).unwrap();
     edit(&broken, "10572,77x", "10572.77");
     let (code, out) = check(&dir);
     assert_eq!(code, 1);
-    assert!(
-        out.contains("variant `parallelism/tp-dpattn` has no run for profile `balanced`"),
-        "{out}"
-    );
-    assert!(
-        out.contains("the baseline (`engine/vllm`) has no run for compared profile `short`"),
-        "{out}"
-    );
+    assert!(out.contains("variant `parallelism/tp-dpattn` has no run for profile `balanced`"), "{out}");
+    assert!(out.contains("the baseline (`engine/vllm`) has no run for compared profile `short`"), "{out}");
 }
 
 #[test]

@@ -8,49 +8,22 @@ use perflab::study::Study;
 use std::path::PathBuf;
 
 fn analysis(id: &str) -> Analysis {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("results")
-        .join(id);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results").join(id);
     analyze(&Study::load(&dir).unwrap_or_else(|e| panic!("{e}")))
 }
 
 fn near(got: Option<f64>, want: f64, what: &str) {
     let got = got.unwrap_or_else(|| panic!("{what}: no value"));
-    assert!(
-        (got - want).abs() <= 0.01 + 1e-9,
-        "{what}: got {got:.4}, seed shows {want}"
-    );
+    assert!((got - want).abs() <= 0.01 + 1e-9, "{what}: got {got:.4}, seed shows {want}");
 }
 
 /// (stage, best, worst, best TPS, worst TPS, gap tok/s, gap %, TPOT best, TPOT worst, TPOT diff, TPOT %, trend)
-type Summary = (
-    &'static str,
-    &'static str,
-    &'static str,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    Trend,
-);
+type Summary = (&'static str, &'static str, &'static str, f64, f64, f64, f64, f64, f64, f64, f64, Trend);
 
 fn assert_summaries(a: &Analysis, rows: &[Summary]) {
     for &(stage, best, worst, tb, tw, gap, gap_pct, sb, sw, sdiff, spct, trend) in rows {
-        let c = a
-            .stage(stage)
-            .unwrap()
-            .comparison
-            .as_ref()
-            .unwrap_or_else(|| panic!("{stage}: no summary"));
-        assert_eq!(
-            (c.best.as_str(), c.worst.as_str()),
-            (best, worst),
-            "{stage}"
-        );
+        let c = a.stage(stage).unwrap().comparison.as_ref().unwrap_or_else(|| panic!("{stage}: no summary"));
+        assert_eq!((c.best.as_str(), c.worst.as_str()), (best, worst), "{stage}");
         near(Some(c.objective.value), tb, stage);
         near(Some(c.objective.reference), tw, stage);
         near(Some(c.objective.diff), gap, stage);
@@ -71,20 +44,7 @@ fn glm_stage_summaries() {
         &a,
         &[
             // The seed prints 1005.62 (from unrounded data); the rounded blocks give 1005.63.
-            (
-                "engine",
-                "sglang",
-                "vllm",
-                6487.53,
-                5481.90,
-                1005.62,
-                18.34,
-                540.79,
-                636.24,
-                95.45,
-                15.00,
-                Trend::Lower,
-            ),
+            ("engine", "sglang", "vllm", 6487.53, 5481.90, 1005.62, 18.34, 540.79, 636.24, 95.45, 15.00, Trend::Lower),
             (
                 "parallelism",
                 "tp-dp-dpattn",
@@ -195,31 +155,14 @@ fn glm_summary_of_options_is_cumulative_against_the_baseline() {
         near(row.secondary, tpot, stage);
         near(row.vs_baseline, pct, stage);
     }
-    near(
-        a.baseline_measure.as_ref().and_then(|m| m.value),
-        5481.90,
-        "baseline",
-    );
-    near(
-        a.baseline_measure.as_ref().and_then(|m| m.secondary),
-        636.24,
-        "baseline TPOT",
-    );
+    near(a.baseline_measure.as_ref().and_then(|m| m.value), 5481.90, "baseline");
+    near(a.baseline_measure.as_ref().and_then(|m| m.secondary), 636.24, "baseline TPOT");
     // Stages whose best is what they built on adopt nothing: no step gain.
     assert_eq!(a.options[3].step, None);
     assert_eq!(a.options[5].step, None);
     // The steps multiply to the total exactly.
-    let product: f64 = a
-        .options
-        .iter()
-        .filter_map(|o| o.step)
-        .map(|s| 1.0 + s / 100.0)
-        .product();
-    near(
-        Some((product - 1.0) * 100.0),
-        a.total_gain.unwrap(),
-        "steps vs total",
-    );
+    let product: f64 = a.options.iter().filter_map(|o| o.step).map(|s| 1.0 + s / 100.0).product();
+    near(Some((product - 1.0) * 100.0), a.total_gain.unwrap(), "steps vs total");
     near(a.total_gain, 219.70, "total");
 }
 
@@ -230,15 +173,7 @@ fn glm_before_and_after() {
         ("balanced", 5481.90, 636.24, 17525.76, 217.89, 219.70, true),
         ("short", 13196.90, 316.73, 18276.60, 211.06, 38.49, false),
         ("long", 10513.68, 1320.02, 26433.15, 537.26, 151.42, false),
-        (
-            "generation-heavy",
-            2268.18,
-            42.11,
-            2267.33,
-            46.54,
-            -0.04,
-            false,
-        ),
+        ("generation-heavy", 2268.18, 42.11, 2267.33, 46.54, -0.04, false),
         ("sharegpt", 6040.94, 149.24, 2845.48, 331.21, -52.90, false),
     ];
     for (s, (profile, b, bs, o, os, pct, target)) in a.scenarios.iter().zip(want) {
@@ -271,24 +206,10 @@ fn deepseek_figures() {
     let a = analysis("deepseek-v3.2-h200");
     // Ranking line: vLLM (5713.95) > SGLang (3012.37) > TensorRT-LLM (1732.48, lost requests).
     let ranking = a.stage("engine").unwrap().ranking.as_ref().unwrap();
-    let got: Vec<(&str, Option<f64>)> = ranking
-        .iter()
-        .map(|r| (r.engine.as_str(), r.value))
-        .collect();
-    assert_eq!(
-        got,
-        [
-            ("vllm", Some(5713.95)),
-            ("sglang", Some(3012.37)),
-            ("trtllm", Some(1732.48))
-        ]
-    );
+    let got: Vec<(&str, Option<f64>)> = ranking.iter().map(|r| (r.engine.as_str(), r.value)).collect();
+    assert_eq!(got, [("vllm", Some(5713.95)), ("sglang", Some(3012.37)), ("trtllm", Some(1732.48))]);
     // Step gains against the previously adopted configuration, "-" where nothing was adopted.
-    let steps: Vec<(&str, Option<f64>)> = a
-        .options
-        .iter()
-        .map(|o| (o.stage.as_str(), o.step))
-        .collect();
+    let steps: Vec<(&str, Option<f64>)> = a.options.iter().map(|o| (o.stage.as_str(), o.step)).collect();
     let want = [
         ("engine", None),
         ("parallelism", Some(28.66)),
@@ -308,10 +229,7 @@ fn deepseek_figures() {
     }
     // The seed's total says +56.97%; 8968.32 / 5713.95 is +56.95%, as its own before/after row says.
     near(a.total_gain, 56.95, "total");
-    assert!(matches!(
-        a.stage("attention-backend").unwrap().adoption,
-        Adoption::Overridden { .. }
-    ));
+    assert!(matches!(a.stage("attention-backend").unwrap().adoption, Adoption::Overridden { .. }));
     let want = [
         ("sharegpt", 5713.95, 275.03, 8968.32, 203.05, 56.95),
         ("short", 10071.49, 781.80, 18227.38, 776.55, 80.98),
@@ -348,20 +266,9 @@ fn deepseek_figures() {
 fn glm_repeated_measurement_is_flagged_with_both_values() {
     use perflab::analysis::Warning;
     let a = analysis("glm-5.2-fp8-h200");
-    let noisy: Vec<&Warning> = a
-        .warnings
-        .iter()
-        .filter(|w| matches!(w, Warning::Noisy { .. }))
-        .collect();
+    let noisy: Vec<&Warning> = a.warnings.iter().filter(|w| matches!(w, Warning::Noisy { .. })).collect();
     assert_eq!(noisy.len(), 1);
-    let Warning::Noisy {
-        values,
-        spread_percent,
-        ..
-    } = noisy[0]
-    else {
-        unreachable!()
-    };
+    let Warning::Noisy { values, spread_percent, .. } = noisy[0] else { unreachable!() };
     assert_eq!(values, &[7011.17, 5881.79]);
     near(Some(*spread_percent), 16.11, "spread");
 }

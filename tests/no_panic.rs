@@ -38,26 +38,19 @@ fn every_prefix_of_every_real_output_parses_or_errors() {
 
 #[test]
 fn a_truncated_text_block_is_never_complete() {
-    let text = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/parse/vllm-old.txt"),
-    )
-    .unwrap();
+    let text =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/parse/vllm-old.txt"))
+            .unwrap();
     let end = text.trim_end().rfind('\n').unwrap();
     for (i, _) in text[..end].char_indices().skip(1) {
         if let Ok(blocks) = parse_str(&text[..i]) {
-            assert!(
-                blocks.iter().all(|b| !b.complete),
-                "prefix of {i} bytes taken as complete"
-            );
+            assert!(blocks.iter().all(|b| !b.complete), "prefix of {i} bytes taken as complete");
         }
     }
 }
 
 fn line_edits() -> impl Strategy<Value = (usize, Vec<(usize, u8, String)>)> {
-    (
-        0usize..1000,
-        prop::collection::vec((0usize..200, 0u8..4, "[ -~ğüşıöçĞÜŞİÖÇ\t=:-]{0,60}"), 0..8),
-    )
+    (0usize..1000, prop::collection::vec((0usize..200, 0u8..4, "[ -~ğüşıöçĞÜŞİÖÇ\t=:-]{0,60}"), 0..8))
 }
 
 proptest! {

@@ -13,25 +13,17 @@ use std::path::Path;
 fn page(id: &str, locale: &str, flavor: Flavor) -> String {
     let study = Study::load(&root().join("results").join(id)).unwrap();
     let renderer = Renderer::new(None).unwrap();
-    renderer
-        .page(&study, &analyze(&study), locale, flavor)
-        .unwrap()
+    renderer.page(&study, &analyze(&study), locale, flavor, &perflab::render::Links::markdown(id)).unwrap()
 }
 
 #[test]
 fn snapshots() {
     for id in ["glm-5.2-fp8-h200", "deepseek-v3.2-h200"] {
         for locale in ["en", "tr"] {
-            insta::assert_snapshot!(
-                format!("{id}.{locale}"),
-                page(id, locale, Flavor::Commonmark)
-            );
+            insta::assert_snapshot!(format!("{id}.{locale}"), page(id, locale, Flavor::Commonmark));
         }
     }
-    insta::assert_snapshot!(
-        "glm-5.2-fp8-h200.en.mkdocs",
-        page("glm-5.2-fp8-h200", "en", Flavor::Mkdocs)
-    );
+    insta::assert_snapshot!("glm-5.2-fp8-h200.en.mkdocs", page("glm-5.2-fp8-h200", "en", Flavor::Mkdocs));
 }
 
 #[test]
@@ -46,10 +38,10 @@ fn pages_are_byte_identical_across_runs() {
 fn figures_are_formatted_per_locale() {
     let en = page("glm-5.2-fp8-h200", "en", Flavor::Commonmark);
     let tr = page("glm-5.2-fp8-h200", "tr", Flavor::Commonmark);
-    assert!(en.contains("| +219.70% |"), "English percentages");
-    assert!(tr.contains("| +%219,70 |"), "Turkish percentages");
-    assert!(en.contains("−52.90% (regression)"));
-    assert!(tr.contains("−%52,90 (gerileme)"));
+    assert!(en.contains(r#"| <span class="gain">+219.70%</span> |"#), "English percentages");
+    assert!(tr.contains(r#"| <span class="gain">+%219,70</span> |"#), "Turkish percentages");
+    assert!(en.contains(r#"<span class="loss">−52.90%</span> (regression)"#));
+    assert!(tr.contains(r#"<span class="loss">−%52,90</span> (gerileme)"#));
     assert!(tr.contains("13.760,98 token/sn"));
     // Raw blocks stay verbatim whatever the locale.
     assert!(tr.contains("Total Token throughput (tok/s):          13760.98\n"));
@@ -58,9 +50,7 @@ fn figures_are_formatted_per_locale() {
 #[test]
 fn mkdocs_flavor_uses_admonitions() {
     let md = page("glm-5.2-fp8-h200", "en", Flavor::Mkdocs);
-    assert!(md.contains(
-        "??? info \"Benchmark result\"\n\n    ```text\n    ============ Serving Benchmark Result"
-    ));
+    assert!(md.contains("??? info \"Benchmark result\"\n\n    ```text\n    ============ Serving Benchmark Result"));
     assert!(!md.contains("<details>"));
     let cm = page("glm-5.2-fp8-h200", "en", Flavor::Commonmark);
     assert!(cm.contains("<details>\n<summary>Benchmark result</summary>\n\n```text\n"));
@@ -71,9 +61,8 @@ fn used_keys() -> BTreeSet<String> {
     let mut used = BTreeSet::new();
     let quoted = regex::Regex::new(r#""([a-z0-9][a-z0-9-]*)""#).unwrap();
     let template = regex::Regex::new(r#"t\(key="([a-z0-9-]+)""#).unwrap();
-    for entry in walkdir::WalkDir::new(root().join("src/render"))
-        .into_iter()
-        .chain(walkdir::WalkDir::new(root().join("templates")))
+    for entry in
+        walkdir::WalkDir::new(root().join("src")).into_iter().chain(walkdir::WalkDir::new(root().join("templates")))
     {
         let entry = entry.unwrap();
         let path = entry.path();
@@ -97,24 +86,15 @@ fn every_catalog_has_every_english_key_and_none_is_unused() {
         let missing: Vec<_> = en.difference(&keys).collect();
         let extra: Vec<_> = keys.difference(&en).collect();
         assert!(missing.is_empty(), "catalog `{locale}` lacks {missing:?}");
-        assert!(
-            extra.is_empty(),
-            "catalog `{locale}` has keys English lacks: {extra:?}"
-        );
+        assert!(extra.is_empty(), "catalog `{locale}` has keys English lacks: {extra:?}");
     }
     let used = used_keys();
     let unused: Vec<_> = en.iter().filter(|k| !used.contains(*k)).collect();
-    assert!(
-        unused.is_empty(),
-        "keys no code or template uses: {unused:?}"
-    );
+    assert!(unused.is_empty(), "keys no code or template uses: {unused:?}");
     let fixture = std::fs::read_to_string(root().join("tests/fixtures/i18n/en-XA.ftl")).unwrap();
     let xa = i18n::Catalog::parse("en-XA", &fixture, Path::new("en-XA.ftl")).unwrap();
     let xa: BTreeSet<String> = xa.keys().iter().cloned().collect();
-    assert_eq!(
-        xa, en,
-        "the pseudo-locale fixture follows the English catalog"
-    );
+    assert_eq!(xa, en, "the pseudo-locale fixture follows the English catalog");
 }
 
 fn copy_templates(to: &Path) {
@@ -125,26 +105,12 @@ fn copy_templates(to: &Path) {
 fn a_new_language_is_a_new_catalog() {
     let tmp = tempfile::tempdir().unwrap();
     copy_templates(tmp.path());
-    std::fs::copy(
-        root().join("tests/fixtures/i18n/en-XA.ftl"),
-        tmp.path().join("i18n/en-XA.ftl"),
-    )
-    .unwrap();
+    std::fs::copy(root().join("tests/fixtures/i18n/en-XA.ftl"), tmp.path().join("i18n/en-XA.ftl")).unwrap();
     let dir = tmp.path().to_str().unwrap();
-    let (code, out, err) = perflab(&[
-        "report",
-        "deepseek-v3.2-h200",
-        "--locale",
-        "en-XA",
-        "--templates",
-        dir,
-    ]);
+    let (code, out, err) = perflab(&["report", "deepseek-v3.2-h200", "--locale", "en-XA", "--templates", dir]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("## ⟦Cõnclüsîõn⟧"), "{out}");
-    assert!(
-        out.contains("**⟦Rànkîng: ⟦vLLM (⟦5713.95 tõk/s⟧)⟧ > "),
-        "generated sentences come from the new catalog"
-    );
+    assert!(out.contains("**⟦Rànkîng: ⟦vLLM (⟦5713.95 tõk/s⟧)⟧ > "), "generated sentences come from the new catalog");
     assert!(!out.contains("## Conclusion"));
 }
 
@@ -154,26 +120,12 @@ fn a_missing_message_names_key_and_locale() {
     copy_templates(tmp.path());
     let tr = tmp.path().join("i18n/tr.ftl");
     let text = std::fs::read_to_string(&tr).unwrap();
-    let text: String = text
-        .lines()
-        .filter(|l| !l.starts_with("heading-notes ="))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let text: String = text.lines().filter(|l| !l.starts_with("heading-notes =")).map(|l| format!("{l}\n")).collect();
     std::fs::write(&tr, text).unwrap();
     let dir = tmp.path().to_str().unwrap();
-    let (code, _, err) = perflab(&[
-        "report",
-        "glm-5.2-fp8-h200",
-        "--locale",
-        "tr",
-        "--templates",
-        dir,
-    ]);
+    let (code, _, err) = perflab(&["report", "glm-5.2-fp8-h200", "--locale", "tr", "--templates", dir]);
     assert_eq!(code, 2);
-    assert!(
-        err.contains("catalog `tr` has no message `heading-notes`"),
-        "{err}"
-    );
+    assert!(err.contains("catalog `tr` has no message `heading-notes`"), "{err}");
     let (code, _, err) = perflab(&["report", "glm-5.2-fp8-h200", "--locale", "xx"]);
     assert_eq!(code, 2);
     assert!(err.contains("no catalog for locale `xx`"), "{err}");
@@ -182,12 +134,6 @@ fn a_missing_message_names_key_and_locale() {
 #[test]
 fn html_in_study_text_is_shown_as_text() {
     use perflab::render::view::escape_markdown_html;
-    assert_eq!(
-        escape_markdown_html("a <script>alert(1)</script> b"),
-        "a &lt;script&gt;alert(1)&lt;/script&gt; b"
-    );
-    assert_eq!(
-        escape_markdown_html("keep `<T>` in code"),
-        "keep `<T>` in code"
-    );
+    assert_eq!(escape_markdown_html("a <script>alert(1)</script> b"), "a &lt;script&gt;alert(1)&lt;/script&gt; b");
+    assert_eq!(escape_markdown_html("keep `<T>` in code"), "keep `<T>` in code");
 }

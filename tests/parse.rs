@@ -5,9 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn fixture(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/parse")
-        .join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/parse").join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -26,11 +24,7 @@ fn vllm_sweep_log_yields_each_block_with_its_context() {
     assert!(close(a.metric("mean_e2el_ms"), 1670.0));
     assert!(close(a.metric("request_goodput"), 7.90));
     assert!(close(a.metric("burstiness"), 1.0));
-    assert_eq!(
-        a.metric("request_rate"),
-        Some(8.0),
-        "the in-block line wins over the context line"
-    );
+    assert_eq!(a.metric("request_rate"), Some(8.0), "the in-block line wins over the context line");
     assert_eq!(a.raw.get("Traffic request rate"), Some("inf"));
     // The second block: its own context, `inf` and `None` kept raw, left out of metrics.
     assert_eq!(b.line, 48);
@@ -53,10 +47,7 @@ fn old_vllm_spelling_of_total_throughput() {
 #[test]
 fn sglang_dialects() {
     let old = &parse_str(&fixture("sglang-old.txt")).unwrap()[0];
-    assert_eq!(
-        (old.format, old.line, old.complete),
-        (Format::Sglang, 4, true)
-    );
+    assert_eq!((old.format, old.line, old.complete), (Format::Sglang, 4, true));
     assert!(close(old.metric("total_token_throughput"), 2121.89));
     assert!(close(old.metric("mean_e2el_ms"), 2098.07));
     assert!(close(old.metric("max_itl_ms"), 0.0));
@@ -70,10 +61,7 @@ fn sglang_dialects() {
     assert_eq!(new.raw.get("Traffic request rate"), Some("trace"));
     assert!(close(new.metric("p90_e2el_ms"), 20000.0));
     assert!(close(new.metric("accept_length"), 2.85));
-    assert!(close(
-        new.metric("total_output_tokens_retokenized"),
-        49990.0
-    ));
+    assert!(close(new.metric("total_output_tokens_retokenized"), 49990.0));
 }
 
 #[test]
@@ -82,15 +70,9 @@ fn trtllm_failed_request_banner_does_not_end_the_block() {
     assert_eq!((b.format, b.complete), (Format::Trtllm, true));
     assert_eq!(b.metric("num_prompts"), Some(1000.0));
     assert_eq!(b.metric("failed"), Some(16.0));
-    assert!(
-        close(b.metric("p99_itl_ms"), 4910.46),
-        "lines after the banner are read"
-    );
+    assert!(close(b.metric("p99_itl_ms"), 4910.46), "lines after the banner are read");
     assert_eq!(b.raw.get("Acceptance rate (%)"), Some("71.20"));
-    assert_eq!(
-        b.raw.get("Per-position acceptance (%) / Position 1"),
-        Some("57.40")
-    );
+    assert_eq!(b.raw.get("Per-position acceptance (%) / Position 1"), Some("57.40"));
     assert!(b.raw.get("FAILED REQUESTS").is_some());
 }
 
@@ -115,11 +97,7 @@ fn cut_off_paste_is_incomplete_not_guessed() {
 
 #[test]
 fn block_without_header_is_found() {
-    let text = fixture("vllm-old.txt")
-        .lines()
-        .skip(1)
-        .collect::<Vec<_>>()
-        .join("\n");
+    let text = fixture("vllm-old.txt").lines().skip(1).collect::<Vec<_>>().join("\n");
     let b = &parse_str(&text).unwrap()[0];
     assert!(b.complete);
     assert_eq!(b.line, 1);
@@ -129,10 +107,7 @@ fn block_without_header_is_found() {
 #[test]
 fn vllm_2023_summary() {
     let b = &parse_str(&fixture("vllm-legacy.txt")).unwrap()[0];
-    assert_eq!(
-        (b.format, b.line, b.complete),
-        (Format::VllmLegacy, 2, true)
-    );
+    assert_eq!((b.format, b.line, b.complete), (Format::VllmLegacy, 2, true));
     assert!(close(b.metric("request_throughput"), 8.10));
     assert!(close(b.metric("mean_e2el_ms"), 12340.0));
 }
@@ -147,20 +122,14 @@ fn json_results() {
     assert_eq!(v.raw.get("ttfts"), Some("[10 values]"));
     let lines = parse_str(&fixture("vllm-append.jsonl")).unwrap();
     assert_eq!(lines.len(), 2);
-    assert_eq!(
-        (lines[1].line, lines[1].metric("request_goodput")),
-        (2, Some(7.1))
-    );
+    assert_eq!((lines[1].line, lines[1].metric("request_goodput")), (2, Some(7.1)));
     let s = &parse_str(&fixture("sglang.jsonl")).unwrap()[0];
     assert_eq!(s.format, Format::SglangJsonl);
     assert!(close(s.metric("total_token_throughput"), 13125.0));
     assert!(close(s.metric("p90_e2el_ms"), 20000.0));
     let g = parse_str(&fixture("guidellm.json")).unwrap();
     assert_eq!(g.len(), 2);
-    assert_eq!(
-        (g[0].format, g[0].line, g[1].line),
-        (Format::GuidellmJson, 5, 23)
-    );
+    assert_eq!((g[0].format, g[0].line, g[1].line), (Format::GuidellmJson, 5, 23));
     assert!(close(g[0].metric("total_token_throughput"), 13760.98));
     assert!(close(g[0].metric("mean_e2el_ms"), 273_290.0));
     assert!(close(g[0].metric("p99.9_ttft_ms"), 299_000.0));
@@ -183,26 +152,13 @@ fn garbage_is_an_error_with_a_line() {
 }
 
 fn perflab(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_perflab"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
+    Command::new(env!("CARGO_BIN_EXE_perflab")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
 }
 
 #[test]
 fn cli_prints_json_and_exit_codes_tell_the_outcome() {
-    let out = perflab(&[
-        "parse",
-        "tests/fixtures/parse/vllm-sweep.log",
-        "tests/fixtures/parse/sglang.jsonl",
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = perflab(&["parse", "tests/fixtures/parse/vllm-sweep.log", "tests/fixtures/parse/sglang.jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let list = v.as_array().unwrap();
     assert_eq!(list.len(), 3);
@@ -214,12 +170,7 @@ fn cli_prints_json_and_exit_codes_tell_the_outcome() {
     assert_eq!(list[0]["raw"]["Total token throughput (tok/s)"], "9331.20");
     assert_eq!(list[2]["format"], "sglang-jsonl");
 
-    assert_eq!(
-        perflab(&["parse", "tests/fixtures/parse/cut-off.txt"])
-            .status
-            .code(),
-        Some(1)
-    );
+    assert_eq!(perflab(&["parse", "tests/fixtures/parse/cut-off.txt"]).status.code(), Some(1));
     let missing = perflab(&["parse", "tests/fixtures/parse/nope.txt"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("nope.txt: cannot read"));
@@ -237,12 +188,7 @@ fn cli_reads_standard_input() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(fixture("trtllm.txt").as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(fixture("trtllm.txt").as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -8,9 +8,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 fn load(id: &str) -> Study {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("results")
-        .join(id);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results").join(id);
     Study::load(&dir).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -40,32 +38,15 @@ fn seed_flags(study: &Study, engine: &str, line: &str) -> Vec<String> {
 }
 
 fn effective(chain: &Chain, reference: &str) -> (String, Vec<String>, BTreeMap<String, String>) {
-    let v = chain
-        .variant(reference)
-        .unwrap_or_else(|| panic!("no variant {reference}"));
-    let mut keys: Vec<String> = v
-        .point
-        .config
-        .flags
-        .iter()
-        .map(|f| format!("{}={}", f.key, f.value.clone().unwrap_or_default()))
-        .collect();
+    let v = chain.variant(reference).unwrap_or_else(|| panic!("no variant {reference}"));
+    let mut keys: Vec<String> =
+        v.point.config.flags.iter().map(|f| format!("{}={}", f.key, f.value.clone().unwrap_or_default())).collect();
     keys.sort();
-    (
-        v.point.config.engine.clone(),
-        keys,
-        v.point.config.env.clone(),
-    )
+    (v.point.config.engine.clone(), keys, v.point.config.env.clone())
 }
 
 /// (variant, engine, flags as the seed prints them, env, Some((Total TPS, Mean TPOT)) or None when failed)
-type Row = (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static [(&'static str, &'static str)],
-    Option<(f64, f64)>,
-);
+type Row = (&'static str, &'static str, &'static str, &'static [(&'static str, &'static str)], Option<(f64, f64)>);
 
 fn assert_rows(study: &Study, rows: &[Row]) {
     let chain = resolve(study);
@@ -76,31 +57,16 @@ fn assert_rows(study: &Study, rows: &[Row]) {
         let (e, keys, got_env) = effective(&chain, reference);
         assert_eq!(e, *engine, "{reference}: engine");
         assert_eq!(keys, seed_flags(study, engine, flags), "{reference}: flags");
-        let want_env: BTreeMap<String, String> = env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let want_env: BTreeMap<String, String> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         assert_eq!(got_env, want_env, "{reference}: env");
         let v = chain.variant(reference).unwrap();
         match numbers {
             None => assert!(v.failed, "{reference} should be a failed variant"),
             Some((tps, tpot)) => {
-                let run = v
-                    .point
-                    .run
-                    .as_ref()
-                    .unwrap_or_else(|| panic!("{reference}: no run"));
+                let run = v.point.run.as_ref().unwrap_or_else(|| panic!("{reference}: no run"));
                 let block = &study.runs[run].block;
-                assert_eq!(
-                    block.metric("total_token_throughput"),
-                    Some(*tps),
-                    "{reference}: Total TPS"
-                );
-                assert_eq!(
-                    block.metric("mean_tpot_ms"),
-                    Some(*tpot),
-                    "{reference}: Mean TPOT"
-                );
+                assert_eq!(block.metric("total_token_throughput"), Some(*tps), "{reference}: Total TPS");
+                assert_eq!(block.metric("mean_tpot_ms"), Some(*tpot), "{reference}: Mean TPOT");
             }
         }
     }
@@ -110,27 +76,14 @@ fn assert_rows(study: &Study, rows: &[Row]) {
 fn assert_scenarios(study: &Study, rows: &[(&str, f64, f64, f64, f64)]) {
     let chain = resolve(study);
     for (profile, base_tps, base_tpot, opt_tps, opt_tpot) in rows {
-        for (point, tps, tpot) in [
-            (&chain.baseline, base_tps, base_tpot),
-            (chain.last(), opt_tps, opt_tpot),
-        ] {
+        for (point, tps, tpot) in [(&chain.baseline, base_tps, base_tpot), (chain.last(), opt_tps, opt_tpot)] {
             let (key, _) = chain
                 .registry
                 .find(study, point, profile)
                 .unwrap_or_else(|| panic!("{profile}: no run of {}", point.source));
             let block = &study.runs[&key].block;
-            assert_eq!(
-                block.metric("total_token_throughput"),
-                Some(*tps),
-                "{profile} {}",
-                point.source
-            );
-            assert_eq!(
-                block.metric("mean_tpot_ms"),
-                Some(*tpot),
-                "{profile} {}",
-                point.source
-            );
+            assert_eq!(block.metric("total_token_throughput"), Some(*tps), "{profile} {}", point.source);
+            assert_eq!(block.metric("mean_tpot_ms"), Some(*tpot), "{profile} {}", point.source);
         }
     }
 }
@@ -140,8 +93,7 @@ const GLM_BASE: &str = "--tp-size=8 --dp-size=8 --enable-dp-attention --mem-frac
 #[test]
 fn glm_seed_is_transcribed() {
     let study = load("glm-5.2-fp8-h200");
-    let deepep =
-        |n: &str| format!("{GLM_BASE} --moe-a2a-backend=deepep --max-running-requests={n}");
+    let deepep = |n: &str| format!("{GLM_BASE} --moe-a2a-backend=deepep --max-running-requests={n}");
     let d64 = deepep("64");
     let d256 = deepep("256");
     let d512 = deepep("512");
@@ -152,34 +104,10 @@ fn glm_seed_is_transcribed() {
     let c32 = format!("{GLM_BASE} --chunked-prefill-size=32768");
     let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
     let rows: Vec<Row> = vec![
-        (
-            "engine/vllm",
-            "vllm",
-            "--tensor-parallel-size=8",
-            &[],
-            Some((5481.90, 636.24)),
-        ),
-        (
-            "engine/sglang",
-            "sglang",
-            "--tp-size=8",
-            &[],
-            Some((6487.53, 540.79)),
-        ),
-        (
-            "parallelism/tp",
-            "sglang",
-            "--tp-size=8",
-            &[],
-            Some((6487.53, 540.79)),
-        ),
-        (
-            "parallelism/tp-dpattn",
-            "sglang",
-            "--tp-size=8 --enable-dp-attention",
-            &[],
-            Some((6371.59, 553.48)),
-        ),
+        ("engine/vllm", "vllm", "--tensor-parallel-size=8", &[], Some((5481.90, 636.24))),
+        ("engine/sglang", "sglang", "--tp-size=8", &[], Some((6487.53, 540.79))),
+        ("parallelism/tp", "sglang", "--tp-size=8", &[], Some((6487.53, 540.79))),
+        ("parallelism/tp-dpattn", "sglang", "--tp-size=8 --enable-dp-attention", &[], Some((6371.59, 553.48))),
         (
             "parallelism/tp-dp-dpattn",
             "sglang",
@@ -208,78 +136,18 @@ fn glm_seed_is_transcribed() {
             &[],
             Some((10572.77, 344.10)),
         ),
-        (
-            "memory-fraction/0.85",
-            "sglang",
-            GLM_BASE,
-            &[],
-            Some((13760.98, 266.89)),
-        ),
-        (
-            "chunked-prefill/default",
-            "sglang",
-            GLM_BASE,
-            &[],
-            Some((13760.98, 266.89)),
-        ),
-        (
-            "chunked-prefill/8k",
-            "sglang",
-            leak(c8),
-            &[],
-            Some((13758.60, 266.86)),
-        ),
+        ("memory-fraction/0.85", "sglang", GLM_BASE, &[], Some((13760.98, 266.89))),
+        ("chunked-prefill/default", "sglang", GLM_BASE, &[], Some((13760.98, 266.89))),
+        ("chunked-prefill/8k", "sglang", leak(c8), &[], Some((13758.60, 266.86))),
         ("chunked-prefill/16k", "sglang", leak(c16), &[], None),
         ("chunked-prefill/32k", "sglang", leak(c32), &[], None),
-        (
-            "deepep-max-running/max-running-64",
-            "sglang",
-            leak(d64),
-            &[],
-            Some((9959.18, 359.30)),
-        ),
-        (
-            "deepep-max-running/max-running-256",
-            "sglang",
-            leak(d256.clone()),
-            &[],
-            Some((14451.05, 255.63)),
-        ),
-        (
-            "deepep-max-running/max-running-512",
-            "sglang",
-            leak(d512),
-            &[],
-            Some((14251.08, 259.25)),
-        ),
-        (
-            "deepep-mode/auto",
-            "sglang",
-            leak(d256.clone()),
-            &[],
-            Some((14451.05, 255.63)),
-        ),
-        (
-            "deepep-mode/normal",
-            "sglang",
-            leak(normal),
-            &[],
-            Some((3413.56, 1058.70)),
-        ),
-        (
-            "kv-cache-dtype/bf16",
-            "sglang",
-            leak(d256),
-            &[],
-            Some((14451.05, 255.63)),
-        ),
-        (
-            "kv-cache-dtype/fp8_e4m3",
-            "sglang",
-            leak(fp8),
-            &[],
-            Some((17525.76, 217.89)),
-        ),
+        ("deepep-max-running/max-running-64", "sglang", leak(d64), &[], Some((9959.18, 359.30))),
+        ("deepep-max-running/max-running-256", "sglang", leak(d256.clone()), &[], Some((14451.05, 255.63))),
+        ("deepep-max-running/max-running-512", "sglang", leak(d512), &[], Some((14251.08, 259.25))),
+        ("deepep-mode/auto", "sglang", leak(d256.clone()), &[], Some((14451.05, 255.63))),
+        ("deepep-mode/normal", "sglang", leak(normal), &[], Some((3413.56, 1058.70))),
+        ("kv-cache-dtype/bf16", "sglang", leak(d256), &[], Some((14451.05, 255.63))),
+        ("kv-cache-dtype/fp8_e4m3", "sglang", leak(fp8), &[], Some((17525.76, 217.89))),
     ];
     assert_rows(&study, &rows);
     assert_scenarios(
@@ -307,13 +175,7 @@ fn deepseek_seed_is_transcribed() {
     let rows: Vec<Row> = vec![
         ("engine/vllm", "vllm", V, &[], Some((5713.95, 275.03))),
         ("engine/sglang", "sglang", S, &[], Some((3012.37, 1103.96))),
-        (
-            "engine/trtllm",
-            "trtllm",
-            "--tp_size 8",
-            &[],
-            Some((1732.48, 1391.76)),
-        ),
+        ("engine/trtllm", "trtllm", "--tp_size 8", &[], Some((1732.48, 1391.76))),
         (
             "parallelism/vllm-dp-ep",
             "vllm",
@@ -349,19 +211,11 @@ fn deepseek_seed_is_transcribed() {
             &[],
             Some((7293.61, 319.46)),
         ),
-        (
-            "parallelism/trtllm-tp-ep",
-            "trtllm",
-            "--tp_size 8 --ep_size 8 --pp_size 1",
-            &[],
-            Some((2882.32, 561.24)),
-        ),
+        ("parallelism/trtllm-tp-ep", "trtllm", "--tp_size 8 --ep_size 8 --pp_size 1", &[], Some((2882.32, 561.24))),
         (
             "mtp/vllm-mtp",
             "vllm",
-            leak(format!(
-                "{V} --speculative-config {{\"method\":\"mtp\",\"num_speculative_tokens\":1}}"
-            )),
+            leak(format!("{V} --speculative-config {{\"method\":\"mtp\",\"num_speculative_tokens\":1}}")),
             &[],
             Some((5542.96, 291.48)),
         ),
@@ -372,20 +226,8 @@ fn deepseek_seed_is_transcribed() {
             &[],
             Some((1481.77, 68.88)),
         ),
-        (
-            "deepgemm/vllm-no-deepgemm",
-            "vllm",
-            V,
-            &[("VLLM_USE_DEEP_GEMM", "0")],
-            Some((5556.92, 287.49)),
-        ),
-        (
-            "deepgemm/sglang-no-deepgemm",
-            "sglang",
-            S,
-            &[("SGLANG_ENABLE_JIT_DEEPGEMM", "0")],
-            None,
-        ),
+        ("deepgemm/vllm-no-deepgemm", "vllm", V, &[("VLLM_USE_DEEP_GEMM", "0")], Some((5556.92, 287.49))),
+        ("deepgemm/sglang-no-deepgemm", "sglang", S, &[("SGLANG_ENABLE_JIT_DEEPGEMM", "0")], None),
         (
             "deepgemm/trtllm-no-deepgemm",
             "trtllm",
@@ -396,33 +238,13 @@ fn deepseek_seed_is_transcribed() {
         (
             "tool-call/vllm-tool-call",
             "vllm",
-            leak(format!(
-                "{V} --tool-call-parser deepseek_v32 --enable-auto-tool-choice"
-            )),
+            leak(format!("{V} --tool-call-parser deepseek_v32 --enable-auto-tool-choice")),
             &[],
             Some((5610.78, 280.78)),
         ),
-        (
-            "tool-call/sglang-tool-call",
-            "sglang",
-            S_TOOLS,
-            &[],
-            Some((8376.43, 250.64)),
-        ),
-        (
-            "context-length/vllm-32k",
-            "vllm",
-            leak(format!("{V} --max-model-len 32768")),
-            &[],
-            Some((5538.11, 357.68)),
-        ),
-        (
-            "context-length/sglang-32k",
-            "sglang",
-            leak(ctx.clone()),
-            &[],
-            Some((8750.49, 214.05)),
-        ),
+        ("tool-call/sglang-tool-call", "sglang", S_TOOLS, &[], Some((8376.43, 250.64))),
+        ("context-length/vllm-32k", "vllm", leak(format!("{V} --max-model-len 32768")), &[], Some((5538.11, 357.68))),
+        ("context-length/sglang-32k", "sglang", leak(ctx.clone()), &[], Some((8750.49, 214.05))),
         (
             "kv-cache-dtype/sglang-fp8_e4m3",
             "sglang",
@@ -430,33 +252,13 @@ fn deepseek_seed_is_transcribed() {
             &[],
             Some((8494.23, 213.50)),
         ),
-        (
-            "attention-backend/vllm-cutlass-mla",
-            "vllm",
-            V,
-            &[("VLLM_ATTENTION_BACKEND", "CUTLASS_MLA")],
-            None,
-        ),
-        (
-            "attention-backend/vllm-flashmla",
-            "vllm",
-            V,
-            &[("VLLM_ATTENTION_BACKEND", "FLASHMLA")],
-            None,
-        ),
-        (
-            "attention-backend/vllm-triton-mla",
-            "vllm",
-            V,
-            &[("VLLM_ATTENTION_BACKEND", "TRITON_MLA")],
-            None,
-        ),
+        ("attention-backend/vllm-cutlass-mla", "vllm", V, &[("VLLM_ATTENTION_BACKEND", "CUTLASS_MLA")], None),
+        ("attention-backend/vllm-flashmla", "vllm", V, &[("VLLM_ATTENTION_BACKEND", "FLASHMLA")], None),
+        ("attention-backend/vllm-triton-mla", "vllm", V, &[("VLLM_ATTENTION_BACKEND", "TRITON_MLA")], None),
         (
             "attention-backend/sglang-fa3",
             "sglang",
-            leak(format!(
-                "{ctx} --attention-backend nsa --nsa-prefill-backend fa3 --nsa-decode-backend fa3"
-            )),
+            leak(format!("{ctx} --attention-backend nsa --nsa-prefill-backend fa3 --nsa-decode-backend fa3")),
             &[],
             Some((8968.32, 203.05)),
         ),
@@ -491,9 +293,8 @@ fn deepseek_seed_is_transcribed() {
 fn raw_blocks_are_kept_verbatim() {
     let study = load("glm-5.2-fp8-h200");
     let run = study.run("memory-fraction", "0.85", "balanced").unwrap();
-    assert!(run.text.starts_with("============ Serving Benchmark Result ============\nSuccessful requests:                     1000\n"));
-    assert!(
-        run.text
-            .contains("Mean Latency(s):                          273.29\n")
-    );
+    assert!(run.text.starts_with(
+        "============ Serving Benchmark Result ============\nSuccessful requests:                     1000\n"
+    ));
+    assert!(run.text.contains("Mean Latency(s):                          273.29\n"));
 }

@@ -80,12 +80,7 @@ impl Chain {
     /// The outcome of `stage/variant`.
     pub fn variant(&self, reference: &str) -> Option<&VariantOutcome> {
         let (s, v) = reference.split_once('/')?;
-        self.stages
-            .iter()
-            .find(|x| x.id == s)?
-            .variants
-            .iter()
-            .find(|x| x.id == v)
+        self.stages.iter().find(|x| x.id == s)?.variants.iter().find(|x| x.id == v)
     }
 
     /// The configuration after the last stage.
@@ -109,10 +104,7 @@ pub fn run_status(study: &Study, key: &RunKey) -> Option<RunStatus> {
     let completed = run.block.metric("completed").unwrap_or(0.0) as u64;
     let failed = run.block.metric("failed").unwrap_or(0.0);
     if completed < expected || failed > 0.0 {
-        return Some(RunStatus::LostRequests {
-            completed,
-            expected: expected.max(completed),
-        });
+        return Some(RunStatus::LostRequests { completed, expected: expected.max(completed) });
     }
     Some(RunStatus::Ok)
 }
@@ -126,36 +118,18 @@ impl Registry {
     /// run of the identical configuration. The flag says whether it was reused.
     pub fn find(&self, study: &Study, point: &Point, profile: &str) -> Option<(RunKey, bool)> {
         let (stage, variant) = point.source.split_once('/')?;
-        let own = RunKey {
-            stage: stage.into(),
-            variant: variant.into(),
-            profile: profile.into(),
-        };
+        let own = RunKey { stage: stage.into(), variant: variant.into(), profile: profile.into() };
         if study.runs.contains_key(&own) {
             return Some((own, false));
         }
-        self.0
-            .get(&(point.config.identity(), profile.to_string()))
-            .map(|k| (k.clone(), true))
+        self.0.get(&(point.config.identity(), profile.to_string())).map(|k| (k.clone(), true))
     }
 }
 
 fn flags_of(study: &Study, engine: &str, v: &Variant) -> (Vec<String>, Vec<Flag>) {
-    let aliases = study
-        .engine(engine)
-        .map(|e| e.aliases.clone())
-        .unwrap_or_default();
-    let flags = v
-        .flags
-        .iter()
-        .filter_map(|f| Flag::parse(f.get_ref(), &aliases))
-        .collect();
-    let unset = v
-        .unset
-        .iter()
-        .filter_map(|f| Flag::parse(f.get_ref(), &aliases))
-        .map(|f| f.key)
-        .collect();
+    let aliases = study.engine(engine).map(|e| e.aliases.clone()).unwrap_or_default();
+    let flags = v.flags.iter().filter_map(|f| Flag::parse(f.get_ref(), &aliases)).collect();
+    let unset = v.unset.iter().filter_map(|f| Flag::parse(f.get_ref(), &aliases)).map(|f| f.key).collect();
     (unset, flags)
 }
 
@@ -172,12 +146,7 @@ pub fn resolve(study: &Study) -> Chain {
     // Both happen stage by stage, since a stage builds on the previous stage's winner.
     let mut registry = Registry::default();
     let mut stages: Vec<StageOutcome> = Vec::new();
-    let empty = Point {
-        source: String::new(),
-        config: Config::default(),
-        run: None,
-        value: None,
-    };
+    let empty = Point { source: String::new(), config: Config::default(), run: None, value: None };
     let mut current: Option<Point> = None;
     let value_of = |key: &RunKey| study.runs.get(key).and_then(|r| r.block.metric(objective));
 
@@ -185,17 +154,10 @@ pub fn resolve(study: &Study) -> Chain {
         let stage_id = stage.id.get_ref().clone();
         let resolve_ref = |name: &str, stages: &[StageOutcome]| -> Option<Point> {
             match name.split_once('/') {
-                Some((s, v)) => stages
-                    .iter()
-                    .find(|x| x.id == s)?
-                    .variants
-                    .iter()
-                    .find(|x| x.id == v)
-                    .map(|x| x.point.clone()),
-                None => stages
-                    .iter()
-                    .find(|x| x.id == name)
-                    .map(|x| x.after.clone()),
+                Some((s, v)) => {
+                    stages.iter().find(|x| x.id == s)?.variants.iter().find(|x| x.id == v).map(|x| x.point.clone())
+                }
+                None => stages.iter().find(|x| x.id == name).map(|x| x.after.clone()),
             }
         };
         let stage_base: Option<Point> = match &stage.base {
@@ -210,13 +172,16 @@ pub fn resolve(study: &Study) -> Chain {
                 None => stage_base.clone(),
             };
             let start = match (&base, &v.engine) {
-                (Some(b), Some(e))
-                    if !b.config.engine.is_empty() && b.config.engine != *e.get_ref() =>
-                {
-                    problems.push(study.diag_at(e, format!(
-                        "variant `{variant_id}` runs on `{}` but builds on `{}`, which runs on `{}`",
-                        e.get_ref(), b.source, b.config.engine
-                    )));
+                (Some(b), Some(e)) if !b.config.engine.is_empty() && b.config.engine != *e.get_ref() => {
+                    problems.push(study.diag_at(
+                        e,
+                        format!(
+                            "variant `{variant_id}` runs on `{}` but builds on `{}`, which runs on `{}`",
+                            e.get_ref(),
+                            b.source,
+                            b.config.engine
+                        ),
+                    ));
                     Config::new(e.get_ref())
                 }
                 (Some(b), _) => b.config.clone(),
@@ -226,42 +191,22 @@ pub fn resolve(study: &Study) -> Chain {
             let (unset, flags) = flags_of(study, &start.engine, v);
             let config = start.with(&unset, &flags, &v.env);
             let failed = v.failure.is_some();
-            let own = RunKey {
-                stage: stage_id.clone(),
-                variant: variant_id.clone(),
-                profile: target.to_string(),
-            };
+            let own = RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: target.to_string() };
             if failed && study.runs.contains_key(&own) {
-                problems.push(study.diag_at(
-                    &v.id,
-                    format!("variant `{variant_id}` has a `failure` and a run file; keep one"),
-                ));
+                problems.push(
+                    study.diag_at(&v.id, format!("variant `{variant_id}` has a `failure` and a run file; keep one")),
+                );
             }
             // Every stored run of this variant becomes reusable by identical configurations.
             for p in &spec.profiles {
-                let key = RunKey {
-                    stage: stage_id.clone(),
-                    variant: variant_id.clone(),
-                    profile: p.id.get_ref().clone(),
-                };
+                let key =
+                    RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: p.id.get_ref().clone() };
                 if study.runs.contains_key(&key) {
-                    registry
-                        .0
-                        .entry((config.identity(), key.profile.clone()))
-                        .or_insert(key);
+                    registry.0.entry((config.identity(), key.profile.clone())).or_insert(key);
                 }
             }
-            let mut point = Point {
-                source: format!("{stage_id}/{variant_id}"),
-                config,
-                run: None,
-                value: None,
-            };
-            let found = if failed {
-                None
-            } else {
-                registry.find(study, &point, target)
-            };
+            let mut point = Point { source: format!("{stage_id}/{variant_id}"), config, run: None, value: None };
+            let found = if failed { None } else { registry.find(study, &point, target) };
             if !failed && found.is_none() {
                 problems.push(study.diag_at(&v.id, format!(
                     "variant `{stage_id}/{variant_id}` has no run for profile `{target}`: expected {}/{}/{stage_id}/{variant_id}/{target}.txt",
@@ -300,12 +245,7 @@ pub fn resolve(study: &Study) -> Chain {
                 .unwrap_or_else(|| empty.clone())
         });
         let (adopted, overridden) = match &stage.adopt {
-            Some(a) => (
-                a.variant
-                    .as_ref()
-                    .and_then(|id| variants.iter().position(|x| x.id == *id.get_ref())),
-                true,
-            ),
+            Some(a) => (a.variant.as_ref().and_then(|id| variants.iter().position(|x| x.id == *id.get_ref())), true),
             None => {
                 let wins = best.filter(|&b| {
                     let v = &variants[b];
@@ -324,15 +264,7 @@ pub fn resolve(study: &Study) -> Chain {
         };
         let after = adopted.map_or_else(|| base.clone(), |i| variants[i].point.clone());
         current = Some(after.clone());
-        stages.push(StageOutcome {
-            id: stage_id,
-            base,
-            variants,
-            best,
-            adopted,
-            overridden,
-            after,
-        });
+        stages.push(StageOutcome { id: stage_id, base, variants, best, adopted, overridden, after });
     }
     let baseline = {
         let b = spec.baseline.get_ref();
@@ -343,12 +275,7 @@ pub fn resolve(study: &Study) -> Chain {
             .and_then(|x| x.variants.iter().find(|y| y.id == v))
             .map_or(empty, |x| x.point.clone())
     };
-    Chain {
-        stages,
-        baseline,
-        registry,
-        problems,
-    }
+    Chain { stages, baseline, registry, problems }
 }
 
 /// The metric `name` of the run `key`.

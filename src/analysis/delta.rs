@@ -53,13 +53,7 @@ impl Delta {
         } else {
             Trend::Higher
         };
-        Delta {
-            value,
-            reference,
-            diff,
-            percent: percent_change(value, reference),
-            trend,
-        }
+        Delta { value, reference, diff, percent: percent_change(value, reference), trend }
     }
 }
 

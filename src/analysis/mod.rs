@@ -61,16 +61,9 @@ impl Outcome {
             (None, None) => Outcome::Missing,
             (None, Some(RunStatus::Ok)) => Outcome::Ran,
             (None, Some(RunStatus::Incomplete)) => Outcome::Incomplete,
-            (
-                None,
-                Some(RunStatus::LostRequests {
-                    completed,
-                    expected,
-                }),
-            ) => Outcome::LostRequests {
-                completed,
-                expected,
-            },
+            (None, Some(RunStatus::LostRequests { completed, expected })) => {
+                Outcome::LostRequests { completed, expected }
+            }
         }
     }
 }
@@ -104,24 +97,15 @@ pub struct Comparison {
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Adoption {
     /// The best variant beat the base by more than the noise threshold.
-    Adopted {
-        variant: String,
-        gain_percent: Option<f64>,
-    },
+    Adopted { variant: String, gain_percent: Option<f64> },
     /// The best variant beat the base, but by no more than the noise threshold.
     WithinNoise { variant: String, gain_percent: f64 },
     /// The best variant is no better than the base.
-    NotBetter {
-        variant: String,
-        gain_percent: Option<f64>,
-    },
+    NotBetter { variant: String, gain_percent: Option<f64> },
     /// The best variant is the base's own configuration.
     BaseIsBest { variant: String },
     /// The study decided; `variant` is `None` when it adopted nothing.
-    Overridden {
-        variant: Option<String>,
-        gain_percent: Option<f64>,
-    },
+    Overridden { variant: Option<String>, gain_percent: Option<f64> },
     /// No variant ranks.
     NoResult,
 }
@@ -216,10 +200,7 @@ impl Analysis {
 
     /// The warnings about a run (`stage/variant/profile`).
     pub fn warnings_for(&self, run: &str) -> Vec<&Warning> {
-        self.warnings
-            .iter()
-            .filter(|w| w.runs().contains(&run))
-            .collect()
+        self.warnings.iter().filter(|w| w.runs().contains(&run)).collect()
     }
 }
 
@@ -236,12 +217,8 @@ fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
 /// The command of a configuration.
 pub fn command(study: &Study, source: &str, config: &Config) -> Command {
     let engine = study.engine(&config.engine);
-    let model = engine
-        .and_then(|e| e.model.clone())
-        .unwrap_or_else(|| study.spec.model.clone());
-    let launch = engine.map_or(String::new(), |e| {
-        e.command.get_ref().replace("{model}", &model)
-    });
+    let model = engine.and_then(|e| e.model.clone()).unwrap_or_else(|| study.spec.model.clone());
+    let launch = engine.map_or(String::new(), |e| e.command.get_ref().replace("{model}", &model));
     let mut env = engine.map(|e| e.env.clone()).unwrap_or_default();
     env.extend(config.env.clone());
     Command {
@@ -292,11 +269,7 @@ pub fn analyze(study: &Study) -> Analysis {
     let secondary = spec.secondary.get_ref().clone();
     let lower = chain::lower_is_better(&objective);
     let target = spec.target_profile.get_ref().clone();
-    let secondary_of = |p: &Point| {
-        p.run
-            .as_ref()
-            .and_then(|k| chain::metric(study, k, &secondary))
-    };
+    let secondary_of = |p: &Point| p.run.as_ref().and_then(|k| chain::metric(study, k, &secondary));
 
     let mut stages = Vec::new();
     let mut options = Vec::new();
@@ -314,12 +287,7 @@ pub fn analyze(study: &Study) -> Analysis {
                 measure: vo.point.run.as_ref().and_then(|k| measure(study, k)),
                 reused_from: vo
                     .reused
-                    .then(|| {
-                        vo.point
-                            .run
-                            .as_ref()
-                            .map(|k| format!("{}/{}", k.stage, k.variant))
-                    })
+                    .then(|| vo.point.run.as_ref().map(|k| format!("{}/{}", k.stage, k.variant)))
                     .flatten(),
             })
             .collect();
@@ -330,10 +298,7 @@ pub fn analyze(study: &Study) -> Analysis {
             let key = |v: &&VariantOutcome| v.point.value.unwrap_or(0.0);
             let by = |a: &&&VariantOutcome, b: &&&VariantOutcome| key(a).total_cmp(&key(b));
             let (hi, lo) = (ranked.iter().max_by(by), ranked.iter().min_by(by));
-            let (mut best, mut worst) = (
-                hi.copied().unwrap_or(ranked[0]),
-                lo.copied().unwrap_or(ranked[0]),
-            );
+            let (mut best, mut worst) = (hi.copied().unwrap_or(ranked[0]), lo.copied().unwrap_or(ranked[0]));
             if lower {
                 std::mem::swap(&mut best, &mut worst);
             }
@@ -341,18 +306,12 @@ pub fn analyze(study: &Study) -> Analysis {
                 best: best.id.clone(),
                 worst: worst.id.clone(),
                 objective: Delta::new(key(&best), key(&worst)),
-                secondary: secondary_of(&best.point)
-                    .zip(secondary_of(&worst.point))
-                    .map(|(a, b)| Delta::new(a, b)),
+                secondary: secondary_of(&best.point).zip(secondary_of(&worst.point)).map(|(a, b)| Delta::new(a, b)),
             }
         });
 
         let best = outcome.best.map(|i| &outcome.variants[i]);
-        let gain_of = |p: &Point| {
-            p.value
-                .zip(outcome.base.value)
-                .and_then(|(x, y)| delta::improvement(x, y, lower))
-        };
+        let gain_of = |p: &Point| p.value.zip(outcome.base.value).and_then(|(x, y)| delta::improvement(x, y, lower));
         let adoption = match (outcome.overridden, outcome.adopted, best) {
             (true, adopted, _) => Adoption::Overridden {
                 variant: adopted.map(|i| outcome.variants[i].id.clone()),
@@ -363,22 +322,12 @@ pub fn analyze(study: &Study) -> Analysis {
                 gain_percent: gain_of(&outcome.variants[i].point),
             },
             (false, None, None) => Adoption::NoResult,
-            (false, None, Some(b))
-                if b.point.config.identity() == outcome.base.config.identity() =>
-            {
-                Adoption::BaseIsBest {
-                    variant: b.id.clone(),
-                }
+            (false, None, Some(b)) if b.point.config.identity() == outcome.base.config.identity() => {
+                Adoption::BaseIsBest { variant: b.id.clone() }
             }
             (false, None, Some(b)) => match gain_of(&b.point) {
-                Some(g) if g > 0.0 => Adoption::WithinNoise {
-                    variant: b.id.clone(),
-                    gain_percent: g,
-                },
-                g => Adoption::NotBetter {
-                    variant: b.id.clone(),
-                    gain_percent: g,
-                },
+                Some(g) if g > 0.0 => Adoption::WithinNoise { variant: b.id.clone(), gain_percent: g },
+                g => Adoption::NotBetter { variant: b.id.clone(), gain_percent: g },
             },
         };
         let excluded = stage_spec.exclude_from_command.is_some();
@@ -392,9 +341,7 @@ pub fn analyze(study: &Study) -> Analysis {
                 .and_then(|b| b.point.value)
                 .zip(chain.baseline.value)
                 .and_then(|(x, y)| delta::improvement(x, y, lower)),
-            step: outcome
-                .adopted
-                .and_then(|i| gain_of(&outcome.variants[i].point)),
+            step: outcome.adopted.and_then(|i| gain_of(&outcome.variants[i].point)),
         });
         stages.push(StageAnalysis {
             id: outcome.id.clone(),
@@ -409,19 +356,11 @@ pub fn analyze(study: &Study) -> Analysis {
         });
     }
 
-    let excluded_stages: Vec<String> = spec
-        .stages
-        .iter()
-        .filter(|s| s.exclude_from_command.is_some())
-        .map(|s| s.id.get_ref().clone())
-        .collect();
+    let excluded_stages: Vec<String> =
+        spec.stages.iter().filter(|s| s.exclude_from_command.is_some()).map(|s| s.id.get_ref().clone()).collect();
     let last = chain.last();
-    let measure_on = |p: &Point, profile: &str| {
-        chain
-            .registry
-            .find(study, p, profile)
-            .and_then(|(k, _)| measure(study, &k))
-    };
+    let measure_on =
+        |p: &Point, profile: &str| chain.registry.find(study, p, profile).and_then(|(k, _)| measure(study, &k));
     let scenarios = study
         .compare_profiles()
         .into_iter()
@@ -429,12 +368,8 @@ pub fn analyze(study: &Study) -> Analysis {
             let id = profile.id.get_ref().clone();
             let baseline = measure_on(&chain.baseline, &id);
             let optimized = measure_on(last, &id);
-            let pair = |f: fn(&Measure) -> Option<f64>| {
-                baseline
-                    .as_ref()
-                    .and_then(f)
-                    .zip(optimized.as_ref().and_then(f))
-            };
+            let pair =
+                |f: fn(&Measure) -> Option<f64>| baseline.as_ref().and_then(f).zip(optimized.as_ref().and_then(f));
             let change = pair(|m| m.value).and_then(|(b, o)| delta::improvement(o, b, lower));
             Scenario {
                 target: id == target,
@@ -447,10 +382,7 @@ pub fn analyze(study: &Study) -> Analysis {
             }
         })
         .collect();
-    let total_gain = last
-        .value
-        .zip(chain.baseline.value)
-        .and_then(|(x, y)| delta::improvement(x, y, lower));
+    let total_gain = last.value.zip(chain.baseline.value).and_then(|(x, y)| delta::improvement(x, y, lower));
 
     Analysis {
         study: study.id.clone(),
@@ -480,14 +412,10 @@ fn engine_ranking(
     outcome: &StageOutcome,
     lower: bool,
 ) -> Option<Vec<Rank>> {
-    let engines: Vec<&str> = stage
-        .variants
-        .iter()
-        .filter_map(|v| v.engine.as_ref().map(|e| e.get_ref().as_str()))
-        .collect();
+    let engines: Vec<&str> =
+        stage.variants.iter().filter_map(|v| v.engine.as_ref().map(|e| e.get_ref().as_str())).collect();
     let distinct: std::collections::BTreeSet<&str> = engines.iter().copied().collect();
-    if engines.len() != stage.variants.len() || distinct.len() != engines.len() || engines.len() < 2
-    {
+    if engines.len() != stage.variants.len() || distinct.len() != engines.len() || engines.len() < 2 {
         return None;
     }
     let mut ranks: Vec<Rank> = stage
@@ -497,11 +425,7 @@ fn engine_ranking(
         .map(|(vs, vo)| Rank {
             engine: vo.point.config.engine.clone(),
             variant: Some(vo.id.clone()),
-            value: if vs.failure.is_some() {
-                None
-            } else {
-                vo.point.value
-            },
+            value: if vs.failure.is_some() { None } else { vo.point.value },
             outcome: Outcome::of(vs, vo),
         })
         .collect();
@@ -531,10 +455,7 @@ pub fn check(study: &Study) -> Vec<Diagnostic> {
     let chain = resolve(study);
     let mut out = chain.problems.clone();
     let last = chain.last();
-    for (what, point) in [
-        ("baseline", &chain.baseline),
-        ("optimized configuration", last),
-    ] {
+    for (what, point) in [("baseline", &chain.baseline), ("optimized configuration", last)] {
         for profile in study.compare_profiles() {
             let id = profile.id.get_ref();
             if point.source.is_empty() || chain.registry.find(study, point, id).is_some() {
@@ -542,10 +463,7 @@ pub fn check(study: &Study) -> Vec<Diagnostic> {
             }
             out.push(study.diag_at(
                 &profile.id,
-                format!(
-                    "the {what} (`{}`) has no run for compared profile `{id}`",
-                    point.source
-                ),
+                format!("the {what} (`{}`) has no run for compared profile `{id}`", point.source),
             ));
         }
     }
@@ -566,12 +484,7 @@ pub fn warning_diagnostics(study: &Study, analysis: &Analysis) -> Vec<Diagnostic
                 profile: parts.next().unwrap_or_default().to_string(),
             };
             if let Some(run) = study.runs.get(&key) {
-                out.push(Diagnostic::new(
-                    &run.path,
-                    run.block.line,
-                    1,
-                    format!("warning: {}", describe(w)),
-                ));
+                out.push(Diagnostic::new(&run.path, run.block.line, 1, format!("warning: {}", describe(w))));
             }
         }
     }
@@ -581,28 +494,14 @@ pub fn warning_diagnostics(study: &Study, analysis: &Analysis) -> Vec<Diagnostic
 /// A plain-English line for a warning, for the terminal.
 pub fn describe(w: &Warning) -> String {
     match w {
-        Warning::LostRequests {
-            completed,
-            expected,
-            ..
-        } => {
-            format!(
-                "only {completed} of {expected} requests completed; its throughput is not comparable"
-            )
+        Warning::LostRequests { completed, expected, .. } => {
+            format!("only {completed} of {expected} requests completed; its throughput is not comparable")
         }
         Warning::Incomplete { .. } => "the block is cut off; the run does not rank".to_string(),
-        Warning::Noisy {
-            runs,
-            values,
-            spread_percent,
-        } => format!(
+        Warning::Noisy { runs, values, spread_percent } => format!(
             "the same configuration measured {} times ({}) is {spread_percent:.2}% apart, beyond the noise threshold",
             values.len(),
-            runs.iter()
-                .zip(values)
-                .map(|(r, v)| format!("{r}: {v:.2}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            runs.iter().zip(values).map(|(r, v)| format!("{r}: {v:.2}")).collect::<Vec<_>>().join(", ")
         ),
         Warning::ImplausiblePeak { peak, ceiling, .. } => format!(
             "peak output throughput {peak:.2} tok/s is more than {}× the {ceiling:.2} tok/s its concurrency could stream",
@@ -611,9 +510,7 @@ pub fn describe(w: &Warning) -> String {
         Warning::ZeroLatency { metric, .. } => {
             format!("`{metric}` is 0.00 although the run produced tokens")
         }
-        Warning::RequestCount {
-            counted, expected, ..
-        } => {
+        Warning::RequestCount { counted, expected, .. } => {
             format!("the block counts {counted} requests; the profile sends {expected}")
         }
     }

@@ -14,9 +14,7 @@ pub const PEAK_FACTOR: f64 = 2.0;
 /// The most tokens a second a run could stream: its peak concurrency times one token per
 /// inter-token latency (the smaller of mean and median ITL, to stay generous).
 pub fn stream_ceiling(b: &crate::parse::Block) -> Option<f64> {
-    let concurrency = b
-        .metric("max_concurrent_requests")
-        .or_else(|| b.metric("max_concurrency"))?;
+    let concurrency = b.metric("max_concurrent_requests").or_else(|| b.metric("max_concurrency"))?;
     let itl = match (b.metric("mean_itl_ms"), b.metric("median_itl_ms")) {
         (Some(a), Some(m)) => a.min(m),
         (a, m) => a.or(m)?,
@@ -30,33 +28,17 @@ pub fn stream_ceiling(b: &crate::parse::Block) -> Option<f64> {
 #[non_exhaustive]
 pub enum Warning {
     /// Fewer requests completed than the profile sent.
-    LostRequests {
-        run: String,
-        completed: u64,
-        expected: u64,
-    },
+    LostRequests { run: String, completed: u64, expected: u64 },
     /// The block was cut off before its closing line.
     Incomplete { run: String },
     /// The same configuration measured more than once, further apart than the noise threshold.
-    Noisy {
-        runs: Vec<String>,
-        values: Vec<f64>,
-        spread_percent: f64,
-    },
+    Noisy { runs: Vec<String>, values: Vec<f64>, spread_percent: f64 },
     /// Peak output throughput far above what the run's concurrency could stream.
-    ImplausiblePeak {
-        run: String,
-        peak: f64,
-        ceiling: f64,
-    },
+    ImplausiblePeak { run: String, peak: f64, ceiling: f64 },
     /// A mean or median TPOT or ITL of zero in a run that produced tokens after the first.
     ZeroLatency { run: String, metric: String },
     /// The block's request count does not match the profile's.
-    RequestCount {
-        run: String,
-        counted: u64,
-        expected: u64,
-    },
+    RequestCount { run: String, counted: u64, expected: u64 },
 }
 
 impl Warning {
@@ -86,56 +68,30 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
         let b = &run.block;
         match run_status(study, key) {
             Some(RunStatus::Incomplete) => out.push(Warning::Incomplete { run: name.clone() }),
-            Some(RunStatus::LostRequests {
-                completed,
-                expected,
-            }) => out.push(Warning::LostRequests {
-                run: name.clone(),
-                completed,
-                expected,
-            }),
+            Some(RunStatus::LostRequests { completed, expected }) => {
+                out.push(Warning::LostRequests { run: name.clone(), completed, expected })
+            }
             _ => {}
         }
-        if let (Some(peak), Some(ceiling)) =
-            (b.metric("max_output_tokens_per_s"), stream_ceiling(b))
+        if let (Some(peak), Some(ceiling)) = (b.metric("max_output_tokens_per_s"), stream_ceiling(b))
             && peak > PEAK_FACTOR * ceiling
         {
-            out.push(Warning::ImplausiblePeak {
-                run: name.clone(),
-                peak,
-                ceiling,
-            });
+            out.push(Warning::ImplausiblePeak { run: name.clone(), peak, ceiling });
         }
         let completed = b.metric("completed").unwrap_or(0.0);
-        let produced_more_than_first = b
-            .metric("total_output_tokens")
-            .is_some_and(|t| t > completed);
+        let produced_more_than_first = b.metric("total_output_tokens").is_some_and(|t| t > completed);
         if produced_more_than_first {
-            for metric in [
-                "mean_tpot_ms",
-                "median_tpot_ms",
-                "mean_itl_ms",
-                "median_itl_ms",
-            ] {
+            for metric in ["mean_tpot_ms", "median_tpot_ms", "mean_itl_ms", "median_itl_ms"] {
                 if b.metric(metric) == Some(0.0) {
-                    out.push(Warning::ZeroLatency {
-                        run: name.clone(),
-                        metric: metric.to_string(),
-                    });
+                    out.push(Warning::ZeroLatency { run: name.clone(), metric: metric.to_string() });
                 }
             }
         }
         if let Some(profile) = study.profile(&key.profile) {
             let counted = completed as u64 + b.metric("failed").unwrap_or(0.0) as u64;
             let has_failed_line = b.metric("failed").is_some();
-            if counted > profile.total_requests
-                || (has_failed_line && counted != profile.total_requests)
-            {
-                out.push(Warning::RequestCount {
-                    run: name,
-                    counted,
-                    expected: profile.total_requests,
-                });
+            if counted > profile.total_requests || (has_failed_line && counted != profile.total_requests) {
+                out.push(Warning::RequestCount { run: name, counted, expected: profile.total_requests });
             }
         }
     }
@@ -151,16 +107,10 @@ fn noisy(study: &Study, chain: &Chain) -> Vec<Warning> {
     for stage in &chain.stages {
         for v in &stage.variants {
             for profile in &study.spec.profiles {
-                let key = RunKey {
-                    stage: stage.id.clone(),
-                    variant: v.id.clone(),
-                    profile: profile.id.get_ref().clone(),
-                };
+                let key =
+                    RunKey { stage: stage.id.clone(), variant: v.id.clone(), profile: profile.id.get_ref().clone() };
                 if let Some(x) = study.runs.get(&key).and_then(|r| r.block.metric(objective)) {
-                    groups
-                        .entry((v.point.config.identity(), key.profile.clone()))
-                        .or_default()
-                        .push((key, x));
+                    groups.entry((v.point.config.identity(), key.profile.clone())).or_default().push((key, x));
                 }
             }
         }

@@ -33,9 +33,5 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
             eprintln!("{}: ok", dir.display());
         }
     }
-    Ok(if problems == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(if problems == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -97,19 +97,10 @@ pub fn main() -> ExitCode {
         Command::Parse { files } => parse::run(&files),
         Command::Check { studies, results } => check::run(&studies, &results),
         Command::Analyze { study, results } => analyze::run(&study, &results),
-        Command::Report {
-            study,
-            locale,
-            flavor,
-            results,
-            templates,
-        } => report::run(&study, &locale, flavor, &results, &templates),
-        Command::Build {
-            results,
-            out,
-            templates,
-            flavor,
-        } => build::run(&results, &out, &templates, flavor),
+        Command::Report { study, locale, flavor, results, templates } => {
+            report::run(&study, &locale, flavor, &results, &templates)
+        }
+        Command::Build { results, out, templates, flavor } => build::run(&results, &out, &templates, flavor),
     };
     match result {
         Ok(code) => code,
@@ -130,10 +121,7 @@ pub(crate) fn renderer(templates: &std::path::Path) -> anyhow::Result<crate::ren
 }
 
 /// Loads one study named on the command line; its problems become the error.
-pub(crate) fn load_study(
-    name: &str,
-    results: &std::path::Path,
-) -> anyhow::Result<crate::study::Study> {
+pub(crate) fn load_study(name: &str, results: &std::path::Path) -> anyhow::Result<crate::study::Study> {
     let dirs = study_dirs(&[name.to_string()], results)?;
     let dir = &dirs[0];
     let study = crate::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
@@ -145,10 +133,7 @@ pub(crate) fn load_study(
 }
 
 /// The study folders named on the command line (a path, or an id under `results`), or all.
-pub(crate) fn study_dirs(
-    names: &[String],
-    results: &std::path::Path,
-) -> anyhow::Result<Vec<PathBuf>> {
+pub(crate) fn study_dirs(names: &[String], results: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
     use anyhow::Context;
     if names.is_empty() {
         return crate::study::discover(results)

@@ -40,13 +40,7 @@ pub fn run(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let out: Vec<Found> = found
-        .iter()
-        .map(|(file, block)| Found {
-            file: file.clone(),
-            block,
-        })
-        .collect();
+    let out: Vec<Found> = found.iter().map(|(file, block)| Found { file: file.clone(), block }).collect();
     let mut stdout = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut stdout, &out)?;
     writeln!(stdout)?;

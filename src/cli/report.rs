@@ -5,17 +5,12 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run(
-    name: &str,
-    locale: &str,
-    flavor: Flavor,
-    results: &Path,
-    templates: &Path,
-) -> anyhow::Result<ExitCode> {
+pub fn run(name: &str, locale: &str, flavor: Flavor, results: &Path, templates: &Path) -> anyhow::Result<ExitCode> {
     let renderer = super::renderer(templates)?;
     let study = super::load_study(name, results)?;
     let analysis = crate::analysis::analyze(&study);
-    let page = renderer.page(&study, &analysis, locale, flavor)?;
+    let links = crate::render::Links::markdown(&study.id);
+    let page = renderer.page(&study, &analysis, locale, flavor, &links)?;
     std::io::stdout().lock().write_all(page.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

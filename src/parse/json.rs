@@ -6,20 +6,12 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 fn json_error(e: &serde_json::Error, line_offset: usize) -> ParseError {
-    ParseError::new(
-        e.line() + line_offset,
-        e.column(),
-        format!("invalid JSON: {e}"),
-    )
+    ParseError::new(e.line() + line_offset, e.column(), format!("invalid JSON: {e}"))
 }
 
 /// 1-based line of byte `offset` in `text`.
 fn line_at(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
 pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
@@ -64,25 +56,12 @@ fn raw_text(v: &Value) -> String {
 /// One vLLM or SGLang result object.
 fn result_object(doc: &Value, line: usize) -> Result<Block, ParseError> {
     let Some(obj) = doc.as_object() else {
-        return Err(ParseError::new(
-            line,
-            1,
-            "expected a JSON object holding a benchmark result",
-        ));
+        return Err(ParseError::new(line, 1, "expected a JSON object holding a benchmark result"));
     };
-    let sglang = [
-        "total_throughput",
-        "dataset_name",
-        "random_input_len",
-        "mean_e2e_latency_ms",
-    ]
-    .iter()
-    .any(|k| obj.contains_key(*k));
-    let format = if sglang {
-        Format::SglangJsonl
-    } else {
-        Format::VllmJson
-    };
+    let sglang = ["total_throughput", "dataset_name", "random_input_len", "mean_e2e_latency_ms"]
+        .iter()
+        .any(|k| obj.contains_key(*k));
+    let format = if sglang { Format::SglangJsonl } else { Format::VllmJson };
     let mut block = Block::new(line, format);
     block.complete = true;
     for (key, value) in obj {
@@ -93,9 +72,7 @@ fn result_object(doc: &Value, line: usize) -> Result<Block, ParseError> {
         }
         block.raw.push(key.clone(), raw_text(value));
     }
-    if !block.metrics.contains_key("completed")
-        && !block.metrics.contains_key(names::TOTAL_TOKEN_THROUGHPUT)
-    {
+    if !block.metrics.contains_key("completed") && !block.metrics.contains_key(names::TOTAL_TOKEN_THROUGHPUT) {
         return Err(ParseError::new(
             line,
             1,
@@ -130,11 +107,7 @@ fn dist<'a>(metrics: &'a Value, name: &str) -> Option<&'a Value> {
 
 fn guidellm_benchmark(bench: &Value, line: usize) -> Result<Block, ParseError> {
     let Some(metrics) = bench.get("metrics") else {
-        return Err(ParseError::new(
-            line,
-            1,
-            "guidellm benchmark has no `metrics`",
-        ));
+        return Err(ParseError::new(line, 1, "guidellm benchmark has no `metrics`"));
     };
     let mut block = Block::new(line, Format::GuidellmJson);
     let mut put = |name: String, value: Option<f64>, raw: &mut Raw| {
@@ -144,25 +117,11 @@ fn guidellm_benchmark(bench: &Value, line: usize) -> Result<Block, ParseError> {
         }
     };
     let mut raw = Raw::default();
-    let totals = bench
-        .get("request_totals")
-        .or_else(|| metrics.get("request_totals"));
+    let totals = bench.get("request_totals").or_else(|| metrics.get("request_totals"));
     if let Some(t) = totals {
-        put(
-            "completed".into(),
-            t.get("successful").and_then(Value::as_f64),
-            &mut raw,
-        );
-        put(
-            "failed".into(),
-            t.get("errored").and_then(Value::as_f64),
-            &mut raw,
-        );
-        put(
-            "num_prompts".into(),
-            t.get("total").and_then(Value::as_f64),
-            &mut raw,
-        );
+        put("completed".into(), t.get("successful").and_then(Value::as_f64), &mut raw);
+        put("failed".into(), t.get("errored").and_then(Value::as_f64), &mut raw);
+        put("num_prompts".into(), t.get("total").and_then(Value::as_f64), &mut raw);
         if let Some(n) = t.get("incomplete") {
             raw.push("incomplete".into(), raw_text(n));
         }
@@ -172,51 +131,15 @@ fn guidellm_benchmark(bench: &Value, line: usize) -> Result<Block, ParseError> {
         .and_then(Value::as_f64)
         .or_else(|| Some(bench.get("end_time")?.as_f64()? - bench.get("start_time")?.as_f64()?));
     put("duration".into(), duration, &mut raw);
-    let field = |name: &str, stat: &str| {
-        dist(metrics, name)
-            .and_then(|d| d.get(stat))
-            .and_then(Value::as_f64)
-    };
-    put(
-        "request_throughput".into(),
-        field("requests_per_second", "mean"),
-        &mut raw,
-    );
-    put(
-        "output_throughput".into(),
-        field("output_tokens_per_second", "mean"),
-        &mut raw,
-    );
-    put(
-        "max_output_tokens_per_s".into(),
-        field("output_tokens_per_second", "max"),
-        &mut raw,
-    );
-    put(
-        "total_token_throughput".into(),
-        field("tokens_per_second", "mean"),
-        &mut raw,
-    );
-    put(
-        "concurrency".into(),
-        field("request_concurrency", "mean"),
-        &mut raw,
-    );
-    put(
-        "max_concurrent_requests".into(),
-        field("request_concurrency", "max"),
-        &mut raw,
-    );
-    put(
-        "total_input_tokens".into(),
-        field("prompt_token_count", "total_sum"),
-        &mut raw,
-    );
-    put(
-        "total_output_tokens".into(),
-        field("output_token_count", "total_sum"),
-        &mut raw,
-    );
+    let field = |name: &str, stat: &str| dist(metrics, name).and_then(|d| d.get(stat)).and_then(Value::as_f64);
+    put("request_throughput".into(), field("requests_per_second", "mean"), &mut raw);
+    put("output_throughput".into(), field("output_tokens_per_second", "mean"), &mut raw);
+    put("max_output_tokens_per_s".into(), field("output_tokens_per_second", "max"), &mut raw);
+    put("total_token_throughput".into(), field("tokens_per_second", "mean"), &mut raw);
+    put("concurrency".into(), field("request_concurrency", "mean"), &mut raw);
+    put("max_concurrent_requests".into(), field("request_concurrency", "max"), &mut raw);
+    put("total_input_tokens".into(), field("prompt_token_count", "total_sum"), &mut raw);
+    put("total_output_tokens".into(), field("output_token_count", "total_sum"), &mut raw);
     for (source, metric, scale) in [
         ("request_latency", "e2el", 1000.0),
         ("time_to_first_token_ms", "ttft", 1.0),
@@ -228,11 +151,7 @@ fn guidellm_benchmark(bench: &Value, line: usize) -> Result<Block, ParseError> {
         };
         for stat in ["mean", "median", "std_dev", "max", "min"] {
             let short = if stat == "std_dev" { "std" } else { stat };
-            put(
-                format!("{short}_{metric}_ms"),
-                d.get(stat).and_then(Value::as_f64).map(|x| x * scale),
-                &mut raw,
-            );
+            put(format!("{short}_{metric}_ms"), d.get(stat).and_then(Value::as_f64).map(|x| x * scale), &mut raw);
         }
         if let Some(Value::Object(ps)) = d.get("percentiles") {
             for (p, v) in ps {
@@ -243,16 +162,10 @@ fn guidellm_benchmark(bench: &Value, line: usize) -> Result<Block, ParseError> {
                     "001" => "p0.1".to_string(),
                     d => format!(
                         "p{}",
-                        d.trim_start_matches('0')
-                            .parse::<f64>()
-                            .map_or(d.to_string(), |x| x.to_string())
+                        d.trim_start_matches('0').parse::<f64>().map_or(d.to_string(), |x| x.to_string())
                     ),
                 };
-                put(
-                    format!("{p}_{metric}_ms"),
-                    v.as_f64().map(|x| x * scale),
-                    &mut raw,
-                );
+                put(format!("{p}_{metric}_ms"), v.as_f64().map(|x| x * scale), &mut raw);
             }
         }
     }

@@ -75,10 +75,7 @@ impl Raw {
 
     /// The value text printed for `label`.
     pub fn get(&self, label: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(k, _)| k == label)
-            .map(|(_, v)| v.as_str())
+        self.0.iter().find(|(k, _)| k == label).map(|(_, v)| v.as_str())
     }
 }
 
@@ -113,14 +110,7 @@ pub struct Block {
 
 impl Block {
     fn new(line: usize, format: Format) -> Block {
-        Block {
-            line,
-            format,
-            complete: false,
-            metrics: BTreeMap::new(),
-            raw: Raw::default(),
-            remarks: Vec::new(),
-        }
+        Block { line, format, complete: false, metrics: BTreeMap::new(), raw: Raw::default(), remarks: Vec::new() }
     }
 
     /// The value of a canonical metric.
@@ -140,22 +130,14 @@ pub struct ParseError {
 
 impl ParseError {
     fn new(line: usize, col: usize, message: impl Into<String>) -> ParseError {
-        ParseError {
-            line,
-            col,
-            message: message.into(),
-        }
+        ParseError { line, col, message: message.into() }
     }
 }
 
 /// Reads every benchmark result in `text`. An input holding no result is an error.
 pub fn parse_str(text: &str) -> Result<Vec<Block>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut blocks = if text.trim_start().starts_with('{') {
-        json::parse(text)?
-    } else {
-        text::parse(text)?
-    };
+    let mut blocks = if text.trim_start().starts_with('{') { json::parse(text)? } else { text::parse(text)? };
     for b in &mut blocks {
         b.raw.rename_repeats();
     }
@@ -174,18 +156,7 @@ fn is_placeholder(value: &str) -> bool {
     let v = value.trim().to_ascii_lowercase();
     matches!(
         v.as_str(),
-        "inf"
-            | "+inf"
-            | "-inf"
-            | "infinity"
-            | "nan"
-            | "not set"
-            | "n/a"
-            | "na"
-            | "none"
-            | "trace"
-            | ""
-            | "-"
+        "inf" | "+inf" | "-inf" | "infinity" | "nan" | "not set" | "n/a" | "na" | "none" | "trace" | "" | "-"
     )
 }
 

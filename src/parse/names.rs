@@ -43,9 +43,7 @@ fn latency_stat_parts(name: &str) -> Option<(&str, &str)> {
     let body = name.strip_suffix("_ms")?;
     let (stat, metric) = body.split_once('_')?;
     let stat_ok = matches!(stat, "mean" | "median" | "std" | "max" | "min")
-        || stat
-            .strip_prefix('p')
-            .is_some_and(|p| !p.is_empty() && p.parse::<f64>().is_ok());
+        || stat.strip_prefix('p').is_some_and(|p| !p.is_empty() && p.parse::<f64>().is_ok());
     let metric_ok = matches!(metric, "ttft" | "tpot" | "itl" | "e2el");
     (stat_ok && metric_ok).then_some((stat, metric))
 }
@@ -65,9 +63,7 @@ pub fn text_label(label: &str, plain_section: bool) -> Option<(String, f64)> {
         "Successful requests" => "completed",
         "Failed requests" | "Total failed requests" => "failed",
         "Total requests" => "num_prompts",
-        "Maximum request concurrency" | "Max request concurrency" | "Max reqeuest concurrency" => {
-            "max_concurrency"
-        }
+        "Maximum request concurrency" | "Max request concurrency" | "Max reqeuest concurrency" => "max_concurrency",
         "Request rate configured (RPS)" | "Traffic request rate" => "request_rate",
         "Burstiness factor" => "burstiness",
         "Benchmark duration (s)" => "duration",
@@ -80,9 +76,9 @@ pub fn text_label(label: &str, plain_section: bool) -> Option<(String, f64)> {
         "Output token throughput (tok/s)" => "output_throughput",
         "Peak output token throughput (tok/s)" => "max_output_tokens_per_s",
         "Peak concurrent requests" => "max_concurrent_requests",
-        "Total Token throughput (tok/s)"
-        | "Total token throughput (tok/s)"
-        | "Total throughput (tok/s)" => "total_token_throughput",
+        "Total Token throughput (tok/s)" | "Total token throughput (tok/s)" | "Total throughput (tok/s)" => {
+            "total_token_throughput"
+        }
         "User throughput (tok/s)" => "user_throughput",
         "Concurrency" => "concurrency",
         "Accept length" => "accept_length",
@@ -143,58 +139,28 @@ mod tests {
 
     #[test]
     fn latency_labels_map_to_milliseconds() {
-        assert_eq!(
-            text_label("Mean TTFT (ms)", true),
-            Some(("mean_ttft_ms".into(), 1.0))
-        );
-        assert_eq!(
-            text_label("P99.9 ITL (ms)", true),
-            Some(("p99.9_itl_ms".into(), 1.0))
-        );
-        assert_eq!(
-            text_label("Mean Latency(s)", true),
-            Some(("mean_e2el_ms".into(), 1000.0))
-        );
-        assert_eq!(
-            text_label("Median E2E Latency (ms)", true),
-            Some(("median_e2el_ms".into(), 1.0))
-        );
-        assert!(section_renames_latencies(
-            "Queue-inclusive End-to-end Latency"
-        ));
+        assert_eq!(text_label("Mean TTFT (ms)", true), Some(("mean_ttft_ms".into(), 1.0)));
+        assert_eq!(text_label("P99.9 ITL (ms)", true), Some(("p99.9_itl_ms".into(), 1.0)));
+        assert_eq!(text_label("Mean Latency(s)", true), Some(("mean_e2el_ms".into(), 1000.0)));
+        assert_eq!(text_label("Median E2E Latency (ms)", true), Some(("median_e2el_ms".into(), 1.0)));
+        assert!(section_renames_latencies("Queue-inclusive End-to-end Latency"));
         assert_eq!(text_label("Mean E2EL (ms)", false), None);
         assert_eq!(text_label("Mean Client Queue Time (ms)", true), None);
     }
 
     #[test]
     fn throughput_spellings_agree() {
-        for label in [
-            "Total Token throughput (tok/s)",
-            "Total token throughput (tok/s)",
-            "Total throughput (tok/s)",
-        ] {
+        for label in ["Total Token throughput (tok/s)", "Total token throughput (tok/s)", "Total throughput (tok/s)"] {
             assert_eq!(text_label(label, true).unwrap().0, TOTAL_TOKEN_THROUGHPUT);
         }
-        assert_eq!(
-            text_label("Max reqeuest concurrency", true).unwrap().0,
-            "max_concurrency"
-        );
+        assert_eq!(text_label("Max reqeuest concurrency", true).unwrap().0, "max_concurrency");
     }
 
     #[test]
     fn json_keys() {
-        assert_eq!(
-            json_key("request_goodput:").as_deref(),
-            Some("request_goodput")
-        );
-        assert_eq!(
-            json_key("p99_e2e_latency_ms").as_deref(),
-            Some("p99_e2el_ms")
-        );
-        assert_eq!(
-            json_key("total_throughput").as_deref(),
-            Some("total_token_throughput")
-        );
+        assert_eq!(json_key("request_goodput:").as_deref(), Some("request_goodput"));
+        assert_eq!(json_key("p99_e2e_latency_ms").as_deref(), Some("p99_e2el_ms"));
+        assert_eq!(json_key("total_throughput").as_deref(), Some("total_token_throughput"));
         assert_eq!(json_key("date"), None);
         assert!(is_canonical("p99.9_ttft_ms"));
         assert!(!is_canonical("p_ttft_ms"));

@@ -3,11 +3,7 @@
 use super::{Block, Format, ParseError, is_placeholder, names, number};
 
 /// Lines that vLLM prints before a block and that describe it.
-const CONTEXT_LABELS: &[&str] = &[
-    "Traffic request rate",
-    "Burstiness factor",
-    "Maximum request concurrency",
-];
+const CONTEXT_LABELS: &[&str] = &["Traffic request rate", "Burstiness factor", "Maximum request concurrency"];
 
 /// Labels that announce a SGLang, TensorRT-LLM or GPUStack block.
 fn dialect_of(label: &str, section: &str) -> Option<Format> {
@@ -28,9 +24,7 @@ fn dialect_of(label: &str, section: &str) -> Option<Format> {
         | "Mean Request AR"
         | "Median Request AR" => Some(Format::Trtllm),
         _ if label.ends_with("Latency(s)") && section == "Latency" => Some(Format::Gpustack),
-        _ if section == "End-to-End Latency" || section == "Inter-Token Latency" => {
-            Some(Format::Sglang)
-        }
+        _ if section == "End-to-End Latency" || section == "Inter-Token Latency" => Some(Format::Sglang),
         _ => None,
     }
 }
@@ -110,11 +104,7 @@ impl Builder {
                 }
                 None if is_placeholder(value) => {}
                 None => {
-                    return Err(ParseError::new(
-                        ln,
-                        col,
-                        format!("`{label}` should be a number, found `{value}`"),
-                    ));
+                    return Err(ParseError::new(ln, col, format!("`{label}` should be a number, found `{value}`")));
                 }
             }
         }
@@ -126,9 +116,7 @@ impl Builder {
         self.block.complete = complete;
         self.block.format = self.dialect.unwrap_or(Format::Vllm);
         if !complete {
-            self.block
-                .remarks
-                .push("cut off before the closing line".to_string());
+            self.block.remarks.push("cut off before the closing line".to_string());
         }
         self.block
     }
@@ -227,8 +215,7 @@ pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
         }
         let t = line.trim();
         if let Some(block) = legacy.as_mut() {
-            let known =
-                label_value(t).is_some_and(|(l, v)| l != "Total time" && legacy_field(block, l, v));
+            let known = label_value(t).is_some_and(|(l, v)| l != "Total time" && legacy_field(block, l, v));
             if known {
                 continue;
             }

@@ -8,10 +8,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The catalogs built into the binary; a `templates/i18n/` folder adds or replaces them.
-pub const BUILT_IN: &[(&str, &str)] = &[
-    ("en", include_str!("../../templates/i18n/en.ftl")),
-    ("tr", include_str!("../../templates/i18n/tr.ftl")),
-];
+pub const BUILT_IN: &[(&str, &str)] =
+    &[("en", include_str!("../../templates/i18n/en.ftl")), ("tr", include_str!("../../templates/i18n/tr.ftl"))];
 
 /// The locale whose catalog defines the keys every other must have.
 pub const SOURCE_LOCALE: &str = "en";
@@ -22,20 +20,13 @@ pub enum I18nError {
     #[error("catalog `{locale}` has no message `{key}`")]
     MissingKey { locale: String, key: String },
     #[error("catalog `{locale}`: message `{key}`: {message}")]
-    Format {
-        locale: String,
-        key: String,
-        message: String,
-    },
+    Format { locale: String, key: String, message: String },
     #[error("no catalog for locale `{0}` (add templates/i18n/{0}.ftl)")]
     NoLocale(String),
     #[error("{0}")]
     Syntax(Diagnostic),
     #[error("cannot read '{path}': {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
 }
 
 /// One language's messages.
@@ -49,9 +40,7 @@ pub struct Catalog {
 
 impl std::fmt::Debug for Catalog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Catalog")
-            .field("locale", &self.locale)
-            .finish()
+        f.debug_struct("Catalog").field("locale", &self.locale).finish()
     }
 }
 
@@ -60,12 +49,7 @@ impl Catalog {
     pub fn parse(locale: &str, source: &str, file: &Path) -> Result<Catalog, I18nError> {
         let resource = FluentResource::try_new(source.to_string()).map_err(|(_, errors)| {
             let e = &errors[0];
-            I18nError::Syntax(Diagnostic::at(
-                file,
-                source,
-                e.pos.start,
-                format!("invalid Fluent: {:?}", e.kind),
-            ))
+            I18nError::Syntax(Diagnostic::at(file, source, e.pos.start, format!("invalid Fluent: {:?}", e.kind)))
         })?;
         let keys = resource
             .entries()
@@ -74,26 +58,14 @@ impl Catalog {
                 _ => None,
             })
             .collect();
-        let lang = locale
-            .parse()
-            .unwrap_or_else(|_| unic_langid::LanguageIdentifier::default());
+        let lang = locale.parse().unwrap_or_else(|_| unic_langid::LanguageIdentifier::default());
         let mut bundle = FluentBundle::new_concurrent(vec![lang]);
         bundle.set_use_isolating(false);
         bundle.add_resource(resource).map_err(|errors| {
-            I18nError::Syntax(Diagnostic::new(
-                file,
-                0,
-                0,
-                format!("duplicate or invalid message: {:?}", errors[0]),
-            ))
+            I18nError::Syntax(Diagnostic::new(file, 0, 0, format!("duplicate or invalid message: {:?}", errors[0])))
         })?;
-        let mut catalog = Catalog {
-            locale: locale.to_string(),
-            bundle,
-            keys,
-            decimal: String::new(),
-            group: String::new(),
-        };
+        let mut catalog =
+            Catalog { locale: locale.to_string(), bundle, keys, decimal: String::new(), group: String::new() };
         catalog.decimal = catalog.msg("number-decimal-separator")?;
         catalog.group = catalog.msg("number-group-separator")?;
         Ok(catalog)
@@ -115,18 +87,13 @@ impl Catalog {
             .bundle
             .get_message(key)
             .and_then(|m| m.value())
-            .ok_or_else(|| I18nError::MissingKey {
-                locale: self.locale.clone(),
-                key: key.to_string(),
-            })?;
+            .ok_or_else(|| I18nError::MissingKey { locale: self.locale.clone(), key: key.to_string() })?;
         let mut fluent_args = FluentArgs::new();
         for (name, value) in args {
             fluent_args.set(*name, FluentValue::from(value.to_string()));
         }
         let mut errors = Vec::new();
-        let text = self
-            .bundle
-            .format_pattern(pattern, Some(&fluent_args), &mut errors);
+        let text = self.bundle.format_pattern(pattern, Some(&fluent_args), &mut errors);
         if let Some(e) = errors.first() {
             return Err(I18nError::Format {
                 locale: self.locale.clone(),
@@ -148,16 +115,8 @@ impl Catalog {
             }
             grouped.push(c);
         }
-        let sign = if x < 0.0 && text.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
-            "−"
-        } else {
-            ""
-        };
-        if frac.is_empty() {
-            format!("{sign}{grouped}")
-        } else {
-            format!("{sign}{grouped}{}{frac}", self.decimal)
-        }
+        let sign = if x < 0.0 && text.bytes().any(|b| (b'1'..=b'9').contains(&b)) { "−" } else { "" };
+        if frac.is_empty() { format!("{sign}{grouped}") } else { format!("{sign}{grouped}{}{frac}", self.decimal) }
     }
 
     /// A percentage with two decimals; `signed` puts `+` before a positive one.
@@ -179,48 +138,25 @@ impl Catalog {
 pub fn load_all(dir: Option<&Path>) -> Result<BTreeMap<String, Catalog>, I18nError> {
     let mut sources: BTreeMap<String, (String, PathBuf)> = BUILT_IN
         .iter()
-        .map(|(l, s)| {
-            (
-                l.to_string(),
-                (
-                    s.to_string(),
-                    PathBuf::from(format!("templates/i18n/{l}.ftl")),
-                ),
-            )
-        })
+        .map(|(l, s)| (l.to_string(), (s.to_string(), PathBuf::from(format!("templates/i18n/{l}.ftl")))))
         .collect();
     if let Some(dir) = dir {
         let folder = dir.join("i18n");
         if folder.is_dir() {
-            let entries = std::fs::read_dir(&folder).map_err(|source| I18nError::Io {
-                path: folder.clone(),
-                source,
-            })?;
+            let entries =
+                std::fs::read_dir(&folder).map_err(|source| I18nError::Io { path: folder.clone(), source })?;
             for entry in entries {
-                let path = entry
-                    .map_err(|source| I18nError::Io {
-                        path: folder.clone(),
-                        source,
-                    })?
-                    .path();
+                let path = entry.map_err(|source| I18nError::Io { path: folder.clone(), source })?.path();
                 if path.extension().is_some_and(|e| e == "ftl") {
-                    let locale = path
-                        .file_stem()
-                        .map(|s| s.to_string_lossy().into_owned())
-                        .unwrap_or_default();
-                    let text = std::fs::read_to_string(&path).map_err(|source| I18nError::Io {
-                        path: path.clone(),
-                        source,
-                    })?;
+                    let locale = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                    let text = std::fs::read_to_string(&path)
+                        .map_err(|source| I18nError::Io { path: path.clone(), source })?;
                     sources.insert(locale, (text, path));
                 }
             }
         }
     }
-    sources
-        .into_iter()
-        .map(|(l, (s, p))| Catalog::parse(&l, &s, &p).map(|c| (l, c)))
-        .collect()
+    sources.into_iter().map(|(l, (s, p))| Catalog::parse(&l, &s, &p).map(|c| (l, c))).collect()
 }
 
 #[cfg(test)]
@@ -250,9 +186,6 @@ mod tests {
     #[test]
     fn a_syntax_error_names_file_and_line() {
         let e = Catalog::parse("xx", "a = ok\nb = { $x\n", Path::new("xx.ftl")).unwrap_err();
-        assert!(
-            e.to_string().starts_with("xx.ftl:3:1: invalid Fluent"),
-            "{e}"
-        );
+        assert!(e.to_string().starts_with("xx.ftl:3:1: invalid Fluent"), "{e}");
     }
 }

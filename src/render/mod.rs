@@ -1,11 +1,14 @@
 //! Pages from analyses: tera templates (`templates/`, built in and overridable file by file),
 //! Fluent catalogs ([`i18n`]) and the page view ([`view`]).
 
+pub mod charts;
+pub mod exports;
+pub mod html;
 pub mod i18n;
 pub mod view;
 
 pub use i18n::{Catalog, I18nError};
-pub use view::{Flavor, PageView};
+pub use view::{Flavor, Links, PageView};
 
 use crate::analysis::Analysis;
 use crate::study::Study;
@@ -16,11 +19,13 @@ use tera::{Tera, Value};
 
 /// Templates built into the binary; a file of the same name in the templates folder replaces one.
 pub const TEMPLATES: &[(&str, &str)] = &[
-    (
-        "macros.md.tera",
-        include_str!("../../templates/macros.md.tera"),
-    ),
+    ("macros.md.tera", include_str!("../../templates/macros.md.tera")),
     ("page.md.tera", include_str!("../../templates/page.md.tera")),
+    ("layout.html.tera", include_str!("../../templates/layout.html.tera")),
+    ("page.html.tera", include_str!("../../templates/page.html.tera")),
+    ("index.html.tera", include_str!("../../templates/index.html.tera")),
+    ("root.html.tera", include_str!("../../templates/root.html.tera")),
+    ("site.css", include_str!("../../templates/site.css")),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -30,10 +35,7 @@ pub enum RenderError {
     #[error("template error: {0}")]
     Template(String),
     #[error("cannot read template '{path}': {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
 }
 
 /// Tera's error with its causes on one line (a missing catalog key is a cause).
@@ -52,41 +54,46 @@ fn template_error(e: tera::Error) -> RenderError {
 pub struct Renderer {
     catalogs: BTreeMap<String, Arc<Catalog>>,
     tera: HashMap<String, Tera>,
+    css: String,
 }
 
 impl Renderer {
     /// Loads the built-in templates and catalogs, then those in `templates` (if given), which add
     /// languages or replace built-in files.
     pub fn new(templates: Option<&Path>) -> Result<Renderer, RenderError> {
-        let catalogs: BTreeMap<String, Arc<Catalog>> = i18n::load_all(templates)?
-            .into_iter()
-            .map(|(l, c)| (l, Arc::new(c)))
-            .collect();
-        let mut sources: Vec<(String, String)> = TEMPLATES
-            .iter()
-            .map(|(n, s)| (n.to_string(), s.to_string()))
-            .collect();
+        let catalogs: BTreeMap<String, Arc<Catalog>> =
+            i18n::load_all(templates)?.into_iter().map(|(l, c)| (l, Arc::new(c))).collect();
+        let mut sources: Vec<(String, String)> =
+            TEMPLATES.iter().map(|(n, s)| (n.to_string(), s.to_string())).collect();
         if let Some(dir) = templates {
             for (name, text) in &mut sources {
                 let path = dir.join(&*name);
                 if path.is_file() {
-                    *text = std::fs::read_to_string(&path).map_err(|source| RenderError::Io {
-                        path: path.display().to_string(),
-                        source,
-                    })?;
+                    *text = std::fs::read_to_string(&path)
+                        .map_err(|source| RenderError::Io { path: path.display().to_string(), source })?;
                 }
             }
         }
+        let css = sources.iter().find(|(n, _)| n == "site.css").map(|(_, s)| s.clone()).unwrap_or_default();
+        sources.retain(|(n, _)| n.ends_with(".tera"));
         let mut tera = HashMap::new();
         for (locale, catalog) in &catalogs {
             let mut t = Tera::default();
-            t.autoescape_on(vec![]);
-            t.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str())))
-                .map_err(template_error)?;
+            t.autoescape_on(vec![".html.tera"]);
+            t.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str()))).map_err(template_error)?;
             register(&mut t, catalog.clone());
             tera.insert(locale.clone(), t);
         }
-        Ok(Renderer { catalogs, tera })
+        Ok(Renderer { catalogs, tera, css })
+    }
+
+    /// Renders an HTML template (`page.html.tera`, `index.html.tera`, `root.html.tera`) in one
+    /// language; the site's CSS is added to the context as `css`.
+    pub fn html(&self, locale: &str, template: &str, context: &tera::Context) -> Result<String, RenderError> {
+        let tera = self.tera.get(locale).ok_or_else(|| I18nError::NoLocale(locale.to_string()))?;
+        let mut context = context.clone();
+        context.insert("css", &self.css);
+        tera.render(template, &context).map_err(template_error)
     }
 
     /// The languages with a catalog, sorted.
@@ -95,10 +102,7 @@ impl Renderer {
     }
 
     pub fn catalog(&self, locale: &str) -> Result<&Catalog, I18nError> {
-        self.catalogs
-            .get(locale)
-            .map(|c| c.as_ref())
-            .ok_or_else(|| I18nError::NoLocale(locale.to_string()))
+        self.catalogs.get(locale).map(|c| c.as_ref()).ok_or_else(|| I18nError::NoLocale(locale.to_string()))
     }
 
     /// The Markdown page of a study in one language.
@@ -108,15 +112,14 @@ impl Renderer {
         analysis: &Analysis,
         locale: &str,
         flavor: Flavor,
+        links: &Links,
     ) -> Result<String, RenderError> {
         let catalog = self.catalog(locale)?;
-        let view = view::build(study, analysis, catalog, flavor)?;
+        let view = view::build(study, analysis, catalog, flavor, links)?;
         let tera = &self.tera[locale];
         let mut context = tera::Context::new();
         context.insert("page", &view);
-        let text = tera
-            .render("page.md.tera", &context)
-            .map_err(template_error)?;
+        let text = tera.render("page.md.tera", &context).map_err(template_error)?;
         Ok(tidy(&text))
     }
 }
@@ -125,28 +128,14 @@ impl Renderer {
 /// whose fence is longer than any backtick run inside) and `indent` (four spaces a line).
 fn register(tera: &mut Tera, catalog: Arc<Catalog>) {
     tera.register_function("t", move |args: &HashMap<String, Value>| {
-        let key = args
-            .get("key")
-            .and_then(Value::as_str)
-            .ok_or_else(|| tera::Error::msg("t() needs key=\"...\""))?;
+        let key = args.get("key").and_then(Value::as_str).ok_or_else(|| tera::Error::msg("t() needs key=\"...\""))?;
         let owned: Vec<(String, String)> = args
             .iter()
             .filter(|(k, _)| k.as_str() != "key")
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
-                )
-            })
+            .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
             .collect();
-        let pairs: Vec<(&str, &str)> = owned
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        catalog
-            .fmt(key, &pairs)
-            .map(Value::String)
-            .map_err(|e| tera::Error::msg(e.to_string()))
+        let pairs: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        catalog.fmt(key, &pairs).map(Value::String).map_err(|e| tera::Error::msg(e.to_string()))
     });
     tera.register_filter("fence", |value: &Value, args: &HashMap<String, Value>| {
         let code = value.as_str().unwrap_or_default();
@@ -157,16 +146,8 @@ fn register(tera: &mut Tera, catalog: Arc<Catalog>) {
     });
     tera.register_filter("indent", |value: &Value, _: &HashMap<String, Value>| {
         let text = value.as_str().unwrap_or_default();
-        let lines: Vec<String> = text
-            .lines()
-            .map(|l| {
-                if l.is_empty() {
-                    String::new()
-                } else {
-                    format!("    {l}")
-                }
-            })
-            .collect();
+        let lines: Vec<String> =
+            text.lines().map(|l| if l.is_empty() { String::new() } else { format!("    {l}") }).collect();
         Ok(Value::String(lines.join("\n")))
     });
 }
@@ -183,8 +164,7 @@ fn tidy(text: &str) -> String {
         if fence.is_some() {
             out.push_str(line);
             out.push('\n');
-            if ticks.len() >= 3 && fence.as_deref() == Some(ticks.as_str()) && t.trim_end() == ticks
-            {
+            if ticks.len() >= 3 && fence.as_deref() == Some(ticks.as_str()) && t.trim_end() == ticks {
                 fence = None;
             }
             continue;

@@ -2,7 +2,7 @@
 //! Built from the [`Analysis`] and the study's texts; no figure is computed here.
 
 use super::i18n::{Catalog, I18nError};
-use crate::analysis::{Adoption, Analysis, Command, Measure, Outcome, Trend, Warning};
+use crate::analysis::{Adoption, Analysis, Command, Delta, Measure, Outcome, Trend, Warning};
 use crate::study::{FailureClass, Profile, Rate, Study, Text};
 use serde::Serialize;
 
@@ -15,6 +15,35 @@ pub enum Flavor {
     /// mkdocs-material: collapsible admonitions (`??? info "..."`).
     Mkdocs,
 }
+
+/// Where a page's charts and exports are, relative to the page.
+#[derive(Debug, Clone, Serialize)]
+pub struct Links {
+    /// Prefix of chart files, e.g. `glm/` for `glm/stage-engine.svg`.
+    pub charts: String,
+    /// Prefix of the exports, e.g. `../data/`.
+    pub data: String,
+}
+
+impl Links {
+    /// The links of a Markdown page at `<locale>/<study>.md` beside `data/`.
+    pub fn markdown(study: &str) -> Links {
+        Links { charts: format!("{study}/"), data: "../data/".to_string() }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Image {
+    pub alt: String,
+    pub src: String,
+}
+
+/// File names of a study's charts.
+pub fn stage_chart(stage: &str) -> String {
+    format!("stage-{stage}.svg")
+}
+pub const COMPARISON_CHART: &str = "comparison.svg";
+pub const PROGRESSION_CHART: &str = "progression.svg";
 
 #[derive(Debug, Serialize)]
 pub struct Table {
@@ -54,6 +83,7 @@ pub struct StageView {
     pub variants: Vec<VariantView>,
     pub summary: Option<String>,
     pub ranking: Option<String>,
+    pub chart: Image,
     pub adoption: String,
     pub excluded: Option<String>,
 }
@@ -99,6 +129,10 @@ pub struct PageView {
     pub options: Table,
     pub scenarios: Vec<ScenarioView>,
     pub accuracy: Vec<AccuracyView>,
+    pub comparison_chart: Image,
+    pub progression_chart: Image,
+    /// (label, link) of the CSV and JSON exports.
+    pub exports: Vec<(String, String)>,
 }
 
 /// Study text is Markdown, but raw HTML in it is shown as text: `<` and `>` outside code spans
@@ -176,50 +210,29 @@ impl Ctx<'_> {
     }
 
     fn stage_title(&self, id: &str) -> String {
-        self.study
-            .stage(id)
-            .map_or(id.to_string(), |s| self.text(&s.title))
+        self.study.stage(id).map_or(id.to_string(), |s| self.text(&s.title))
     }
 
     /// `stage/variant` → the variant's label.
     fn label(&self, reference: &str) -> String {
-        self.study
-            .variant(reference)
-            .map_or(reference.to_string(), |(_, v)| {
-                escape_markdown_html(&v.label)
-            })
+        self.study.variant(reference).map_or(reference.to_string(), |(_, v)| escape_markdown_html(&v.label))
     }
 
     fn profile_name(&self, id: &str) -> String {
-        self.study
-            .profile(id)
-            .map_or(id.to_string(), |p| self.text(&p.name))
+        self.study.profile(id).map_or(id.to_string(), |p| self.text(&p.name))
     }
 
     /// `stage/variant/profile` → "Stage › Variant (Profile)".
     fn run_title(&self, run: &str) -> String {
         let mut parts = run.splitn(3, '/');
-        let (s, v, p) = (
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-        );
-        format!(
-            "{} › {} ({})",
-            self.stage_title(s),
-            self.label(&format!("{s}/{v}")),
-            self.profile_name(p)
-        )
+        let (s, v, p) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        format!("{} › {} ({})", self.stage_title(s), self.label(&format!("{s}/{v}")), self.profile_name(p))
     }
 
     fn warning(&self, w: &Warning) -> Result<String, I18nError> {
         let c = self.c;
         match w {
-            Warning::LostRequests {
-                run,
-                completed,
-                expected,
-            } => c.fmt(
+            Warning::LostRequests { run, completed, expected } => c.fmt(
                 "warning-lost-requests",
                 &[
                     ("run", &self.run_title(run)),
@@ -227,28 +240,16 @@ impl Ctx<'_> {
                     ("expected", &expected.to_string()),
                 ],
             ),
-            Warning::Incomplete { run } => {
-                c.fmt("warning-incomplete", &[("run", &self.run_title(run))])
-            }
-            Warning::Noisy {
-                runs,
-                values,
-                spread_percent,
-            } => {
-                let list: Vec<String> = runs
-                    .iter()
-                    .zip(values)
-                    .map(|(r, v)| format!("{}: {}", self.run_title(r), self.num(*v)))
-                    .collect();
+            Warning::Incomplete { run } => c.fmt("warning-incomplete", &[("run", &self.run_title(run))]),
+            Warning::Noisy { runs, values, spread_percent } => {
+                let list: Vec<String> =
+                    runs.iter().zip(values).map(|(r, v)| format!("{}: {}", self.run_title(r), self.num(*v))).collect();
                 c.fmt(
                     "warning-noisy",
                     &[
                         ("count", &runs.len().to_string()),
                         ("spread", &c.percent(*spread_percent, false)?),
-                        (
-                            "threshold",
-                            &c.percent(self.analysis.noise_threshold, false)?,
-                        ),
+                        ("threshold", &c.percent(self.analysis.noise_threshold, false)?),
                         ("values", &list.join("; ")),
                     ],
                 )
@@ -259,24 +260,13 @@ impl Ctx<'_> {
                     ("run", &self.run_title(run)),
                     ("peak", &self.value("output_throughput", Some(*peak))?),
                     ("ceiling", &self.value("output_throughput", Some(*ceiling))?),
-                    (
-                        "factor",
-                        &self.c.number(crate::analysis::warnings::PEAK_FACTOR, 0),
-                    ),
+                    ("factor", &self.c.number(crate::analysis::warnings::PEAK_FACTOR, 0)),
                 ],
             ),
-            Warning::ZeroLatency { run, metric } => c.fmt(
-                "warning-zero-latency",
-                &[
-                    ("run", &self.run_title(run)),
-                    ("metric", &self.metric_name(metric)?),
-                ],
-            ),
-            Warning::RequestCount {
-                run,
-                counted,
-                expected,
-            } => c.fmt(
+            Warning::ZeroLatency { run, metric } => {
+                c.fmt("warning-zero-latency", &[("run", &self.run_title(run)), ("metric", &self.metric_name(metric)?)])
+            }
+            Warning::RequestCount { run, counted, expected } => c.fmt(
                 "warning-request-count",
                 &[
                     ("run", &self.run_title(run)),
@@ -288,11 +278,7 @@ impl Ctx<'_> {
     }
 
     fn warnings_for(&self, run: &str) -> Result<Vec<String>, I18nError> {
-        self.analysis
-            .warnings_for(run)
-            .into_iter()
-            .map(|w| self.warning(w))
-            .collect()
+        self.analysis.warnings_for(run).into_iter().map(|w| self.warning(w)).collect()
     }
 
     /// `Total TPS: 13760.98 tok/s` and `Mean TPOT: 266.89 ms` of a measure, joined by `sep`.
@@ -314,25 +300,17 @@ impl Ctx<'_> {
         let Some(p) = s.change else {
             return self.c.msg("value-missing");
         };
-        let mut text = self.c.percent(p, true)?;
+        let mut text = self.signed(p)?;
         if s.regression {
             text = self.c.fmt("change-regression", &[("change", &text)])?;
         }
         for m in [&s.baseline, &s.optimized].into_iter().flatten() {
             match m.status {
-                crate::analysis::RunStatus::LostRequests {
-                    completed,
-                    expected,
-                } => {
+                crate::analysis::RunStatus::LostRequests { completed, expected } => {
                     let (completed, expected) = (completed.to_string(), expected.to_string());
-                    text = self.c.fmt(
-                        "change-lost",
-                        &[
-                            ("change", &text),
-                            ("completed", &completed),
-                            ("expected", &expected),
-                        ],
-                    )?;
+                    text = self
+                        .c
+                        .fmt("change-lost", &[("change", &text), ("completed", &completed), ("expected", &expected)])?;
                 }
                 crate::analysis::RunStatus::Incomplete => {
                     text = self.c.fmt("change-incomplete", &[("change", &text)])?
@@ -341,6 +319,16 @@ impl Ctx<'_> {
             }
         }
         Ok(text)
+    }
+
+    /// A signed percentage marked as a gain or a loss (green or red on the site).
+    fn signed(&self, p: f64) -> Result<String, I18nError> {
+        let text = self.c.percent(p, true)?;
+        Ok(match Delta::new(p, 0.0).trend {
+            Trend::Higher => format!("<span class=\"gain\">{text}</span>"),
+            Trend::Lower => format!("<span class=\"loss\">{text}</span>"),
+            Trend::Same => text,
+        })
     }
 
     fn failure_class(&self, class: FailureClass) -> Result<String, I18nError> {
@@ -355,29 +343,17 @@ impl Ctx<'_> {
     }
 
     fn collapsible(&self, key: &str, code: String, lang: &str) -> Result<Collapsible, I18nError> {
-        Ok(Collapsible {
-            title: self.c.msg(key)?,
-            code,
-            lang: lang.to_string(),
-        })
+        Ok(Collapsible { title: self.c.msg(key)?, code, lang: lang.to_string() })
     }
 
     fn raw(&self, key: &str, m: Option<&Measure>) -> Result<Option<Collapsible>, I18nError> {
         let Some(m) = m else { return Ok(None) };
         let mut parts = m.run.splitn(3, '/');
-        let (s, v, p) = (
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-        );
+        let (s, v, p) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
         let Some(run) = self.study.run(s, v, p) else {
             return Ok(None);
         };
-        Ok(Some(self.collapsible(
-            key,
-            run.text.trim_end().to_string(),
-            "text",
-        )?))
+        Ok(Some(self.collapsible(key, run.text.trim_end().to_string(), "text")?))
     }
 }
 
@@ -385,10 +361,7 @@ impl Ctx<'_> {
 pub fn shell(cmd: &Command) -> String {
     let mut out = String::new();
     for (k, v) in &cmd.env {
-        let quoted = if v
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./:".contains(c))
-        {
+        let quoted = if v.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:".contains(c)) {
             v.clone()
         } else {
             format!("'{}'", v.replace('\'', "'\\''"))
@@ -413,11 +386,7 @@ fn profile_toml(p: &Profile) -> String {
     if let Some(path) = &p.dataset_path {
         lines.push(format!("dataset_path = \"{path}\""));
     }
-    for (k, v) in [
-        ("input_tokens", p.input_tokens),
-        ("output_tokens", p.output_tokens),
-        ("seed", p.seed),
-    ] {
+    for (k, v) in [("input_tokens", p.input_tokens), ("output_tokens", p.output_tokens), ("seed", p.seed)] {
         if let Some(v) = v {
             lines.push(format!("{k} = {v}"));
         }
@@ -440,6 +409,7 @@ pub fn build(
     analysis: &Analysis,
     c: &Catalog,
     flavor: Flavor,
+    links: &Links,
 ) -> Result<PageView, I18nError> {
     let x = Ctx { study, analysis, c };
     let spec = &study.spec;
@@ -448,25 +418,15 @@ pub fn build(
     // Conclusion.
     let recommended_intro = c.fmt(
         "conclusion-intro",
-        &[
-            ("model", &escape_markdown_html(&spec.model)),
-            ("hardware", &x.text(&spec.hardware)),
-        ],
+        &[("model", &escape_markdown_html(&spec.model)), ("hardware", &x.text(&spec.hardware))],
     )?;
     let excluded = a
         .excluded_stages
         .iter()
         .filter_map(|id| study.stage(id))
         .map(|s| {
-            let reason = s
-                .exclude_from_command
-                .as_ref()
-                .map(|r| x.text(&r.reason))
-                .unwrap_or_default();
-            c.fmt(
-                "conclusion-excluded",
-                &[("stage", &x.text(&s.title)), ("reason", &reason)],
-            )
+            let reason = s.exclude_from_command.as_ref().map(|r| x.text(&r.reason)).unwrap_or_default();
+            c.fmt("conclusion-excluded", &[("stage", &x.text(&s.title)), ("reason", &reason)])
         })
         .collect::<Result<_, _>>()?;
     let baseline_label = x.label(&a.baseline.source);
@@ -500,58 +460,33 @@ pub fn build(
         .filter(|w| !matches!(w, Warning::ImplausiblePeak { .. }))
         .map(|w| x.warning(w))
         .collect::<Result<_, _>>()?;
-    let peaks = a
-        .warnings
-        .iter()
-        .filter(|w| matches!(w, Warning::ImplausiblePeak { .. }))
-        .count();
+    let peaks = a.warnings.iter().filter(|w| matches!(w, Warning::ImplausiblePeak { .. })).count();
     if peaks > 0 {
         data_warnings.push(c.fmt(
             "warning-implausible-peak-summary",
-            &[
-                ("count", &peaks.to_string()),
-                (
-                    "factor",
-                    &c.number(crate::analysis::warnings::PEAK_FACTOR, 0),
-                ),
-            ],
+            &[("count", &peaks.to_string()), ("factor", &c.number(crate::analysis::warnings::PEAK_FACTOR, 0))],
         )?);
     }
 
     // Setup.
-    let mut setup = vec![
-        (c.msg("setup-model")?, format!("`{}`", spec.model)),
-        (c.msg("setup-hardware")?, x.text(&spec.hardware)),
-    ];
+    let mut setup =
+        vec![(c.msg("setup-model")?, format!("`{}`", spec.model)), (c.msg("setup-hardware")?, x.text(&spec.hardware))];
     if let Some(date) = &spec.date {
         setup.push((c.msg("setup-date")?, date.get_ref().clone()));
     }
     let engines = spec
         .engines
         .iter()
-        .map(|e| {
-            format!(
-                "{} {}",
-                escape_markdown_html(&e.name),
-                escape_markdown_html(&e.version)
-            )
-        })
+        .map(|e| format!("{} {}", escape_markdown_html(&e.name), escape_markdown_html(&e.version)))
         .collect();
-    let mut benchmark = vec![c.fmt(
-        "setup-tool",
-        &[("tool", &format!("`{}`", spec.benchmark.tool))],
-    )?];
+    let mut benchmark = vec![c.fmt("setup-tool", &[("tool", &format!("`{}`", spec.benchmark.tool))])?];
     if let Some(runner) = &spec.benchmark.runner {
         benchmark.push(c.fmt("setup-runner", &[("runner", &escape_markdown_html(runner))])?);
     }
     if let Some(d) = &spec.benchmark.description {
         benchmark.push(x.text(d));
     }
-    let profiles = spec
-        .profiles
-        .iter()
-        .map(|p| (x.text(&p.name), profile_toml(p)))
-        .collect();
+    let profiles = spec.profiles.iter().map(|p| (x.text(&p.name), profile_toml(p))).collect();
 
     // Stages.
     let target_name = x.profile_name(&a.target_profile);
@@ -584,11 +519,7 @@ pub fn build(
                     "variant-reused",
                     &[(
                         "source",
-                        &format!(
-                            "{} › {}",
-                            x.stage_title(source.split('/').next().unwrap_or("")),
-                            x.label(source)
-                        ),
+                        &format!("{} › {}", x.stage_title(source.split('/').next().unwrap_or("")), x.label(source)),
                     )],
                 )?);
             }
@@ -619,11 +550,7 @@ pub fn build(
                             Trend::Higher => "higher",
                             Trend::Same => "same",
                         };
-                        let kind = if a.secondary.ends_with("_ms") {
-                            "latency"
-                        } else {
-                            "other"
-                        };
+                        let kind = if a.secondary.ends_with("_ms") { "latency" } else { "other" };
                         c.fmt(
                             "summary-secondary",
                             &[
@@ -635,9 +562,7 @@ pub fn build(
                                 ("diff", &x.value(&a.secondary, Some(d.diff.abs()))?),
                                 (
                                     "percent",
-                                    &d.percent.map_or(Ok(c.msg("value-missing")?), |p| {
-                                        c.percent(p.abs(), false)
-                                    })?,
+                                    &d.percent.map_or(Ok(c.msg("value-missing")?), |p| c.percent(p.abs(), false))?,
                                 ),
                             ],
                         )?
@@ -650,30 +575,16 @@ pub fn build(
                             ("best", &x.label(&stage_ref(&cmp.best))),
                             ("worst", &x.label(&stage_ref(&cmp.worst))),
                             ("metric", &x.metric_name(&a.objective)?),
-                            (
-                                "best_value",
-                                &x.value(&a.objective, Some(cmp.objective.value))?,
-                            ),
-                            (
-                                "worst_value",
-                                &x.value(&a.objective, Some(cmp.objective.reference))?,
-                            ),
-                            (
-                                "gap",
-                                &x.value(&a.objective, Some(cmp.objective.diff.abs()))?,
-                            ),
+                            ("best_value", &x.value(&a.objective, Some(cmp.objective.value))?),
+                            ("worst_value", &x.value(&a.objective, Some(cmp.objective.reference))?),
+                            ("gap", &x.value(&a.objective, Some(cmp.objective.diff.abs()))?),
                             (
                                 "percent",
                                 &cmp.objective
                                     .percent
-                                    .map_or(Ok(c.msg("value-missing")?), |p| {
-                                        c.percent(p.abs(), false)
-                                    })?,
+                                    .map_or(Ok(c.msg("value-missing")?), |p| c.percent(p.abs(), false))?,
                             ),
-                            (
-                                "direction",
-                                if a.lower_is_better { "lower" } else { "higher" },
-                            ),
+                            ("direction", if a.lower_is_better { "lower" } else { "higher" }),
                             ("secondary", &secondary),
                         ],
                     )?,
@@ -683,10 +594,7 @@ pub fn build(
         let base = x.label(&sa.base);
         let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| c.percent(g, true));
         let adoption = match &sa.adoption {
-            Adoption::Adopted {
-                variant,
-                gain_percent,
-            } => c.fmt(
+            Adoption::Adopted { variant, gain_percent } => c.fmt(
                 "adoption-adopted",
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
@@ -694,10 +602,7 @@ pub fn build(
                     ("base", &base),
                 ],
             )?,
-            Adoption::WithinNoise {
-                variant,
-                gain_percent,
-            } => c.fmt(
+            Adoption::WithinNoise { variant, gain_percent } => c.fmt(
                 "adoption-within-noise",
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
@@ -707,19 +612,11 @@ pub fn build(
                 ],
             )?,
             Adoption::NotBetter { .. } => c.fmt("adoption-not-better", &[("base", &base)])?,
-            Adoption::BaseIsBest { variant } => c.fmt(
-                "adoption-base-is-best",
-                &[("variant", &x.label(&format!("{}/{variant}", sa.id)))],
-            )?,
-            Adoption::Overridden {
-                variant,
-                gain_percent,
-            } => {
-                let reason = ss
-                    .adopt
-                    .as_ref()
-                    .map(|r| x.text(&r.reason))
-                    .unwrap_or_default();
+            Adoption::BaseIsBest { variant } => {
+                c.fmt("adoption-base-is-best", &[("variant", &x.label(&format!("{}/{variant}", sa.id)))])?
+            }
+            Adoption::Overridden { variant, gain_percent } => {
+                let reason = ss.adopt.as_ref().map(|r| x.text(&r.reason)).unwrap_or_default();
                 match variant {
                     Some(v) => c.fmt(
                         "adoption-overridden",
@@ -729,10 +626,7 @@ pub fn build(
                             ("reason", &reason),
                         ],
                     )?,
-                    None => c.fmt(
-                        "adoption-overridden-none",
-                        &[("base", &base), ("reason", &reason)],
-                    )?,
+                    None => c.fmt("adoption-overridden-none", &[("base", &base), ("reason", &reason)])?,
                 }
             }
             Adoption::NoResult => c.fmt("adoption-no-result", &[("base", &base)])?,
@@ -743,17 +637,10 @@ pub fn build(
                 let items = ranks
                     .iter()
                     .map(|r| {
-                        let engine = study
-                            .engine(&r.engine)
-                            .map_or(r.engine.clone(), |e| escape_markdown_html(&e.name));
+                        let engine =
+                            study.engine(&r.engine).map_or(r.engine.clone(), |e| escape_markdown_html(&e.name));
                         match (&r.outcome, r.value) {
-                            (
-                                Outcome::LostRequests {
-                                    completed,
-                                    expected,
-                                },
-                                Some(v),
-                            ) => c.fmt(
+                            (Outcome::LostRequests { completed, expected }, Some(v)) => c.fmt(
                                 "ranking-lost",
                                 &[
                                     ("engine", &engine),
@@ -764,10 +651,7 @@ pub fn build(
                             ),
                             (_, Some(v)) => c.fmt(
                                 "ranking-item",
-                                &[
-                                    ("engine", &engine),
-                                    ("value", &x.value(&a.objective, Some(v))?),
-                                ],
+                                &[("engine", &engine), ("value", &x.value(&a.objective, Some(v))?)],
                             ),
                             (_, None) => c.fmt("ranking-not-supported", &[("engine", &engine)]),
                         }
@@ -782,7 +666,12 @@ pub fn build(
             .as_ref()
             .map(|r| c.fmt("stage-excluded", &[("reason", &x.text(&r.reason))]))
             .transpose()?;
+        let chart = Image {
+            alt: c.fmt("chart-stage", &[("stage", &x.text(&ss.title)), ("metric", &x.metric_name(&a.objective)?)])?,
+            src: format!("{}{}", links.charts, stage_chart(&sa.id)),
+        };
         stages.push(StageView {
+            chart,
             id: sa.id.clone(),
             number: i + 1,
             title: x.text(&ss.title),
@@ -801,47 +690,28 @@ pub fn build(
     let mut option_rows = vec![vec![
         cell(&c.msg("options-baseline")?),
         cell(&baseline_label),
-        cell(&x.value(
-            &a.objective,
-            a.baseline_measure.as_ref().and_then(|m| m.value),
-        )?),
-        cell(&x.value(
-            &a.secondary,
-            a.baseline_measure.as_ref().and_then(|m| m.secondary),
-        )?),
+        cell(&x.value(&a.objective, a.baseline_measure.as_ref().and_then(|m| m.value))?),
+        cell(&x.value(&a.secondary, a.baseline_measure.as_ref().and_then(|m| m.secondary))?),
         dash.clone(),
         dash.clone(),
     ]];
     for o in &a.options {
         option_rows.push(vec![
             cell(&x.stage_title(&o.stage)),
-            cell(
-                &o.best
-                    .as_ref()
-                    .map_or(dash.clone(), |b| x.label(&format!("{}/{b}", o.stage))),
-            ),
+            cell(&o.best.as_ref().map_or(dash.clone(), |b| x.label(&format!("{}/{b}", o.stage)))),
             cell(&x.value(&a.objective, o.value)?),
             cell(&x.value(&a.secondary, o.secondary)?),
-            o.vs_baseline
-                .map_or(Ok(dash.clone()), |p| c.percent(p, true))?,
-            o.step.map_or(Ok(dash.clone()), |p| c.percent(p, true))?,
+            o.vs_baseline.map_or(Ok(dash.clone()), |p| x.signed(p))?,
+            o.step.map_or(Ok(dash.clone()), |p| x.signed(p))?,
         ]);
     }
     option_rows.push(vec![
         cell(&c.msg("options-total")?),
         cell(&x.label(&a.optimized.source)),
-        cell(&x.value(
-            &a.objective,
-            a.optimized_measure.as_ref().and_then(|m| m.value),
-        )?),
-        cell(&x.value(
-            &a.secondary,
-            a.optimized_measure.as_ref().and_then(|m| m.secondary),
-        )?),
-        a.total_gain
-            .map_or(Ok(dash.clone()), |p| c.percent(p, true))?,
-        a.total_gain
-            .map_or(Ok(dash.clone()), |p| c.percent(p, true))?,
+        cell(&x.value(&a.objective, a.optimized_measure.as_ref().and_then(|m| m.value))?),
+        cell(&x.value(&a.secondary, a.optimized_measure.as_ref().and_then(|m| m.secondary))?),
+        a.total_gain.map_or(Ok(dash.clone()), |p| x.signed(p))?,
+        a.total_gain.map_or(Ok(dash.clone()), |p| x.signed(p))?,
     ]);
     let options = Table {
         headers: vec![
@@ -896,7 +766,22 @@ pub fn build(
         })
         .collect();
 
+    let comparison_chart = Image {
+        alt: c.fmt("chart-comparison", &[("metric", &x.metric_name(&a.objective)?)])?,
+        src: format!("{}{COMPARISON_CHART}", links.charts),
+    };
+    let progression_chart = Image {
+        alt: c.fmt("chart-progression", &[("metric", &x.metric_name(&a.objective)?)])?,
+        src: format!("{}{PROGRESSION_CHART}", links.charts),
+    };
+    let exports = vec![
+        (c.msg("export-csv")?, format!("{}{}.csv", links.data, study.id)),
+        (c.msg("export-json")?, format!("{}{}.json", links.data, study.id)),
+    ];
     Ok(PageView {
+        comparison_chart,
+        progression_chart,
+        exports,
         locale: c.locale.clone(),
         flavor,
         title: x.text(&spec.title),
@@ -919,4 +804,94 @@ pub fn build(
         scenarios,
         accuracy,
     })
+}
+
+/// The charts of a study's page, localized: (file name, SVG).
+pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(String, String)>, I18nError> {
+    use super::charts::{Bar, BarKind};
+    let x = Ctx { study, analysis, c };
+    let a = analysis;
+    let axis = x.metric_name(&a.objective)?;
+    let ticks = |v: f64| c.number(v, 0);
+    let mut out = Vec::new();
+    for (sa, ss) in a.stages.iter().zip(&study.spec.stages) {
+        let best = match &sa.comparison {
+            Some(cmp) => Some(cmp.best.clone()),
+            None => sa.variants.iter().find(|v| v.outcome == Outcome::Ran).map(|v| v.id.clone()),
+        };
+        let mut bars = Vec::new();
+        for v in &sa.variants {
+            let value = v.measure.as_ref().and_then(|m| m.value);
+            let shown = x.value(&a.objective, value)?;
+            let (kind, note) = match &v.outcome {
+                Outcome::Failed { class } => {
+                    (BarKind::Failed, c.fmt("chart-failed", &[("reason", &x.failure_class(*class)?)])?)
+                }
+                Outcome::Missing => (BarKind::Failed, c.msg("variant-missing")?),
+                Outcome::LostRequests { completed, expected } => (
+                    BarKind::Doubtful,
+                    c.fmt(
+                        "chart-lost",
+                        &[
+                            ("value", &shown),
+                            ("completed", &completed.to_string()),
+                            ("expected", &expected.to_string()),
+                        ],
+                    )?,
+                ),
+                Outcome::Incomplete => (BarKind::Doubtful, c.fmt("chart-incomplete", &[("value", &shown)])?),
+                Outcome::Ran if best.as_deref() == Some(v.id.as_str()) => {
+                    (BarKind::Winner, c.fmt("chart-best", &[("value", &shown)])?)
+                }
+                Outcome::Ran => (BarKind::Plain, shown),
+            };
+            let value = if kind == BarKind::Failed { None } else { value };
+            bars.push(Bar { label: v.label.clone(), value, kind, note });
+        }
+        let title = c.fmt("chart-stage", &[("stage", ss.title.get(&c.locale)), ("metric", &axis)])?;
+        out.push((stage_chart(&sa.id), super::charts::bars(&title, &axis, &bars, &ticks)));
+    }
+    let format = |v: f64| c.number(v, 2);
+    let groups: Vec<(String, Option<f64>, Option<f64>)> = a
+        .scenarios
+        .iter()
+        .map(|s| {
+            let name = study.profile(&s.profile).map_or(s.profile.clone(), |p| p.name.get(&c.locale).to_string());
+            (name, s.baseline.as_ref().and_then(|m| m.value), s.optimized.as_ref().and_then(|m| m.value))
+        })
+        .collect();
+    let legend = (c.msg("chart-baseline")?, c.msg("chart-optimized")?);
+    let title = c.fmt("chart-comparison", &[("metric", &axis)])?;
+    out.push((
+        COMPARISON_CHART.to_string(),
+        super::charts::pairs(&title, &axis, (&legend.0, &legend.1), &groups, &format, &ticks),
+    ));
+    let mut points = Vec::new();
+    if let Some(v) = a.baseline_measure.as_ref().and_then(|m| m.value) {
+        points.push((c.msg("chart-baseline")?, v));
+    }
+    for (sa, ss) in a.stages.iter().zip(&study.spec.stages) {
+        let adopted = match &sa.adoption {
+            Adoption::Adopted { variant, .. } | Adoption::Overridden { variant: Some(variant), .. } => Some(variant),
+            _ => None,
+        };
+        let value = adopted
+            .and_then(|id| sa.variants.iter().find(|v| v.id == *id))
+            .and_then(|v| v.measure.as_ref())
+            .and_then(|m| m.value);
+        if let Some(v) = value {
+            points.push((ss.title.get(&c.locale).to_string(), v));
+        }
+    }
+    let title = c.fmt("chart-progression", &[("metric", &axis)])?;
+    out.push((PROGRESSION_CHART.to_string(), super::charts::progression(&title, &axis, &points, &format, &ticks)));
+    Ok(out)
+}
+
+/// The index line of a study: its total gain on the target profile, as HTML.
+pub fn headline(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
+    let x = Ctx { study, analysis, c };
+    let gain = analysis.total_gain.map_or(c.msg("value-missing"), |g| x.signed(g))?;
+    let profile = super::html::escape(study.profile(&analysis.target_profile).map_or("", |p| p.name.get(&c.locale)));
+    c.fmt("site-headline", &[("gain", &gain), ("metric", &x.metric_name(&analysis.objective)?), ("profile", &profile)])
 }

@@ -26,25 +26,15 @@ impl Flag {
             Some(i) => (&text[..i], Some(text[i + 1..].trim().to_string())),
             None => (text, None),
         };
-        let key = aliases
-            .get(name)
-            .cloned()
-            .unwrap_or_else(|| name.to_string());
-        Some(Flag {
-            key,
-            value,
-            text: text.to_string(),
-        })
+        let key = aliases.get(name).cloned().unwrap_or_else(|| name.to_string());
+        Some(Flag { key, value, text: text.to_string() })
     }
 
     /// The flag as arguments for a process: `--a=b` stays one, `--a b` becomes two.
     pub fn argv(&self) -> Vec<String> {
         match self.text.find(char::is_whitespace) {
             Some(i) if !self.text[..i].contains('=') => {
-                vec![
-                    self.text[..i].to_string(),
-                    self.text[i..].trim().to_string(),
-                ]
+                vec![self.text[..i].to_string(), self.text[i..].trim().to_string()]
             }
             _ => vec![self.text.clone()],
         }
@@ -61,10 +51,7 @@ pub struct Config {
 
 impl Config {
     pub fn new(engine: &str) -> Config {
-        Config {
-            engine: engine.to_string(),
-            ..Config::default()
-        }
+        Config { engine: engine.to_string(), ..Config::default() }
     }
 
     /// This configuration with `unset` flags removed, then `flags` replacing flags of the same
@@ -78,19 +65,15 @@ impl Config {
                 None => out.flags.push(flag.clone()),
             }
         }
-        out.env
-            .extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        out.env.extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
         out
     }
 
     /// A key that is equal for two configurations exactly when they would run the same way,
     /// whatever the order and spelling of their flags.
     pub fn identity(&self) -> String {
-        let mut flags: Vec<String> = self
-            .flags
-            .iter()
-            .map(|f| format!("{}={}", f.key, f.value.as_deref().unwrap_or("")))
-            .collect();
+        let mut flags: Vec<String> =
+            self.flags.iter().map(|f| format!("{}={}", f.key, f.value.as_deref().unwrap_or(""))).collect();
         flags.sort();
         let env: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
         format!("{}|{}|{}", self.engine, flags.join(" "), env.join(" "))
@@ -102,27 +85,17 @@ mod tests {
     use super::*;
 
     fn flags(list: &[&str], aliases: &BTreeMap<String, String>) -> Vec<Flag> {
-        list.iter()
-            .map(|t| Flag::parse(t, aliases).unwrap())
-            .collect()
+        list.iter().map(|t| Flag::parse(t, aliases).unwrap()).collect()
     }
 
     #[test]
     fn flags_replace_in_place_and_identity_ignores_order_and_aliases() {
         let mut aliases = BTreeMap::new();
         aliases.insert("--dp".to_string(), "--dp-size".to_string());
-        let base = Config::new("sglang").with(
-            &[],
-            &flags(&["--tp-size 8", "--dp-size 8"], &aliases),
-            &BTreeMap::new(),
-        );
+        let base = Config::new("sglang").with(&[], &flags(&["--tp-size 8", "--dp-size 8"], &aliases), &BTreeMap::new());
         let a = base.with(&[], &flags(&["--tp-size 4"], &aliases), &BTreeMap::new());
         assert_eq!(a.flags[0].text, "--tp-size 4");
-        let b = Config::new("sglang").with(
-            &[],
-            &flags(&["--dp 8", "--tp-size 4"], &aliases),
-            &BTreeMap::new(),
-        );
+        let b = Config::new("sglang").with(&[], &flags(&["--dp 8", "--tp-size 4"], &aliases), &BTreeMap::new());
         assert_eq!(a.identity(), b.identity());
         let c = a.with(&["--dp-size".to_string()], &[], &BTreeMap::new());
         assert_eq!(c.flags.len(), 1);
@@ -130,22 +103,9 @@ mod tests {
 
     #[test]
     fn argv_keeps_values_whole() {
-        let f = Flag::parse(
-            r#"--speculative-config {"method":"mtp", "n":1}"#,
-            &BTreeMap::new(),
-        )
-        .unwrap();
-        assert_eq!(
-            f.argv(),
-            vec![
-                "--speculative-config".to_string(),
-                r#"{"method":"mtp", "n":1}"#.to_string()
-            ]
-        );
-        assert_eq!(
-            Flag::parse("--tp-size=8", &BTreeMap::new()).unwrap().argv(),
-            vec!["--tp-size=8"]
-        );
+        let f = Flag::parse(r#"--speculative-config {"method":"mtp", "n":1}"#, &BTreeMap::new()).unwrap();
+        assert_eq!(f.argv(), vec!["--speculative-config".to_string(), r#"{"method":"mtp", "n":1}"#.to_string()]);
+        assert_eq!(Flag::parse("--tp-size=8", &BTreeMap::new()).unwrap().argv(), vec!["--tp-size=8"]);
         assert!(Flag::parse("tp", &BTreeMap::new()).is_none());
     }
 }

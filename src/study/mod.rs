@@ -65,31 +65,15 @@ impl Study {
     /// unique, every reference resolves and every run file is in its place and parses.
     pub fn load(dir: &Path) -> Result<Study, Diagnostics> {
         let file = dir.join(SPEC_FILE);
-        let source = std::fs::read_to_string(&file).map_err(|e| {
-            Diagnostics(vec![Diagnostic::new(
-                &file,
-                0,
-                0,
-                format!("cannot read: {e}"),
-            )])
-        })?;
+        let source = std::fs::read_to_string(&file)
+            .map_err(|e| Diagnostics(vec![Diagnostic::new(&file, 0, 0, format!("cannot read: {e}"))]))?;
         let spec: Spec = toml::from_str(&source).map_err(|e| {
             let offset = e.span().map_or(0, |s| s.start);
             let message = e.message().trim().to_string();
             Diagnostics(vec![Diagnostic::at(&file, &source, offset, message)])
         })?;
-        let id = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| dir.display().to_string());
-        let mut study = Study {
-            id,
-            dir: dir.to_path_buf(),
-            file,
-            source,
-            spec,
-            runs: BTreeMap::new(),
-        };
+        let id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
+        let mut study = Study { id, dir: dir.to_path_buf(), file, source, spec, runs: BTreeMap::new() };
         let mut problems = study.validate();
         problems.extend(study.load_runs());
         if problems.is_empty() {
@@ -132,66 +116,36 @@ impl Study {
     /// The profiles the baseline and the optimized configuration are compared on.
     pub fn compare_profiles(&self) -> Vec<&Profile> {
         match &self.spec.compare_profiles {
-            Some(ids) => ids
-                .iter()
-                .filter_map(|id| self.profile(id.get_ref()))
-                .collect(),
+            Some(ids) => ids.iter().filter_map(|id| self.profile(id.get_ref())).collect(),
             None => self.spec.profiles.iter().collect(),
         }
     }
 
     /// The run stored for a variant on a profile, if any.
     pub fn run(&self, stage: &str, variant: &str, profile: &str) -> Option<&Run> {
-        self.runs.get(&RunKey {
-            stage: stage.into(),
-            variant: variant.into(),
-            profile: profile.into(),
-        })
+        self.runs.get(&RunKey { stage: stage.into(), variant: variant.into(), profile: profile.into() })
     }
 
     fn validate(&self) -> Vec<Diagnostic> {
         let spec = &self.spec;
         let mut out = Vec::new();
         unique(self, spec.engines.iter().map(|e| &e.id), "engine", &mut out);
-        unique(
-            self,
-            spec.profiles.iter().map(|p| &p.id),
-            "profile",
-            &mut out,
-        );
+        unique(self, spec.profiles.iter().map(|p| &p.id), "profile", &mut out);
         unique(self, spec.stages.iter().map(|s| &s.id), "stage", &mut out);
         if let Some(date) = &spec.date
             && chrono::NaiveDate::parse_from_str(date.get_ref(), "%Y-%m-%d").is_err()
         {
-            out.push(self.diag_at(
-                date,
-                format!(
-                    "`date`: `{}` is not a date of the form YYYY-MM-DD",
-                    date.get_ref()
-                ),
-            ));
+            out.push(self.diag_at(date, format!("`date`: `{}` is not a date of the form YYYY-MM-DD", date.get_ref())));
         }
-        for (key, metric) in [
-            ("objective", &spec.objective),
-            ("secondary", &spec.secondary),
-        ] {
+        for (key, metric) in [("objective", &spec.objective), ("secondary", &spec.secondary)] {
             if !parse::names::is_canonical(metric.get_ref()) {
-                out.push(self.diag_at(
-                    metric,
-                    format!(
-                        "`{key}`: `{}` is not a canonical metric name",
-                        metric.get_ref()
-                    ),
-                ));
+                out.push(
+                    self.diag_at(metric, format!("`{key}`: `{}` is not a canonical metric name", metric.get_ref())),
+                );
             }
         }
         if !(spec.noise_threshold >= 0.0 && spec.noise_threshold < 100.0) {
-            out.push(Diagnostic::new(
-                &self.file,
-                0,
-                0,
-                "`noise_threshold` must be a percentage from 0 to 100",
-            ));
+            out.push(Diagnostic::new(&self.file, 0, 0, "`noise_threshold` must be a percentage from 0 to 100"));
         }
         let profile_ref = |id: &Id, key: &str, out: &mut Vec<Diagnostic>| {
             if self.profile(id.get_ref()).is_none() {
@@ -205,10 +159,7 @@ impl Study {
         if self.variant(spec.baseline.get_ref()).is_none() {
             out.push(self.diag_at(
                 &spec.baseline,
-                format!(
-                    "`baseline`: no variant `{}` (write `stage/variant`)",
-                    spec.baseline.get_ref()
-                ),
+                format!("`baseline`: no variant `{}` (write `stage/variant`)", spec.baseline.get_ref()),
             ));
         }
         if let Some(cmd) = &spec.benchmark.command {
@@ -221,43 +172,25 @@ impl Study {
             if let Some(Rate::Named(name)) = &profile.request_rate
                 && name.get_ref() != "inf"
             {
-                out.push(self.diag_at(
-                    name,
-                    format!(
-                        "`request_rate`: `{}` is neither a number nor \"inf\"",
-                        name.get_ref()
-                    ),
-                ));
+                out.push(
+                    self.diag_at(name, format!("`request_rate`: `{}` is neither a number nor \"inf\"", name.get_ref())),
+                );
             }
         }
         for (index, stage) in spec.stages.iter().enumerate() {
-            unique(
-                self,
-                stage.variants.iter().map(|v| &v.id),
-                "variant",
-                &mut out,
-            );
+            unique(self, stage.variants.iter().map(|v| &v.id), "variant", &mut out);
             if stage.variants.is_empty() {
-                out.push(self.diag_at(
-                    &stage.id,
-                    format!("stage `{}` has no variant", stage.id.get_ref()),
-                ));
+                out.push(self.diag_at(&stage.id, format!("stage `{}` has no variant", stage.id.get_ref())));
             }
             if let Some(base) = &stage.base {
                 self.check_base(base, index, "base", &mut out);
             }
-            if let Some(Adopt {
-                variant: Some(v), ..
-            }) = &stage.adopt
+            if let Some(Adopt { variant: Some(v), .. }) = &stage.adopt
                 && !stage.variants.iter().any(|x| x.id.get_ref() == v.get_ref())
             {
                 out.push(self.diag_at(
                     v,
-                    format!(
-                        "`adopt.variant`: stage `{}` has no variant `{}`",
-                        stage.id.get_ref(),
-                        v.get_ref()
-                    ),
+                    format!("`adopt.variant`: stage `{}` has no variant `{}`", stage.id.get_ref(), v.get_ref()),
                 ));
             }
             for variant in &stage.variants {
@@ -271,20 +204,16 @@ impl Study {
                     None if index == 0 && stage.base.is_none() && variant.base.is_none() => {
                         out.push(self.diag_at(
                             &variant.id,
-                            format!(
-                                "variant `{}` builds on nothing and needs an `engine`",
-                                variant.id.get_ref()
-                            ),
+                            format!("variant `{}` builds on nothing and needs an `engine`", variant.id.get_ref()),
                         ));
                     }
                     _ => {}
                 }
                 for flag in variant.flags.iter().chain(&variant.unset) {
                     if Flag::parse(flag.get_ref(), &BTreeMap::new()).is_none() {
-                        out.push(self.diag_at(
-                            flag,
-                            format!("`{}` is not a flag (flags start with `-`)", flag.get_ref()),
-                        ));
+                        out.push(
+                            self.diag_at(flag, format!("`{}` is not a flag (flags start with `-`)", flag.get_ref())),
+                        );
                     }
                 }
             }
@@ -302,26 +231,16 @@ impl Study {
                     out.push(self.diag_at(base, format!("`{key}`: no variant `{name}`")));
                 }
             }
-            Some(_) => {
-                out.push(self.diag_at(base, format!("`{key}`: `{name}` is not an earlier stage")))
-            }
+            Some(_) => out.push(self.diag_at(base, format!("`{key}`: `{name}` is not an earlier stage"))),
             None => out.push(self.diag_at(base, format!("`{key}`: no stage `{stage_id}`"))),
         }
     }
 
-    fn check_template(
-        &self,
-        template: &toml::Spanned<String>,
-        key: &str,
-        out: &mut Vec<Diagnostic>,
-    ) {
+    fn check_template(&self, template: &toml::Spanned<String>, key: &str, out: &mut Vec<Diagnostic>) {
         for part in template.get_ref().split('{').skip(1) {
             let name = part.split('}').next().unwrap_or("");
             if !PLACEHOLDERS.contains(&name) && !name.starts_with('"') {
-                out.push(self.diag_at(
-                    template,
-                    format!("`{key}`: unknown placeholder `{{{name}}}`"),
-                ));
+                out.push(self.diag_at(template, format!("`{key}`: unknown placeholder `{{{name}}}`")));
             }
         }
     }
@@ -359,21 +278,11 @@ impl Study {
                             path,
                             blocks[1].line,
                             1,
-                            format!(
-                                "a run file holds one result; this one holds {}",
-                                blocks.len()
-                            ),
+                            format!("a run file holds one result; this one holds {}", blocks.len()),
                         )),
                         Ok(mut blocks) => {
                             let block = blocks.remove(0);
-                            runs.insert(
-                                key,
-                                Run {
-                                    path: path.to_path_buf(),
-                                    text,
-                                    block,
-                                },
-                            );
+                            runs.insert(key, Run { path: path.to_path_buf(), text, block });
                         }
                     },
                 },
@@ -387,57 +296,36 @@ impl Study {
     /// `runs/<stage>/<variant>/<profile>.<ext>` → its key, or why the file is out of place.
     fn run_key(&self, root: &Path, path: &Path) -> Result<RunKey, String> {
         let rel = path.strip_prefix(root).map_err(|e| e.to_string())?;
-        let parts: Vec<String> = rel
-            .iter()
-            .map(|p| p.to_string_lossy().into_owned())
-            .collect();
+        let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
         let [stage, variant, file] = parts.as_slice() else {
             return Err("a run file belongs at runs/<stage>/<variant>/<profile>.txt".to_string());
         };
         let (profile, ext) = file.rsplit_once('.').unwrap_or((file.as_str(), ""));
         if !RESULT_EXTENSIONS.contains(&ext) {
-            return Err(format!(
-                "unexpected file: a raw result ends in {}",
-                RESULT_EXTENSIONS.join(", ")
-            ));
+            return Err(format!("unexpected file: a raw result ends in {}", RESULT_EXTENSIONS.join(", ")));
         }
         if self.stage(stage).is_none() {
             return Err(format!("no stage `{stage}` in {SPEC_FILE}"));
         }
         if self.variant(&format!("{stage}/{variant}")).is_none() {
-            return Err(format!(
-                "stage `{stage}` has no variant `{variant}` in {SPEC_FILE}"
-            ));
+            return Err(format!("stage `{stage}` has no variant `{variant}` in {SPEC_FILE}"));
         }
         if self.profile(profile).is_none() {
             return Err(format!("no profile `{profile}` in {SPEC_FILE}"));
         }
-        Ok(RunKey {
-            stage: stage.clone(),
-            variant: variant.clone(),
-            profile: profile.to_string(),
-        })
+        Ok(RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.to_string() })
     }
 }
 
-fn unique<'a>(
-    study: &Study,
-    ids: impl Iterator<Item = &'a Id>,
-    what: &str,
-    out: &mut Vec<Diagnostic>,
-) {
+fn unique<'a>(study: &Study, ids: impl Iterator<Item = &'a Id>, what: &str, out: &mut Vec<Diagnostic>) {
     let mut seen = BTreeSet::new();
     for id in ids {
-        if id.get_ref().is_empty()
-            || id.get_ref().contains(['/', '\\'])
-            || id.get_ref().starts_with('.')
-        {
+        let name = id.get_ref();
+        let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+        if name.is_empty() || !plain || name.starts_with('.') {
             out.push(study.diag_at(
                 id,
-                format!(
-                    "{what} id `{}` must be a non-empty name without `/`",
-                    id.get_ref()
-                ),
+                format!("{what} id `{name}` must be letters, digits, `.`, `_` and `-`, not starting with `.`"),
             ));
         }
         if !seen.insert(id.get_ref().as_str()) {

@@ -18,9 +18,7 @@ impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
         let map = BTreeMap::<String, String>::deserialize(d)?;
         if !map.contains_key("en") {
-            return Err(serde::de::Error::custom(
-                "localized text needs an `en` entry",
-            ));
+            return Err(serde::de::Error::custom("localized text needs an `en` entry"));
         }
         Ok(Text(map))
     }
@@ -29,10 +27,7 @@ impl<'de> Deserialize<'de> for Text {
 impl Text {
     /// The text for `locale`, or the English one when the study has none in that locale.
     pub fn get(&self, locale: &str) -> &str {
-        self.0
-            .get(locale)
-            .or_else(|| self.0.get("en"))
-            .map_or("", String::as_str)
+        self.0.get(locale).or_else(|| self.0.get("en")).map_or("", String::as_str)
     }
 }
 
@@ -86,10 +81,7 @@ pub struct Spec {
 }
 
 fn default_objective() -> Id {
-    Spanned::new(
-        0..0,
-        crate::parse::names::TOTAL_TOKEN_THROUGHPUT.to_string(),
-    )
+    Spanned::new(0..0, crate::parse::names::TOTAL_TOKEN_THROUGHPUT.to_string())
 }
 
 fn default_secondary() -> Id {

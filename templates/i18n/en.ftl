@@ -130,3 +130,27 @@ warning-implausible-peak = { $run }: the reported peak output throughput ({ $pea
 warning-implausible-peak-summary = { $count } runs report a peak output throughput more than { $factor } times what their concurrency could stream; their "Peak output token throughput" lines are artifacts of the benchmark tool and are not used. Each affected run is marked below.
 warning-zero-latency = { $run }: { $metric } is 0 although the run produced tokens.
 warning-request-count = { $run }: the block counts { $counted } requests where the profile sends { $expected }.
+
+## Charts and exports
+label-data = Raw data
+export-csv = every run (CSV)
+export-json = analysis (JSON)
+chart-stage = { $stage }: { $metric } of each variant
+chart-comparison = Baseline and optimized { $metric } on every profile
+chart-progression = { $metric } after each adopted stage
+chart-failed = did not run: { $reason }
+chart-lost = { $value }, only { $completed } of { $expected } requests
+chart-incomplete = { $value }, cut off
+chart-best = { $value } (best)
+chart-baseline = Baseline
+chart-optimized = Optimized
+
+## Site (layout.html.tera, index.html.tera)
+language-name = English
+site-title = Serving optimization guides
+site-intro = Each guide finds, stage by stage, the fastest way to serve a model on given hardware. Every figure is computed from the raw benchmark results shown in the guide.
+site-languages = Languages
+site-studies = Guides
+site-headline = { $gain } { $metric } on { $profile }
+site-engines = Engines: { $engines }
+site-skip = Skip to the content

@@ -129,3 +129,27 @@ warning-implausible-peak = { $run }: bildirilen en yüksek çıkış hızı ({ $
 warning-implausible-peak-summary = { $count } koşu, eş zamanlılığının üretebileceğinin { $factor } katından fazla bir en yüksek çıkış hızı bildiriyor; bu "Peak output token throughput" satırları ölçüm aracının yan etkisidir ve kullanılmaz. Etkilenen her koşu aşağıda işaretlenmiştir.
 warning-zero-latency = { $run }: koşu token üretmesine rağmen { $metric } 0 görünüyor.
 warning-request-count = { $run }: blokta { $counted } istek sayılıyor, profil ise { $expected } istek gönderiyor.
+
+## Grafikler ve dışa aktarımlar
+label-data = Ham veri
+export-csv = tüm koşular (CSV)
+export-json = analiz (JSON)
+chart-stage = { $stage }: varyantların { $metric } değerleri
+chart-comparison = Her profilde temel ve optimize { $metric }
+chart-progression = Benimsenen her aşamadan sonra { $metric }
+chart-failed = çalışmadı: { $reason }
+chart-lost = { $value }, { $expected } isteğin yalnızca { $completed } tanesi
+chart-incomplete = { $value }, yarıda kesildi
+chart-best = { $value } (en iyi)
+chart-baseline = Temel
+chart-optimized = Optimize
+
+## Site (layout.html.tera, index.html.tera)
+language-name = Türkçe
+site-title = Model sunumu optimizasyon rehberleri
+site-intro = Her rehber, bir modeli belirli bir donanımda en hızlı sunmanın yolunu aşama aşama arar. Rehberdeki her sayı, orada gösterilen ham benchmark sonuçlarından hesaplanır.
+site-languages = Diller
+site-studies = Rehberler
+site-headline = { $profile } profilinde { $metric }: { $gain }
+site-engines = Motorlar: { $engines }
+site-skip = İçeriğe geç

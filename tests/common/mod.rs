@@ -24,11 +24,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 
 /// Runs the binary in the crate's folder: exit code, standard output, standard error.
 pub fn perflab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_perflab"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_perflab")).args(args).current_dir(root()).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

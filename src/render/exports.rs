@@ -1,0 +1,84 @@
+//! Exports of a study: every run as CSV, the analysis as JSON.
+
+use crate::analysis::{Analysis, Outcome, RunStatus};
+use crate::study::{RunKey, Study};
+use std::collections::BTreeSet;
+
+/// One row a run: every variant on the target profile (measured, reused, failed or missing),
+/// then every other stored run. Columns: study, stage, variant, profile, engine, flags, env,
+/// status, run (the run the numbers come from), then every canonical metric found.
+pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
+    let metrics: BTreeSet<&String> = study.runs.values().flat_map(|r| r.block.metrics.keys()).collect();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["study", "stage", "variant", "profile", "engine", "flags", "env", "status", "run"];
+    header.extend(metrics.iter().map(|m| m.as_str()));
+    w.write_record(&header)?;
+    let status_name = |s: RunStatus| match s {
+        RunStatus::Ok => "ok",
+        RunStatus::LostRequests { .. } => "lost-requests",
+        RunStatus::Incomplete => "incomplete",
+    };
+    for stage in &analysis.stages {
+        for v in &stage.variants {
+            let env: Vec<String> = v.command.env.iter().map(|(k, val)| format!("{k}={val}")).collect();
+            let mut rows: Vec<(String, String, Option<RunKey>)> = Vec::new();
+            let status = match &v.outcome {
+                Outcome::Failed { class } => format!(
+                    "failed:{}",
+                    serde_json::to_value(class).ok().and_then(|x| x.as_str().map(str::to_string)).unwrap_or_default()
+                ),
+                Outcome::Missing => "missing".to_string(),
+                _ => v.measure.as_ref().map_or("missing".to_string(), |m| status_name(m.status).to_string()),
+            };
+            let target_key = v.measure.as_ref().map(|m| key_of(&m.run));
+            rows.push((analysis.target_profile.clone(), status, target_key));
+            for p in &study.spec.profiles {
+                let id = p.id.get_ref();
+                if *id == analysis.target_profile {
+                    continue;
+                }
+                if let Some(run) = study.run(&stage.id, &v.id, id) {
+                    let key = RunKey { stage: stage.id.clone(), variant: v.id.clone(), profile: id.clone() };
+                    let status = crate::analysis::chain::run_status(study, &key).map_or("ok", status_name);
+                    let _ = run;
+                    rows.push((id.clone(), status.to_string(), Some(key)));
+                }
+            }
+            for (profile, status, key) in rows {
+                let block = key.as_ref().and_then(|k| study.runs.get(k)).map(|r| &r.block);
+                let mut record = vec![
+                    study.id.clone(),
+                    stage.id.clone(),
+                    v.id.clone(),
+                    profile,
+                    v.command.engine.clone(),
+                    v.command.flags.join(" "),
+                    env.join(" "),
+                    status,
+                    key.map(|k| format!("{}/{}/{}", k.stage, k.variant, k.profile)).unwrap_or_default(),
+                ];
+                record.extend(
+                    metrics.iter().map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()),
+                );
+                w.write_record(&record)?;
+            }
+        }
+    }
+    w.into_inner().map_err(|e| e.into_error().into())
+}
+
+fn key_of(run: &str) -> RunKey {
+    let mut parts = run.splitn(3, '/');
+    RunKey {
+        stage: parts.next().unwrap_or_default().to_string(),
+        variant: parts.next().unwrap_or_default().to_string(),
+        profile: parts.next().unwrap_or_default().to_string(),
+    }
+}
+
+/// The analysis as pretty JSON with a final newline (what `perflab analyze` prints).
+pub fn json(analysis: &Analysis) -> serde_json::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(analysis)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}

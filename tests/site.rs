@@ -1,0 +1,147 @@
+//! The generated site: committed and up to date, deterministic, escaped, self-contained, with
+//! exports; and the mdBook builds.
+
+mod common;
+
+use common::{copy_dir, perflab, root};
+use perflab::render::{Flavor, Renderer};
+use perflab::site::Site;
+use perflab::study::Study;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn build(results: &Path) -> Site {
+    let mut studies = Vec::new();
+    for dir in perflab::study::discover(results).unwrap() {
+        studies.push(Study::load(&dir).unwrap());
+    }
+    Site::build(&studies, &Renderer::new(None).unwrap(), Flavor::Commonmark).unwrap()
+}
+
+fn text(site: &Site, path: &str) -> String {
+    String::from_utf8(site.files.get(path).unwrap_or_else(|| panic!("no {path}")).clone()).unwrap()
+}
+
+#[test]
+fn committed_site_is_up_to_date() {
+    let site = build(&root().join("results"));
+    let committed: BTreeSet<String> = walkdir::WalkDir::new(root().join("site"))
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.path().strip_prefix(root().join("site")).unwrap().to_string_lossy().into_owned())
+        .collect();
+    let generated: BTreeSet<String> = site.files.keys().cloned().collect();
+    assert_eq!(committed, generated, "site/ has other files than `perflab build` writes: run it and commit");
+    for (path, bytes) in &site.files {
+        let on_disk = std::fs::read(root().join("site").join(path)).unwrap();
+        assert!(on_disk == *bytes, "site/{path} is out of date: run `perflab build` and commit");
+    }
+}
+
+#[test]
+fn builds_are_byte_identical() {
+    let a = build(&root().join("results"));
+    let b = build(&root().join("results"));
+    assert_eq!(a.files, b.files);
+}
+
+#[test]
+fn pages_link_languages_studies_and_exports() {
+    let site = build(&root().join("results"));
+    let page = text(&site, "en/glm-5.2-fp8-h200.html");
+    assert!(page.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"));
+    assert!(page.contains(r#"<a href="../tr/glm-5.2-fp8-h200.html" hreflang="tr" lang="tr">Türkçe</a>"#));
+    assert!(page.contains(r#"<a href="deepseek-v3.2-h200.html">Optimizing DeepSeek-V3.2 throughput on 8×H200</a>"#));
+    assert!(page.contains(r#"href="../md/data/glm-5.2-fp8-h200.csv""#));
+    assert!(page.contains(r#"<span class="gain">+219.70%</span>"#));
+    assert!(page.contains(r#"<span class="loss">−52.90%</span> (regression)"#));
+    assert_eq!(page.matches("<figure class=\"chart\"><svg").count(), 2 + 7, "comparison, progression and one a stage");
+    assert!(page.contains("<details>\n<summary>Benchmark result</summary>"));
+    // Nothing is fetched from elsewhere: no scripts, no stylesheets, no remote images.
+    for banned in ["<script", "<link", "src=\"http", "@import", "url("] {
+        assert!(!page.contains(banned), "page contains {banned}");
+    }
+    let index = text(&site, "tr/index.html");
+    assert!(index.contains(
+        r#"<a href="glm-5.2-fp8-h200.html"><strong>8×H200 üzerinde GLM-5.2 işlem hacmini artırmak</strong></a>"#
+    ));
+    assert!(
+        index.contains(r#"Dengeli: 8K giriş / 1K çıkış profilinde Toplam TPS: <span class="gain">+%219,70</span>"#)
+    );
+    let root_page = text(&site, "index.html");
+    assert!(root_page.contains(r#"<a href="tr/index.html" hreflang="tr" lang="tr"><strong>Türkçe</strong></a>"#));
+    let summary = text(&site, "md/SUMMARY.md");
+    let turkish = summary.split("# Türkçe\n").nth(1).unwrap();
+    assert!(
+        turkish.contains("- [8×H200 üzerinde GLM-5.2 işlem hacmini artırmak](tr/glm-5.2-fp8-h200.md)\n"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn study_text_is_escaped_and_its_markdown_rendered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("glm-5.2-fp8-h200");
+    copy_dir(&root().join("results/glm-5.2-fp8-h200"), &dir);
+    let spec = dir.join("study.toml");
+    let toml = std::fs::read_to_string(&spec).unwrap().replacen(
+        "en = \"The search is greedy:",
+        "en = \"<script>alert(1)</script> **bold** The search is greedy:",
+        1,
+    );
+    std::fs::write(&spec, toml).unwrap();
+    let site = build(tmp.path());
+    let page = text(&site, "en/glm-5.2-fp8-h200.html");
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt; <strong>bold</strong>"), "escaped and rendered");
+    assert!(!page.contains("<script>"));
+}
+
+#[test]
+fn csv_has_one_row_a_run() {
+    let site = build(&root().join("results"));
+    let csv = text(&site, "md/data/glm-5.2-fp8-h200.csv");
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(
+        &headers.iter().take(9).collect::<Vec<_>>(),
+        &["study", "stage", "variant", "profile", "engine", "flags", "env", "status", "run"]
+    );
+    assert!(headers.iter().any(|h| h == "total_token_throughput"));
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    // 20 variants on the target profile, and the baseline and the optimized runs of 4 other profiles.
+    assert_eq!(rows.len(), 28);
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let row = rows.iter().find(|r| &r[1] == "chunked-prefill" && &r[2] == "16k").unwrap();
+    assert_eq!(&row[col("status")], "failed:oom");
+    assert_eq!(&row[col("total_token_throughput")], "");
+    let row = rows.iter().find(|r| &r[1] == "chunked-prefill" && &r[2] == "default").unwrap();
+    assert_eq!(&row[col("run")], "memory-fraction/0.85/balanced", "a reused run says where its numbers come from");
+    assert_eq!(&row[col("total_token_throughput")], "13760.98");
+    let json: serde_json::Value = serde_json::from_slice(&site.files["md/data/glm-5.2-fp8-h200.json"]).unwrap();
+    assert_eq!(json["study"], "glm-5.2-fp8-h200");
+}
+
+#[test]
+fn build_command_writes_the_site_and_mdbook_renders_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let (code, _, err) = perflab(&["build", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.join("en/index.html").is_file());
+    if std::process::Command::new("mdbook").arg("--version").output().is_err() {
+        assert!(std::env::var_os("PERFLAB_REQUIRE_TOOLS").is_none(), "mdbook is not installed");
+        eprintln!("skipped the mdBook build: mdbook is not installed (.ci/run installs it)");
+        return;
+    }
+    let book = tmp.path().join("book");
+    let status = std::process::Command::new("mdbook")
+        .args(["build", "-d", book.to_str().unwrap()])
+        .current_dir(root())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let page = std::fs::read_to_string(book.join("tr/glm-5.2-fp8-h200.html")).unwrap();
+    assert!(page.contains("Deney sonuçları"));
+    assert!(book.join("en/glm-5.2-fp8-h200/stage-engine.svg").is_file(), "charts are in the book");
+}
