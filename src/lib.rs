@@ -9,6 +9,7 @@ pub mod cli;
 pub mod diag;
 pub mod parse;
 pub mod render;
+pub mod sim;
 pub mod site;
 pub mod study;
 

@@ -1,0 +1,201 @@
+//! A simulated inference engine for tests and demos: an OpenAI-compatible server whose speed
+//! and failures follow its flags the way a GPU engine's do, so that a study run against it has
+//! real winners, out-of-memory starts, unsupported configurations and crashes.
+//!
+//! The model: continuous batching in fixed steps. Each step prefills up to
+//! `--chunked-prefill-size` prompt tokens and decodes one token for every running sequence; a
+//! step takes `--sim-decode-ms` (longer as the batch fills) plus the prefill cost, both divided
+//! by a tensor-parallel speed-up. A sequence is admitted while the batch has room
+//! (`--max-num-seqs`) and the KV cache has room for its tokens; the KV cache is what the memory
+//! fraction leaves after weights and activations, twice as many tokens in FP8.
+
+mod server;
+
+pub use server::serve;
+
+use clap::Args;
+
+/// Attention backends the simulated engine supports.
+pub const BACKENDS: &[&str] = &["flashinfer", "triton", "fa3"];
+
+/// Engine-like flags (vLLM and SGLang spellings), then the simulation's own knobs (`--sim-*`).
+#[derive(Debug, Clone, Args)]
+pub struct EngineArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// The model name the server answers to.
+    #[arg(long, visible_alias = "model-path", default_value = "sim-model")]
+    pub model: String,
+    /// Tensor parallelism: GPUs a replica spans; each step is faster, memory is larger.
+    #[arg(long, visible_alias = "tensor-parallel-size", short_alias = 't', default_value_t = 1)]
+    pub tp_size: u32,
+    /// Data parallelism: independent replicas sharing the GPUs.
+    #[arg(long, visible_alias = "data-parallel-size", default_value_t = 1)]
+    pub dp_size: u32,
+    /// Sequences a replica runs at once.
+    #[arg(long, visible_alias = "max-running-requests", default_value_t = 256)]
+    pub max_num_seqs: usize,
+    /// Share of GPU memory the engine may use.
+    #[arg(long, visible_alias = "mem-fraction-static", default_value_t = 0.8)]
+    pub gpu_memory_utilization: f64,
+    /// `auto`, `bf16`, `fp8`, `fp8_e4m3`: FP8 halves the bytes a cached token takes.
+    #[arg(long, default_value = "auto")]
+    pub kv_cache_dtype: String,
+    /// Prompt tokens prefilled a step; larger chunks need more activation memory.
+    #[arg(long, default_value_t = 8192)]
+    pub chunked_prefill_size: u64,
+    /// One of flashinfer, triton, fa3.
+    #[arg(long, default_value = "flashinfer")]
+    pub attention_backend: String,
+    /// Longest prompt plus output a request may have; longer requests are rejected.
+    #[arg(long, visible_alias = "context-length", default_value_t = 32768)]
+    pub max_model_len: u64,
+    /// Seconds the engine takes to load before it serves.
+    #[arg(long, default_value_t = 2.0)]
+    pub sim_startup_seconds: f64,
+    /// Milliseconds a decode step takes with one sequence on one GPU.
+    #[arg(long, default_value_t = 20.0)]
+    pub sim_decode_ms: f64,
+    /// How much longer a step gets when the batch is full (0.5: 50% longer).
+    #[arg(long, default_value_t = 0.5)]
+    pub sim_batch_penalty: f64,
+    /// Milliseconds to prefill 1000 prompt tokens on one GPU.
+    #[arg(long, default_value_t = 20.0)]
+    pub sim_prefill_ms_per_1k: f64,
+    /// Memory of one GPU, GiB.
+    #[arg(long, default_value_t = 80.0)]
+    pub sim_gpu_memory_gb: f64,
+    /// Model weights, GiB, spread over the tensor-parallel GPUs.
+    #[arg(long, default_value_t = 40.0)]
+    pub sim_weights_gb: f64,
+    /// KV cache of one token in 16-bit, KiB.
+    #[arg(long, default_value_t = 160.0)]
+    pub sim_kv_kib_per_token: f64,
+    /// Activation memory a prefill token needs, KiB.
+    #[arg(long, default_value_t = 1024.0)]
+    pub sim_activation_kib_per_token: f64,
+    /// Abort the process after this many completed requests, as a crashing engine does.
+    #[arg(long)]
+    pub sim_crash_after: Option<u64>,
+    /// Answer every Nth request with HTTP 500.
+    #[arg(long)]
+    pub sim_fail_every: Option<u64>,
+    /// Send a malformed chunk in every Nth stream.
+    #[arg(long)]
+    pub sim_malformed_every: Option<u64>,
+    /// Drop the connection in the middle of every Nth stream.
+    #[arg(long)]
+    pub sim_drop_every: Option<u64>,
+}
+
+/// Why the engine refuses to start, with the message a real engine prints.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StartError {
+    OutOfMemory(String),
+    Unsupported(String),
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::OutOfMemory(m) | StartError::Unsupported(m) => f.write_str(m),
+        }
+    }
+}
+
+/// What the flags give one replica.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Capacity {
+    /// Tokens (prompt plus output) the KV cache of a replica holds.
+    pub kv_tokens: u64,
+    /// Sequences a replica runs at once.
+    pub max_seqs: usize,
+    /// Speed-up of a step from tensor parallelism.
+    pub speedup: f64,
+}
+
+impl EngineArgs {
+    /// The capacity of a replica, or why the engine cannot start with these flags.
+    pub fn capacity(&self) -> Result<Capacity, StartError> {
+        if !BACKENDS.contains(&self.attention_backend.as_str()) {
+            return Err(StartError::Unsupported(format!(
+                "ValueError: Selected backend AttentionBackendEnum.{} is not valid for this configuration. Reason: ['not supported by the simulated engine']",
+                self.attention_backend.to_uppercase()
+            )));
+        }
+        let fp8 = match self.kv_cache_dtype.as_str() {
+            "auto" | "bf16" | "bfloat16" => false,
+            "fp8" | "fp8_e4m3" | "fp8_e5m2" => true,
+            other => {
+                return Err(StartError::Unsupported(format!("ValueError: Unsupported kv_cache_dtype: '{other}'")));
+            }
+        };
+        if !(self.gpu_memory_utilization > 0.0 && self.gpu_memory_utilization <= 1.0) {
+            return Err(StartError::Unsupported(format!(
+                "ValueError: gpu_memory_utilization must be in (0, 1], got {}",
+                self.gpu_memory_utilization
+            )));
+        }
+        let tp = f64::from(self.tp_size.max(1));
+        let dp = f64::from(self.dp_size.max(1));
+        let gib = 1024.0 * 1024.0;
+        // Per replica: its share of the GPUs' memory, minus the weights, minus the activations.
+        let usable = self.sim_gpu_memory_gb * tp * self.gpu_memory_utilization / dp;
+        let activations = self.chunked_prefill_size as f64 * self.sim_activation_kib_per_token / gib;
+        let kv = usable - self.sim_weights_gb - activations;
+        if kv <= 0.0 {
+            return Err(StartError::OutOfMemory(format!(
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {:.2} GiB for the KV cache; {:.2} GiB free after weights ({:.2} GiB) and activations ({:.2} GiB).",
+                -kv + 1.0,
+                usable - self.sim_weights_gb - activations,
+                self.sim_weights_gb,
+                activations
+            )));
+        }
+        let per_token = self.sim_kv_kib_per_token / if fp8 { 2.0 } else { 1.0 };
+        Ok(Capacity {
+            kv_tokens: (kv * gib / per_token) as u64,
+            max_seqs: self.max_num_seqs.max(1),
+            speedup: tp.powf(0.8),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        engine: EngineArgs,
+    }
+
+    fn args(list: &[&str]) -> EngineArgs {
+        Cli::parse_from(std::iter::once("engine").chain(list.iter().copied())).engine
+    }
+
+    #[test]
+    fn memory_fraction_and_fp8_grow_the_kv_cache() {
+        let base = args(&[]).capacity().unwrap();
+        let more = args(&["--gpu-memory-utilization", "0.9"]).capacity().unwrap();
+        let fp8 = args(&["--kv-cache-dtype", "fp8_e4m3"]).capacity().unwrap();
+        assert!(more.kv_tokens > base.kv_tokens);
+        assert!(fp8.kv_tokens > base.kv_tokens * 19 / 10);
+        assert_eq!(args(&["--mem-fraction-static", "0.9"]).capacity().unwrap(), more, "SGLang spelling");
+    }
+
+    #[test]
+    fn failures_read_like_real_engines() {
+        let oom = args(&["--gpu-memory-utilization", "0.5"]).capacity().unwrap_err();
+        assert!(matches!(oom, StartError::OutOfMemory(ref m) if m.contains("CUDA out of memory")), "{oom}");
+        let oom = args(&["--chunked-prefill-size", "40000"]).capacity().unwrap_err();
+        assert!(matches!(oom, StartError::OutOfMemory(_)));
+        let bad = args(&["--attention-backend", "cutlass_mla"]).capacity().unwrap_err();
+        assert!(bad.to_string().contains("Selected backend AttentionBackendEnum.CUTLASS_MLA is not valid"));
+    }
+}

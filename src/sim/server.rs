@@ -1,0 +1,396 @@
+//! The simulated engine's HTTP server and its continuous-batching loop.
+
+use super::{Capacity, EngineArgs, StartError};
+use bytes::Bytes;
+use hyper::body::{Body, Frame, Incoming};
+use hyper::{Method, Request, Response, StatusCode};
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// A request handed to a replica: how many tokens to prefill and to produce.
+struct Job {
+    input: u64,
+    output: u64,
+    events: mpsc::UnboundedSender<bool>,
+}
+
+struct Seq {
+    job: Job,
+    prefill_left: u64,
+    produced: u64,
+}
+
+struct State {
+    args: EngineArgs,
+    ready: AtomicBool,
+    replicas: Vec<mpsc::UnboundedSender<Job>>,
+    next: AtomicUsize,
+    requests: AtomicU64,
+    streams: AtomicU64,
+}
+
+/// Runs the engine until the process ends. Prints what an engine prints while it loads; exits
+/// with an error (after the load, for out of memory) when its flags cannot work.
+pub async fn serve(args: EngineArgs) -> anyhow::Result<()> {
+    eprintln!("INFO simulated engine: model={} tp={} dp={}", args.model, args.tp_size, args.dp_size);
+    let capacity = match args.capacity() {
+        Ok(c) => Ok(c),
+        Err(e @ StartError::Unsupported(_)) => {
+            eprintln!("{e}");
+            anyhow::bail!("engine failed to start: {e}");
+        }
+        Err(e) => Err(e),
+    };
+    let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port)).await?;
+    eprintln!("INFO listening on http://{}:{} (loading for {:.1}s)", args.host, args.port, args.sim_startup_seconds);
+    let completed = Arc::new(AtomicU64::new(0));
+    let mut replicas = Vec::new();
+    let mut loops = Vec::new();
+    for _ in 0..args.dp_size.max(1) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        replicas.push(tx);
+        loops.push(rx);
+    }
+    let state = Arc::new(State {
+        args: args.clone(),
+        ready: AtomicBool::new(false),
+        replicas,
+        next: AtomicUsize::new(0),
+        requests: AtomicU64::new(0),
+        streams: AtomicU64::new(0),
+    });
+    let loader = {
+        let state = state.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs_f64(state.args.sim_startup_seconds.max(0.0))).await;
+            match capacity {
+                Ok(cap) => {
+                    eprintln!("INFO KV cache: {} tokens a replica, {} sequences at most", cap.kv_tokens, cap.max_seqs);
+                    for rx in loops {
+                        tokio::spawn(replica(cap.clone(), state.clone(), rx, completed.clone()));
+                    }
+                    state.ready.store(true, Ordering::SeqCst);
+                    eprintln!("INFO Application startup complete.");
+                    Ok(())
+                }
+                Err(e) => {
+                    eprintln!("{e}");
+                    Err(anyhow::anyhow!("engine failed to start: {e}"))
+                }
+            }
+        })
+    };
+    let accept = {
+        let state = state.clone();
+        tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else { continue };
+                let state = state.clone();
+                tokio::spawn(async move {
+                    let io = hyper_util::rt::TokioIo::new(stream);
+                    let service = hyper::service::service_fn(move |req| handle(req, state.clone()));
+                    let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
+                });
+            }
+        })
+    };
+    loader.await??;
+    accept.await?;
+    Ok(())
+}
+
+async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiver<Job>, completed: Arc<AtomicU64>) {
+    let args = &state.args;
+    let mut waiting: VecDeque<Job> = VecDeque::new();
+    let mut running: Vec<Seq> = Vec::new();
+    let mut kv_used = 0u64;
+    loop {
+        if running.is_empty() && waiting.is_empty() {
+            match rx.recv().await {
+                Some(job) => waiting.push_back(job),
+                None => return,
+            }
+        }
+        while let Ok(job) = rx.try_recv() {
+            waiting.push_back(job);
+        }
+        while let Some(job) = waiting.front() {
+            let need = job.input + job.output;
+            if running.len() >= cap.max_seqs || (kv_used + need > cap.kv_tokens && !running.is_empty()) {
+                break;
+            }
+            if let Some(job) = waiting.pop_front() {
+                kv_used += need;
+                running.push(Seq { prefill_left: job.input.max(1), produced: 0, job });
+            }
+        }
+        let mut budget = args.chunked_prefill_size.max(1);
+        let mut prefilled = 0;
+        for s in running.iter_mut().filter(|s| s.prefill_left > 0) {
+            let take = s.prefill_left.min(budget);
+            s.prefill_left -= take;
+            budget -= take;
+            prefilled += take;
+            if budget == 0 {
+                break;
+            }
+        }
+        let decoding = running.iter().any(|s| s.prefill_left == 0);
+        let occupancy = running.len() as f64 / cap.max_seqs as f64;
+        let decode = if decoding { args.sim_decode_ms * (1.0 + args.sim_batch_penalty * occupancy) } else { 0.0 };
+        let step_ms = (decode + prefilled as f64 * args.sim_prefill_ms_per_1k / 1000.0) / cap.speedup;
+        tokio::time::sleep(Duration::from_secs_f64(step_ms.max(0.05) / 1000.0)).await;
+        let mut finished = 0;
+        running.retain_mut(|s| {
+            if s.prefill_left > 0 {
+                return true;
+            }
+            s.produced += 1;
+            let last = s.produced >= s.job.output;
+            let delivered = s.job.events.send(last).is_ok();
+            if last || !delivered {
+                kv_used -= s.job.input + s.job.output;
+                finished += u64::from(last);
+                return false;
+            }
+            true
+        });
+        let total = completed.fetch_add(finished, Ordering::SeqCst) + finished;
+        if let Some(limit) = args.sim_crash_after
+            && total >= limit
+        {
+            eprintln!("RuntimeError: CUDA error: an illegal memory access was encountered");
+            eprintln!("ERROR engine core died unexpectedly; shutting down");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// A response body: a whole text, or tokens as server-sent events.
+enum SimBody {
+    Full(Option<Bytes>),
+    Stream(Box<TokenStream>),
+}
+
+struct TokenStream {
+    events: mpsc::UnboundedReceiver<bool>,
+    chat: bool,
+    model: String,
+    id: u64,
+    sent: u64,
+    input: u64,
+    usage: bool,
+    malformed: bool,
+    drop: bool,
+    done: bool,
+}
+
+impl TokenStream {
+    fn chunk(&self, last: bool) -> String {
+        let finish = if last { "\"length\"" } else { "null" };
+        let body = if self.chat {
+            format!(
+                r#"{{"id":"chatcmpl-{}","object":"chat.completion.chunk","created":0,"model":"{}","choices":[{{"index":0,"delta":{{"content":" tok"}},"finish_reason":{finish}}}]}}"#,
+                self.id, self.model
+            )
+        } else {
+            format!(
+                r#"{{"id":"cmpl-{}","object":"text_completion","created":0,"model":"{}","choices":[{{"index":0,"text":" tok","finish_reason":{finish}}}]}}"#,
+                self.id, self.model
+            )
+        };
+        let mut out = format!("data: {body}\n\n");
+        if last {
+            if self.usage {
+                out.push_str(&format!(
+                    "data: {{\"id\":\"cmpl-{}\",\"choices\":[],\"usage\":{{\"prompt_tokens\":{},\"completion_tokens\":{},\"total_tokens\":{}}}}}\n\n",
+                    self.id,
+                    self.input,
+                    self.sent,
+                    self.input + self.sent
+                ));
+            }
+            out.push_str("data: [DONE]\n\n");
+        }
+        out
+    }
+}
+
+impl Body for SimBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        match &mut *self {
+            SimBody::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            SimBody::Stream(s) => {
+                if s.done {
+                    return Poll::Ready(None);
+                }
+                match s.events.poll_recv(cx) {
+                    Poll::Pending => Poll::Pending,
+                    Poll::Ready(None) => {
+                        s.done = true;
+                        Poll::Ready(Some(Err(std::io::Error::other("engine stopped"))))
+                    }
+                    Poll::Ready(Some(last)) => {
+                        s.sent += 1;
+                        if s.drop && s.sent == 2 {
+                            s.done = true;
+                            return Poll::Ready(Some(Err(std::io::Error::other("connection dropped"))));
+                        }
+                        if s.malformed && s.sent == 2 {
+                            return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
+                                b"data: {\"choices\": [\n\n",
+                            )))));
+                        }
+                        s.done = last;
+                        Poll::Ready(Some(Ok(Frame::data(Bytes::from(s.chunk(last))))))
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn json(status: StatusCode, body: String) -> Response<SimBody> {
+    let mut r = Response::new(SimBody::Full(Some(Bytes::from(body))));
+    *r.status_mut() = status;
+    r.headers_mut().insert("content-type", hyper::header::HeaderValue::from_static("application/json"));
+    r
+}
+
+fn error(status: StatusCode, message: &str) -> Response<SimBody> {
+    let body = serde_json::json!({"object": "error", "message": message, "code": status.as_u16()});
+    json(status, body.to_string())
+}
+
+/// Tokens of a prompt: a list of token ids, or words of text.
+fn count_tokens(v: &serde_json::Value) -> u64 {
+    match v {
+        serde_json::Value::String(s) => s.split_whitespace().count() as u64,
+        serde_json::Value::Array(a) if a.iter().all(|x| x.is_number()) => a.len() as u64,
+        serde_json::Value::Array(a) => a.iter().map(count_tokens).sum(),
+        serde_json::Value::Object(o) => o.get("content").map_or(0, count_tokens),
+        _ => 0,
+    }
+}
+
+async fn handle(req: Request<Incoming>, state: Arc<State>) -> Result<Response<SimBody>, Infallible> {
+    use http_body_util::BodyExt;
+    let ready = state.ready.load(Ordering::SeqCst);
+    let path = req.uri().path().to_string();
+    let response = match (req.method(), path.as_str()) {
+        (&Method::GET, "/health") if ready => json(StatusCode::OK, String::new()),
+        (&Method::GET, "/health") => error(StatusCode::SERVICE_UNAVAILABLE, "loading"),
+        (&Method::GET, "/v1/models") => json(
+            StatusCode::OK,
+            serde_json::json!({"object": "list", "data": [{"id": state.args.model, "object": "model", "owned_by": "perflab"}]})
+                .to_string(),
+        ),
+        (&Method::POST, "/v1/completions" | "/v1/chat/completions") if !ready => {
+            error(StatusCode::SERVICE_UNAVAILABLE, "the engine is loading")
+        }
+        (&Method::POST, "/v1/completions" | "/v1/chat/completions") => {
+            let chat = path.ends_with("chat/completions");
+            let bytes = match req.into_body().collect().await {
+                Ok(b) => b.to_bytes(),
+                Err(_) => return Ok(error(StatusCode::BAD_REQUEST, "unreadable body")),
+            };
+            completion(&state, chat, &bytes).await
+        }
+        _ => error(StatusCode::NOT_FOUND, "not found"),
+    };
+    Ok(response)
+}
+
+async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody> {
+    let Ok(body) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return error(StatusCode::BAD_REQUEST, "body is not JSON");
+    };
+    let n = state.requests.fetch_add(1, Ordering::SeqCst) + 1;
+    let args = &state.args;
+    if args.sim_fail_every.is_some_and(|k| k > 0 && n % k == 0) {
+        return error(StatusCode::INTERNAL_SERVER_ERROR, "simulated internal error");
+    }
+    let prompt = if chat { body.get("messages") } else { body.get("prompt") };
+    let input = prompt.map_or(0, count_tokens);
+    let max_tokens =
+        body.get("max_tokens").or_else(|| body.get("max_completion_tokens")).and_then(|v| v.as_u64()).unwrap_or(16);
+    let ignore_eos = body.get("ignore_eos").and_then(|v| v.as_bool()).unwrap_or(false);
+    let min_tokens = body.get("min_tokens").and_then(|v| v.as_u64()).unwrap_or(0);
+    let output = if ignore_eos || min_tokens >= max_tokens {
+        max_tokens
+    } else {
+        // A natural stopping point that depends on the prompt only.
+        let text = prompt.map(|p| p.to_string()).unwrap_or_default();
+        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        (min_tokens.max(1) + hash % max_tokens.max(1)).min(max_tokens.max(1))
+    }
+    .max(1);
+    if input + output > args.max_model_len {
+        return error(
+            StatusCode::BAD_REQUEST,
+            &format!(
+                "This model's maximum context length is {} tokens. However, you requested {} tokens ({input} in the messages, {output} in the completion).",
+                args.max_model_len,
+                input + output
+            ),
+        );
+    }
+    let (tx, rx) = mpsc::unbounded_channel();
+    let replica = state.next.fetch_add(1, Ordering::SeqCst) % state.replicas.len();
+    if state.replicas[replica].send(Job { input, output, events: tx }).is_err() {
+        return error(StatusCode::SERVICE_UNAVAILABLE, "engine stopped");
+    }
+    let stream = body.get("stream").and_then(|v| v.as_bool()).unwrap_or(false);
+    if stream {
+        let k = state.streams.fetch_add(1, Ordering::SeqCst) + 1;
+        let every = |e: Option<u64>| e.is_some_and(|e| e > 0 && k % e == 0);
+        let usage = body.pointer("/stream_options/include_usage").and_then(|v| v.as_bool()).unwrap_or(false);
+        let mut r = Response::new(SimBody::Stream(Box::new(TokenStream {
+            events: rx,
+            chat,
+            model: args.model.clone(),
+            id: n,
+            sent: 0,
+            input,
+            usage,
+            malformed: every(args.sim_malformed_every),
+            drop: every(args.sim_drop_every),
+            done: false,
+        })));
+        r.headers_mut().insert("content-type", hyper::header::HeaderValue::from_static("text/event-stream"));
+        return r;
+    }
+    let mut rx = rx;
+    let mut produced = 0u64;
+    while let Some(last) = rx.recv().await {
+        produced += 1;
+        if last {
+            break;
+        }
+    }
+    let text = " tok".repeat(produced as usize);
+    let choice = if chat {
+        serde_json::json!({"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"})
+    } else {
+        serde_json::json!({"index": 0, "text": text, "finish_reason": "length"})
+    };
+    let usage =
+        serde_json::json!({"prompt_tokens": input, "completion_tokens": produced, "total_tokens": input + produced});
+    json(
+        StatusCode::OK,
+        serde_json::json!({"id": format!("cmpl-{n}"), "model": args.model, "choices": [choice], "usage": usage})
+            .to_string(),
+    )
+}
