@@ -5,6 +5,7 @@
 //! warnings) → the command line in [`cli`].
 
 pub mod analysis;
+pub mod bench;
 pub mod cli;
 pub mod diag;
 pub mod parse;

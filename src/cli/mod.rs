@@ -1,6 +1,7 @@
 //! The command line: one file a subcommand, each a thin layer over the library.
 
 mod analyze;
+mod bench;
 mod build;
 mod check;
 mod parse;
@@ -77,6 +78,11 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "commonmark")]
         flavor: crate::render::Flavor,
     },
+    /// Benchmark an OpenAI-compatible server and print the `Serving Benchmark Result` block.
+    ///
+    /// Ctrl-C stops it and prints what was measured so far, without the closing line (so that
+    /// `perflab parse` reads it as incomplete); the exit code is then 130.
+    Bench(Box<crate::bench::BenchArgs>),
     /// Print a study's analysis as JSON: winners, gains, the recommended command, warnings.
     ///
     /// The fields are described in the README.
@@ -97,6 +103,7 @@ pub fn main() -> ExitCode {
         Command::Parse { files } => parse::run(&files),
         Command::Check { studies, results } => check::run(&studies, &results),
         Command::Analyze { study, results } => analyze::run(&study, &results),
+        Command::Bench(args) => bench::run(&args),
         Command::Report { study, locale, flavor, results, templates } => {
             report::run(&study, &locale, flavor, &results, &templates)
         }
@@ -104,6 +111,10 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // A reader that stopped early (`perflab parse x | head`) is not an error.
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) => {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e}");
             for cause in e.chain().skip(1) {

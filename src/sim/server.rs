@@ -319,7 +319,7 @@ async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody
     };
     let n = state.requests.fetch_add(1, Ordering::SeqCst) + 1;
     let args = &state.args;
-    if args.sim_fail_every.is_some_and(|k| k > 0 && n % k == 0) {
+    if args.sim_fail_every.is_some_and(|k| k > 0 && n.is_multiple_of(k)) {
         return error(StatusCode::INTERNAL_SERVER_ERROR, "simulated internal error");
     }
     let prompt = if chat { body.get("messages") } else { body.get("prompt") };
@@ -355,7 +355,7 @@ async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody
     let stream = body.get("stream").and_then(|v| v.as_bool()).unwrap_or(false);
     if stream {
         let k = state.streams.fetch_add(1, Ordering::SeqCst) + 1;
-        let every = |e: Option<u64>| e.is_some_and(|e| e > 0 && k % e == 0);
+        let every = |e: Option<u64>| e.is_some_and(|e| e > 0 && k.is_multiple_of(e));
         let usage = body.pointer("/stream_options/include_usage").and_then(|v| v.as_bool()).unwrap_or(false);
         let mut r = Response::new(SimBody::Stream(Box::new(TokenStream {
             events: rx,

@@ -1,0 +1,60 @@
+//! Can `perflab bench` keep up? It drives a trivial server on loopback (the simulated engine
+//! with 1 ms steps, no prefill cost, room for every stream) with 1,000 concurrent streams and
+//! reports the streams it held open and the tokens a second it read.
+//! Run with `cargo bench --bench client`.
+
+use clap::Parser;
+use perflab::bench::{BenchArgs, run};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    bench: BenchArgs,
+}
+
+fn main() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut engine = Command::new(env!("CARGO_BIN_EXE_perflab-engine"))
+        .args(["--port", &port.to_string(), "--sim-startup-seconds", "0.1", "--sim-decode-ms", "1"])
+        .args(["--sim-prefill-ms-per-1k", "0", "--sim-batch-penalty", "0", "--max-num-seqs", "5000"])
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("perflab-engine");
+    std::thread::sleep(Duration::from_millis(500));
+    let url = format!("http://127.0.0.1:{port}");
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    for (streams, prompts, output) in [(1000usize, 3000usize, 200u64), (2000, 4000, 200)] {
+        let args = Cli::parse_from([
+            "bench",
+            "--base-url",
+            &url,
+            "--model",
+            "sim-model",
+            "--random-input-len",
+            "16",
+            "--random-output-len",
+            &output.to_string(),
+            "--num-prompts",
+            &prompts.to_string(),
+            "--max-concurrency",
+            &streams.to_string(),
+            "--quiet",
+        ])
+        .bench;
+        let started = Instant::now();
+        let result = runtime.block_on(run(&args, std::future::pending())).expect("benchmark");
+        let v = &result.report.values;
+        println!(
+            "{streams:>5} concurrent streams: {:>6.0} streams open at peak, {:>9.0} tok/s read ({:>9.0} at peak), {} failed, {:.1} s",
+            v["max_concurrent_requests"],
+            v["output_throughput"],
+            v["max_output_tokens_per_s"],
+            v["failed"],
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let _ = engine.kill();
+    let _ = engine.wait();
+}

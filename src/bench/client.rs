@@ -1,0 +1,216 @@
+//! One request to an OpenAI-compatible server, timed token by token.
+
+use super::dataset::{Item, Prompt};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use std::time::{Duration, Instant};
+
+pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
+
+/// An HTTP/1.1 client that keeps a connection a concurrent request.
+pub fn client() -> HttpClient {
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    Client::builder(hyper_util::rt::TokioExecutor::new()).pool_max_idle_per_host(usize::MAX).build(connector)
+}
+
+/// What one request gave. Times are seconds from the start of the benchmark.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    pub success: bool,
+    pub error: Option<String>,
+    pub start: f64,
+    pub end: f64,
+    /// Seconds to the first token.
+    pub ttft: f64,
+    /// Seconds between tokens (or chunks).
+    pub itls: Vec<f64>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// When each token arrived, seconds from the start of the benchmark.
+    pub token_times: Vec<f64>,
+}
+
+/// The request body for an item.
+pub fn body(model: &str, item: &Item, chat: bool, stream: bool, ignore_eos: bool) -> String {
+    let mut v = serde_json::json!({
+        "model": model,
+        "max_tokens": item.output_tokens,
+        "stream": stream,
+    });
+    if stream {
+        v["stream_options"] = serde_json::json!({"include_usage": true});
+    }
+    if ignore_eos {
+        v["ignore_eos"] = serde_json::json!(true);
+        v["min_tokens"] = serde_json::json!(item.output_tokens);
+    }
+    let text = |p: &Prompt| match p {
+        Prompt::Text(t) => serde_json::json!(t),
+        Prompt::Tokens(t) => serde_json::json!(t.iter().map(|i| format!("w{i}")).collect::<Vec<_>>().join(" ")),
+    };
+    if chat {
+        v["messages"] = serde_json::json!([{"role": "user", "content": text(&item.prompt)}]);
+    } else {
+        v["prompt"] = match &item.prompt {
+            Prompt::Tokens(t) => serde_json::json!(t),
+            p => text(p),
+        };
+    }
+    v.to_string()
+}
+
+/// Tokens in one streamed event: `Some(n)` of usage, and whether it carried text.
+fn event(data: &str) -> Result<(bool, Option<u64>), String> {
+    let v: serde_json::Value = serde_json::from_str(data)
+        .map_err(|e| format!("malformed chunk ({e}): {}", data.chars().take(80).collect::<String>()))?;
+    if let Some(err) = v.get("error") {
+        return Err(format!("server error in stream: {err}"));
+    }
+    let usage = v.pointer("/usage/completion_tokens").and_then(|u| u.as_u64());
+    let choice = v.pointer("/choices/0");
+    let text = choice
+        .and_then(|c| {
+            c.get("text").or_else(|| c.pointer("/delta/content")).or_else(|| c.pointer("/delta/reasoning_content"))
+        })
+        .and_then(|t| t.as_str())
+        .is_some_and(|t| !t.is_empty());
+    Ok((text, usage))
+}
+
+/// Sends one request and times it. Never panics: every failure is an outcome with a reason.
+pub async fn send(
+    client: &HttpClient,
+    url: &str,
+    body: String,
+    stream: bool,
+    input_tokens: u64,
+    origin: Instant,
+    timeout: Duration,
+) -> Outcome {
+    let start = origin.elapsed().as_secs_f64();
+    let mut out = Outcome { start, input_tokens, ..Outcome::default() };
+    let result = tokio::time::timeout(timeout, exchange(client, url, body, stream, origin, &mut out)).await;
+    out.end = origin.elapsed().as_secs_f64();
+    match result {
+        Ok(Ok(())) => out.success = true,
+        Ok(Err(e)) => out.error = Some(e),
+        Err(_) => out.error = Some(format!("timed out after {:.0} s", timeout.as_secs_f64())),
+    }
+    out
+}
+
+async fn exchange(
+    client: &HttpClient,
+    url: &str,
+    body: String,
+    stream: bool,
+    origin: Instant,
+    out: &mut Outcome,
+) -> Result<(), String> {
+    let request = hyper::Request::post(url)
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(body)))
+        .map_err(|e| format!("bad request: {e}"))?;
+    let response = client.request(request).await.map_err(|e| format!("connection failed: {}", root_cause(&e)))?;
+    let status = response.status();
+    let mut body = response.into_body();
+    if !status.is_success() {
+        let bytes = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        let message = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| {
+                v.get("message").or_else(|| v.pointer("/error/message")).and_then(|m| m.as_str()).map(str::to_string)
+            })
+            .unwrap_or_else(|| text.chars().take(120).collect());
+        return Err(format!("HTTP {}: {message}", status.as_u16()));
+    }
+    if !stream {
+        let bytes = body.collect().await.map_err(|e| format!("response interrupted: {}", root_cause(&e)))?.to_bytes();
+        let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("malformed response: {e}"))?;
+        let now = origin.elapsed().as_secs_f64();
+        out.ttft = now - out.start;
+        out.output_tokens = v.pointer("/usage/completion_tokens").and_then(|u| u.as_u64()).unwrap_or(0);
+        out.token_times = vec![now; out.output_tokens as usize];
+        return Ok(());
+    }
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut last = 0.0;
+    let mut chunks = 0u64;
+    let mut usage = None;
+    let mut done = false;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| format!("stream interrupted after {chunks} tokens: {}", root_cause(&e)))?;
+        let Ok(data) = frame.into_data() else { continue };
+        buffer.extend_from_slice(&data);
+        while let Some(end) = find_event_end(&buffer) {
+            let raw: Vec<u8> = buffer.drain(..end).collect();
+            let text = String::from_utf8_lossy(&raw);
+            for line in text.lines() {
+                let Some(payload) = line.strip_prefix("data:") else { continue };
+                let payload = payload.trim();
+                if payload == "[DONE]" {
+                    done = true;
+                    continue;
+                }
+                let (token, u) = event(payload)?;
+                usage = u.or(usage);
+                if token {
+                    let now = origin.elapsed().as_secs_f64();
+                    if chunks == 0 {
+                        out.ttft = now - out.start;
+                    } else {
+                        out.itls.push(now - last);
+                    }
+                    out.token_times.push(now);
+                    last = now;
+                    chunks += 1;
+                }
+            }
+        }
+    }
+    if !done {
+        return Err(format!("stream ended without [DONE] after {chunks} tokens"));
+    }
+    if chunks == 0 {
+        return Err("no token received".to_string());
+    }
+    out.output_tokens = usage.unwrap_or(chunks);
+    Ok(())
+}
+
+/// End of the first server-sent event in `buffer` (after its blank line).
+fn find_event_end(buffer: &[u8]) -> Option<usize> {
+    buffer
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .map(|i| i + 2)
+        .or_else(|| buffer.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4))
+}
+
+fn root_cause(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text = format!("{text}: {s}");
+        source = s.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_count_text_and_read_usage() {
+        assert_eq!(event(r#"{"choices":[{"text":" a"}]}"#), Ok((true, None)));
+        assert_eq!(event(r#"{"choices":[{"delta":{"content":"b"}}]}"#), Ok((true, None)));
+        assert_eq!(event(r#"{"choices":[],"usage":{"completion_tokens":7}}"#), Ok((false, Some(7))));
+        assert!(event(r#"{"choices": ["#).unwrap_err().starts_with("malformed chunk"));
+        assert_eq!(find_event_end(b"data: x\n\ndata: y"), Some(9));
+    }
+}

@@ -1,0 +1,154 @@
+//! The requests a benchmark sends: random token ids, a ShareGPT file, or a JSON-lines file.
+
+use anyhow::{Context, bail};
+use std::path::Path;
+
+/// SplitMix64: a small, fast generator whose sequence depends only on its seed.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Exponential with the given rate: Poisson inter-arrival times.
+    pub fn exponential(&mut self, rate: f64) -> f64 {
+        -(1.0 - self.unit()).ln() / rate
+    }
+}
+
+/// What a request sends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prompt {
+    /// Token ids, for `/v1/completions`: no tokenizer needed.
+    Tokens(Vec<u32>),
+    Text(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    pub prompt: Prompt,
+    /// Prompt length in tokens (words for text prompts).
+    pub input_tokens: u64,
+    /// Tokens the request asks for.
+    pub output_tokens: u64,
+}
+
+/// `n` random prompts of `input` tokens asking for `output` tokens. With `chat`, prompts are
+/// words (one token each for most tokenizers' common words) instead of token ids.
+pub fn random(n: usize, input: u64, output: u64, seed: u64, chat: bool) -> Vec<Item> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| {
+            let ids: Vec<u32> = (0..input).map(|_| 1000 + (rng.next_u64() % 20000) as u32).collect();
+            let prompt = if chat {
+                Prompt::Text(ids.iter().map(|i| format!("w{i}")).collect::<Vec<_>>().join(" "))
+            } else {
+                Prompt::Tokens(ids)
+            };
+            Item { prompt, input_tokens: input, output_tokens: output }
+        })
+        .collect()
+}
+
+fn words(text: &str) -> u64 {
+    text.split_whitespace().count() as u64
+}
+
+/// ShareGPT: a JSON array of `{"conversations": [{"from": "human", "value": ...}, {"from": "gpt", ...}]}`.
+/// Each conversation's first turn is the prompt; the reply's length is the output length.
+/// Conversations are shuffled with `seed` and the first `n` usable ones kept.
+pub fn sharegpt(path: &Path, n: usize, seed: u64, output_override: Option<u64>) -> anyhow::Result<Vec<Item>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))?;
+    let doc: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("'{}' is not a ShareGPT JSON file", path.display()))?;
+    let Some(list) = doc.as_array() else {
+        bail!("'{}': expected a JSON array of conversations", path.display());
+    };
+    let mut items: Vec<Item> = list
+        .iter()
+        .filter_map(|c| {
+            let turns = c.get("conversations")?.as_array()?;
+            let prompt = turns.first()?.get("value")?.as_str()?;
+            let reply = turns.get(1)?.get("value")?.as_str()?;
+            let (input, output) = (words(prompt), output_override.unwrap_or_else(|| words(reply)));
+            (input > 0 && output > 0).then(|| Item {
+                prompt: Prompt::Text(prompt.to_string()),
+                input_tokens: input,
+                output_tokens: output,
+            })
+        })
+        .collect();
+    let mut rng = Rng::new(seed);
+    for i in (1..items.len()).rev() {
+        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
+    if items.len() < n {
+        bail!("'{}' has {} usable conversations; {n} were asked for", path.display(), items.len());
+    }
+    items.truncate(n);
+    Ok(items)
+}
+
+/// JSON lines: `{"prompt": "...", "output_tokens": 128}` (or a bare string) a line; the first `n`
+/// lines are used, cycling when the file has fewer.
+pub fn jsonl(path: &Path, n: usize, default_output: u64) -> anyhow::Result<Vec<Item>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))?;
+    let mut items = Vec::new();
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let v: serde_json::Value =
+            serde_json::from_str(line).with_context(|| format!("{}:{}: not a JSON value", path.display(), i + 1))?;
+        let (prompt, output) = match &v {
+            serde_json::Value::String(s) => (s.clone(), default_output),
+            serde_json::Value::Object(o) => {
+                let Some(p) = o.get("prompt").and_then(|p| p.as_str()) else {
+                    bail!("{}:{}: key `prompt` (a string) is missing", path.display(), i + 1);
+                };
+                let out = ["output_tokens", "max_tokens", "output_len"].iter().find_map(|k| o.get(*k)?.as_u64());
+                (p.to_string(), out.unwrap_or(default_output))
+            }
+            _ => bail!("{}:{}: expected an object with `prompt` or a string", path.display(), i + 1),
+        };
+        items.push(Item { input_tokens: words(&prompt), prompt: Prompt::Text(prompt), output_tokens: output });
+    }
+    if items.is_empty() {
+        bail!("'{}' holds no prompt", path.display());
+    }
+    Ok(items.iter().cycle().take(n).cloned().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_prompts_depend_on_the_seed_only() {
+        let a = random(3, 16, 8, 42, false);
+        assert_eq!(a, random(3, 16, 8, 42, false));
+        assert_ne!(a, random(3, 16, 8, 43, false));
+        assert!(matches!(&a[0].prompt, Prompt::Tokens(t) if t.len() == 16));
+        assert!(matches!(&random(1, 5, 1, 1, true)[0].prompt, Prompt::Text(t) if t.split(' ').count() == 5));
+    }
+
+    #[test]
+    fn poisson_gaps_average_one_over_the_rate() {
+        let mut rng = Rng::new(7);
+        let mean = (0..20000).map(|_| rng.exponential(4.0)).sum::<f64>() / 20000.0;
+        assert!((mean - 0.25).abs() < 0.01, "{mean}");
+    }
+}

@@ -1,0 +1,140 @@
+//! `perflab bench` against the simulated engine: totals add up, measured latency follows the
+//! simulated one, slower settings measure slower, server failures become failed requests with
+//! reasons, Ctrl-C reports what was measured as incomplete, and the output parses.
+
+mod common;
+
+use common::{Engine, perflab};
+use perflab::parse_str;
+use std::process::Command;
+
+fn bench(engine: &Engine, extra: &[&str]) -> (i32, perflab::Block, String) {
+    let url = engine.url();
+    let mut args = vec!["bench", "--base-url", url.as_str(), "--quiet"];
+    args.extend_from_slice(extra);
+    let (code, out, err) = perflab(&args);
+    let blocks = parse_str(&out).unwrap_or_else(|e| panic!("{e}\n{out}\n{err}"));
+    assert_eq!(blocks.len(), 1);
+    (code, blocks.into_iter().next().unwrap(), err)
+}
+
+#[test]
+fn totals_add_up_and_tpot_follows_the_simulated_step() {
+    let engine = Engine::start(&["--sim-decode-ms", "20", "--sim-batch-penalty", "0"]);
+    let (code, b, err) = bench(
+        &engine,
+        &["--num-prompts", "12", "--random-input-len", "32", "--random-output-len", "10", "--max-concurrency", "4"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(b.complete);
+    assert_eq!(b.metric("completed"), Some(12.0));
+    assert_eq!(b.metric("failed"), Some(0.0));
+    assert_eq!(b.metric("total_output_tokens"), Some(120.0), "requests × output tokens");
+    assert_eq!(b.metric("total_input_tokens"), Some(12.0 * 32.0));
+    assert_eq!(b.metric("max_concurrency"), Some(4.0));
+    let tpot = b.metric("mean_tpot_ms").unwrap();
+    assert!((19.0..30.0).contains(&tpot), "TPOT {tpot} ms against a 20 ms step");
+    let tps = b.metric("total_token_throughput").unwrap();
+    let expected = (12.0 * 42.0) / b.metric("duration").unwrap();
+    assert!((tps - expected).abs() < 0.01 * expected + 0.01, "{tps} vs {expected}");
+}
+
+#[test]
+fn a_slower_configuration_measures_slower() {
+    let run = |decode: &str| {
+        let engine = Engine::start(&["--sim-decode-ms", decode]);
+        let (_, b, _) =
+            bench(&engine, &["--num-prompts", "16", "--random-input-len", "16", "--random-output-len", "8"]);
+        b.metric("output_throughput").unwrap()
+    };
+    let (fast, slow) = (run("5"), run("25"));
+    assert!(fast > 2.0 * slow, "5 ms steps: {fast} tok/s, 25 ms steps: {slow} tok/s");
+}
+
+#[test]
+fn server_failures_become_failed_requests_with_reasons() {
+    for (flag, reason) in [
+        ("--sim-fail-every", "HTTP 500: simulated internal error"),
+        ("--sim-malformed-every", "malformed chunk"),
+        ("--sim-drop-every", "stream interrupted"),
+    ] {
+        let engine = Engine::start(&[flag, "3", "--sim-decode-ms", "2"]);
+        let (code, b, err) =
+            bench(&engine, &["--num-prompts", "9", "--random-input-len", "8", "--random-output-len", "5"]);
+        assert_eq!(code, 0, "{flag}: {err}");
+        assert_eq!(b.metric("failed"), Some(3.0), "{flag}: {err}");
+        assert_eq!(b.metric("completed"), Some(6.0), "{flag}");
+        assert!(err.contains(reason), "{flag}: {err}");
+    }
+}
+
+#[test]
+fn unreachable_server_fails_every_request_without_panicking() {
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let (code, out, err) = perflab(&["bench", "--base-url", &url, "--model", "m", "--num-prompts", "3", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let b = &parse_str(&out).unwrap()[0];
+    assert_eq!(b.metric("failed"), Some(3.0));
+    assert!(err.contains("connection failed"), "{err}");
+    let (code, _, err) = perflab(&["bench", "--base-url", &url, "--num-prompts", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot reach"), "{err}");
+}
+
+#[test]
+fn chat_endpoint_poisson_arrivals_and_result_json() {
+    let engine = Engine::start(&["--sim-decode-ms", "2"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("result.json");
+    let (code, b, err) = bench(
+        &engine,
+        &[
+            "--endpoint",
+            "/v1/chat/completions",
+            "--num-prompts",
+            "10",
+            "--request-rate",
+            "50",
+            "--random-input-len",
+            "20",
+            "--random-output-len",
+            "4",
+            "--goodput",
+            "ttft:10000",
+            "--save-result",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(b.metric("request_rate"), Some(50.0));
+    assert!(b.metric("request_goodput").unwrap() > 0.0);
+    let saved = &parse_str(&std::fs::read_to_string(&json).unwrap()).unwrap()[0];
+    assert_eq!(saved.format, perflab::Format::VllmJson);
+    assert_eq!(saved.metric("completed"), Some(10.0));
+    assert_eq!(saved.metric("total_output_tokens"), Some(40.0));
+    assert_eq!(saved.raw.get("model_id"), Some("sim-model"));
+}
+
+#[test]
+fn ctrl_c_prints_an_incomplete_result() {
+    let engine = Engine::start(&["--sim-decode-ms", "50", "--max-num-seqs", "4"]);
+    let url = engine.url();
+    let child = Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .args(["bench", "--base-url", &url, "--num-prompts", "200", "--random-output-len", "20", "--quiet"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let b = &parse_str(&text).unwrap()[0];
+    assert!(!b.complete, "an interrupted run is marked incomplete");
+    let done = b.metric("completed").unwrap();
+    assert!(done > 0.0 && done < 200.0, "{done}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+}
