@@ -33,7 +33,7 @@ fn totals_add_up_and_tpot_follows_the_simulated_step() {
     assert_eq!(b.metric("total_input_tokens"), Some(12.0 * 32.0));
     assert_eq!(b.metric("max_concurrency"), Some(4.0));
     let tpot = b.metric("mean_tpot_ms").unwrap();
-    assert!((19.0..30.0).contains(&tpot), "TPOT {tpot} ms against a 20 ms step");
+    assert!((19.0..40.0).contains(&tpot), "TPOT {tpot} ms against a 20 ms step");
     let tps = b.metric("total_token_throughput").unwrap();
     let expected = (12.0 * 42.0) / b.metric("duration").unwrap();
     assert!((tps - expected).abs() < 0.01 * expected + 0.01, "{tps} vs {expected}");

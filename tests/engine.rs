@@ -62,7 +62,8 @@ fn a_crash_in_the_middle_of_a_run_fails_the_rest() {
         perflab(&["bench", "--base-url", &url, "--num-prompts", "20", "--random-output-len", "5", "--quiet"]);
     assert_eq!(code, 0, "{err}");
     let b = &perflab::parse_str(&out).unwrap()[0];
-    assert!(b.metric("completed").unwrap() >= 4.0);
+    // The first two completed well before the crash; the two that ended it may not have been delivered.
+    assert!(b.metric("completed").unwrap() >= 2.0, "{out}");
     assert!(b.metric("failed").unwrap() >= 1.0, "{out}");
     assert_eq!(b.metric("completed").unwrap() + b.metric("failed").unwrap(), 20.0);
     let status = engine.child.wait().unwrap();

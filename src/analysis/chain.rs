@@ -39,6 +39,8 @@ pub struct VariantOutcome {
     /// True when its run is another variant's, of the identical configuration.
     pub reused: bool,
     pub failed: bool,
+    /// Why it could not be measured, from the spec or from `perflab run`'s record.
+    pub failure: Option<(crate::study::FailureClass, Option<String>)>,
     pub status: Option<RunStatus>,
 }
 
@@ -190,8 +192,9 @@ pub fn resolve(study: &Study) -> Chain {
             };
             let (unset, flags) = flags_of(study, &start.engine, v);
             let config = start.with(&unset, &flags, &v.env);
-            let failed = v.failure.is_some();
             let own = RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: target.to_string() };
+            let failure = study.failure(v, &own);
+            let failed = failure.is_some();
             if failed && study.runs.contains_key(&own) {
                 problems.push(
                     study.diag_at(&v.id, format!("variant `{variant_id}` has a `failure` and a run file; keep one")),
@@ -222,6 +225,7 @@ pub fn resolve(study: &Study) -> Chain {
                 base: base.map(|b| b.source),
                 reused: found.is_some_and(|(_, r)| r),
                 failed,
+                failure,
                 status,
             });
         }

@@ -54,10 +54,10 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The outcome of a variant from its spec and its replayed result.
-    fn of(spec: &crate::study::Variant, outcome: &VariantOutcome) -> Outcome {
-        match (&spec.failure, outcome.status) {
-            (Some(f), _) => Outcome::Failed { class: f.class },
+    /// The outcome of a variant from its replayed result.
+    fn of(outcome: &VariantOutcome) -> Outcome {
+        match (&outcome.failure, outcome.status) {
+            (Some((class, _)), _) => Outcome::Failed { class: *class },
             (None, None) => Outcome::Missing,
             (None, Some(RunStatus::Ok)) => Outcome::Ran,
             (None, Some(RunStatus::Incomplete)) => Outcome::Incomplete,
@@ -79,6 +79,8 @@ pub struct VariantAnalysis {
     pub measure: Option<Measure>,
     /// `stage/variant` whose run of the identical configuration is reused.
     pub reused_from: Option<String>,
+    /// The error a failed variant printed.
+    pub failure_message: Option<String>,
 }
 
 /// The stage's fastest and slowest variant that rank, compared.
@@ -283,8 +285,9 @@ pub fn analyze(study: &Study) -> Analysis {
                 label: vs.label.clone(),
                 command: command(study, &vo.point.source, &vo.point.config),
                 base: vo.base.clone(),
-                outcome: Outcome::of(vs, vo),
+                outcome: Outcome::of(vo),
                 measure: vo.point.run.as_ref().and_then(|k| measure(study, k)),
+                failure_message: vo.failure.as_ref().and_then(|f| f.1.clone()),
                 reused_from: vo
                     .reused
                     .then(|| vo.point.run.as_ref().map(|k| format!("{}/{}", k.stage, k.variant)))
@@ -418,15 +421,14 @@ fn engine_ranking(
     if engines.len() != stage.variants.len() || distinct.len() != engines.len() || engines.len() < 2 {
         return None;
     }
-    let mut ranks: Vec<Rank> = stage
+    let mut ranks: Vec<Rank> = outcome
         .variants
         .iter()
-        .zip(&outcome.variants)
-        .map(|(vs, vo)| Rank {
+        .map(|vo| Rank {
             engine: vo.point.config.engine.clone(),
             variant: Some(vo.id.clone()),
-            value: if vs.failure.is_some() { None } else { vo.point.value },
-            outcome: Outcome::of(vs, vo),
+            value: if vo.failed { None } else { vo.point.value },
+            outcome: Outcome::of(vo),
         })
         .collect();
     for engine in &study.spec.engines {

@@ -506,9 +506,9 @@ pub fn build(
                         if let Some(link) = &f.link {
                             facts.push(c.fmt("variant-link", &[("link", &format!("<{link}>"))])?);
                         }
-                        if let Some(m) = &f.message {
-                            error = Some(x.collapsible("variant-error", m.clone(), "text")?);
-                        }
+                    }
+                    if let Some(m) = &va.failure_message {
+                        error = Some(x.collapsible("variant-error", m.clone(), "text")?);
                     }
                 }
                 Outcome::Missing => facts.push(c.msg("variant-missing")?),

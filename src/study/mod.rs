@@ -10,9 +10,11 @@
 //! earlier run is reused.
 
 mod config;
+mod manifest;
 mod spec;
 
 pub use config::{Config, Flag};
+pub use manifest::{Manifest, RecordedFailure, RunState};
 pub use spec::*;
 
 use crate::diag::{Diagnostic, Diagnostics};
@@ -26,8 +28,12 @@ pub const SPEC_FILE: &str = "study.toml";
 pub const RUNS_DIR: &str = "runs";
 /// File endings of raw results in the runs folder.
 const RESULT_EXTENSIONS: &[&str] = &["txt", "json", "jsonl"];
-/// Files the runner writes beside a result, which are not results.
-const SIDE_FILES: &[&str] = &[".manifest.json", ".engine.log", ".tmp"];
+/// Endings of files the runner writes beside a result, which are not results.
+const SIDE_FILES: &[&str] = &[".manifest.json", ".tmp"];
+/// The engine's log in a variant's folder.
+pub const ENGINE_LOG: &str = "engine.log";
+/// Suffix of a run's manifest.
+pub const MANIFEST_SUFFIX: &str = ".manifest.json";
 
 /// Which run: a variant of a stage measured on a profile.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -58,6 +64,8 @@ pub struct Study {
     pub source: String,
     pub spec: Spec,
     pub runs: BTreeMap<RunKey, Run>,
+    /// The records of runs made by `perflab run`.
+    pub manifests: BTreeMap<RunKey, Manifest>,
 }
 
 impl Study {
@@ -73,7 +81,8 @@ impl Study {
             Diagnostics(vec![Diagnostic::at(&file, &source, offset, message)])
         })?;
         let id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
-        let mut study = Study { id, dir: dir.to_path_buf(), file, source, spec, runs: BTreeMap::new() };
+        let mut study =
+            Study { id, dir: dir.to_path_buf(), file, source, spec, runs: BTreeMap::new(), manifests: BTreeMap::new() };
         let mut problems = study.validate();
         problems.extend(study.load_runs());
         if problems.is_empty() {
@@ -119,6 +128,15 @@ impl Study {
             Some(ids) => ids.iter().filter_map(|id| self.profile(id.get_ref())).collect(),
             None => self.spec.profiles.iter().collect(),
         }
+    }
+
+    /// The failure recorded for a variant on a profile: in the spec, or by `perflab run`.
+    pub fn failure(&self, variant: &Variant, key: &RunKey) -> Option<(FailureClass, Option<String>)> {
+        if let Some(f) = &variant.failure {
+            return Some((f.class, f.message.clone()));
+        }
+        let m = self.manifests.get(key)?;
+        m.failure.as_ref().filter(|_| m.state == RunState::Failed).map(|f| (f.class, Some(f.message.clone())))
     }
 
     /// The run stored for a variant on a profile, if any.
@@ -266,6 +284,20 @@ impl Study {
             }
             let path = entry.path();
             let name = entry.file_name().to_string_lossy();
+            // The runner's own files: its lock and engine record at the top, logs beside runs.
+            if name == ENGINE_LOG || (name.starts_with('.') && entry.depth() == 1) {
+                continue;
+            }
+            if let Some(profile) = name.strip_suffix(MANIFEST_SUFFIX) {
+                let with_result = path.with_file_name(format!("{profile}.txt"));
+                match (self.run_key(&root, &with_result), Manifest::read(path)) {
+                    (Ok(key), Ok(m)) => {
+                        self.manifests.insert(key, m);
+                    }
+                    (Err(message), _) | (_, Err(message)) => out.push(Diagnostic::new(path, 0, 0, message)),
+                }
+                continue;
+            }
             if SIDE_FILES.iter().any(|s| name.ends_with(s)) {
                 continue;
             }

@@ -1,0 +1,69 @@
+//! The record `perflab run` keeps beside each run: what was started, when, and how it ended.
+//! Written as `runs/<stage>/<variant>/<profile>.manifest.json`, through a temporary file.
+
+use super::FailureClass;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunState {
+    /// The run was started and has not ended (or its runner was killed).
+    Running,
+    Done,
+    Failed,
+    /// Stopped by Ctrl-C; it will be run again.
+    Interrupted,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedFailure {
+    pub class: FailureClass,
+    /// The line of the engine's log that told the class, or what went wrong.
+    pub message: String,
+}
+
+/// One run's record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub state: RunState,
+    pub engine: String,
+    pub engine_version: String,
+    /// The engine's command as an argument vector, with the port as `{port}`: equal for two runs
+    /// of the same configuration.
+    pub command: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub benchmark_command: Vec<String>,
+    /// Process id of the engine (its process group id too), while it may be alive.
+    pub engine_pid: Option<u32>,
+    /// RFC 3339 times.
+    pub started_at: String,
+    pub engine_ready_at: Option<String>,
+    pub ended_at: Option<String>,
+    pub engine_stopped_at: Option<String>,
+    /// Seconds the benchmark took.
+    pub benchmark_seconds: Option<f64>,
+    /// Seconds from the engine's start to ready.
+    pub start_seconds: Option<f64>,
+    pub exit_status: Option<i32>,
+    pub failure: Option<RecordedFailure>,
+    /// The last lines of the engine's log.
+    pub log_tail: Vec<String>,
+}
+
+impl Manifest {
+    pub fn read(path: &Path) -> Result<Manifest, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+        serde_json::from_str(&text).map_err(|e| format!("{}:{}: not a run manifest: {e}", e.line(), e.column()))
+    }
+
+    /// Writes through a temporary file and a rename, so a reader never sees half a manifest.
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        let mut bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        bytes.push(b'\n');
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, path)
+    }
+}
