@@ -5,7 +5,9 @@ mod bench;
 mod build;
 mod check;
 mod parse;
+mod plan;
 mod report;
+mod run;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -83,6 +85,42 @@ pub enum Command {
     /// Ctrl-C stops it and prints what was measured so far, without the closing line (so that
     /// `perflab parse` reads it as incomplete); the exit code is then 130.
     Bench(Box<crate::bench::BenchArgs>),
+    /// List the runs a study needs: done, stale, failed, reused, pending, waiting.
+    Plan {
+        /// A study folder, or an id under --results.
+        #[arg(value_name = "STUDY")]
+        study: String,
+        /// Folder holding the studies.
+        #[arg(long, default_value = "results", value_name = "DIR")]
+        results: PathBuf,
+    },
+    /// Run a study's pending runs: start each engine, wait until it serves, benchmark it, stop it,
+    /// stage after stage on the previous stage's winner.
+    ///
+    /// Ctrl-C stops the engine and leaves the study ready to continue (exit code 130).
+    Run {
+        /// A study folder, or an id under --results.
+        #[arg(value_name = "STUDY")]
+        study: String,
+        /// Only this stage.
+        #[arg(long)]
+        stage: Option<String>,
+        /// Only this variant: `stage/variant`, or a variant of --stage.
+        #[arg(long)]
+        variant: Option<String>,
+        /// Measure the selected runs again even when they are done.
+        #[arg(long)]
+        rerun: bool,
+        /// Measure runs again whose engine version or command changed.
+        #[arg(long)]
+        rerun_stale: bool,
+        /// Print the engine and benchmark commands instead of running them.
+        #[arg(long)]
+        dry_run: bool,
+        /// Folder holding the studies.
+        #[arg(long, default_value = "results", value_name = "DIR")]
+        results: PathBuf,
+    },
     /// Print a study's analysis as JSON: winners, gains, the recommended command, warnings.
     ///
     /// The fields are described in the README.
@@ -104,6 +142,10 @@ pub fn main() -> ExitCode {
         Command::Check { studies, results } => check::run(&studies, &results),
         Command::Analyze { study, results } => analyze::run(&study, &results),
         Command::Bench(args) => bench::run(&args),
+        Command::Plan { study, results } => plan::run(&study, &results),
+        Command::Run { study, stage, variant, rerun, rerun_stale, dry_run, results } => {
+            run::run(&study, &results, stage, variant, rerun, rerun_stale, dry_run)
+        }
         Command::Report { study, locale, flavor, results, templates } => {
             report::run(&study, &locale, flavor, &results, &templates)
         }

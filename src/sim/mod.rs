@@ -77,6 +77,12 @@ pub struct EngineArgs {
     /// Activation memory a prefill token needs, KiB.
     #[arg(long, default_value_t = 1024.0)]
     pub sim_activation_kib_per_token: f64,
+    /// Milliseconds a step spends in communication for each GPU beyond the first.
+    #[arg(long, default_value_t = 1.0)]
+    pub sim_tp_overhead_ms: f64,
+    /// How much longer a step is with an FP8 KV cache (dequantization), e.g. 0.15.
+    #[arg(long, default_value_t = 0.15)]
+    pub sim_fp8_kv_overhead: f64,
     /// Abort the process after this many completed requests, as a crashing engine does.
     #[arg(long)]
     pub sim_crash_after: Option<u64>,
@@ -115,6 +121,10 @@ pub struct Capacity {
     pub max_seqs: usize,
     /// Speed-up of a step from tensor parallelism.
     pub speedup: f64,
+    /// Milliseconds of communication a step.
+    pub overhead_ms: f64,
+    /// Factor on a step's time (FP8 KV cache dequantization).
+    pub step_factor: f64,
 }
 
 impl EngineArgs {
@@ -160,6 +170,8 @@ impl EngineArgs {
             kv_tokens: (kv * gib / per_token) as u64,
             max_seqs: self.max_num_seqs.max(1),
             speedup: tp.powf(0.8),
+            overhead_ms: self.sim_tp_overhead_ms * (tp - 1.0),
+            step_factor: if fp8 { 1.0 + self.sim_fp8_kv_overhead } else { 1.0 },
         })
     }
 }

@@ -144,7 +144,8 @@ async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiv
         let decoding = running.iter().any(|s| s.prefill_left == 0);
         let occupancy = running.len() as f64 / cap.max_seqs as f64;
         let decode = if decoding { args.sim_decode_ms * (1.0 + args.sim_batch_penalty * occupancy) } else { 0.0 };
-        let step_ms = (decode + prefilled as f64 * args.sim_prefill_ms_per_1k / 1000.0) / cap.speedup;
+        let work = (decode + prefilled as f64 * args.sim_prefill_ms_per_1k / 1000.0) / cap.speedup;
+        let step_ms = (work + cap.overhead_ms) * cap.step_factor;
         tokio::time::sleep(Duration::from_secs_f64(step_ms.max(0.05) / 1000.0)).await;
         let mut finished = 0;
         running.retain_mut(|s| {

@@ -186,6 +186,11 @@ impl Study {
         for engine in &spec.engines {
             self.check_template(&engine.command, "engine.command", &mut out);
         }
+        for p in &spec.failure_patterns {
+            if let Err(e) = regex::Regex::new(p.regex.get_ref()) {
+                out.push(self.diag_at(&p.regex, format!("`failure_patterns.regex`: {e}")));
+            }
+        }
         for profile in &spec.profiles {
             if let Some(Rate::Named(name)) = &profile.request_rate
                 && name.get_ref() != "inf"

@@ -78,6 +78,17 @@ pub struct Spec {
     pub warnings: Vec<Text>,
     #[serde(default)]
     pub accuracy: Vec<Accuracy>,
+    /// Extra log patterns that classify an engine's failure, tried before the built-in ones.
+    #[serde(default)]
+    pub failure_patterns: Vec<FailurePattern>,
+}
+
+/// A regular expression over an engine's log and the failure class it tells.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailurePattern {
+    pub class: FailureClass,
+    pub regex: Spanned<String>,
 }
 
 fn default_objective() -> Id {
@@ -90,6 +101,14 @@ fn default_secondary() -> Id {
 
 fn default_noise() -> f64 {
     2.0
+}
+
+fn default_start_timeout() -> f64 {
+    1800.0
+}
+
+fn default_stop_grace() -> f64 {
+    30.0
 }
 
 /// How the benchmark was run.
@@ -139,9 +158,15 @@ pub struct Engine {
     /// The model path this engine is given, when it differs from the study's model.
     #[serde(default)]
     pub model: Option<String>,
-    /// URL that answers 200 once the engine serves, e.g. `http://{host}:{port}/health`.
+    /// URL that answers 200 once the engine serves (default `http://{host}:{port}/health`).
     #[serde(default)]
     pub ready_url: Option<String>,
+    /// Seconds the engine may take to become ready.
+    #[serde(default = "default_start_timeout")]
+    pub start_timeout: f64,
+    /// Seconds between SIGTERM and SIGKILL when the engine is stopped.
+    #[serde(default = "default_stop_grace")]
+    pub stop_grace: f64,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// Other spellings of a flag: `"--dp" = "--dp-size"` makes them one flag.

@@ -1,0 +1,173 @@
+//! Commands as argument vectors: templates split into words first, placeholders filled word by
+//! word, so no value ever passes through a shell.
+
+use crate::study::{Config, Engine, Profile, Rate, Study};
+use anyhow::{Context, bail};
+use std::collections::BTreeMap;
+
+/// The host engines listen on and benchmarks connect to.
+pub const HOST: &str = "127.0.0.1";
+
+/// Splits a command template into words: whitespace separates, '...' and "..." group.
+pub fn split(template: &str) -> anyhow::Result<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    let mut in_word = false;
+    for c in template.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        bail!("unclosed quote in `{template}`");
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// Fills `{name}` placeholders of one word. A placeholder without a value is an error.
+pub fn fill(word: &str, values: &BTreeMap<&str, String>) -> anyhow::Result<String> {
+    let mut out = String::new();
+    let mut rest = word;
+    while let Some(start) = rest.find('{') {
+        let Some(len) = rest[start..].find('}') else { break };
+        let name = &rest[start + 1..start + len];
+        out.push_str(&rest[..start]);
+        match values.get(name) {
+            Some(v) => out.push_str(v),
+            None if name == "port" => out.push_str("{port}"),
+            None => bail!("placeholder `{{{name}}}` has no value here"),
+        }
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The model an engine is given.
+pub fn model(study: &Study, engine: &Engine) -> String {
+    engine.model.clone().unwrap_or_else(|| study.spec.model.clone())
+}
+
+/// The engine's command for a configuration; `{port}` stays a placeholder until launch.
+pub fn engine_argv(study: &Study, config: &Config) -> anyhow::Result<Vec<String>> {
+    let engine = study.engine(&config.engine).with_context(|| format!("no engine `{}`", config.engine))?;
+    let values = BTreeMap::from([("model", model(study, engine)), ("host", HOST.to_string())]);
+    let mut argv = split(engine.command.get_ref())?
+        .iter()
+        .map(|w| fill(w, &values))
+        .collect::<anyhow::Result<Vec<_>>>()
+        .with_context(|| format!("engine `{}` command", config.engine))?;
+    argv.extend(config.flags.iter().flat_map(|f| f.argv()));
+    Ok(argv)
+}
+
+/// The environment of an engine start: the engine's, then the configuration's.
+pub fn engine_env(study: &Study, config: &Config) -> BTreeMap<String, String> {
+    let mut env = study.engine(&config.engine).map(|e| e.env.clone()).unwrap_or_default();
+    env.extend(config.env.clone());
+    env
+}
+
+/// The benchmark's command for a profile: the study's template, or `perflab bench`.
+pub fn bench_argv(study: &Study, engine: &Engine, profile: &Profile) -> anyhow::Result<Vec<String>> {
+    let rate = match &profile.request_rate {
+        Some(Rate::PerSecond(r)) => Some(r.to_string()),
+        Some(Rate::Named(n)) => Some(n.get_ref().clone()),
+        None => None,
+    };
+    let mut values = BTreeMap::from([
+        ("model", model(study, engine)),
+        ("host", HOST.to_string()),
+        ("dataset", profile.dataset.clone()),
+        ("total_requests", profile.total_requests.to_string()),
+    ]);
+    let optional = [
+        ("dataset_path", profile.dataset_path.as_ref().map(|p| study.dir.join(p).display().to_string())),
+        ("input_tokens", profile.input_tokens.map(|v| v.to_string())),
+        ("output_tokens", profile.output_tokens.map(|v| v.to_string())),
+        ("seed", profile.seed.map(|v| v.to_string())),
+        ("request_rate", rate.clone()),
+        ("max_concurrency", profile.max_concurrency.map(|v| v.to_string())),
+    ];
+    for (k, v) in &optional {
+        if let Some(v) = v {
+            values.insert(k, v.clone());
+        }
+    }
+    if let Some(template) = &study.spec.benchmark.command {
+        return split(template.get_ref())?
+            .iter()
+            .map(|w| fill(w, &values))
+            .collect::<anyhow::Result<Vec<_>>>()
+            .with_context(|| format!("`benchmark.command` for profile `{}`", profile.id.get_ref()));
+    }
+    let mut argv: Vec<String> = ["perflab", "bench", "--quiet", "--base-url", &format!("http://{HOST}:{{port}}")]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let dataset = match profile.dataset.to_ascii_lowercase().as_str() {
+        "random" => "random",
+        "sharegpt" => "sharegpt",
+        "jsonl" => "jsonl",
+        other => bail!("profile `{}`: perflab bench has no dataset `{other}`", profile.id.get_ref()),
+    };
+    let mut push = |k: &str, v: &str| {
+        argv.push(k.to_string());
+        argv.push(v.to_string());
+    };
+    push("--model", &values["model"]);
+    push("--dataset-name", dataset);
+    push("--num-prompts", &values["total_requests"]);
+    for (flag, key) in [
+        ("--dataset-path", "dataset_path"),
+        ("--random-input-len", "input_tokens"),
+        ("--random-output-len", "output_tokens"),
+        ("--seed", "seed"),
+        ("--request-rate", "request_rate"),
+        ("--max-concurrency", "max_concurrency"),
+    ] {
+        if let Some(v) = values.get(key) {
+            push(flag, v);
+        }
+    }
+    if dataset == "sharegpt"
+        && let Some(out) = profile.output_tokens
+    {
+        push("--sharegpt-output-len", &out.to_string());
+    }
+    Ok(argv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_split_then_fill_word_by_word() {
+        assert_eq!(split("a 'b c' \"d\"  e").unwrap(), ["a", "b c", "d", "e"]);
+        assert!(split("a 'b").is_err());
+        let values = BTreeMap::from([("model", "m; rm -rf /".to_string())]);
+        assert_eq!(fill("--model={model}", &values).unwrap(), "--model=m; rm -rf /");
+        assert_eq!(fill("{port}", &values).unwrap(), "{port}");
+        assert!(fill("{seed}", &values).is_err());
+    }
+}

@@ -1,0 +1,384 @@
+//! Running engine starts as local processes. This is the only place that starts processes: a
+//! backend for a cluster scheduler implements [`Backend`] the same way.
+
+use super::command::HOST;
+use super::plan::Job;
+use crate::study::FailureClass;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// What a backend needs to run one engine start.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub job: Job,
+    pub ready_url: String,
+    pub start_timeout: Duration,
+    pub stop_grace: Duration,
+    /// (profile, benchmark command with `{port}`, file its standard output goes to).
+    pub benchmarks: Vec<(String, Vec<String>, PathBuf)>,
+    /// The engine's log.
+    pub log: PathBuf,
+    /// Where the engine's process id is kept while it runs, for recovery.
+    pub record: PathBuf,
+    /// Study patterns first, then the built-in ones.
+    pub patterns: Vec<(FailureClass, regex::Regex)>,
+}
+
+/// How one benchmark went.
+#[derive(Debug, Clone)]
+pub struct BenchResult {
+    pub profile: String,
+    pub command: Vec<String>,
+    pub exit_status: Option<i32>,
+    pub seconds: f64,
+    pub failure: Option<(FailureClass, String)>,
+}
+
+/// How an engine start went.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub pid: Option<u32>,
+    pub started_at: String,
+    pub ready_at: Option<String>,
+    pub stopped_at: Option<String>,
+    pub start_seconds: Option<f64>,
+    /// Set when the engine did not become ready: every benchmark of the start fails with it.
+    pub start_failure: Option<(FailureClass, String)>,
+    pub engine_exit: Option<i32>,
+    pub benchmarks: Vec<BenchResult>,
+    pub interrupted: bool,
+    pub log_tail: Vec<String>,
+}
+
+/// Runs engine starts.
+pub trait Backend {
+    /// Starts the engine, waits until it serves, runs each benchmark (its standard output into
+    /// the given file), stops the engine. `interrupt` asks it to stop everything at once.
+    fn execute(&mut self, launch: &Launch, interrupt: &AtomicBool, progress: &mut dyn FnMut(&str)) -> Report;
+}
+
+/// Engine and benchmarks as processes on this machine. The engine runs in a process group of
+/// its own (and the benchmarks in the same group), stopped with SIGTERM, then SIGKILL.
+#[derive(Debug, Default)]
+pub struct LocalBackend;
+
+pub fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// A program named `perflab` or `perflab-engine` is taken from beside the running binary when
+/// it is there, so that a study runs with the same build.
+fn program(name: &str) -> PathBuf {
+    if !name.contains('/')
+        && let Ok(exe) = std::env::current_exe()
+        && let Some(dir) = exe.parent()
+    {
+        let sibling = dir.join(name);
+        if sibling.is_file() && (name == "perflab" || name == "perflab-engine") {
+            return sibling;
+        }
+        // Test and bench binaries live one folder below the crate's binaries.
+        if let Some(up) = dir.parent()
+            && (name == "perflab" || name == "perflab-engine")
+            && up.join(name).is_file()
+        {
+            return up.join(name);
+        }
+    }
+    PathBuf::from(name)
+}
+
+fn free_port() -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind((HOST, 0))?.local_addr()?.port())
+}
+
+fn fill_port(argv: &[String], port: u16) -> Vec<String> {
+    argv.iter().map(|a| a.replace("{port}", &port.to_string())).collect()
+}
+
+/// True when `GET url` answers 200 (plain HTTP on this machine).
+pub fn ready(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("http://") else { return false };
+    let (authority, path) = rest.split_once('/').map_or((rest, "/".to_string()), |(a, p)| (a, format!("/{p}")));
+    let Ok(mut stream) = std::net::TcpStream::connect(authority) else { return false };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).is_ok() && (head.starts_with(b"HTTP/1.1 200") || head.starts_with(b"HTTP/1.0 200"))
+}
+
+/// Sends `signal` to a process group.
+pub fn signal_group(pgid: u32, signal: i32) -> bool {
+    // SAFETY: kill(2) with a negative pid addresses a process group; no memory is shared.
+    unsafe { libc::kill(-(pgid as i32), signal) == 0 }
+}
+
+/// Whether a process exists.
+pub fn alive(pid: u32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid as i32, 0) == 0 }
+}
+
+/// Stops a process group: SIGTERM, up to `grace` for it to end, then SIGKILL.
+pub fn stop_group(pgid: u32, child: Option<&mut Child>, grace: Duration) {
+    signal_group(pgid, libc::SIGTERM);
+    let deadline = Instant::now() + grace;
+    let mut child = child;
+    loop {
+        let gone = match child.as_deref_mut() {
+            Some(c) => c.try_wait().ok().flatten().is_some() && !signal_group(pgid, 0),
+            None => !signal_group(pgid, 0),
+        };
+        if gone || Instant::now() >= deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    signal_group(pgid, libc::SIGKILL);
+    if let Some(c) = child {
+        let _ = c.wait();
+    }
+}
+
+/// The last `n` lines of a file.
+pub fn tail(path: &Path, n: usize) -> Vec<String> {
+    let Ok(mut f) = std::fs::File::open(path) else { return Vec::new() };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(64 * 1024)));
+    let mut bytes = Vec::new();
+    let _ = f.read_to_end(&mut bytes);
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].iter().map(|l| l.to_string()).collect()
+}
+
+/// Patterns that tell why an engine failed, tried in order after the study's own.
+pub fn builtin_patterns() -> Vec<(FailureClass, regex::Regex)> {
+    [
+        (FailureClass::Oom, r"(?i)out of memory|OutOfMemoryError|CUDA error: out of memory|\bOOM\b"),
+        (
+            FailureClass::Unsupported,
+            r"(?i)not valid for this configuration|not supported|unsupported|unrecognized arguments|unexpected argument|invalid choice",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(c, r)| regex::Regex::new(r).ok().map(|r| (c, r)))
+    .collect()
+}
+
+/// The class and line of the first pattern that matches the log, else `fallback` and the log's last line.
+pub fn classify(
+    log: &[String],
+    patterns: &[(FailureClass, regex::Regex)],
+    fallback: FailureClass,
+) -> (FailureClass, String) {
+    for (class, re) in patterns {
+        if let Some(line) = log.iter().find(|l| re.is_match(l)) {
+            return (*class, line.trim().to_string());
+        }
+    }
+    (fallback, log.iter().rev().find(|l| !l.trim().is_empty()).cloned().unwrap_or_default())
+}
+
+impl Backend for LocalBackend {
+    fn execute(&mut self, launch: &Launch, interrupt: &AtomicBool, progress: &mut dyn FnMut(&str)) -> Report {
+        let mut report = Report { started_at: now(), ..Report::default() };
+        let fail_all = |report: &mut Report, failure: (FailureClass, String)| {
+            report.benchmarks = launch
+                .benchmarks
+                .iter()
+                .map(|(p, argv, _)| BenchResult {
+                    profile: p.clone(),
+                    command: argv.clone(),
+                    exit_status: None,
+                    seconds: 0.0,
+                    failure: Some(failure.clone()),
+                })
+                .collect();
+            report.start_failure = Some(failure);
+        };
+        let port = match free_port() {
+            Ok(p) => p,
+            Err(e) => {
+                fail_all(&mut report, (FailureClass::StartFailure, format!("no free port: {e}")));
+                return report;
+            }
+        };
+        let argv = fill_port(&launch.job.argv, port);
+        let log = match std::fs::File::create(&launch.log) {
+            Ok(f) => f,
+            Err(e) => {
+                fail_all(
+                    &mut report,
+                    (FailureClass::StartFailure, format!("cannot write {}: {e}", launch.log.display())),
+                );
+                return report;
+            }
+        };
+        let spawned = Command::new(program(&argv[0]))
+            .args(&argv[1..])
+            .envs(&launch.job.env)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().map(Stdio::from).unwrap_or(Stdio::null()))
+            .stderr(Stdio::from(log))
+            .process_group(0)
+            .spawn();
+        let mut engine = match spawned {
+            Ok(c) => c,
+            Err(e) => {
+                fail_all(&mut report, (FailureClass::StartFailure, format!("cannot start `{}`: {e}", argv[0])));
+                return report;
+            }
+        };
+        let pgid = engine.id();
+        report.pid = Some(pgid);
+        let _ =
+            std::fs::write(&launch.record, format!("{{\"pid\": {pgid}, \"started_at\": \"{}\"}}\n", report.started_at));
+        let started = Instant::now();
+        let ready_url = launch.ready_url.replace("{port}", &port.to_string());
+        progress("starting the engine");
+        loop {
+            if interrupt.load(Ordering::SeqCst) {
+                report.interrupted = true;
+                break;
+            }
+            if let Ok(Some(status)) = engine.try_wait() {
+                report.engine_exit = status.code();
+                let log = tail(&launch.log, 40);
+                fail_all(&mut report, classify(&log, &launch.patterns, FailureClass::StartFailure));
+                break;
+            }
+            if started.elapsed() > launch.start_timeout {
+                let message = format!("not ready after {:.0} s ({ready_url})", launch.start_timeout.as_secs_f64());
+                fail_all(&mut report, (FailureClass::StartTimeout, message));
+                break;
+            }
+            if ready(&ready_url) {
+                report.ready_at = Some(now());
+                report.start_seconds = Some(started.elapsed().as_secs_f64());
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        if report.ready_at.is_some() && !report.interrupted {
+            for (profile, bench_argv, out) in &launch.benchmarks {
+                progress(&format!("benchmark on {profile}"));
+                let argv = fill_port(bench_argv, port);
+                let result = run_benchmark(&argv, out, pgid, &mut engine, interrupt, launch);
+                let stop = result.failure.as_ref().is_some_and(|f| f.0 == FailureClass::Crash);
+                report.interrupted |= interrupt.load(Ordering::SeqCst);
+                report.benchmarks.push(BenchResult { profile: profile.clone(), ..result });
+                if stop || report.interrupted {
+                    break;
+                }
+            }
+        }
+        progress("stopping the engine");
+        stop_group(pgid, Some(&mut engine), launch.stop_grace);
+        report.stopped_at = Some(now());
+        if report.engine_exit.is_none() {
+            report.engine_exit = engine.try_wait().ok().flatten().and_then(|s| s.code());
+        }
+        let _ = std::fs::remove_file(&launch.record);
+        report.log_tail = tail(&launch.log, 20);
+        report
+    }
+}
+
+/// Removes a file when dropped.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn run_benchmark(
+    argv: &[String],
+    out: &Path,
+    pgid: u32,
+    engine: &mut Child,
+    interrupt: &AtomicBool,
+    launch: &Launch,
+) -> BenchResult {
+    let mut result =
+        BenchResult { profile: String::new(), command: argv.to_vec(), exit_status: None, seconds: 0.0, failure: None };
+    let started = Instant::now();
+    let file = match std::fs::File::create(out) {
+        Ok(f) => f,
+        Err(e) => {
+            result.failure = Some((FailureClass::BenchmarkFailure, format!("cannot write {}: {e}", out.display())));
+            return result;
+        }
+    };
+    // Its standard error (progress bars, error summaries) goes to a file beside the output, so
+    // that no pipe can fill up and stall it.
+    let err_path = out.with_extension("stderr.tmp");
+    let _cleanup = RemoveOnDrop(err_path.clone());
+    let err_file = std::fs::File::create(&err_path).map(Stdio::from).unwrap_or(Stdio::null());
+    let spawned = Command::new(program(&argv[0]))
+        .args(&argv[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(file))
+        .stderr(err_file)
+        .process_group(pgid as i32)
+        .spawn();
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => {
+            result.failure = Some((FailureClass::BenchmarkFailure, format!("cannot start `{}`: {e}", argv[0])));
+            return result;
+        }
+    };
+    loop {
+        if interrupt.load(Ordering::SeqCst) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return result;
+        }
+        if let Ok(Some(status)) = engine.try_wait() {
+            let _ = child.kill();
+            let _ = child.wait();
+            let log = tail(&launch.log, 40);
+            let (class, line) = classify(&log, &launch.patterns, FailureClass::Crash);
+            let class = if class == FailureClass::Oom { class } else { FailureClass::Crash };
+            result.failure = Some((class, format!("the engine exited ({status}) during the benchmark: {line}")));
+            result.seconds = started.elapsed().as_secs_f64();
+            return result;
+        }
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                result.exit_status = status.code();
+                result.seconds = started.elapsed().as_secs_f64();
+                if !status.success() {
+                    // The error line, or else the last line it printed.
+                    let lines = tail(&err_path, 20);
+                    let line = lines
+                        .iter()
+                        .find(|l| l.to_ascii_lowercase().contains("error"))
+                        .or_else(|| lines.iter().rev().find(|l| !l.trim().is_empty()))
+                        .cloned()
+                        .unwrap_or_default();
+                    result.failure = Some((
+                        FailureClass::BenchmarkFailure,
+                        format!("the benchmark exited with {status}: {}", line.trim()),
+                    ));
+                }
+                return result;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => {
+                result.failure = Some((FailureClass::BenchmarkFailure, format!("cannot wait for the benchmark: {e}")));
+                return result;
+            }
+        }
+    }
+}

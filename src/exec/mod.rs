@@ -1,0 +1,11 @@
+//! Planning and running a study: which runs it needs ([`plan`]), and the greedy search that
+//! runs them stage by stage ([`runner`]), through a [`Backend`] that starts the processes.
+
+pub mod command;
+pub mod local;
+pub mod plan;
+pub mod runner;
+
+pub use local::{Backend, LocalBackend};
+pub use plan::{Job, Plan, PlannedRun, Status, plan};
+pub use runner::{RunOptions, Summary, run};

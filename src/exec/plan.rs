@@ -1,0 +1,215 @@
+//! Which runs a study needs, given what is on disk.
+
+use super::command;
+use crate::analysis::{Point, resolve};
+use crate::study::{Config, FailureClass, RunKey, Study};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where a run stands.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "status")]
+pub enum Status {
+    /// Measured; `date` when `perflab run` recorded it.
+    Done { date: Option<String> },
+    /// Measured, but the engine version or the command changed since.
+    Stale { reason: String },
+    /// Could not run.
+    Failed { class: FailureClass },
+    /// An identical configuration's run stands for it.
+    Reused { from: String },
+    /// To run now.
+    Pending,
+    /// Its configuration depends on a stage that is not settled yet.
+    Waiting { on: String },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PlannedRun {
+    pub stage: String,
+    pub variant: String,
+    pub profile: String,
+    #[serde(flatten)]
+    pub status: Status,
+}
+
+/// One engine start: a configuration and the profiles to benchmark on it.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub stage: String,
+    pub variant: String,
+    pub config: Config,
+    pub profiles: Vec<String>,
+    /// The engine's command with `{port}` to fill.
+    pub argv: Vec<String>,
+    pub env: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub runs: Vec<PlannedRun>,
+    /// Engine starts that can run now, in order.
+    pub jobs: Vec<Job>,
+    /// Seconds the pending runs should take, from recorded durations.
+    pub estimate_seconds: Option<f64>,
+}
+
+impl Plan {
+    pub fn count(&self, f: impl Fn(&Status) -> bool) -> usize {
+        self.runs.iter().filter(|r| f(&r.status)).count()
+    }
+}
+
+/// Which earlier stages must be settled before a variant's configuration is known.
+fn needs(study: &Study, stage: usize, base: Option<&str>) -> usize {
+    match base {
+        None => stage,
+        Some(b) => match b.split_once('/') {
+            Some((s, _)) => study.stage_index(s).unwrap_or(stage),
+            None => study.stage_index(b).map_or(stage, |i| i + 1),
+        },
+    }
+}
+
+/// The plan of a study. `rerun` lists `stage/variant` whose runs are measured again.
+pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyhow::Result<Plan> {
+    let chain = resolve(study);
+    let target = study.spec.target_profile.get_ref().clone();
+    let compare: Vec<String> = study.compare_profiles().iter().map(|p| p.id.get_ref().clone()).collect();
+    let mut plan = Plan::default();
+    let mut unsettled: Option<String> = None;
+    let mut all_settled = true;
+    for (i, (stage, outcome)) in study.spec.stages.iter().zip(&chain.stages).enumerate() {
+        let mut settled = true;
+        for (v, vo) in stage.variants.iter().zip(&outcome.variants) {
+            let base = v.base.as_ref().or(stage.base.as_ref()).map(|b| b.get_ref().as_str());
+            let required = needs(study, i, base);
+            let waiting_on = unsettled
+                .as_ref()
+                .filter(|_| study.spec.stages[..required].iter().any(|s| Some(s.id.get_ref()) == unsettled.as_ref()));
+            let reference = format!("{}/{}", outcome.id, vo.id);
+            let mut profiles = vec![target.clone()];
+            if reference == *study.spec.baseline.get_ref() {
+                profiles.extend(compare.iter().filter(|p| **p != target).cloned());
+            }
+            let mut job_profiles = Vec::new();
+            for profile in profiles {
+                let key = RunKey { stage: outcome.id.clone(), variant: vo.id.clone(), profile: profile.clone() };
+                let status = match waiting_on {
+                    Some(on) => Status::Waiting { on: on.clone() },
+                    None => {
+                        status_of(study, &chain.registry, &vo.point, &key, v, rerun.contains(&reference), rerun_stale)?
+                    }
+                };
+                if matches!(status, Status::Pending | Status::Waiting { .. }) && profile == target {
+                    settled = false;
+                }
+                if status == Status::Pending {
+                    job_profiles.push(profile.clone());
+                }
+                plan.runs.push(PlannedRun { stage: outcome.id.clone(), variant: vo.id.clone(), profile, status });
+            }
+            if !job_profiles.is_empty() {
+                plan.jobs.push(job(study, &outcome.id, &vo.id, &vo.point.config, job_profiles)?);
+            }
+        }
+        if !settled && unsettled.is_none() {
+            unsettled = Some(outcome.id.clone());
+            all_settled = false;
+        }
+    }
+    // Once every stage is settled, the optimized configuration is known: its other profiles.
+    let last = chain.last();
+    if all_settled && let Some((stage, variant)) = last.source.split_once('/') {
+        let mut job_profiles = Vec::new();
+        let spec_variant = study.variant(&last.source).map(|(_, v)| v);
+        for profile in compare.iter().filter(|p| **p != target) {
+            let key = RunKey { stage: stage.into(), variant: variant.into(), profile: profile.clone() };
+            let Some(v) = spec_variant else { continue };
+            if plan.runs.iter().any(|r| r.stage == stage && r.variant == variant && r.profile == *profile) {
+                continue;
+            }
+            let status = status_of(study, &chain.registry, last, &key, v, rerun.contains(&last.source), rerun_stale)?;
+            if status == Status::Pending {
+                job_profiles.push(profile.clone());
+            }
+            plan.runs.push(PlannedRun {
+                stage: stage.into(),
+                variant: variant.into(),
+                profile: profile.clone(),
+                status,
+            });
+        }
+        if !job_profiles.is_empty() {
+            plan.jobs.push(job(study, stage, variant, &last.config, job_profiles)?);
+        }
+    }
+    plan.estimate_seconds = estimate(study, &plan);
+    Ok(plan)
+}
+
+fn status_of(
+    study: &Study,
+    registry: &crate::analysis::chain::Registry,
+    point: &Point,
+    key: &RunKey,
+    variant: &crate::study::Variant,
+    rerun: bool,
+    rerun_stale: bool,
+) -> anyhow::Result<Status> {
+    if let Some((class, _)) = study.failure(variant, key).filter(|_| !rerun) {
+        return Ok(Status::Failed { class });
+    }
+    if study.runs.contains_key(key) {
+        let manifest = study.manifests.get(key);
+        if rerun {
+            return Ok(Status::Pending);
+        }
+        if let Some(m) = manifest {
+            let argv = command::engine_argv(study, &point.config)?;
+            let version = study.engine(&point.config.engine).map(|e| e.version.clone()).unwrap_or_default();
+            let reason = if m.command != argv {
+                Some(format!("the command changed (was `{}`)", m.command.join(" ")))
+            } else if m.engine_version != version {
+                Some(format!("engine version {} → {version}", m.engine_version))
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reason } });
+            }
+        }
+        return Ok(Status::Done { date: manifest.and_then(|m| m.ended_at.clone()) });
+    }
+    if let Some((from, true)) = registry.find(study, point, &key.profile).filter(|_| !rerun) {
+        return Ok(Status::Reused { from: format!("{}/{}", from.stage, from.variant) });
+    }
+    Ok(Status::Pending)
+}
+
+fn job(study: &Study, stage: &str, variant: &str, config: &Config, profiles: Vec<String>) -> anyhow::Result<Job> {
+    Ok(Job {
+        stage: stage.to_string(),
+        variant: variant.to_string(),
+        config: config.clone(),
+        profiles,
+        argv: command::engine_argv(study, config)?,
+        env: command::engine_env(study, config),
+    })
+}
+
+/// Pending and waiting runs times the mean recorded benchmark time, plus one mean engine start
+/// a pending or waiting variant.
+fn estimate(study: &Study, plan: &Plan) -> Option<f64> {
+    let bench: Vec<f64> = study.manifests.values().filter_map(|m| m.benchmark_seconds).collect();
+    let start: Vec<f64> = study.manifests.values().filter_map(|m| m.start_seconds).collect();
+    if bench.is_empty() {
+        return None;
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let open = |s: &Status| matches!(s, Status::Pending | Status::Waiting { .. });
+    let runs = plan.count(open) as f64;
+    let starts: BTreeSet<(&str, &str)> =
+        plan.runs.iter().filter(|r| open(&r.status)).map(|r| (r.stage.as_str(), r.variant.as_str())).collect();
+    Some(runs * mean(&bench) + starts.len() as f64 * mean(&start))
+}

@@ -1,0 +1,282 @@
+//! `perflab plan` and `perflab run` on the simulated engine: the example study end to end,
+//! interruptions (SIGINT, SIGKILL) and resuming, and engines that fail to start, never become
+//! ready, or whose benchmark fails.
+
+mod common;
+
+use common::{copy_dir, perflab, root};
+use perflab::analysis::{Adoption, Outcome, analyze};
+use perflab::study::{FailureClass, Manifest, RunState, Study};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A copy of the example study; `stages` keeps only the first stages.
+fn example(stages: Option<usize>) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sim-study");
+    copy_dir(&root().join("examples/sim-study"), &dir);
+    let _ = std::fs::remove_dir_all(dir.join("runs"));
+    if let Some(n) = stages {
+        let spec = dir.join("study.toml");
+        let text = std::fs::read_to_string(&spec).unwrap();
+        let cut: Vec<&str> = text.split("\n[[stage]]\n").collect();
+        std::fs::write(&spec, cut[..=n].join("\n[[stage]]\n")).unwrap();
+    }
+    (tmp, dir)
+}
+
+fn run(dir: &Path, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["run", dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    perflab(&args)
+}
+
+fn manifests(dir: &Path) -> Vec<Manifest> {
+    walkdir::WalkDir::new(dir.join("runs"))
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".manifest.json"))
+        .map(|e| Manifest::read(e.path()).unwrap())
+        .collect()
+}
+
+/// Alive and not a zombie.
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+}
+
+fn seconds(rfc3339: &str) -> f64 {
+    chrono::DateTime::parse_from_rfc3339(rfc3339).unwrap().timestamp_millis() as f64 / 1000.0
+}
+
+#[test]
+fn example_study_runs_end_to_end() {
+    let (tmp, dir) = example(None);
+    let (code, _, err) = run(&dir, &["--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("engine: perflab-engine --port {port} --model sim/long-context-moe"), "{err}");
+    assert!(err.contains("more runs wait for earlier stages' winners"), "{err}");
+
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("11 engine starts and 10 benchmark runs (2 failed)"), "{err}");
+    assert!(err.contains("where one start a (variant, profile) would take 18"), "{err}");
+
+    let study = Study::load(&dir).unwrap();
+    assert!(perflab::analysis::check(&study).is_empty());
+    let a = analyze(&study);
+    let adoption = |s: &str| &a.stage(s).unwrap().adoption;
+    assert!(matches!(adoption("engine"), Adoption::Adopted { variant, .. } if variant == "sim-b"));
+    assert!(matches!(adoption("parallelism"), Adoption::Adopted { variant, .. } if variant == "tp4"));
+    assert!(matches!(adoption("memory-fraction"), Adoption::Adopted { variant, .. } if variant == "0.9"));
+    assert!(matches!(adoption("kv-cache-dtype"), Adoption::Adopted { variant, .. } if variant == "fp8"));
+    let outcome = |s: &str, v: &str| a.stage(s).unwrap().variants.iter().find(|x| x.id == v).unwrap().outcome.clone();
+    assert_eq!(outcome("chunked-prefill", "256k"), Outcome::Failed { class: FailureClass::Oom });
+    assert_eq!(outcome("attention-backend", "cutlass-mla"), Outcome::Failed { class: FailureClass::Unsupported });
+    assert!(matches!(outcome("context-length", "1k"), Outcome::LostRequests { .. }));
+    let short = a.scenarios.iter().find(|s| s.profile == "short").unwrap();
+    assert!(short.regression, "the optimized configuration regresses on few short requests");
+    assert!(a.scenarios.iter().find(|s| s.profile == "mixed").unwrap().change.unwrap() > 100.0);
+
+    // From one engine's stop to the next one's start: well under a second.
+    let mut starts: Vec<(f64, Option<f64>)> =
+        manifests(&dir).iter().map(|m| (seconds(&m.started_at), m.engine_stopped_at.as_deref().map(seconds))).collect();
+    starts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    starts.dedup_by(|a, b| a.0 == b.0);
+    for pair in starts.windows(2) {
+        let gap = pair[1].0 - pair[0].1.unwrap();
+        assert!(gap < 1.0, "{gap:.3} s between an engine's stop and the next start");
+    }
+
+    // A second run has nothing to do; the results render.
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("0 engine starts and 0 benchmark runs"), "{err}");
+    let out = tmp.path().join("site");
+    let (code, _, err) = perflab(&["build", "--results", tmp.path().to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read_to_string(out.join("en/sim-study.html")).unwrap().contains("Did not run: out of memory"));
+
+    // A changed engine version makes the runs of that engine stale.
+    let spec = dir.join("study.toml");
+    std::fs::write(&spec, std::fs::read_to_string(&spec).unwrap().replace("version = \"2.1\"", "version = \"2.2\""))
+        .unwrap();
+    let (code, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        out.lines().any(|l| l.starts_with("parallelism/tp4") && l.contains("stale") && l.contains("2.1 → 2.2")),
+        "{out}"
+    );
+}
+
+/// Starts `perflab run`, waits until an engine is up, and returns the runner and the engine's pid.
+/// The callers wait for the runner.
+#[allow(clippy::zombie_processes)]
+fn start_and_wait_for_engine(dir: &Path) -> (std::process::Child, u32) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .args(["run", dir.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let record = dir.join("runs/.engine.json");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&record)
+            && let Some(pid) = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v["pid"].as_u64())
+        {
+            // Let the engine get into its benchmark.
+            std::thread::sleep(Duration::from_millis(600));
+            return (child, pid as u32);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("no engine started");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn no_temporary_files(dir: &Path) {
+    for e in walkdir::WalkDir::new(dir.join("runs")) {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!name.ends_with(".tmp"), "{name} left behind");
+    }
+}
+
+fn completes(dir: &Path) {
+    let (code, _, err) = run(dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let study = Study::load(dir).unwrap();
+    assert!(perflab::analysis::check(&study).is_empty(), "the study is complete");
+    assert!(manifests(dir).iter().all(|m| m.state != RunState::Running));
+    no_temporary_files(dir);
+}
+
+#[test]
+fn ctrl_c_stops_the_engine_and_the_next_run_continues() {
+    let (_tmp, dir) = example(Some(2));
+    let (child, engine) = start_and_wait_for_engine(&dir);
+    Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!running(engine), "the engine was stopped");
+    assert!(manifests(&dir).iter().any(|m| m.state == RunState::Interrupted));
+    no_temporary_files(&dir);
+    completes(&dir);
+}
+
+#[test]
+fn after_kill_9_the_next_run_stops_the_old_engine_and_continues() {
+    let (_tmp, dir) = example(Some(2));
+    let (mut child, engine) = start_and_wait_for_engine(&dir);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(running(engine), "a killed runner cannot stop its engine");
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("a previous run left behind"), "{err}");
+    assert!(!running(engine), "the next run stopped it");
+    completes(&dir);
+}
+
+/// A one-variant study whose engine command and benchmark command are given.
+fn tiny(engine: &str, extra: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("tiny");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = format!(
+        r#"model = "m"
+baseline = "engine/only"
+target_profile = "p"
+title = {{ en = "t" }}
+hardware = {{ en = "h" }}
+{extra}
+[benchmark]
+tool = "perflab bench"
+
+[[engine]]
+id = "sim"
+name = "Sim"
+version = "1"
+command = "{engine}"
+start_timeout = 2
+stop_grace = 2
+
+[[profile]]
+id = "p"
+name = {{ en = "p" }}
+dataset = "random"
+input_tokens = 8
+output_tokens = 4
+total_requests = 4
+
+[[stage]]
+id = "engine"
+title = {{ en = "Engine" }}
+
+[[stage.variant]]
+id = "only"
+label = "only"
+engine = "sim"
+"#
+    );
+    std::fs::write(dir.join("study.toml"), spec).unwrap();
+    (tmp, dir)
+}
+
+fn recorded_failure(dir: &Path) -> (FailureClass, String) {
+    let m = Manifest::read(&dir.join("runs/engine/only/p.manifest.json")).unwrap();
+    assert_eq!(m.state, RunState::Failed);
+    let f = m.failure.unwrap();
+    (f.class, f.message)
+}
+
+#[test]
+fn a_port_in_use_is_a_start_failure() {
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = busy.local_addr().unwrap().port();
+    let (_tmp, dir) = tiny(&format!("perflab-engine --port {port} --sim-startup-seconds 0.1"), "");
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (class, message) = recorded_failure(&dir);
+    assert_eq!(class, FailureClass::StartFailure);
+    assert!(message.contains("in use"), "{message}");
+    assert!(!dir.join("runs/engine/only/p.txt").exists());
+}
+
+#[test]
+fn an_engine_that_never_becomes_ready_times_out_and_is_stopped() {
+    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 100", "");
+    let started = Instant::now();
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(started.elapsed() < Duration::from_secs(15));
+    let (class, message) = recorded_failure(&dir);
+    assert_eq!(class, FailureClass::StartTimeout);
+    assert!(message.contains("not ready after 2 s"), "{message}");
+    let pid = Manifest::read(&dir.join("runs/engine/only/p.manifest.json")).unwrap().engine_pid.unwrap();
+    assert!(!running(pid), "the engine was stopped");
+}
+
+#[test]
+fn a_failing_benchmark_is_recorded() {
+    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.1", "");
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap().replace(
+        "tool = \"perflab bench\"",
+        "tool = \"perflab bench\"\ncommand = \"perflab bench --base-url http://{host}:{port} --no-such-flag\"",
+    );
+    std::fs::write(&spec, text).unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (class, message) = recorded_failure(&dir);
+    assert_eq!(class, FailureClass::BenchmarkFailure);
+    assert!(message.contains("unexpected argument '--no-such-flag'"), "{message}");
+    let (code, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("engine/only  p                  failed   BenchmarkFailure"), "{out}");
+}
