@@ -11,6 +11,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The simulated engine measures wall-clock time: these tests run one at a time so that they do
+/// not slow each other's engines down.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A copy of the example study; `stages` keeps only the first stages.
 fn example(stages: Option<usize>) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
@@ -53,6 +61,7 @@ fn seconds(rfc3339: &str) -> f64 {
 
 #[test]
 fn example_study_runs_end_to_end() {
+    let _serial = serial();
     let (tmp, dir) = example(None);
     let (code, _, err) = run(&dir, &["--dry-run"]);
     assert_eq!(code, 0, "{err}");
@@ -67,11 +76,14 @@ fn example_study_runs_end_to_end() {
     let study = Study::load(&dir).unwrap();
     assert!(perflab::analysis::check(&study).is_empty());
     let a = analyze(&study);
-    let adoption = |s: &str| &a.stage(s).unwrap().adoption;
-    assert!(matches!(adoption("engine"), Adoption::Adopted { variant, .. } if variant == "sim-b"));
-    assert!(matches!(adoption("parallelism"), Adoption::Adopted { variant, .. } if variant == "tp4"));
-    assert!(matches!(adoption("memory-fraction"), Adoption::Adopted { variant, .. } if variant == "0.9"));
-    assert!(matches!(adoption("kv-cache-dtype"), Adoption::Adopted { variant, .. } if variant == "fp8"));
+    let adopted = |s: &str| match &a.stage(s).unwrap().adoption {
+        Adoption::Adopted { variant, .. } => variant.clone(),
+        other => format!("{other:?}"),
+    };
+    assert_eq!(adopted("engine"), "sim-b");
+    assert_eq!(adopted("parallelism"), "tp4");
+    assert_eq!(adopted("memory-fraction"), "0.9");
+    assert_eq!(adopted("kv-cache-dtype"), "fp8");
     let outcome = |s: &str, v: &str| a.stage(s).unwrap().variants.iter().find(|x| x.id == v).unwrap().outcome.clone();
     assert_eq!(outcome("chunked-prefill", "256k"), Outcome::Failed { class: FailureClass::Oom });
     assert_eq!(outcome("attention-backend", "cutlass-mla"), Outcome::Failed { class: FailureClass::Unsupported });
@@ -158,6 +170,7 @@ fn completes(dir: &Path) {
 
 #[test]
 fn ctrl_c_stops_the_engine_and_the_next_run_continues() {
+    let _serial = serial();
     let (_tmp, dir) = example(Some(2));
     let (child, engine) = start_and_wait_for_engine(&dir);
     Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
@@ -171,6 +184,7 @@ fn ctrl_c_stops_the_engine_and_the_next_run_continues() {
 
 #[test]
 fn after_kill_9_the_next_run_stops_the_old_engine_and_continues() {
+    let _serial = serial();
     let (_tmp, dir) = example(Some(2));
     let (mut child, engine) = start_and_wait_for_engine(&dir);
     child.kill().unwrap();
@@ -237,6 +251,7 @@ fn recorded_failure(dir: &Path) -> (FailureClass, String) {
 
 #[test]
 fn a_port_in_use_is_a_start_failure() {
+    let _serial = serial();
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = busy.local_addr().unwrap().port();
     let (_tmp, dir) = tiny(&format!("perflab-engine --port {port} --sim-startup-seconds 0.1"), "");
@@ -250,6 +265,7 @@ fn a_port_in_use_is_a_start_failure() {
 
 #[test]
 fn an_engine_that_never_becomes_ready_times_out_and_is_stopped() {
+    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 100", "");
     let started = Instant::now();
     let (code, _, err) = run(&dir, &[]);
@@ -264,6 +280,7 @@ fn an_engine_that_never_becomes_ready_times_out_and_is_stopped() {
 
 #[test]
 fn a_failing_benchmark_is_recorded() {
+    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.1", "");
     let spec = dir.join("study.toml");
     let text = std::fs::read_to_string(&spec).unwrap().replace(

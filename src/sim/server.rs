@@ -120,14 +120,18 @@ async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiv
         while let Ok(job) = rx.try_recv() {
             waiting.push_back(job);
         }
-        while let Some(job) = waiting.front() {
-            let need = job.input + job.output;
-            if running.len() >= cap.max_seqs || (kv_used + need > cap.kv_tokens && !running.is_empty()) {
-                break;
-            }
-            if let Some(job) = waiting.pop_front() {
-                kv_used += need;
-                running.push(Seq { prefill_left: job.input.max(1), produced: 0, job });
+        // Admit, in arrival order, every waiting sequence that the batch and the KV cache have
+        // room for (a large prompt does not hold back smaller ones behind it).
+        let mut i = 0;
+        while i < waiting.len() && running.len() < cap.max_seqs {
+            let need = waiting[i].input + waiting[i].output;
+            if kv_used + need <= cap.kv_tokens || running.is_empty() {
+                if let Some(job) = waiting.remove(i) {
+                    kv_used += need;
+                    running.push(Seq { prefill_left: job.input.max(1), produced: 0, job });
+                }
+            } else {
+                i += 1;
             }
         }
         let mut budget = args.chunked_prefill_size.max(1);
