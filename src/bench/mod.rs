@@ -139,6 +139,12 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
         ),
     };
     let slo = parse_slo(&args.goodput)?;
+    if let Some(p) = args.metric_percentiles.iter().find(|p| !(0.0..=100.0).contains(*p)) {
+        bail!("--metric-percentiles: {p} is not a percentile from 0 to 100");
+    }
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        bail!("--timeout: {} is not a positive number of seconds", args.timeout);
+    }
     for m in &args.percentile_metrics {
         if !["ttft", "tpot", "itl", "e2el"].contains(&m.as_str()) {
             bail!("--percentile-metrics: `{m}` is not one of ttft, tpot, itl, e2el");

@@ -212,6 +212,10 @@ impl Backend for LocalBackend {
             }
         };
         let argv = fill_port(&launch.job.argv, port);
+        if argv.is_empty() {
+            fail_all(&mut report, (FailureClass::StartFailure, "the engine's command is empty".to_string()));
+            return report;
+        }
         let log = match std::fs::File::create(&launch.log) {
             Ok(f) => f,
             Err(e) => {

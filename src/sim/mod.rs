@@ -130,6 +130,24 @@ pub struct Capacity {
 impl EngineArgs {
     /// The capacity of a replica, or why the engine cannot start with these flags.
     pub fn capacity(&self) -> Result<Capacity, StartError> {
+        for (name, value) in [
+            ("--sim-startup-seconds", self.sim_startup_seconds),
+            ("--sim-decode-ms", self.sim_decode_ms),
+            ("--sim-batch-penalty", self.sim_batch_penalty),
+            ("--sim-prefill-ms-per-1k", self.sim_prefill_ms_per_1k),
+            ("--sim-gpu-memory-gb", self.sim_gpu_memory_gb),
+            ("--sim-weights-gb", self.sim_weights_gb),
+            ("--sim-kv-kib-per-token", self.sim_kv_kib_per_token),
+            ("--sim-activation-kib-per-token", self.sim_activation_kib_per_token),
+            ("--sim-tp-overhead-ms", self.sim_tp_overhead_ms),
+            ("--sim-fp8-kv-overhead", self.sim_fp8_kv_overhead),
+        ] {
+            if !(value.is_finite() && (0.0..=1e6).contains(&value)) {
+                return Err(StartError::Unsupported(format!(
+                    "ValueError: {name} must be a number from 0 to 1000000, got {value}"
+                )));
+            }
+        }
         if !BACKENDS.contains(&self.attention_backend.as_str()) {
             return Err(StartError::Unsupported(format!(
                 "ValueError: Selected backend AttentionBackendEnum.{} is not valid for this configuration. Reason: ['not supported by the simulated engine']",

@@ -185,6 +185,25 @@ impl Study {
         }
         for engine in &spec.engines {
             self.check_template(&engine.command, "engine.command", &mut out);
+            if engine.command.get_ref().trim().is_empty() {
+                out.push(self.diag_at(&engine.command, "`engine.command` is empty"));
+            }
+            for (key, value) in [("start_timeout", engine.start_timeout), ("stop_grace", engine.stop_grace)] {
+                if !(value.is_finite() && (0.0..=1e6).contains(&value)) {
+                    out.push(self.diag_at(
+                        &engine.id,
+                        format!(
+                            "engine `{}`: `{key}` must be a number of seconds from 0 to 1000000",
+                            engine.id.get_ref()
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(cmd) = &spec.benchmark.command
+            && cmd.get_ref().trim().is_empty()
+        {
+            out.push(self.diag_at(cmd, "`benchmark.command` is empty"));
         }
         for p in &spec.failure_patterns {
             if let Err(e) = regex::Regex::new(p.regex.get_ref()) {
