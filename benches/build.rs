@@ -3,23 +3,15 @@
 //! studies, builds the site in memory and writes it into an empty folder, as `perflab build`
 //! does. Run with `cargo bench --bench build`.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::copy_dir;
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use perflab::render::{Flavor, Renderer};
 use perflab::site::Site;
 use perflab::study::{Study, discover};
 use std::path::{Path, PathBuf};
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// A results folder with `n` studies: the bundled ones, copied round-robin under new ids.
 fn results(n: usize) -> tempfile::TempDir {

@@ -3,10 +3,12 @@
 //! reports the streams it held open and the tokens a second it read.
 //! Run with `cargo bench --bench client`.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use clap::Parser;
 use perflab::bench::{BenchArgs, run};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Parser)]
 struct Cli {
@@ -15,15 +17,17 @@ struct Cli {
 }
 
 fn main() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut engine = Command::new(env!("CARGO_BIN_EXE_perflab-engine"))
-        .args(["--port", &port.to_string(), "--sim-startup-seconds", "0.1", "--sim-decode-ms", "1"])
-        .args(["--sim-prefill-ms-per-1k", "0", "--sim-batch-penalty", "0", "--max-num-seqs", "5000"])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("perflab-engine");
-    std::thread::sleep(Duration::from_millis(500));
-    let url = format!("http://127.0.0.1:{port}");
+    let engine = common::Engine::start(&[
+        "--sim-decode-ms",
+        "1",
+        "--sim-prefill-ms-per-1k",
+        "0",
+        "--sim-batch-penalty",
+        "0",
+        "--max-num-seqs",
+        "5000",
+    ]);
+    let url = engine.url();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     for (streams, prompts, output) in [(1000usize, 3000usize, 200u64), (2000, 4000, 200)] {
         let args = Cli::parse_from([
@@ -55,6 +59,5 @@ fn main() {
             started.elapsed().as_secs_f64()
         );
     }
-    let _ = engine.kill();
-    let _ = engine.wait();
+    drop(engine);
 }

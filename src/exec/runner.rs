@@ -41,8 +41,6 @@ pub struct Summary {
     /// One start a (variant, profile) run the study needs, reused or not.
     pub naive_starts: usize,
     pub interrupted: bool,
-    /// Seconds between an engine's stop and the next one's start, as measured.
-    pub gaps: Vec<f64>,
 }
 
 fn runs_dir(study: &Study) -> PathBuf {
@@ -275,7 +273,6 @@ pub fn run(
     let _lock = Lock::take(&runs_dir(&study))?;
     recover(dir, log)?;
     let started = Instant::now();
-    let mut last_stop: Option<Instant> = None;
     let mut rerun = options.rerun.clone();
     loop {
         let study = load()?;
@@ -285,18 +282,23 @@ pub fn run(
         let stage = first.stage.clone();
         let jobs: Vec<&Job> = plan.jobs.iter().filter(|j| j.stage == stage && selected(j, options)).collect();
         let total = plan.count(|s| matches!(s, super::Status::Pending | super::Status::Waiting { .. }));
-        let left = plan.estimate_seconds.map_or(String::new(), |s| format!(", about {} left", clock(s)));
-        log(&format!(
-            "stage {stage}: {} engine starts ({total} runs to go, {} elapsed{left})",
-            jobs.len(),
-            clock(started.elapsed().as_secs_f64())
-        ));
+        let number = study.stage_index(&stage).map_or(0, |i| i + 1);
+        let planned = Instant::now();
+        let mut to_go = total;
         for job in jobs {
-            if let Some(stop) = last_stop {
-                summary.gaps.push(stop.elapsed().as_secs_f64());
-            }
+            let left = plan
+                .estimate_seconds
+                .map_or(String::new(), |s| format!(", about {} left", clock(s - planned.elapsed().as_secs_f64())));
+            log(&format!(
+                "[stage {number}/{}] {}/{} on {} ({to_go} runs to go, {} elapsed{left})",
+                study.spec.stages.len(),
+                job.stage,
+                job.variant,
+                job.profiles.join(", "),
+                clock(started.elapsed().as_secs_f64())
+            ));
             execute(&study, job, backend, interrupt, &mut summary, log)?;
-            last_stop = Some(Instant::now());
+            to_go = to_go.saturating_sub(job.profiles.len());
             rerun.remove(&format!("{}/{}", job.stage, job.variant));
             if interrupt.load(Ordering::SeqCst) {
                 summary.interrupted = true;
