@@ -23,6 +23,10 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// The list of files a build wrote, kept in the site folder so the next build can remove the
+/// ones it no longer writes.
+pub const FILE_LIST: &str = ".perflab-files";
+
 /// Files of a site by path relative to its folder.
 #[derive(Debug, Default)]
 pub struct Site {
@@ -142,12 +146,24 @@ impl Site {
         ctx.insert("nav", &Vec::<NavItem>::new());
         ctx.insert("languages", &languages);
         site.add("index.html".to_string(), renderer.html(&root_locale, "root.html.tera", &ctx)?.into_bytes());
+        let list: String = site.files.keys().map(|f| format!("{f}\n")).collect();
+        site.add(FILE_LIST.to_string(), list.into_bytes());
         Ok(site)
     }
 
     /// Writes every file under `out` (each through a temporary file and a rename); returns how
-    /// many files the site has. Files that are already as they should be are not touched.
+    /// many files the site has. Files that are already as they should be are not touched; files
+    /// the previous build wrote (listed in `.perflab-files`) that this one does not are removed.
+    /// Nothing else in `out` is touched.
     pub fn write(&self, out: &Path) -> anyhow::Result<usize> {
+        if let Ok(previous) = std::fs::read_to_string(out.join(FILE_LIST)) {
+            for rel in previous.lines().filter(|l| !l.is_empty() && !self.files.contains_key(*l)) {
+                let path = out.join(rel);
+                if rel.split('/').all(|part| !part.is_empty() && part != ".." && part != ".") && path.is_file() {
+                    std::fs::remove_file(&path).with_context(|| format!("cannot remove '{}'", path.display()))?;
+                }
+            }
+        }
         for (rel, bytes) in &self.files {
             let path = out.join(rel);
             if std::fs::read(&path).is_ok_and(|old| old == *bytes) {

@@ -40,6 +40,24 @@ fn committed_site_is_up_to_date() {
 }
 
 #[test]
+fn a_rebuild_removes_what_it_no_longer_writes_and_nothing_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    copy_dir(&root().join("results"), &results);
+    let out = tmp.path().join("site");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    build(&results).write(&out).unwrap();
+    assert!(out.join("en/glm-5.2-fp8-h200.html").is_file());
+    std::fs::remove_dir_all(results.join("glm-5.2-fp8-h200")).unwrap();
+    build(&results).write(&out).unwrap();
+    assert!(!out.join("en/glm-5.2-fp8-h200.html").exists(), "the removed study's page is gone");
+    assert!(!out.join("md/data/glm-5.2-fp8-h200.csv").exists());
+    assert!(out.join("en/deepseek-v3.2-h200.html").is_file());
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine", "files it did not write stay");
+}
+
+#[test]
 fn builds_are_byte_identical() {
     let a = build(&root().join("results"));
     let b = build(&root().join("results"));
