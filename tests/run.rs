@@ -297,3 +297,21 @@ fn a_failing_benchmark_is_recorded() {
     assert_eq!(code, 0);
     assert!(out.contains("engine/only  p                  failed   BenchmarkFailure"), "{out}");
 }
+
+#[test]
+fn dry_run_prints_the_commands_of_a_real_study() {
+    let (code, _, err) = perflab(&["run", "deepseek-v3.2-h200", "--dry-run", "--rerun", "--stage", "engine"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("engine/vllm on sharegpt, short, medium, long, very-long, generation-heavy:"), "{err}");
+    assert!(err.contains("  engine: vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --tokenizer-mode deepseek_v32 --reasoning-parser deepseek_v3"), "{err}");
+    assert!(
+        err.contains("--dataset-name random --num-prompts 1000 --random-input-len 128 --random-output-len 4 --seed 42"),
+        "{err}"
+    );
+    assert!(err.contains("--base-url http://127.0.0.1:{port}"), "{err}");
+    assert!(
+        err.contains("--dataset-path results/deepseek-v3.2-h200/ShareGPT_V3_unfiltered_cleaned_split.json"),
+        "{err}"
+    );
+    assert!(err.contains("  engine: trtllm-serve /workspace/DeepSeek-v3.2 --tp_size 8"), "{err}");
+}

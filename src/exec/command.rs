@@ -113,12 +113,20 @@ pub fn bench_argv(study: &Study, engine: &Engine, profile: &Profile) -> anyhow::
             values.insert(k, v.clone());
         }
     }
+    let extra = profile
+        .args
+        .iter()
+        .map(|w| fill(w, &values))
+        .collect::<anyhow::Result<Vec<_>>>()
+        .with_context(|| format!("`args` of profile `{}`", profile.id.get_ref()))?;
     if let Some(template) = &study.spec.benchmark.command {
-        return split(template.get_ref())?
+        let mut argv = split(template.get_ref())?
             .iter()
             .map(|w| fill(w, &values))
             .collect::<anyhow::Result<Vec<_>>>()
-            .with_context(|| format!("`benchmark.command` for profile `{}`", profile.id.get_ref()));
+            .with_context(|| format!("`benchmark.command` for profile `{}`", profile.id.get_ref()))?;
+        argv.extend(extra);
+        return Ok(argv);
     }
     let mut argv: Vec<String> = ["perflab", "bench", "--quiet", "--base-url", &format!("http://{HOST}:{{port}}")]
         .iter()
@@ -154,6 +162,7 @@ pub fn bench_argv(study: &Study, engine: &Engine, profile: &Profile) -> anyhow::
     {
         push("--sharegpt-output-len", &out.to_string());
     }
+    argv.extend(extra);
     Ok(argv)
 }
 

@@ -400,6 +400,10 @@ fn profile_toml(p: &Profile) -> String {
     if let Some(c) = p.max_concurrency {
         lines.push(format!("max_concurrency = {c}"));
     }
+    if !p.args.is_empty() {
+        let words: Vec<String> = p.args.iter().map(|a| format!("{a:?}")).collect();
+        lines.push(format!("args = [{}]", words.join(", ")));
+    }
     lines.join("\n")
 }
 

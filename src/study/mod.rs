@@ -211,6 +211,20 @@ impl Study {
             }
         }
         for profile in &spec.profiles {
+            for word in &profile.args {
+                for part in word.split('{').skip(1) {
+                    let name = part.split('}').next().unwrap_or("");
+                    if !PLACEHOLDERS.contains(&name) {
+                        out.push(self.diag_at(
+                            &profile.id,
+                            format!(
+                                "profile `{}`: `args` has an unknown placeholder `{{{name}}}`",
+                                profile.id.get_ref()
+                            ),
+                        ));
+                    }
+                }
+            }
             if let Some(Rate::Named(name)) = &profile.request_rate
                 && name.get_ref() != "inf"
             {

@@ -204,6 +204,10 @@ pub struct Profile {
     pub total_requests: u64,
     #[serde(default)]
     pub max_concurrency: Option<u64>,
+    /// Words added to the benchmark command for this profile (placeholders allowed), e.g.
+    /// `["--random-input-len", "{input_tokens}"]`.
+    #[serde(default)]
+    pub args: Vec<String>,
 }
 
 /// One step of the greedy search.
