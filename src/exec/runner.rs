@@ -230,10 +230,10 @@ fn execute(
     Ok(())
 }
 
-fn selected(job: &Job, options: &RunOptions) -> bool {
-    let stage_ok = options.stage.as_ref().is_none_or(|s| *s == job.stage);
-    let variant_ok =
-        options.variant.as_ref().is_none_or(|v| *v == job.variant || *v == format!("{}/{}", job.stage, job.variant));
+/// Whether `--stage` and `--variant` select this variant.
+fn selected(stage: &str, variant: &str, options: &RunOptions) -> bool {
+    let stage_ok = options.stage.as_ref().is_none_or(|s| s == stage);
+    let variant_ok = options.variant.as_ref().is_none_or(|v| v == variant || *v == format!("{stage}/{variant}"));
     stage_ok && variant_ok
 }
 
@@ -250,7 +250,7 @@ pub fn run(
     let study = load()?;
     if options.dry_run {
         let plan = plan(&study, &options.rerun, options.rerun_stale)?;
-        for job in plan.jobs.iter().filter(|j| selected(j, options)) {
+        for job in plan.jobs.iter().filter(|j| selected(&j.stage, &j.variant, options)) {
             let env: Vec<String> = job.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
             log(&format!("{}/{} on {}:", job.stage, job.variant, job.profiles.join(", ")));
             log(&format!(
@@ -278,9 +278,25 @@ pub fn run(
         let study = load()?;
         let plan = plan(&study, &rerun, options.rerun_stale)?;
         summary.naive_starts = plan.runs.iter().filter(|r| !matches!(r.status, super::Status::Waiting { .. })).count();
-        let Some(first) = plan.jobs.iter().find(|j| selected(j, options)) else { break };
+        let Some(first) = plan.jobs.iter().find(|j| selected(&j.stage, &j.variant, options)) else {
+            // Say why a selected stage or variant did not run.
+            for r in &plan.runs {
+                if let super::Status::Waiting { on } = &r.status
+                    && (options.stage.is_some() || options.variant.is_some())
+                    && selected(&r.stage, &r.variant, options)
+                {
+                    log(&format!(
+                        "{}/{} waits for the winner of stage `{on}`: run that stage first",
+                        r.stage, r.variant
+                    ));
+                    break;
+                }
+            }
+            break;
+        };
         let stage = first.stage.clone();
-        let jobs: Vec<&Job> = plan.jobs.iter().filter(|j| j.stage == stage && selected(j, options)).collect();
+        let jobs: Vec<&Job> =
+            plan.jobs.iter().filter(|j| j.stage == stage && selected(&j.stage, &j.variant, options)).collect();
         let total = plan.count(|s| matches!(s, super::Status::Pending | super::Status::Waiting { .. }));
         let number = study.stage_index(&stage).map_or(0, |i| i + 1);
         let planned = Instant::now();
