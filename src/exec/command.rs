@@ -91,7 +91,7 @@ pub fn engine_env(study: &Study, config: &Config) -> BTreeMap<String, String> {
 pub fn bench_argv(study: &Study, engine: &Engine, profile: &Profile) -> anyhow::Result<Vec<String>> {
     let rate = match &profile.request_rate {
         Some(Rate::PerSecond(r)) => Some(r.to_string()),
-        Some(Rate::Named(n)) => Some(n.get_ref().clone()),
+        Some(Rate::Unlimited) => Some("inf".to_string()),
         None => None,
     };
     let mut values = BTreeMap::from([

@@ -393,7 +393,7 @@ fn profile_toml(p: &Profile) -> String {
     }
     match &p.request_rate {
         Some(Rate::PerSecond(r)) => lines.push(format!("request_rate = {r}")),
-        Some(Rate::Named(n)) => lines.push(format!("request_rate = \"{}\"", n.get_ref())),
+        Some(Rate::Unlimited) => lines.push("request_rate = \"inf\"".to_string()),
         None => {}
     }
     lines.push(format!("total_requests = {}", p.total_requests));

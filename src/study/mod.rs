@@ -225,13 +225,6 @@ impl Study {
                     }
                 }
             }
-            if let Some(Rate::Named(name)) = &profile.request_rate
-                && name.get_ref() != "inf"
-            {
-                out.push(
-                    self.diag_at(name, format!("`request_rate`: `{}` is neither a number nor \"inf\"", name.get_ref())),
-                );
-            }
         }
         for (index, stage) in spec.stages.iter().enumerate() {
             unique(self, stage.variants.iter().map(|v| &v.id), "variant", &mut out);

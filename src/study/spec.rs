@@ -175,11 +175,43 @@ pub struct Engine {
 }
 
 /// A request rate: a number of requests a second, or `"inf"` to send all at once.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub enum Rate {
     PerSecond(f64),
-    Named(Spanned<String>),
+    /// `"inf"`.
+    Unlimited,
+}
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Rate, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Rate;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a positive number of requests a second, or \"inf\"")
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Rate, E> {
+                if v.is_finite() && v > 0.0 {
+                    Ok(Rate::PerSecond(v))
+                } else {
+                    Err(E::custom(format!("`request_rate`: {v} is not a positive number")))
+                }
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Rate, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Rate, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Rate, E> {
+                match v {
+                    "inf" => Ok(Rate::Unlimited),
+                    _ => Err(E::custom(format!("`request_rate`: `{v}` is neither a number nor \"inf\""))),
+                }
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 /// A benchmark workload.

@@ -1,0 +1,111 @@
+//! A corpus of broken study files: each edit of a bundled study gives one clear message at the
+//! position of the offending key, and a non-zero exit.
+
+mod common;
+
+use common::{copy_dir, perflab, root};
+
+/// (what to replace, with what, the message expected, the text whose position it points at)
+const CASES: &[(&str, &str, &str, &str)] = &[
+    // The second of two equal ids is the duplicate.
+    (
+        "id = \"vllm\"\nname = \"vLLM\"",
+        "id = \"sglang\"\nname = \"vLLM\"",
+        "duplicate engine id `sglang`",
+        "\"sglang\"\nname = \"SGLang\"",
+    ),
+    (
+        "model = \"zai-org/GLM-5.2-FP8\"",
+        "model = \"zai-org/GLM-5.2-FP8\"\ndate = \"2025-13-40\"",
+        "`date`: `2025-13-40` is not a date of the form YYYY-MM-DD",
+        "\"2025-13-40\"",
+    ),
+    (
+        "noise_threshold = 2.0",
+        "noise_threshold = 2.0\nobjective = \"total_tps\"",
+        "`objective`: `total_tps` is not a canonical metric name",
+        "\"total_tps\"",
+    ),
+    (
+        "command = \"vllm serve {model}\"",
+        "command = \"vllm serve {modle}\"",
+        "`engine.command`: unknown placeholder `{modle}`",
+        "\"vllm serve {modle}\"",
+    ),
+    (
+        "baseline = \"engine/vllm\"",
+        "baseline = \"engine/vlm\"",
+        "`baseline`: no variant `engine/vlm` (write `stage/variant`)",
+        "\"engine/vlm\"",
+    ),
+    (
+        "id = \"parallelism\"\ntitle",
+        "id = \"parallelism\"\nbase = \"kv-cache-dtype\"\ntitle",
+        "`base`: `kv-cache-dtype` is not an earlier stage",
+        "\"kv-cache-dtype\"\ntitle",
+    ),
+    (
+        "flags = [\"--enable-dp-attention\"]",
+        "flags = [\"enable-dp-attention\"]",
+        "`enable-dp-attention` is not a flag (flags start with `-`)",
+        "\"enable-dp-attention\"]",
+    ),
+    (
+        "request_rate = 1\ntotal_requests = 100",
+        "request_rate = \"slow\"\ntotal_requests = 100",
+        "`request_rate`: `slow` is neither a number nor \"inf\"",
+        "\"slow\"",
+    ),
+    ("total_requests = 200", "total_requests = \"many\"", "invalid type: string \"many\", expected u64", "\"many\""),
+    ("[title]\nen = ", "[title]\nfr = \"x\"\nxx = ", "localized text needs an `en` entry", "[title]\nfr"),
+    (
+        "id = \"8k\"",
+        "id = \"8k/x\"",
+        "variant id `8k/x` must be letters, digits, `.`, `_` and `-`, not starting with `.`",
+        "\"8k/x\"",
+    ),
+    (
+        "[[stage.variant]]\nid = \"tp\"\nlabel = \"TP\"",
+        "[[stage.variant]]\nid = \"tp\"\nlabel = \"TP\"\nfailure = { class = \"exploded\" }",
+        "unknown variant `exploded`",
+        "{ class = \"exploded\" }",
+    ),
+];
+
+#[test]
+fn every_broken_study_names_its_position_and_key() {
+    for (from, to, message, at) in CASES {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("glm");
+        copy_dir(&root().join("results/glm-5.2-fp8-h200"), &dir);
+        let spec = dir.join("study.toml");
+        let text = std::fs::read_to_string(&spec).unwrap();
+        assert!(text.contains(from), "the case's text is not in the study: {from}");
+        let broken = text.replacen(from, to, 1);
+        std::fs::write(&spec, &broken).unwrap();
+        let offset = broken.find(at).unwrap_or_else(|| panic!("`{at}` not in the edited study"));
+        let line = broken[..offset].matches('\n').count() + 1;
+        let (code, out, err) = perflab(&["check", dir.to_str().unwrap()]);
+        assert_eq!(code, 1, "{message}: {out}{err}");
+        let first = out.lines().find(|l| l.contains(message)).unwrap_or_else(|| panic!("no `{message}` in:\n{out}"));
+        let prefix = format!("{}:{line}:", spec.display());
+        assert!(first.starts_with(&prefix), "`{first}` should point at line {line}");
+        let before = std::fs::read_to_string(&spec).unwrap();
+        assert_eq!(before, broken, "check changes nothing");
+    }
+}
+
+#[test]
+fn an_unlimited_request_rate_is_valid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("glm");
+    copy_dir(&root().join("results/glm-5.2-fp8-h200"), &dir);
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap().replace("request_rate = 1000", "request_rate = \"inf\"");
+    std::fs::write(&spec, text).unwrap();
+    let (code, out, err) = perflab(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, _) = perflab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("request_rate = \"inf\""));
+}
