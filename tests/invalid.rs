@@ -70,6 +70,12 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "unknown variant `exploded`",
         "{ class = \"exploded\" }",
     ),
+    (
+        "[[accuracy]]",
+        "[[failure_patterns]]\nclass = \"oom\"\nregex = \"((\"\n\n[[accuracy]]",
+        "`failure_patterns.regex`: regex parse error",
+        "\"((\"",
+    ),
 ];
 
 #[test]

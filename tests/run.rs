@@ -315,3 +315,17 @@ fn dry_run_prints_the_commands_of_a_real_study() {
     );
     assert!(err.contains("  engine: trtllm-serve /workspace/DeepSeek-v3.2 --tp_size 8"), "{err}");
 }
+
+#[test]
+fn study_patterns_classify_before_the_built_in_ones() {
+    let _serial = serial();
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = busy.local_addr().unwrap().port();
+    let patterns = "[[failure_patterns]]\nclass = \"unsupported\"\nregex = \"(?i)address already in use\"\n";
+    let (_tmp, dir) = tiny(&format!("perflab-engine --port {port} --sim-startup-seconds 0.1"), patterns);
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (class, message) = recorded_failure(&dir);
+    assert_eq!(class, FailureClass::Unsupported);
+    assert!(message.contains("Address already in use"), "{message}");
+}
