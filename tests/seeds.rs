@@ -61,7 +61,7 @@ fn assert_rows(study: &Study, rows: &[Row]) {
         assert_eq!(got_env, want_env, "{reference}: env");
         let v = chain.variant(reference).unwrap();
         match numbers {
-            None => assert!(v.failed, "{reference} should be a failed variant"),
+            None => assert!(v.failed(), "{reference} should be a failed variant"),
             Some((tps, tpot)) => {
                 let run = v.point.run.as_ref().unwrap_or_else(|| panic!("{reference}: no run"));
                 let block = &study.runs[run].block;

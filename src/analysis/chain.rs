@@ -38,16 +38,20 @@ pub struct VariantOutcome {
     pub base: Option<String>,
     /// True when its run is another variant's, of the identical configuration.
     pub reused: bool,
-    pub failed: bool,
     /// Why it could not be measured, from the spec or from `perflab run`'s record.
     pub failure: Option<(crate::study::FailureClass, Option<String>)>,
     pub status: Option<RunStatus>,
 }
 
 impl VariantOutcome {
+    /// Could not be measured (a failure in the spec or recorded by a run).
+    pub fn failed(&self) -> bool {
+        self.failure.is_some()
+    }
+
     /// Measured, complete and without lost requests.
     pub fn ranks(&self) -> bool {
-        !self.failed && self.status == Some(RunStatus::Ok) && self.point.value.is_some()
+        !self.failed() && self.status == Some(RunStatus::Ok) && self.point.value.is_some()
     }
 }
 
@@ -224,7 +228,6 @@ pub fn resolve(study: &Study) -> Chain {
                 point,
                 base: base.map(|b| b.source),
                 reused: found.is_some_and(|(_, r)| r),
-                failed,
                 failure,
                 status,
             });

@@ -427,7 +427,7 @@ fn engine_ranking(
         .map(|vo| Rank {
             engine: vo.point.config.engine.clone(),
             variant: Some(vo.id.clone()),
-            value: if vo.failed { None } else { vo.point.value },
+            value: if vo.failed() { None } else { vo.point.value },
             outcome: Outcome::of(vo),
         })
         .collect();
