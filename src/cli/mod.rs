@@ -31,6 +31,7 @@ pub enum Command {
     ///
     /// Exit code: 0 when every result is complete, 1 when one was cut off, 2 when a file
     /// could not be read or holds no result.
+    #[command(display_order = 1)]
     Parse {
         /// Files to read; `-` reads standard input.
         #[arg(required = true, value_name = "FILE")]
@@ -39,6 +40,7 @@ pub enum Command {
     /// Validate studies: the spec, every reference, every run file present and parseable.
     ///
     /// Prints each problem as `file:line:col: message`; exit code 1 when there is one.
+    #[command(display_order = 2)]
     Check {
         /// Study folders or ids under --results (default: every study there).
         #[arg(value_name = "STUDY")]
@@ -48,6 +50,7 @@ pub enum Command {
         results: PathBuf,
     },
     /// Print a study's page in one language as Markdown.
+    #[command(display_order = 7)]
     Report {
         /// A study folder, or an id under --results.
         #[arg(value_name = "STUDY")]
@@ -66,6 +69,7 @@ pub enum Command {
         templates: PathBuf,
     },
     /// Write every page of every study in every language into the site folder.
+    #[command(display_order = 8)]
     Build {
         /// Folder holding the studies.
         #[arg(long, default_value = "results", value_name = "DIR")]
@@ -84,8 +88,10 @@ pub enum Command {
     ///
     /// Ctrl-C stops it and prints what was measured so far, without the closing line (so that
     /// `perflab parse` reads it as incomplete); the exit code is then 130.
+    #[command(display_order = 5)]
     Bench(Box<crate::bench::BenchArgs>),
     /// List the runs a study needs: done, stale, failed, reused, pending, waiting.
+    #[command(display_order = 3)]
     Plan {
         /// A study folder, or an id under --results.
         #[arg(value_name = "STUDY")]
@@ -98,6 +104,7 @@ pub enum Command {
     /// stage after stage on the previous stage's winner.
     ///
     /// Ctrl-C stops the engine and leaves the study ready to continue (exit code 130).
+    #[command(display_order = 4)]
     Run {
         /// A study folder, or an id under --results.
         #[arg(value_name = "STUDY")]
@@ -124,6 +131,7 @@ pub enum Command {
     /// Print a study's analysis as JSON: winners, gains, the recommended command, warnings.
     ///
     /// The fields are described in the README.
+    #[command(display_order = 6)]
     Analyze {
         /// A study folder, or an id under --results.
         #[arg(value_name = "STUDY")]
