@@ -209,7 +209,7 @@ impl Analysis {
 fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
     let run = study.runs.get(key)?;
     Some(Measure {
-        run: warnings::run_name(key),
+        run: key.name(),
         value: run.block.metric(study.spec.objective.get_ref()),
         secondary: run.block.metric(study.spec.secondary.get_ref()),
         status: chain::run_status(study, key)?,
@@ -479,13 +479,7 @@ pub fn warning_diagnostics(study: &Study, analysis: &Analysis) -> Vec<Diagnostic
     let mut out = Vec::new();
     for w in &analysis.warnings {
         for name in w.runs() {
-            let mut parts = name.splitn(3, '/');
-            let key = RunKey {
-                stage: parts.next().unwrap_or_default().to_string(),
-                variant: parts.next().unwrap_or_default().to_string(),
-                profile: parts.next().unwrap_or_default().to_string(),
-            };
-            if let Some(run) = study.runs.get(&key) {
+            if let Some(run) = study.runs.get(&RunKey::parse(name)) {
                 out.push(Diagnostic::new(&run.path, run.block.line, 1, format!("warning: {}", describe(w))));
             }
         }

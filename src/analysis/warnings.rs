@@ -55,16 +55,11 @@ impl Warning {
     }
 }
 
-/// `stage/variant/profile`.
-pub fn run_name(key: &RunKey) -> String {
-    format!("{}/{}/{}", key.stage, key.variant, key.profile)
-}
-
 /// Every warning about the study's stored runs, in run order.
 pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
     let mut out = Vec::new();
     for (key, run) in &study.runs {
-        let name = run_name(key);
+        let name = key.name();
         let b = &run.block;
         match run_status(study, key) {
             Some(RunStatus::Incomplete) => out.push(Warning::Incomplete { run: name.clone() }),
@@ -125,7 +120,7 @@ fn noisy(study: &Study, chain: &Chain) -> Vec<Warning> {
         let spread = (max - min) / max * 100.0;
         if spread > study.spec.noise_threshold {
             out.push(Warning::Noisy {
-                runs: runs.iter().map(|r| run_name(&r.0)).collect(),
+                runs: runs.iter().map(|r| r.0.name()).collect(),
                 values: runs.iter().map(|r| r.1).collect(),
                 spread_percent: spread,
             });

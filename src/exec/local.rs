@@ -73,20 +73,14 @@ pub fn now() -> String {
 /// A program named `perflab` or `perflab-engine` is taken from beside the running binary when
 /// it is there, so that a study runs with the same build.
 fn program(name: &str) -> PathBuf {
-    if !name.contains('/')
+    if (name == "perflab" || name == "perflab-engine")
         && let Ok(exe) = std::env::current_exe()
         && let Some(dir) = exe.parent()
     {
-        let sibling = dir.join(name);
-        if sibling.is_file() && (name == "perflab" || name == "perflab-engine") {
-            return sibling;
-        }
-        // Test and bench binaries live one folder below the crate's binaries.
-        if let Some(up) = dir.parent()
-            && (name == "perflab" || name == "perflab-engine")
-            && up.join(name).is_file()
+        // Beside the running binary, or one folder up for test and bench binaries.
+        if let Some(found) = [Some(dir), dir.parent()].into_iter().flatten().map(|d| d.join(name)).find(|p| p.is_file())
         {
-            return up.join(name);
+            return found;
         }
     }
     PathBuf::from(name)

@@ -30,18 +30,16 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
                 Outcome::Missing => "missing".to_string(),
                 _ => v.measure.as_ref().map_or("missing".to_string(), |m| status_name(m.status).to_string()),
             };
-            let target_key = v.measure.as_ref().map(|m| key_of(&m.run));
+            let target_key = v.measure.as_ref().map(|m| RunKey::parse(&m.run));
             rows.push((analysis.target_profile.clone(), status, target_key));
             for p in &study.spec.profiles {
                 let id = p.id.get_ref();
                 if *id == analysis.target_profile {
                     continue;
                 }
-                if let Some(run) = study.run(&stage.id, &v.id, id) {
-                    let key = RunKey { stage: stage.id.clone(), variant: v.id.clone(), profile: id.clone() };
-                    let status = crate::analysis::chain::run_status(study, &key).map_or("ok", status_name);
-                    let _ = run;
-                    rows.push((id.clone(), status.to_string(), Some(key)));
+                let key = RunKey { stage: stage.id.clone(), variant: v.id.clone(), profile: id.clone() };
+                if let Some(status) = crate::analysis::chain::run_status(study, &key) {
+                    rows.push((id.clone(), status_name(status).to_string(), Some(key)));
                 }
             }
             for (profile, status, key) in rows {
@@ -55,7 +53,7 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
                     v.command.flags.join(" "),
                     env.join(" "),
                     status,
-                    key.map(|k| format!("{}/{}/{}", k.stage, k.variant, k.profile)).unwrap_or_default(),
+                    key.map(|k| k.name()).unwrap_or_default(),
                 ];
                 record.extend(
                     metrics.iter().map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()),
@@ -65,15 +63,6 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
         }
     }
     w.into_inner().map_err(|e| e.into_error().into())
-}
-
-fn key_of(run: &str) -> RunKey {
-    let mut parts = run.splitn(3, '/');
-    RunKey {
-        stage: parts.next().unwrap_or_default().to_string(),
-        variant: parts.next().unwrap_or_default().to_string(),
-        profile: parts.next().unwrap_or_default().to_string(),
-    }
 }
 
 /// The analysis as pretty JSON with a final newline (what `perflab analyze` prints).

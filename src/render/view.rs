@@ -3,7 +3,7 @@
 
 use super::i18n::{Catalog, I18nError};
 use crate::analysis::{Adoption, Analysis, Command, Delta, Measure, Outcome, Trend, Warning};
-use crate::study::{FailureClass, Profile, Rate, Study, Text};
+use crate::study::{FailureClass, Profile, Rate, RunKey, Study, Text};
 use serde::Serialize;
 
 /// Output flavours of the Markdown.
@@ -224,9 +224,13 @@ impl Ctx<'_> {
 
     /// `stage/variant/profile` → "Stage › Variant (Profile)".
     fn run_title(&self, run: &str) -> String {
-        let mut parts = run.splitn(3, '/');
-        let (s, v, p) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-        format!("{} › {} ({})", self.stage_title(s), self.label(&format!("{s}/{v}")), self.profile_name(p))
+        let k = RunKey::parse(run);
+        format!(
+            "{} › {} ({})",
+            self.stage_title(&k.stage),
+            self.label(&format!("{}/{}", k.stage, k.variant)),
+            self.profile_name(&k.profile)
+        )
     }
 
     fn warning(&self, w: &Warning) -> Result<String, I18nError> {
@@ -348,9 +352,7 @@ impl Ctx<'_> {
 
     fn raw(&self, key: &str, m: Option<&Measure>) -> Result<Option<Collapsible>, I18nError> {
         let Some(m) = m else { return Ok(None) };
-        let mut parts = m.run.splitn(3, '/');
-        let (s, v, p) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-        let Some(run) = self.study.run(s, v, p) else {
+        let Some(run) = self.study.runs.get(&RunKey::parse(&m.run)) else {
             return Ok(None);
         };
         Ok(Some(self.collapsible(key, run.text.trim_end().to_string(), "text")?))

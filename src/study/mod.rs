@@ -43,6 +43,20 @@ pub struct RunKey {
     pub profile: String,
 }
 
+impl RunKey {
+    /// `stage/variant/profile`, as runs are named in analyses, exports and messages.
+    pub fn name(&self) -> String {
+        format!("{}/{}/{}", self.stage, self.variant, self.profile)
+    }
+
+    /// The key of a run named `stage/variant/profile` (missing parts are empty).
+    pub fn parse(name: &str) -> RunKey {
+        let mut parts = name.splitn(3, '/');
+        let mut next = || parts.next().unwrap_or_default().to_string();
+        RunKey { stage: next(), variant: next(), profile: next() }
+    }
+}
+
 /// A stored raw result.
 #[derive(Debug)]
 pub struct Run {
