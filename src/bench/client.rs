@@ -116,21 +116,55 @@ impl Usage {
     }
 }
 
+/// The parts of a streamed chunk the client reads; everything else is skipped unparsed.
+#[derive(serde::Deserialize)]
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    choices: Vec<Choice<'a>>,
+    #[serde(default)]
+    usage: Option<UsageCounts>,
+    #[serde(default, borrow)]
+    error: Option<&'a serde_json::value::RawValue>,
+}
+
+#[derive(serde::Deserialize)]
+struct Choice<'a> {
+    #[serde(default, borrow)]
+    text: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    delta: Option<Delta<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Delta<'a> {
+    #[serde(default, borrow)]
+    content: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct UsageCounts {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+}
+
 /// One streamed event: whether it carried text, and its usage.
 fn event(data: &str) -> Result<(bool, Usage), String> {
-    let v: serde_json::Value = serde_json::from_str(data)
+    let chunk: Chunk = serde_json::from_str(data)
         .map_err(|e| format!("malformed chunk ({e}): {}", data.chars().take(80).collect::<String>()))?;
-    if let Some(err) = v.get("error") {
-        return Err(format!("server error in stream: {err}"));
+    if let Some(err) = chunk.error {
+        return Err(format!("server error in stream: {}", err.get()));
     }
-    let usage = Usage::of(&v);
-    let choice = v.pointer("/choices/0");
-    let text = choice
-        .and_then(|c| {
-            c.get("text").or_else(|| c.pointer("/delta/content")).or_else(|| c.pointer("/delta/reasoning_content"))
-        })
-        .and_then(|t| t.as_str())
-        .is_some_and(|t| !t.is_empty());
+    let usage =
+        chunk.usage.map_or(Usage::default(), |u| Usage { prompt: u.prompt_tokens, completion: u.completion_tokens });
+    let text = chunk.choices.first().is_some_and(|c| {
+        let delta = c.delta.as_ref();
+        [c.text.as_ref(), delta.and_then(|d| d.content.as_ref()), delta.and_then(|d| d.reasoning_content.as_ref())]
+            .into_iter()
+            .flatten()
+            .any(|t| !t.is_empty())
+    });
     Ok((text, usage))
 }
 
@@ -204,9 +238,11 @@ async fn exchange(
         let frame = frame.map_err(|e| format!("stream interrupted after {chunks} tokens: {}", root_cause(&e)))?;
         let Ok(data) = frame.into_data() else { continue };
         buffer.extend_from_slice(&data);
-        while let Some(end) = find_event_end(&buffer) {
-            let raw: Vec<u8> = buffer.drain(..end).collect();
-            let text = String::from_utf8_lossy(&raw);
+        let mut consumed = 0;
+        while let Some(end) = find_event_end(&buffer[consumed..]) {
+            let raw = &buffer[consumed..consumed + end];
+            consumed += end;
+            let text = String::from_utf8_lossy(raw);
             for line in text.lines() {
                 let Some(payload) = line.strip_prefix("data:") else { continue };
                 let payload = payload.trim();
@@ -228,6 +264,7 @@ async fn exchange(
                 }
             }
         }
+        buffer.drain(..consumed);
     }
     if !done {
         return Err(format!("stream ended without [DONE] after {chunks} tokens"));
@@ -239,13 +276,18 @@ async fn exchange(
     Ok(())
 }
 
-/// End of the first server-sent event in `buffer` (after its blank line).
+/// End of the first server-sent event in `buffer` (after its blank line: `\n\n` or `\r\n\r\n`).
 fn find_event_end(buffer: &[u8]) -> Option<usize> {
-    buffer
-        .windows(2)
-        .position(|w| w == b"\n\n")
-        .map(|i| i + 2)
-        .or_else(|| buffer.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4))
+    let mut from = 0;
+    while let Some(i) = buffer[from..].iter().position(|b| *b == b'\n') {
+        let at = from + i;
+        match buffer.get(at + 1) {
+            Some(b'\n') => return Some(at + 2),
+            Some(b'\r') if buffer.get(at + 2) == Some(&b'\n') => return Some(at + 3),
+            _ => from = at + 1,
+        }
+    }
+    None
 }
 
 fn root_cause(e: &dyn std::error::Error) -> String {
@@ -273,5 +315,13 @@ mod tests {
         );
         assert!(event(r#"{"choices": ["#).unwrap_err().starts_with("malformed chunk"));
         assert_eq!(find_event_end(b"data: x\n\ndata: y"), Some(9));
+        assert_eq!(find_event_end(b"data: x\r\n\r\ndata: y"), Some(11));
+        assert_eq!(find_event_end(b"data: x\r\ndata: y"), None);
+        assert_eq!(
+            event(r#"{"choices":[{"delta":{"content":"\u00e7ok"}}]}"#),
+            Ok((true, Usage::default())),
+            "escaped text"
+        );
+        assert!(event(r#"{"error":{"message":"boom"}}"#).unwrap_err().contains("boom"));
     }
 }
