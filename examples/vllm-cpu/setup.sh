@@ -3,9 +3,10 @@
 # example's model (random weights, a tokenizer trained here) so that nothing is downloaded from
 # a model hub.
 #
-#   examples/vllm-cpu/setup.sh            # venv in ${PERFLAB_VLLM_VENV:-~/.cache/perflab/vllm-cpu}
+#   examples/vllm-cpu/setup.sh      # venv in ${PERFLAB_VLLM_VENV:-~/.cache/perflab/vllm-cpu}
 #
-# Prints the venv's path on its last line. Exits non-zero when the install fails.
+# The model goes beside the venv, and examples/vllm-cpu/model links to it. Prints the venv's
+# path on its last line. Exits non-zero when the install fails.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 venv="${PERFLAB_VLLM_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/perflab/vllm-cpu}"
@@ -32,9 +33,11 @@ if [ ! -x "$venv/bin/vllm" ] || ! "$venv/bin/python" -c 'import vllm' >/dev/null
   : >"$meta/RECORD"
 fi
 
-model="${PERFLAB_VLLM_MODEL:-$(dirname "$venv")/vllm-cpu-model}"
+# The model is made once beside the venv; the example's `model` folder points at it.
+model="$(dirname "$venv")/vllm-cpu-model"
 if [ ! -f "$model/config.json" ] || [ ! -f "$model/tokenizer.json" ]; then
   echo "== making the example model in $model" >&2
   "$venv/bin/python" "$here/make_model.py" "$model"
 fi
+ln -sfn "$model" "$here/model"
 echo "$venv"
