@@ -243,14 +243,14 @@ engine = "sim"
 }
 
 fn recorded_failure(dir: &Path) -> (FailureClass, String) {
-    let m = Manifest::read(&dir.join("runs/engine/only/p.manifest.json")).unwrap();
+    let m = Manifest::read(&dir.join("runs/engine/only/attempts/1/p.manifest.json")).unwrap();
     assert_eq!(m.state, RunState::Failed);
     let f = m.failure.unwrap();
     (f.class, f.message)
 }
 
 #[test]
-fn a_port_in_use_is_a_start_failure() {
+fn a_port_in_use_is_a_failure_of_its_own() {
     let _serial = serial();
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = busy.local_addr().unwrap().port();
@@ -258,9 +258,9 @@ fn a_port_in_use_is_a_start_failure() {
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
     let (class, message) = recorded_failure(&dir);
-    assert_eq!(class, FailureClass::StartFailure);
-    assert!(message.contains("in use"), "{message}");
-    assert!(!dir.join("runs/engine/only/p.txt").exists());
+    assert_eq!(class, FailureClass::PortInUse);
+    assert!(message.contains(&format!("port {port} already accepted connections")), "{message}");
+    assert!(!dir.join("runs/engine/only/attempts/1/p.txt").exists());
 }
 
 #[test]
@@ -274,7 +274,7 @@ fn an_engine_that_never_becomes_ready_times_out_and_is_stopped() {
     let (class, message) = recorded_failure(&dir);
     assert_eq!(class, FailureClass::StartTimeout);
     assert!(message.contains("not ready after 2 s"), "{message}");
-    let pid = Manifest::read(&dir.join("runs/engine/only/p.manifest.json")).unwrap().engine_pid.unwrap();
+    let pid = Manifest::read(&dir.join("runs/engine/only/attempts/1/p.manifest.json")).unwrap().engine_pid.unwrap();
     assert!(!running(pid), "the engine was stopped");
 }
 
@@ -295,7 +295,7 @@ fn a_failing_benchmark_is_recorded() {
     assert!(message.contains("unexpected argument '--no-such-flag'"), "{message}");
     let (code, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(out.contains("engine/only  p                  failed   BenchmarkFailure"), "{out}");
+    assert!(out.contains("engine/only  p                  failed   benchmark-failure"), "{out}");
 }
 
 #[test]
@@ -319,13 +319,13 @@ fn dry_run_prints_the_commands_of_a_real_study() {
 #[test]
 fn study_patterns_classify_before_the_built_in_ones() {
     let _serial = serial();
-    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = busy.local_addr().unwrap().port();
-    let patterns = "[[failure_patterns]]\nclass = \"unsupported\"\nregex = \"(?i)address already in use\"\n";
-    let (_tmp, dir) = tiny(&format!("perflab-engine --port {port} --sim-startup-seconds 0.1"), patterns);
+    // The engine's error matches the built-in "unsupported" pattern too.
+    let patterns = "[[failure_patterns]]\nclass = \"start-failure\"\nregex = \"Selected backend\"\n";
+    let (_tmp, dir) =
+        tiny("perflab-engine --port {port} --sim-startup-seconds 0.1 --attention-backend cutlass", patterns);
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
     let (class, message) = recorded_failure(&dir);
-    assert_eq!(class, FailureClass::Unsupported);
-    assert!(message.contains("Address already in use"), "{message}");
+    assert_eq!(class, FailureClass::StartFailure);
+    assert!(message.contains("Selected backend AttentionBackendEnum.CUTLASS is not valid"), "{message}");
 }

@@ -1,5 +1,6 @@
-//! The record `perflab run` keeps beside each run: what was started, when, and how it ended.
-//! Written as `runs/<stage>/<variant>/<profile>.manifest.json`, through a temporary file.
+//! The record `perflab run` keeps of each attempt at a run: what was started, when, on which
+//! port, and how it ended. Written as `runs/<stage>/<variant>/attempts/<n>/<profile>.manifest.json`
+//! (see [`super::Attempt`]), durably.
 
 use super::FailureClass;
 use serde::{Deserialize, Serialize};
@@ -37,6 +38,9 @@ pub struct Manifest {
     pub benchmark_command: Vec<String>,
     /// Process id of the engine (its process group id too), while it may be alive.
     pub engine_pid: Option<u32>,
+    /// The port the engine served on and the benchmark connected to.
+    #[serde(default)]
+    pub port: Option<u16>,
     /// RFC 3339 times.
     pub started_at: String,
     pub engine_ready_at: Option<String>,
@@ -58,12 +62,15 @@ impl Manifest {
         serde_json::from_str(&text).map_err(|e| format!("{}:{}: not a run manifest: {e}", e.line(), e.column()))
     }
 
-    /// Writes through a temporary file and a rename, so a reader never sees half a manifest.
+    /// Writes durably (temporary file, `fsync`, rename), so a reader never sees half a manifest.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
         bytes.push(b'\n');
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, bytes)?;
-        std::fs::rename(&tmp, path)
+        crate::durable::write(path, &bytes)
+    }
+
+    /// The engine, its version and command: what makes two attempts measure the same thing.
+    pub fn same_setup(&self, other: &Manifest) -> bool {
+        (&self.engine, &self.engine_version, &self.command) == (&other.engine, &other.engine_version, &other.command)
     }
 }
