@@ -73,29 +73,26 @@ pub fn run(
         let _ = writeln!(err, "interrupted: `perflab run` continues where this run stopped");
         return Ok(ExitCode::from(130));
     }
-    let _ = writeln!(err, "{}", closing_hint(dir, results));
+    let _ = writeln!(err, "{}", closing_hint(dir));
     Ok(ExitCode::SUCCESS)
 }
 
-/// What renders the results: `perflab build` for a study in `results/`, else the commands that
-/// work on the study where it is, into an output folder of its own.
-fn closing_hint(dir: &Path, results: &Path) -> String {
+/// What renders the results: `perflab build` for a study in `./results`, else the commands that
+/// work on the study where it is, into an output folder of its own (`perflab build` into `site/`
+/// would replace the bundled studies' site).
+fn closing_hint(dir: &Path) -> String {
     let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+    let in_results = match (parent.canonicalize(), Path::new("results").canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
-    if same(parent, Path::new("results")) {
+    if in_results {
         return "`perflab build` renders the results".to_string();
     }
-    let flag = if same(parent, results) {
-        format!("--results {}", results.display())
-    } else {
-        format!("--results {}", parent.display())
-    };
     format!(
-        "`perflab report {}` prints its page; `perflab build {flag} --out {}` builds the site of the studies in '{}'",
+        "`perflab report {}` prints its page; `perflab build --results {} --out {}` builds the site of the studies in '{}'",
         dir.display(),
+        parent.display(),
         parent.join("site").display(),
         parent.display()
     )

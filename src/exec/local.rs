@@ -251,7 +251,8 @@ pub fn builtin_patterns() -> Vec<(FailureClass, regex::Regex)> {
     .collect()
 }
 
-/// The class and line of the first pattern that matches the log, else `fallback` and the log's last line.
+/// The class and line of the first pattern that matches the log, else `fallback` and the log's
+/// last line that speaks of an error (or its last line).
 pub fn classify(
     log: &[String],
     patterns: &[(FailureClass, regex::Regex)],
@@ -262,7 +263,12 @@ pub fn classify(
             return (*class, line.trim().to_string());
         }
     }
-    (fallback, log.iter().rev().find(|l| !l.trim().is_empty()).cloned().unwrap_or_default())
+    let line = log
+        .iter()
+        .rev()
+        .find(|l| l.to_ascii_lowercase().contains("error"))
+        .or_else(|| log.iter().rev().find(|l| !l.trim().is_empty()));
+    (fallback, line.map(|l| l.trim().to_string()).unwrap_or_default())
 }
 
 impl Backend for LocalBackend {

@@ -199,6 +199,7 @@ fn manifest(study: &Study, job: &Job, bench: &[String], started_at: &str) -> Man
         benchmark_seconds: None,
         start_seconds: None,
         exit_status: None,
+        engine_exit_status: None,
         failure: None,
         log_tail: Vec::new(),
     }
@@ -273,7 +274,7 @@ fn execute(
         m.engine_ready_at = report.ready_at.clone();
         m.engine_stopped_at = report.stopped_at.clone();
         m.start_seconds = report.start_seconds;
-        m.exit_status = report.engine_exit;
+        m.engine_exit_status = report.engine_exit;
         m.log_tail = report.log_tail.clone();
         m.ended_at = Some(local::now());
         let result = report.benchmarks.iter().find(|b| b.profile == *profile);

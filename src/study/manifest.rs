@@ -50,7 +50,11 @@ pub struct Manifest {
     pub benchmark_seconds: Option<f64>,
     /// Seconds from the engine's start to ready.
     pub start_seconds: Option<f64>,
+    /// The benchmark's exit status.
     pub exit_status: Option<i32>,
+    /// The engine's exit status when it ended on its own (a crash, a failed start).
+    #[serde(default)]
+    pub engine_exit_status: Option<i32>,
     pub failure: Option<RecordedFailure>,
     /// The last lines of the engine's log.
     pub log_tail: Vec<String>,
