@@ -228,6 +228,38 @@ fn a_foreign_server_on_a_fixed_port_is_port_in_use_and_never_benchmarked() {
 }
 
 #[test]
+fn a_server_that_takes_the_port_while_the_engine_loads_is_not_taken_for_it() {
+    let _serial = serial();
+    let port = free_port();
+    // The engine binds its port only after loading, as vLLM does.
+    let (_tmp, dir) = tiny(&format!("perflab-engine --port {port} --sim-startup-seconds 5 --sim-bind-late"), "");
+    let spec = dir.join("study.toml");
+    std::fs::write(&spec, std::fs::read_to_string(&spec).unwrap().replace("start_timeout = 2", "start_timeout = 600"))
+        .unwrap();
+    let child = spawn_run(&dir);
+    let engine = recorded_engine(&dir);
+    // Another server takes the port while the engine loads; it answers /health at once.
+    let mut foreign = Command::new(env!("CARGO_BIN_EXE_perflab-engine"))
+        .args(["--port", &port.to_string(), "--sim-startup-seconds", "0"])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(wait_for(Duration::from_secs(20), || common::get_ok(port, "/health")));
+    let (code, err) = finish(child, Duration::from_secs(120));
+    let _ = foreign.kill();
+    let _ = foreign.wait();
+    assert_eq!(code, 0, "{err}");
+    let m = manifest(&dir, "engine/only/attempts/1/p.manifest.json");
+    let (class, message) = failure(&m);
+    assert_eq!(class, FailureClass::PortInUse, "{message}");
+    assert!(message.contains(&format!("another process took port {port} while the engine loaded")), "{message}");
+    assert!(message.contains("Address already in use"), "{message}");
+    assert_eq!(m.engine_ready_at, None, "never ready");
+    assert!(!dir.join("runs/engine/only/attempts/1/p.txt").exists(), "the foreign server was not benchmarked");
+    assert!(!running(engine));
+}
+
+#[test]
 fn an_engine_that_exits_while_loading_is_never_ready() {
     let _serial = serial();
     let (_tmp, dir) =

@@ -185,6 +185,51 @@ pub fn stop_group(pgid: u32, child: Option<&mut Child>, grace: Duration, interru
     }
 }
 
+/// Whether the socket listening on `port` belongs to a process of group `pgid`, from
+/// `/proc/net/tcp{,6}` and the processes' open files. `None` when that cannot be told: nothing
+/// readable, or a listener of another user (a container's port proxy, whose files cannot be
+/// read); the answer on the port is then taken as the engine's.
+pub fn listener_in_group(port: u16, pgid: u32) -> Option<bool> {
+    let mut inodes = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else { continue };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            // local_address is HEX_IP:HEX_PORT, state 0A is LISTEN, the inode is field 9.
+            let local_port =
+                f.get(1).and_then(|a| a.rsplit_once(':')).and_then(|(_, p)| u16::from_str_radix(p, 16).ok());
+            if local_port == Some(port) && f.get(3) == Some(&"0A") {
+                // SAFETY: getuid(2) has no preconditions and touches no memory of ours.
+                let me = unsafe { libc::getuid() };
+                if f.get(7).and_then(|u| u.parse::<u32>().ok()) != Some(me) {
+                    return None;
+                }
+                inodes.extend(f.get(9).map(|i| format!("socket:[{i}]")));
+            }
+        }
+    }
+    if inodes.is_empty() {
+        return None;
+    }
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let group = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok());
+        if group != Some(pgid) {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
+        for fd in fds.flatten() {
+            if let Ok(target) = std::fs::read_link(fd.path())
+                && inodes.iter().any(|i| target.as_os_str() == i.as_str())
+            {
+                return Some(true);
+            }
+        }
+    }
+    Some(false)
+}
+
 /// Which process a recorded process id was: its start time (clock ticks after boot, from
 /// `/proc/<pid>/stat`) and command line. A process id that was reused has another start time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -348,6 +393,8 @@ impl Backend for LocalBackend {
         let ready_url = launch.ready_url.replace("{port}", &port.to_string());
         progress(Event::Step("starting the engine"));
         let mut told = Instant::now();
+        // Set when the port answered but the listener was not the engine's.
+        let mut foreign = false;
         loop {
             if interrupt.requested() {
                 report.interrupted = true;
@@ -356,7 +403,14 @@ impl Backend for LocalBackend {
             if let Ok(Some(status)) = engine.try_wait() {
                 report.engine_exit = status.code();
                 let log = tail(&launch.log, 40);
-                fail_all(&mut report, classify(&log, &launch.patterns, FailureClass::StartFailure));
+                let (class, line) = classify(&log, &launch.patterns, FailureClass::StartFailure);
+                let failure = if foreign {
+                    let message = format!("another process took port {port} while the engine loaded: {line}");
+                    (FailureClass::PortInUse, message)
+                } else {
+                    (class, line)
+                };
+                fail_all(&mut report, failure);
                 break;
             }
             if started.elapsed() > launch.start_timeout {
@@ -367,9 +421,13 @@ impl Backend for LocalBackend {
             // Ready only while the engine perflab started runs: an answer from a process that
             // took the port while the engine died is not the engine's.
             if ready(&ready_url) && matches!(engine.try_wait(), Ok(None)) {
-                report.ready_at = Some(now());
-                report.start_seconds = Some(started.elapsed().as_secs_f64());
-                break;
+                if listener_in_group(port, pgid) == Some(false) {
+                    foreign = true;
+                } else {
+                    report.ready_at = Some(now());
+                    report.start_seconds = Some(started.elapsed().as_secs_f64());
+                    break;
+                }
             }
             if told.elapsed() >= Duration::from_secs(1) {
                 told = Instant::now();
