@@ -368,12 +368,19 @@ fn recovery_leaves_a_process_that_only_shares_the_recorded_id_alone() {
     let bystander = Bystander::start();
     let pid = bystander.0.id();
     assert!(wait_for(Duration::from_secs(10), || running(pid)));
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap().trim().to_string();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let ticks: u64 = stat.rsplit_once(')').unwrap().1.split_whitespace().nth(19).unwrap().parse().unwrap();
     for record in [
         // The old record: a bare process id.
         format!("{{\"pid\": {pid}, \"started_at\": \"2026-01-01T00:00:00.000Z\"}}"),
         // A process id that was reused: another start time.
         format!(
-            "{{\"pid\": {pid}, \"start_ticks\": 1, \"command\": \"perflab-engine --port 1\", \"started_at\": \"2026-01-01T00:00:00.000Z\"}}"
+            "{{\"pid\": {pid}, \"boot_id\": \"{boot}\", \"start_ticks\": 1, \"command\": \"perflab-engine --port 1\", \"started_at\": \"2026-01-01T00:00:00.000Z\"}}"
+        ),
+        // The same process id and start time in another boot.
+        format!(
+            "{{\"pid\": {pid}, \"boot_id\": \"00000000-0000-0000-0000-000000000000\", \"start_ticks\": {ticks}, \"command\": \"perflab-engine --port 1\", \"started_at\": \"2026-01-01T00:00:00.000Z\"}}"
         ),
     ] {
         let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.1", "");

@@ -230,35 +230,33 @@ pub fn listener_in_group(port: u16, pgid: u32) -> Option<bool> {
     Some(false)
 }
 
-/// Which process a recorded process id was: its start time (clock ticks after boot, from
-/// `/proc/<pid>/stat`) and command line. A process id that was reused has another start time.
+/// Which process a recorded process id was: the boot it ran in, its start time (clock ticks
+/// after boot, from `/proc/<pid>/stat`) and its command line. A process id reused after a
+/// restart or a reboot names a process with another start time or boot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProcessIdentity {
     pub pid: u32,
+    pub boot_id: String,
     pub start_ticks: u64,
+    /// The command it was started with (for messages: a program may rewrite its own).
     pub command: String,
 }
 
 impl ProcessIdentity {
-    /// The identity of a running process.
-    pub fn of(pid: u32) -> Option<ProcessIdentity> {
+    /// The identity of a running process started with `command`.
+    pub fn of(pid: u32, command: &str) -> Option<ProcessIdentity> {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         // The command name in parentheses may hold spaces; the fields after it do not.
         let rest = stat.rsplit_once(')')?.1;
         let start_ticks = rest.split_whitespace().nth(19)?.parse().ok()?;
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-        let command = cmdline
-            .split(|b| *b == 0)
-            .filter(|w| !w.is_empty())
-            .map(String::from_utf8_lossy)
-            .collect::<Vec<_>>()
-            .join(" ");
-        Some(ProcessIdentity { pid, start_ticks, command })
+        let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?.trim().to_string();
+        Some(ProcessIdentity { pid, boot_id, start_ticks, command: command.to_string() })
     }
 
     /// Whether the process with this id is still the one recorded.
     pub fn is_current(&self) -> bool {
-        ProcessIdentity::of(self.pid).is_some_and(|now| now == *self)
+        ProcessIdentity::of(self.pid, &self.command)
+            .is_some_and(|now| (now.boot_id, now.start_ticks) == (self.boot_id.clone(), self.start_ticks))
     }
 }
 
@@ -383,7 +381,7 @@ impl Backend for LocalBackend {
         };
         let pgid = engine.id();
         report.pid = Some(pgid);
-        if let Some(process) = ProcessIdentity::of(pgid) {
+        if let Some(process) = ProcessIdentity::of(pgid, &argv.join(" ")) {
             let record = EngineRecord { process, started_at: report.started_at.clone() };
             if let Ok(bytes) = serde_json::to_vec_pretty(&record) {
                 let _ = crate::durable::write(&launch.record, &bytes);

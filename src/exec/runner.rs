@@ -58,7 +58,10 @@ fn recover(dir: &Path, log: &mut dyn FnMut(Event)) -> anyhow::Result<()> {
         match serde_json::from_str::<EngineRecord>(&text) {
             Ok(r) if r.process.is_current() => {
                 let pid = r.process.pid;
-                log(Event::Step(&format!("stopping the engine (process group {pid}) a previous run left behind")));
+                log(Event::Step(&format!(
+                    "stopping the engine (process group {pid}, `{}`) a previous run left behind",
+                    r.process.command
+                )));
                 local::stop_group(pid, None, Duration::from_secs(10), None);
             }
             Ok(r) => log(Event::Step(&format!(
