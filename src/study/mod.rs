@@ -578,3 +578,65 @@ pub fn discover(results: &Path) -> std::io::Result<Vec<PathBuf>> {
     dirs.sort();
     Ok(dirs)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attempt(number: u32, state: Option<RunState>, version: &str, result: bool) -> Attempt {
+        let text = "============ Serving Benchmark Result ============\nSuccessful requests: 4\n==================================================\n";
+        let run = result.then(|| Run {
+            path: PathBuf::from(format!("{number}/p.txt")),
+            text: text.to_string(),
+            block: crate::parse_str(text).unwrap().remove(0),
+        });
+        let manifest = state.map(|state| Manifest {
+            state,
+            engine: "e".into(),
+            engine_version: version.into(),
+            command: vec!["e".into(), "--port".into(), "{port}".into()],
+            env: BTreeMap::new(),
+            benchmark_command: Vec::new(),
+            engine_pid: None,
+            port: None,
+            started_at: String::new(),
+            engine_ready_at: None,
+            ended_at: None,
+            engine_stopped_at: None,
+            benchmark_seconds: None,
+            start_seconds: None,
+            exit_status: None,
+            engine_exit_status: None,
+            failure: (state == RunState::Failed)
+                .then(|| RecordedFailure { class: FailureClass::Oom, message: String::new() }),
+            log_tail: Vec::new(),
+        });
+        Attempt { number, run, manifest }
+    }
+
+    fn chosen(list: &[Attempt]) -> Option<u32> {
+        Attempt::select(list).map(|a| a.number)
+    }
+
+    #[test]
+    fn the_newest_success_stands_and_a_failed_repeat_never_replaces_it() {
+        use RunState::*;
+        let ok = |n, v| attempt(n, Some(Done), v, true);
+        let failed = |n, v| attempt(n, Some(Failed), v, false);
+        assert_eq!(chosen(&[ok(1, "1"), ok(2, "1")]), Some(2));
+        assert_eq!(chosen(&[ok(1, "1"), failed(2, "1")]), Some(1), "a failed --rerun");
+        assert_eq!(chosen(&[ok(1, "1"), failed(2, "2")]), Some(2), "the upgraded engine failed");
+        assert_eq!(chosen(&[failed(1, "2"), ok(2, "2")]), Some(2));
+        assert_eq!(chosen(&[failed(1, "1"), failed(2, "1")]), Some(2));
+        assert_eq!(chosen(&[ok(1, "1"), attempt(2, Some(Interrupted), "1", false)]), Some(1));
+        assert_eq!(chosen(&[attempt(1, Some(Interrupted), "1", false)]), None);
+        // A result at runs/<stage>/<variant>/ with a failed manifest beside it (an earlier
+        // perflab's failed re-measurement) keeps its result.
+        let legacy = attempt(0, Some(Failed), "1", true);
+        assert!(legacy.succeeded() && legacy.failure().is_none());
+        assert_eq!(chosen(&[legacy, failed(1, "1")]), Some(0));
+        // A kept output of a failed attempt is evidence, not a result.
+        let too_few = attempt(1, Some(Failed), "1", true);
+        assert!(!too_few.succeeded() && too_few.failure().is_some());
+    }
+}
