@@ -132,18 +132,15 @@ impl Lock {
     }
 }
 
-/// The next attempt folder of a variant: `attempts/<n>` after the highest there.
-fn new_attempt(variant_dir: &Path) -> anyhow::Result<PathBuf> {
+/// The next attempt folder of a variant: `attempts/<n>` after the highest there (not created).
+fn next_attempt(variant_dir: &Path) -> anyhow::Result<PathBuf> {
     let attempts = variant_dir.join(ATTEMPTS_DIR);
-    std::fs::create_dir_all(&attempts).with_context(|| format!("cannot create '{}'", attempts.display()))?;
-    let last = std::fs::read_dir(&attempts)
-        .with_context(|| format!("cannot read '{}'", attempts.display()))?
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .max()
-        .unwrap_or(0);
-    let dir = attempts.join((last + 1).to_string());
-    std::fs::create_dir(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
-    Ok(dir)
+    let last = match std::fs::read_dir(&attempts) {
+        Ok(entries) => entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()).max().unwrap_or(0),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(e).with_context(|| format!("cannot read '{}'", attempts.display())),
+    };
+    Ok(attempts.join((last + 1).to_string()))
 }
 
 /// The port of an engine start, or why it cannot be known.
@@ -255,8 +252,9 @@ fn execute(
     summary: &mut Summary,
     log: &mut dyn FnMut(Event),
 ) -> anyhow::Result<()> {
-    let dir = new_attempt(&runs_dir(study).join(&job.stage).join(&job.variant))?;
+    let dir = next_attempt(&runs_dir(study).join(&job.stage).join(&job.variant))?;
     let launch = launch(study, job, &dir)?;
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
     let started_at = local::now();
     for (profile, bench, _) in &launch.benchmarks {
         manifest(study, job, bench, &started_at).write(&dir.join(format!("{profile}{MANIFEST_SUFFIX}")))?;
@@ -382,10 +380,6 @@ pub fn run(
         }
         return Ok(summary);
     }
-    // Every engine's address must be known before the first start, not hours into the study.
-    for engine in &study.spec.engines {
-        port_of(&study, engine.id.get_ref(), &command::split(engine.command.get_ref())?)?;
-    }
     let _lock = Lock::take(&runs_dir(&study))?;
     recover(dir, &mut |e| log(e))?;
     let started = Instant::now();
@@ -410,6 +404,12 @@ pub fn run(
             }
             break;
         };
+        // Every engine's address must be known before the first start, not hours into the study.
+        if summary.engine_starts == 0 {
+            for engine in &study.spec.engines {
+                port_of(&study, engine.id.get_ref(), &command::split(engine.command.get_ref())?)?;
+            }
+        }
         let stage = first.stage.clone();
         let jobs: Vec<&Job> =
             plan.jobs.iter().filter(|j| j.stage == stage && selected(&j.stage, &j.variant, options)).collect();
