@@ -183,26 +183,8 @@ fn launch(study: &Study, job: &Job, dir: &Path) -> anyhow::Result<Launch> {
 }
 
 fn manifest(study: &Study, job: &Job, bench: &[String], started_at: &str) -> Manifest {
-    Manifest {
-        state: RunState::Running,
-        engine: job.config.engine.clone(),
-        engine_version: study.engine(&job.config.engine).map(|e| e.version.clone()).unwrap_or_default(),
-        command: job.argv.clone(),
-        env: job.env.clone(),
-        benchmark_command: bench.to_vec(),
-        engine_pid: None,
-        port: None,
-        started_at: started_at.to_string(),
-        engine_ready_at: None,
-        ended_at: None,
-        engine_stopped_at: None,
-        benchmark_seconds: None,
-        start_seconds: None,
-        exit_status: None,
-        engine_exit_status: None,
-        failure: None,
-        log_tail: Vec::new(),
-    }
+    let version = study.engine(&job.config.engine).map(|e| e.version.clone()).unwrap_or_default();
+    Manifest::start(&job.config.engine, &version, job.argv.clone(), job.env.clone(), bench.to_vec(), started_at)
 }
 
 /// How a benchmark's output reads as a result.

@@ -61,6 +61,37 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// The record of an attempt that starts now: `running`, nothing measured yet.
+    pub fn start(
+        engine: &str,
+        engine_version: &str,
+        command: Vec<String>,
+        env: BTreeMap<String, String>,
+        benchmark_command: Vec<String>,
+        started_at: &str,
+    ) -> Manifest {
+        Manifest {
+            state: RunState::Running,
+            engine: engine.to_string(),
+            engine_version: engine_version.to_string(),
+            command,
+            env,
+            benchmark_command,
+            engine_pid: None,
+            port: None,
+            started_at: started_at.to_string(),
+            engine_ready_at: None,
+            ended_at: None,
+            engine_stopped_at: None,
+            benchmark_seconds: None,
+            start_seconds: None,
+            exit_status: None,
+            engine_exit_status: None,
+            failure: None,
+            log_tail: Vec::new(),
+        }
+    }
+
     pub fn read(path: &Path) -> Result<Manifest, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
         serde_json::from_str(&text).map_err(|e| format!("{}:{}: not a run manifest: {e}", e.line(), e.column()))

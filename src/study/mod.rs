@@ -590,26 +590,13 @@ mod tests {
             text: text.to_string(),
             block: crate::parse_str(text).unwrap().remove(0),
         });
-        let manifest = state.map(|state| Manifest {
-            state,
-            engine: "e".into(),
-            engine_version: version.into(),
-            command: vec!["e".into(), "--port".into(), "{port}".into()],
-            env: BTreeMap::new(),
-            benchmark_command: Vec::new(),
-            engine_pid: None,
-            port: None,
-            started_at: String::new(),
-            engine_ready_at: None,
-            ended_at: None,
-            engine_stopped_at: None,
-            benchmark_seconds: None,
-            start_seconds: None,
-            exit_status: None,
-            engine_exit_status: None,
-            failure: (state == RunState::Failed)
-                .then(|| RecordedFailure { class: FailureClass::Oom, message: String::new() }),
-            log_tail: Vec::new(),
+        let manifest = state.map(|state| {
+            let command = vec!["e".into(), "--port".into(), "{port}".into()];
+            let mut m = Manifest::start("e", version, command, BTreeMap::new(), Vec::new(), "");
+            m.state = state;
+            m.failure = (state == RunState::Failed)
+                .then(|| RecordedFailure { class: FailureClass::Oom, message: String::new() });
+            m
         });
         Attempt { number, run, manifest }
     }
