@@ -224,6 +224,9 @@ fn dry_run_prints_the_commands_of_a_real_study() {
         "{err}"
     );
     assert!(err.contains("  engine: trtllm-serve /workspace/DeepSeek-v3.2 --tp_size 8"), "{err}");
+    // SGLang's command fixes port 8000: its benchmarks go there; vLLM's port cannot be known.
+    assert!(err.contains("--base-url http://127.0.0.1:8000"), "{err}");
+    assert!(err.contains("  warning: engine `vllm`: perflab cannot tell which port it listens on"), "{err}");
 }
 
 #[test]

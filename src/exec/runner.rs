@@ -350,9 +350,20 @@ pub fn run(
                 job.argv.join(" ")
             )));
             let engine = study.engine(&job.config.engine).context("engine")?;
+            // The benchmark connects where the engine listens: a fixed port is shown as such.
+            let port = match command::engine_port(&job.argv, engine.ready_url.as_deref()) {
+                Ok(Port::Fixed(p)) => p.to_string(),
+                Ok(Port::Pick) => "{port}".to_string(),
+                Err(why) => {
+                    log(Event::Step(&format!("  warning: engine `{}`: {why}", job.config.engine)));
+                    "{port}".to_string()
+                }
+            };
             for p in &job.profiles {
                 let profile = study.profile(p).context("profile")?;
-                log(Event::Step(&format!("  benchmark: {}", command::bench_argv(&study, engine, profile)?.join(" "))));
+                let argv = command::bench_argv(&study, engine, profile)?;
+                let argv: Vec<String> = argv.iter().map(|w| w.replace("{port}", &port)).collect();
+                log(Event::Step(&format!("  benchmark: {}", argv.join(" "))));
             }
         }
         let waiting = plan.count(|s| matches!(s, super::Status::Waiting { .. }));
