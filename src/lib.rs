@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod bench;
 pub mod cli;
 pub mod diag;
+pub mod durable;
 pub mod exec;
 pub mod parse;
 pub mod render;

@@ -20,7 +20,7 @@ use crate::render::{Flavor, Renderer};
 use crate::study::Study;
 use anyhow::Context;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The list of files a build wrote, kept in the site folder so the next build can remove the
@@ -31,6 +31,27 @@ pub const FILE_LIST: &str = ".perflab-files";
 #[derive(Debug, Default)]
 pub struct Site {
     pub files: BTreeMap<String, Vec<u8>>,
+    /// Files of the previous build kept as they are: the pages of studies this build could not load.
+    pub kept: BTreeSet<String>,
+}
+
+/// Whether `rel` (a path in a site folder) is one of the files of study `id`: its pages, charts
+/// and exports.
+fn belongs_to(rel: &str, id: &str) -> bool {
+    let parts: Vec<&str> = rel.split('/').collect();
+    match parts.as_slice() {
+        [_, file] => file.strip_suffix(".html") == Some(id),
+        ["md", "data", file] => file.strip_suffix(".csv") == Some(id) || file.strip_suffix(".json") == Some(id),
+        ["md", _, file] => file.strip_suffix(".md") == Some(id),
+        ["md", _, dir, _] => *dir == id && parts[1] != "data",
+        _ => false,
+    }
+}
+
+/// The studies whose pages the site in `out` holds, from its list of files.
+pub fn published_studies(out: &Path) -> BTreeSet<String> {
+    let list = std::fs::read_to_string(out.join(FILE_LIST)).unwrap_or_default();
+    list.lines().filter_map(|l| l.strip_prefix("md/data/")?.strip_suffix(".json")).map(str::to_string).collect()
 }
 
 #[derive(Serialize)]
@@ -151,13 +172,29 @@ impl Site {
         Ok(site)
     }
 
-    /// Writes every file under `out` (each through a temporary file and a rename); returns how
+    /// Keeps the files the previous build in `out` wrote for the studies `ids` (studies this
+    /// build could not load): they are neither removed nor rewritten, and stay in the list.
+    pub fn keep(&mut self, out: &Path, ids: &[String]) {
+        let previous = std::fs::read_to_string(out.join(FILE_LIST)).unwrap_or_default();
+        for rel in previous.lines() {
+            if ids.iter().any(|id| belongs_to(rel, id)) && !self.files.contains_key(rel) && out.join(rel).is_file() {
+                self.kept.insert(rel.to_string());
+            }
+        }
+        let list: BTreeSet<&String> = self.files.keys().filter(|f| *f != FILE_LIST).chain(&self.kept).collect();
+        let list: String = list.into_iter().map(|f| format!("{f}\n")).collect();
+        self.add(FILE_LIST.to_string(), list.into_bytes());
+    }
+
+    /// Writes every file under `out` (each durably: temporary file, `fsync`, rename); returns how
     /// many files the site has. Files that are already as they should be are not touched; files
-    /// the previous build wrote (listed in `.perflab-files`) that this one does not are removed.
-    /// Nothing else in `out` is touched.
+    /// the previous build wrote (listed in `.perflab-files`) that this one does not write or keep
+    /// are removed. Nothing else in `out` is touched.
     pub fn write(&self, out: &Path) -> anyhow::Result<usize> {
         if let Ok(previous) = std::fs::read_to_string(out.join(FILE_LIST)) {
-            for rel in previous.lines().filter(|l| !l.is_empty() && !self.files.contains_key(*l)) {
+            for rel in
+                previous.lines().filter(|l| !l.is_empty() && !self.files.contains_key(*l) && !self.kept.contains(*l))
+            {
                 let path = out.join(rel);
                 if rel.split('/').all(|part| !part.is_empty() && part != ".." && part != ".") && path.is_file() {
                     std::fs::remove_file(&path).with_context(|| format!("cannot remove '{}'", path.display()))?;
@@ -171,9 +208,7 @@ impl Site {
             }
             let dir = path.parent().unwrap_or(out);
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
-            let tmp = path.with_extension("perflab-tmp");
-            std::fs::write(&tmp, bytes).with_context(|| format!("cannot write '{}'", tmp.display()))?;
-            std::fs::rename(&tmp, &path).with_context(|| format!("cannot write '{}'", path.display()))?;
+            crate::durable::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))?;
         }
         Ok(self.files.len())
     }

@@ -78,6 +78,40 @@ fn dangling_base_in_a_branching_study() {
 }
 
 #[test]
+fn a_base_that_names_the_variant_itself_or_a_cycle_is_rejected() {
+    let (_t, dir) = broken_copy("glm-5.2-fp8-h200");
+    let spec = dir.join("study.toml");
+    let (line, col) = edit(&spec, "id = \"tp\"\n", "id = \"tp\"\nbase = \"parallelism/tp\"\n");
+    let (code, out) = check(&dir);
+    assert_eq!(code, 1);
+    let s = spec.display();
+    let want = format!("{s}:{}:{}: `base`: `parallelism/tp` names the variant itself", line + 1, col + 7);
+    assert!(out.contains(&want), "missing `{want}` in:\n{out}");
+
+    let (_t, dir) = broken_copy("glm-5.2-fp8-h200");
+    let spec = dir.join("study.toml");
+    let (l1, c1) = edit(&spec, "id = \"tp\"\n", "id = \"tp\"\nbase = \"parallelism/tp-dpattn\"\n");
+    let (l2, c2) = edit(&spec, "id = \"tp-dpattn\"\n", "id = \"tp-dpattn\"\nbase = \"parallelism/tp\"\n");
+    let (code, out) = check(&dir);
+    assert_eq!(code, 1);
+    let s = spec.display();
+    for want in [
+        format!(
+            "{s}:{}:{}: `base`: `parallelism/tp` → `parallelism/tp-dpattn` → `parallelism/tp` is a cycle",
+            l1 + 1,
+            c1 + 7
+        ),
+        format!(
+            "{s}:{}:{}: `base`: `parallelism/tp-dpattn` → `parallelism/tp` → `parallelism/tp-dpattn` is a cycle",
+            l2 + 1,
+            c2 + 7
+        ),
+    ] {
+        assert!(out.contains(&want), "missing `{want}` in:\n{out}");
+    }
+}
+
+#[test]
 fn missing_and_broken_run_files() {
     let (_t, dir) = broken_copy("glm-5.2-fp8-h200");
     std::fs::remove_file(dir.join("runs/parallelism/tp-dpattn/balanced.txt")).unwrap();

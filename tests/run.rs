@@ -4,56 +4,12 @@
 
 mod common;
 
-use common::{copy_dir, perflab, root};
+use common::{example, manifests, no_temporary_files, perflab, run, running, serial, tiny};
 use perflab::analysis::{Adoption, Outcome, analyze};
 use perflab::study::{FailureClass, Manifest, RunState, Study};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The simulated engine measures wall-clock time: these tests run one at a time so that they do
-/// not slow each other's engines down.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// A copy of the example study; `stages` keeps only the first stages.
-fn example(stages: Option<usize>) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("sim-study");
-    copy_dir(&root().join("examples/sim-study"), &dir);
-    let _ = std::fs::remove_dir_all(dir.join("runs"));
-    if let Some(n) = stages {
-        let spec = dir.join("study.toml");
-        let text = std::fs::read_to_string(&spec).unwrap();
-        let cut: Vec<&str> = text.split("\n[[stage]]\n").collect();
-        std::fs::write(&spec, cut[..=n].join("\n[[stage]]\n")).unwrap();
-    }
-    (tmp, dir)
-}
-
-fn run(dir: &Path, extra: &[&str]) -> (i32, String, String) {
-    let mut args = vec!["run", dir.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    perflab(&args)
-}
-
-fn manifests(dir: &Path) -> Vec<Manifest> {
-    walkdir::WalkDir::new(dir.join("runs"))
-        .into_iter()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".manifest.json"))
-        .map(|e| Manifest::read(e.path()).unwrap())
-        .collect()
-}
-
-/// Alive and not a zombie.
-fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
-}
 
 fn seconds(rfc3339: &str) -> f64 {
     chrono::DateTime::parse_from_rfc3339(rfc3339).unwrap().timestamp_millis() as f64 / 1000.0
@@ -72,6 +28,12 @@ fn example_study_runs_end_to_end() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("11 engine starts and 10 benchmark runs (2 failed)"), "{err}");
     assert!(err.contains("where one start a (variant, profile) would take 18"), "{err}");
+    // Stages are numbered in order; the optimized configuration's other profiles come last.
+    let last_stage = err.find("[stage 7/7]").expect("the last stage ran");
+    assert!(!err[last_stage..].contains("[stage 5/7]"), "{err}");
+    assert!(err[last_stage..].contains("[optimized configuration] "), "{err}");
+    assert!(err.contains("failed (oom)") && err.contains("failed (unsupported)"), "{err}");
+    assert!(err.contains("(40 of 48 requests completed)"), "{err}");
 
     let study = Study::load(&dir).unwrap();
     assert!(perflab::analysis::check(&study).is_empty());
@@ -152,13 +114,6 @@ fn start_and_wait_for_engine(dir: &Path) -> (std::process::Child, u32) {
     }
 }
 
-fn no_temporary_files(dir: &Path) {
-    for e in walkdir::WalkDir::new(dir.join("runs")) {
-        let name = e.unwrap().file_name().to_string_lossy().into_owned();
-        assert!(!name.ends_with(".tmp"), "{name} left behind");
-    }
-}
-
 fn completes(dir: &Path) {
     let (code, _, err) = run(dir, &[]);
     assert_eq!(code, 0, "{err}");
@@ -197,60 +152,15 @@ fn after_kill_9_the_next_run_stops_the_old_engine_and_continues() {
     completes(&dir);
 }
 
-/// A one-variant study whose engine command and benchmark command are given.
-fn tiny(engine: &str, extra: &str) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("tiny");
-    std::fs::create_dir_all(&dir).unwrap();
-    let spec = format!(
-        r#"model = "m"
-baseline = "engine/only"
-target_profile = "p"
-title = {{ en = "t" }}
-hardware = {{ en = "h" }}
-{extra}
-[benchmark]
-tool = "perflab bench"
-
-[[engine]]
-id = "sim"
-name = "Sim"
-version = "1"
-command = "{engine}"
-start_timeout = 2
-stop_grace = 2
-
-[[profile]]
-id = "p"
-name = {{ en = "p" }}
-dataset = "random"
-input_tokens = 8
-output_tokens = 4
-total_requests = 4
-
-[[stage]]
-id = "engine"
-title = {{ en = "Engine" }}
-
-[[stage.variant]]
-id = "only"
-label = "only"
-engine = "sim"
-"#
-    );
-    std::fs::write(dir.join("study.toml"), spec).unwrap();
-    (tmp, dir)
-}
-
 fn recorded_failure(dir: &Path) -> (FailureClass, String) {
-    let m = Manifest::read(&dir.join("runs/engine/only/p.manifest.json")).unwrap();
+    let m = Manifest::read(&dir.join("runs/engine/only/attempts/1/p.manifest.json")).unwrap();
     assert_eq!(m.state, RunState::Failed);
     let f = m.failure.unwrap();
     (f.class, f.message)
 }
 
 #[test]
-fn a_port_in_use_is_a_start_failure() {
+fn a_port_in_use_is_a_failure_of_its_own() {
     let _serial = serial();
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = busy.local_addr().unwrap().port();
@@ -258,9 +168,9 @@ fn a_port_in_use_is_a_start_failure() {
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
     let (class, message) = recorded_failure(&dir);
-    assert_eq!(class, FailureClass::StartFailure);
-    assert!(message.contains("in use"), "{message}");
-    assert!(!dir.join("runs/engine/only/p.txt").exists());
+    assert_eq!(class, FailureClass::PortInUse);
+    assert!(message.contains(&format!("port {port} already accepted connections")), "{message}");
+    assert!(!dir.join("runs/engine/only/attempts/1/p.txt").exists());
 }
 
 #[test]
@@ -274,7 +184,7 @@ fn an_engine_that_never_becomes_ready_times_out_and_is_stopped() {
     let (class, message) = recorded_failure(&dir);
     assert_eq!(class, FailureClass::StartTimeout);
     assert!(message.contains("not ready after 2 s"), "{message}");
-    let pid = Manifest::read(&dir.join("runs/engine/only/p.manifest.json")).unwrap().engine_pid.unwrap();
+    let pid = Manifest::read(&dir.join("runs/engine/only/attempts/1/p.manifest.json")).unwrap().engine_pid.unwrap();
     assert!(!running(pid), "the engine was stopped");
 }
 
@@ -295,7 +205,7 @@ fn a_failing_benchmark_is_recorded() {
     assert!(message.contains("unexpected argument '--no-such-flag'"), "{message}");
     let (code, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(out.contains("engine/only  p                  failed   BenchmarkFailure"), "{out}");
+    assert!(out.contains("engine/only  p                  failed   benchmark-failure"), "{out}");
 }
 
 #[test]
@@ -314,18 +224,21 @@ fn dry_run_prints_the_commands_of_a_real_study() {
         "{err}"
     );
     assert!(err.contains("  engine: trtllm-serve /workspace/DeepSeek-v3.2 --tp_size 8"), "{err}");
+    // SGLang's command fixes port 8000: its benchmarks go there; vLLM's port cannot be known.
+    assert!(err.contains("--base-url http://127.0.0.1:8000"), "{err}");
+    assert!(err.contains("  warning: engine `vllm`: perflab cannot tell which port it listens on"), "{err}");
 }
 
 #[test]
 fn study_patterns_classify_before_the_built_in_ones() {
     let _serial = serial();
-    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = busy.local_addr().unwrap().port();
-    let patterns = "[[failure_patterns]]\nclass = \"unsupported\"\nregex = \"(?i)address already in use\"\n";
-    let (_tmp, dir) = tiny(&format!("perflab-engine --port {port} --sim-startup-seconds 0.1"), patterns);
+    // The engine's error matches the built-in "unsupported" pattern too.
+    let patterns = "[[failure_patterns]]\nclass = \"start-failure\"\nregex = \"Selected backend\"\n";
+    let (_tmp, dir) =
+        tiny("perflab-engine --port {port} --sim-startup-seconds 0.1 --attention-backend cutlass", patterns);
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
     let (class, message) = recorded_failure(&dir);
-    assert_eq!(class, FailureClass::Unsupported);
-    assert!(message.contains("Address already in use"), "{message}");
+    assert_eq!(class, FailureClass::StartFailure);
+    assert!(message.contains("Selected backend AttentionBackendEnum.CUTLASS is not valid"), "{message}");
 }

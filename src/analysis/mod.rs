@@ -220,7 +220,7 @@ fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
 pub fn command(study: &Study, source: &str, config: &Config) -> Command {
     let engine = study.engine(&config.engine);
     let model = engine.and_then(|e| e.model.clone()).unwrap_or_else(|| study.spec.model.clone());
-    let launch = engine.map_or(String::new(), |e| e.command.get_ref().replace("{model}", &model));
+    let launch = engine.map_or(String::new(), |e| e.published_command(&model));
     let mut env = engine.map(|e| e.env.clone()).unwrap_or_default();
     env.extend(config.env.clone());
     Command {

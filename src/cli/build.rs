@@ -7,11 +7,51 @@ use std::process::ExitCode;
 pub fn run(results: &Path, out: &Path, templates: &Path, flavor: Flavor) -> anyhow::Result<ExitCode> {
     let renderer = super::renderer(templates)?;
     let mut studies = Vec::new();
+    // A study that does not load does not stop the others: its pages stay as last published.
+    let mut broken: Vec<(String, anyhow::Error)> = Vec::new();
     for dir in super::study_dirs(&[], results)? {
-        studies.push(super::load_study(&dir.display().to_string(), results)?);
+        match super::load_study(&dir.display().to_string(), results) {
+            Ok(study) => studies.push(study),
+            Err(e) => {
+                let id =
+                    dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+                broken.push((id, e));
+            }
+        }
     }
-    let site = crate::site::Site::build(&studies, &renderer, flavor)?;
+    // The site folder of another results folder is not this build's to replace.
+    let published = crate::site::published_studies(out);
+    let ours = studies.iter().map(|s| s.id.clone()).chain(broken.iter().map(|(id, _)| id.clone()));
+    let ours: std::collections::BTreeSet<String> = ours.collect();
+    if !published.is_empty() && published.is_disjoint(&ours) {
+        let listed: Vec<String> = published.iter().map(|s| format!("`{s}`")).collect();
+        anyhow::bail!(
+            "'{}' holds the site of other studies ({}), none of them in '{}'; this build would delete their pages. \
+             Build these studies into a folder of their own: `perflab build --results {} --out {}`",
+            out.display(),
+            listed.join(", "),
+            results.display(),
+            results.display(),
+            results.join("site").display()
+        );
+    }
+    let mut site = crate::site::Site::build(&studies, &renderer, flavor)?;
+    let broken_ids: Vec<String> = broken.iter().map(|(id, _)| id.clone()).collect();
+    if !broken.is_empty() {
+        site.keep(out, &broken_ids);
+    }
     let written = site.write(out)?;
     eprintln!("{} studies, {written} files in {}", studies.len(), out.display());
-    Ok(ExitCode::SUCCESS)
+    if broken.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (id, e) in &broken {
+        eprintln!("{e}");
+        eprintln!(
+            "could not build `{id}`: its previously published pages in '{}' are kept as they were",
+            out.display()
+        );
+    }
+    eprintln!("{} of {} studies not built: {}", broken.len(), broken.len() + studies.len(), broken_ids.join(", "));
+    Ok(ExitCode::from(1))
 }

@@ -16,6 +16,10 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
             Err(d) => d.0,
             Ok(study) => {
                 let found = analysis::check(&study);
+                // Engines `perflab run` could not benchmark: their port cannot be known.
+                for w in crate::exec::command::address_warnings(&study) {
+                    println!("{w}");
+                }
                 if found.is_empty() {
                     // Data a reader should not trust: listed, but not a failure.
                     for w in analysis::warning_diagnostics(&study, &analysis::analyze(&study)) {

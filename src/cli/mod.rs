@@ -69,6 +69,9 @@ pub enum Command {
         templates: PathBuf,
     },
     /// Write every page of every study in every language into the site folder.
+    ///
+    /// A study that does not load keeps the pages it had; it is listed and the exit code is 1.
+    /// Another results folder's site is not replaced: give each results folder its own --out.
     #[command(display_order = 8)]
     Build {
         /// Folder holding the studies.
@@ -103,7 +106,10 @@ pub enum Command {
     /// Run a study's pending runs: start each engine, wait until it serves, benchmark it, stop it,
     /// stage after stage on the previous stage's winner.
     ///
-    /// Ctrl-C stops the engine and leaves the study ready to continue (exit code 130).
+    /// Each engine start is a new attempt under runs/<stage>/<variant>/attempts/<n>/; a failed
+    /// configuration is recorded and the search goes on. Ctrl-C, SIGTERM or SIGHUP stops the
+    /// engine and leaves the study ready to continue (exit code 130); a second Ctrl-C kills the
+    /// engine at once.
     #[command(display_order = 4)]
     Run {
         /// A study folder, or an id under --results.

@@ -15,7 +15,7 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
         let (word, detail) = match &r.status {
             Status::Done { date } => ("done", date.clone().unwrap_or_else(|| "recorded by hand".to_string())),
             Status::Stale { reason } => ("stale", reason.clone()),
-            Status::Failed { class } => ("failed", format!("{class:?}")),
+            Status::Failed { class } => ("failed", class.to_string()),
             Status::Reused { from } => ("reused", format!("the run of {from}")),
             Status::Pending => ("pending", String::new()),
             Status::Waiting { on } => ("waiting", format!("on the winner of `{on}`")),

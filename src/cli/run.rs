@@ -1,11 +1,12 @@
 //! `perflab run STUDY`
 
+use crate::exec::local::{Event, Interrupt};
 use crate::exec::{LocalBackend, RunOptions};
 use std::collections::BTreeSet;
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 pub fn run(
     name: &str,
@@ -18,9 +19,21 @@ pub fn run(
 ) -> anyhow::Result<ExitCode> {
     let dirs = super::study_dirs(&[name.to_string()], results)?;
     let dir = &dirs[0];
-    let interrupt = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, interrupt.clone())?;
+    // Ctrl-C, SIGTERM and SIGHUP (a dropped SSH session) stop the run in order: the engine gets
+    // its grace period and every record is written. A second signal stops it at once.
+    let interrupt = Arc::new(Interrupt::default());
+    let mut signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ])?;
+    {
+        let interrupt = interrupt.clone();
+        std::thread::spawn(move || {
+            for _ in signals.forever() {
+                interrupt.request();
+            }
+        });
     }
     let mut rerun_set = BTreeSet::new();
     if rerun {
@@ -38,11 +51,17 @@ pub fn run(
     }
     let options = RunOptions { stage, variant, rerun: rerun_set, rerun_stale, dry_run };
     let started = std::time::Instant::now();
-    let summary = crate::exec::run(dir, &options, &mut LocalBackend, &interrupt, &mut |line| eprintln!("{line}"))?;
+    let mut printer = Progress::new(std::io::stderr(), std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    let summary = crate::exec::run(dir, &options, &mut LocalBackend, &interrupt, &mut |e| printer.event(e));
+    printer.finish();
+    let summary = summary?;
     if dry_run {
         return Ok(ExitCode::SUCCESS);
     }
-    eprintln!(
+    // Standard error may be gone (a dropped SSH session): writing to it must not end the run.
+    let mut err = std::io::stderr();
+    let _ = writeln!(
+        err,
         "{} engine starts and {} benchmark runs ({} failed) in {}, where one start a (variant, profile) would take {}",
         summary.engine_starts,
         summary.benchmark_runs,
@@ -51,9 +70,126 @@ pub fn run(
         summary.naive_starts
     );
     if summary.interrupted {
-        eprintln!("interrupted: `perflab run` continues where this run stopped");
+        let _ = writeln!(err, "interrupted: `perflab run` continues where this run stopped");
         return Ok(ExitCode::from(130));
     }
-    eprintln!("`perflab build` renders the results");
+    let _ = writeln!(err, "{}", closing_hint(dir));
     Ok(ExitCode::SUCCESS)
+}
+
+/// What renders the results: `perflab build` for a study in `./results`, else the commands that
+/// work on the study where it is, into an output folder of its own (`perflab build` into `site/`
+/// would replace the bundled studies' site).
+fn closing_hint(dir: &Path) -> String {
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let in_results = match (parent.canonicalize(), Path::new("results").canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if in_results {
+        return "`perflab build` renders the results".to_string();
+    }
+    format!(
+        "`perflab report {}` prints its page; `perflab build --results {} --out {}` builds the site of the studies in '{}'",
+        dir.display(),
+        parent.display(),
+        parent.join("site").display(),
+        parent.display()
+    )
+}
+
+/// Prints the runner's events: steps as lines; the wait for an engine to serve as one line
+/// updated in place on a terminal, elsewhere as a line each time the engine's log moves on.
+/// Write errors are ignored: a run outlives its terminal.
+pub struct Progress<W: Write> {
+    out: W,
+    terminal: bool,
+    /// A status line is on the screen (terminal only).
+    open: bool,
+    /// The engine's last log line printed (not on a terminal).
+    last: Option<String>,
+}
+
+impl<W: Write> Progress<W> {
+    pub fn new(out: W, terminal: bool) -> Progress<W> {
+        Progress { out, terminal, open: false, last: None }
+    }
+
+    pub fn event(&mut self, event: Event) {
+        match event {
+            Event::Step(text) => {
+                self.clear();
+                let _ = writeln!(self.out, "{text}");
+                self.last = None;
+            }
+            Event::Waiting { elapsed, timeout, last_line } => {
+                let text = crate::exec::runner::waiting_line(elapsed, timeout, last_line);
+                if self.terminal {
+                    let _ = write!(self.out, "\r\x1b[2K{text}");
+                    let _ = self.out.flush();
+                    self.open = true;
+                } else if self.last.as_deref() != Some(last_line) {
+                    let _ = writeln!(self.out, "{text}");
+                    self.last = Some(last_line.to_string());
+                }
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.open {
+            let _ = write!(self.out, "\r\x1b[2K");
+            self.open = false;
+        }
+    }
+
+    pub fn finish(&mut self) {
+        self.clear();
+        let _ = self.out.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn waiting(elapsed: u64, last_line: &str) -> Event<'_> {
+        Event::Waiting { elapsed: Duration::from_secs(elapsed), timeout: Duration::from_secs(1800), last_line }
+    }
+
+    #[test]
+    fn waiting_is_one_line_updated_in_place_on_a_terminal() {
+        let mut p = Progress::new(Vec::new(), true);
+        p.event(Event::Step("e/v: starting the engine"));
+        p.event(waiting(1, "INFO loading weights"));
+        p.event(waiting(2, "INFO loading weights"));
+        p.event(Event::Step("e/v: benchmark on p"));
+        p.finish();
+        let text = String::from_utf8(p.out).unwrap();
+        assert_eq!(
+            text,
+            "e/v: starting the engine\n\
+             \r\x1b[2K  waiting for the engine to serve: 0:01 of 30:00; its log: INFO loading weights\
+             \r\x1b[2K  waiting for the engine to serve: 0:02 of 30:00; its log: INFO loading weights\
+             \r\x1b[2Ke/v: benchmark on p\n"
+        );
+    }
+
+    #[test]
+    fn elsewhere_a_line_each_time_the_log_moves_on() {
+        let mut p = Progress::new(Vec::new(), false);
+        p.event(waiting(1, ""));
+        p.event(waiting(2, ""));
+        p.event(waiting(3, "INFO loading weights 1/4"));
+        p.event(waiting(4, "INFO loading weights 1/4"));
+        p.event(waiting(5, "INFO loading weights 2/4"));
+        let text = String::from_utf8(p.out).unwrap();
+        assert_eq!(
+            text,
+            "  waiting for the engine to serve: 0:01 of 30:00; its log is empty\n\
+             \x20 waiting for the engine to serve: 0:03 of 30:00; its log: INFO loading weights 1/4\n\
+             \x20 waiting for the engine to serve: 0:05 of 30:00; its log: INFO loading weights 2/4\n"
+        );
+    }
 }

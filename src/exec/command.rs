@@ -62,6 +62,52 @@ pub fn fill(word: &str, values: &BTreeMap<&str, String>) -> anyhow::Result<Strin
     Ok(out)
 }
 
+/// Where an engine start listens: one answer used for the readiness probe, the benchmark and
+/// the manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Port {
+    /// The command has `{port}`: perflab picks a free port for each start.
+    Pick,
+    /// The command (`--port 8000`, `--port=8000`) or else the `ready_url` fixes it.
+    Fixed(u16),
+}
+
+/// The port of an engine whose command (placeholders other than `{port}` filled) is `argv`, or
+/// why it cannot be known.
+pub fn engine_port(argv: &[String], ready_url: Option<&str>) -> Result<Port, String> {
+    if argv.iter().any(|w| w.contains("{port}")) {
+        return Ok(Port::Pick);
+    }
+    let literal = argv.iter().enumerate().find_map(|(i, w)| match w.strip_prefix("--port") {
+        Some("") => argv.get(i + 1).and_then(|v| v.parse::<u16>().ok()),
+        Some(rest) => rest.strip_prefix('=').and_then(|v| v.parse::<u16>().ok()),
+        None => None,
+    });
+    if let Some(port) = literal {
+        return Ok(Port::Fixed(port));
+    }
+    let from_url = ready_url.and_then(|url| {
+        let rest = url.split_once("://")?.1;
+        let authority = rest.split('/').next()?;
+        authority.rsplit_once(':')?.1.parse::<u16>().ok()
+    });
+    from_url.map(Port::Fixed).ok_or_else(|| {
+        "perflab cannot tell which port it listens on: put `--port {port}` in its command (perflab picks a free port), or fix the port there (`--port 8000`) or in `ready_url`".to_string()
+    })
+}
+
+/// Warnings about engines whose port cannot be known: `perflab run` refuses them.
+pub fn address_warnings(study: &Study) -> Vec<crate::diag::Diagnostic> {
+    let mut out = Vec::new();
+    for engine in &study.spec.engines {
+        let Ok(words) = split(engine.command.get_ref()) else { continue };
+        if let Err(why) = engine_port(&words, engine.ready_url.as_deref()) {
+            out.push(study.diag_at(&engine.command, format!("warning: engine `{}`: {why}", engine.id.get_ref())));
+        }
+    }
+    out
+}
+
 /// The model an engine is given.
 pub fn model(study: &Study, engine: &Engine) -> String {
     engine.model.clone().unwrap_or_else(|| study.spec.model.clone())
@@ -178,5 +224,16 @@ mod tests {
         assert_eq!(fill("--model={model}", &values).unwrap(), "--model=m; rm -rf /");
         assert_eq!(fill("{port}", &values).unwrap(), "{port}");
         assert!(fill("{seed}", &values).is_err());
+    }
+
+    #[test]
+    fn the_port_comes_from_the_command_then_the_ready_url() {
+        let words = |s: &str| split(s).unwrap();
+        assert_eq!(engine_port(&words("e --port {port}"), None), Ok(Port::Pick));
+        assert_eq!(engine_port(&words("e --port 8000 --host 0.0.0.0"), None), Ok(Port::Fixed(8000)));
+        assert_eq!(engine_port(&words("e --port=18555"), Some("http://127.0.0.1:9/x")), Ok(Port::Fixed(18555)));
+        assert_eq!(engine_port(&words("e"), Some("http://127.0.0.1:18555/health")), Ok(Port::Fixed(18555)));
+        assert!(engine_port(&words("vllm serve m"), None).is_err());
+        assert!(engine_port(&words("vllm serve m"), Some("http://{host}:{port}/health")).is_err());
     }
 }

@@ -1,9 +1,10 @@
 //! Running engine starts as local processes. This is the only place that starts processes: a
 //! backend for a cluster scheduler implements [`Backend`] the same way.
 
-use super::command::HOST;
+use super::command::{HOST, Port};
 use super::plan::Job;
 use crate::study::FailureClass;
+use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,9 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone)]
 pub struct Launch {
     pub job: Job,
+    /// Where the engine listens: the one source of the port for readiness and benchmarks.
+    pub port: Port,
+    /// With `{port}` to fill.
     pub ready_url: String,
     pub start_timeout: Duration,
     pub stop_grace: Duration,
@@ -22,7 +26,7 @@ pub struct Launch {
     pub benchmarks: Vec<(String, Vec<String>, PathBuf)>,
     /// The engine's log.
     pub log: PathBuf,
-    /// Where the engine's process id is kept while it runs, for recovery.
+    /// Where the engine's identity is kept while it runs, for recovery.
     pub record: PathBuf,
     /// Study patterns first, then the built-in ones.
     pub patterns: Vec<(FailureClass, regex::Regex)>,
@@ -42,23 +46,62 @@ pub struct BenchResult {
 #[derive(Debug, Clone, Default)]
 pub struct Report {
     pub pid: Option<u32>,
+    /// The port the engine was given and benchmarked on.
+    pub port: Option<u16>,
     pub started_at: String,
     pub ready_at: Option<String>,
     pub stopped_at: Option<String>,
     pub start_seconds: Option<f64>,
     /// Set when the engine did not become ready: every benchmark of the start fails with it.
     pub start_failure: Option<(FailureClass, String)>,
+    /// The profile whose benchmark the engine died in: the later ones did not run.
+    pub died_during: Option<String>,
     pub engine_exit: Option<i32>,
     pub benchmarks: Vec<BenchResult>,
     pub interrupted: bool,
     pub log_tail: Vec<String>,
 }
 
+/// A request to stop, set from signal handlers: the first asks for an orderly stop (the engine
+/// gets its grace period), a second one for an immediate stop (SIGKILL at once).
+#[derive(Debug, Default)]
+pub struct Interrupt {
+    stop: AtomicBool,
+    now: AtomicBool,
+}
+
+impl Interrupt {
+    /// One more request to stop.
+    pub fn request(&self) {
+        if self.stop.swap(true, Ordering::SeqCst) {
+            self.now.store(true, Ordering::SeqCst);
+        }
+    }
+
+    pub fn requested(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Stop without waiting for anything.
+    pub fn urgent(&self) -> bool {
+        self.now.load(Ordering::SeqCst)
+    }
+}
+
+/// What a backend tells while it works.
+#[derive(Debug, Clone, Copy)]
+pub enum Event<'a> {
+    /// A step: `starting the engine`, `benchmark on mixed`.
+    Step(&'a str),
+    /// Still waiting for the engine to serve (told about once a second).
+    Waiting { elapsed: Duration, timeout: Duration, last_line: &'a str },
+}
+
 /// Runs engine starts.
 pub trait Backend {
     /// Starts the engine, waits until it serves, runs each benchmark (its standard output into
-    /// the given file), stops the engine. `interrupt` asks it to stop everything at once.
-    fn execute(&mut self, launch: &Launch, interrupt: &AtomicBool, progress: &mut dyn FnMut(&str)) -> Report;
+    /// the given file), stops the engine. `interrupt` asks it to stop.
+    fn execute(&mut self, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Report;
 }
 
 /// Engine and benchmarks as processes on this machine. The engine runs in a process group of
@@ -90,6 +133,12 @@ fn free_port() -> std::io::Result<u16> {
     Ok(std::net::TcpListener::bind((HOST, 0))?.local_addr()?.port())
 }
 
+/// Whether something already accepts connections on `port`.
+fn port_taken(port: u16) -> bool {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).is_ok()
+}
+
 fn fill_port(argv: &[String], port: u16) -> Vec<String> {
     argv.iter().map(|a| a.replace("{port}", &port.to_string())).collect()
 }
@@ -114,14 +163,9 @@ pub fn signal_group(pgid: u32, signal: i32) -> bool {
     unsafe { libc::kill(-(pgid as i32), signal) == 0 }
 }
 
-/// Whether a process exists.
-pub fn alive(pid: u32) -> bool {
-    // SAFETY: signal 0 only checks that the process exists.
-    unsafe { libc::kill(pid as i32, 0) == 0 }
-}
-
-/// Stops a process group: SIGTERM, up to `grace` for it to end, then SIGKILL.
-pub fn stop_group(pgid: u32, child: Option<&mut Child>, grace: Duration) {
+/// Stops a process group: SIGTERM, up to `grace` for it to end (cut short by an urgent
+/// interrupt), then SIGKILL.
+pub fn stop_group(pgid: u32, child: Option<&mut Child>, grace: Duration, interrupt: Option<&Interrupt>) {
     signal_group(pgid, libc::SIGTERM);
     let deadline = Instant::now() + grace;
     let mut child = child;
@@ -130,7 +174,7 @@ pub fn stop_group(pgid: u32, child: Option<&mut Child>, grace: Duration) {
             Some(c) => c.try_wait().ok().flatten().is_some() && !signal_group(pgid, 0),
             None => !signal_group(pgid, 0),
         };
-        if gone || Instant::now() >= deadline {
+        if gone || Instant::now() >= deadline || interrupt.is_some_and(Interrupt::urgent) {
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
@@ -139,6 +183,89 @@ pub fn stop_group(pgid: u32, child: Option<&mut Child>, grace: Duration) {
     if let Some(c) = child {
         let _ = c.wait();
     }
+}
+
+/// Whether the socket listening on `port` belongs to a process of group `pgid`, from
+/// `/proc/net/tcp{,6}` and the processes' open files. `None` when that cannot be told: nothing
+/// readable, or a listener of another user (a container's port proxy, whose files cannot be
+/// read); the answer on the port is then taken as the engine's.
+pub fn listener_in_group(port: u16, pgid: u32) -> Option<bool> {
+    let mut inodes = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else { continue };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            // local_address is HEX_IP:HEX_PORT, state 0A is LISTEN, the inode is field 9.
+            let local_port =
+                f.get(1).and_then(|a| a.rsplit_once(':')).and_then(|(_, p)| u16::from_str_radix(p, 16).ok());
+            if local_port == Some(port) && f.get(3) == Some(&"0A") {
+                // SAFETY: getuid(2) has no preconditions and touches no memory of ours.
+                let me = unsafe { libc::getuid() };
+                if f.get(7).and_then(|u| u.parse::<u32>().ok()) != Some(me) {
+                    return None;
+                }
+                inodes.extend(f.get(9).map(|i| format!("socket:[{i}]")));
+            }
+        }
+    }
+    if inodes.is_empty() {
+        return None;
+    }
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let group = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok());
+        if group != Some(pgid) {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
+        for fd in fds.flatten() {
+            if let Ok(target) = std::fs::read_link(fd.path())
+                && inodes.iter().any(|i| target.as_os_str() == i.as_str())
+            {
+                return Some(true);
+            }
+        }
+    }
+    Some(false)
+}
+
+/// Which process a recorded process id was: the boot it ran in, its start time (clock ticks
+/// after boot, from `/proc/<pid>/stat`) and its command line. A process id reused after a
+/// restart or a reboot names a process with another start time or boot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessIdentity {
+    pub pid: u32,
+    pub boot_id: String,
+    pub start_ticks: u64,
+    /// The command it was started with (for messages: a program may rewrite its own).
+    pub command: String,
+}
+
+impl ProcessIdentity {
+    /// The identity of a running process started with `command`.
+    pub fn of(pid: u32, command: &str) -> Option<ProcessIdentity> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The command name in parentheses may hold spaces; the fields after it do not.
+        let rest = stat.rsplit_once(')')?.1;
+        let start_ticks = rest.split_whitespace().nth(19)?.parse().ok()?;
+        let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?.trim().to_string();
+        Some(ProcessIdentity { pid, boot_id, start_ticks, command: command.to_string() })
+    }
+
+    /// Whether the process with this id is still the one recorded.
+    pub fn is_current(&self) -> bool {
+        ProcessIdentity::of(self.pid, &self.command)
+            .is_some_and(|now| (now.boot_id, now.start_ticks) == (self.boot_id.clone(), self.start_ticks))
+    }
+}
+
+/// `runs/.engine.json`: the engine a runner started and has not stopped yet.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EngineRecord {
+    #[serde(flatten)]
+    pub process: ProcessIdentity,
+    pub started_at: String,
 }
 
 /// The last `n` lines of a file.
@@ -167,7 +294,8 @@ pub fn builtin_patterns() -> Vec<(FailureClass, regex::Regex)> {
     .collect()
 }
 
-/// The class and line of the first pattern that matches the log, else `fallback` and the log's last line.
+/// The class and line of the first pattern that matches the log, else `fallback` and the log's
+/// last line that speaks of an error (or its last line).
 pub fn classify(
     log: &[String],
     patterns: &[(FailureClass, regex::Regex)],
@@ -178,11 +306,16 @@ pub fn classify(
             return (*class, line.trim().to_string());
         }
     }
-    (fallback, log.iter().rev().find(|l| !l.trim().is_empty()).cloned().unwrap_or_default())
+    let line = log
+        .iter()
+        .rev()
+        .find(|l| l.to_ascii_lowercase().contains("error"))
+        .or_else(|| log.iter().rev().find(|l| !l.trim().is_empty()));
+    (fallback, line.map(|l| l.trim().to_string()).unwrap_or_default())
 }
 
 impl Backend for LocalBackend {
-    fn execute(&mut self, launch: &Launch, interrupt: &AtomicBool, progress: &mut dyn FnMut(&str)) -> Report {
+    fn execute(&mut self, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Report {
         let mut report = Report { started_at: now(), ..Report::default() };
         let fail_all = |report: &mut Report, failure: (FailureClass, String)| {
             report.benchmarks = launch
@@ -198,13 +331,24 @@ impl Backend for LocalBackend {
                 .collect();
             report.start_failure = Some(failure);
         };
-        let port = match free_port() {
-            Ok(p) => p,
-            Err(e) => {
-                fail_all(&mut report, (FailureClass::StartFailure, format!("no free port: {e}")));
+        let port = match launch.port {
+            Port::Fixed(port) if port_taken(port) => {
+                let message = format!(
+                    "port {port} already accepted connections before the engine started: another server listens there"
+                );
+                fail_all(&mut report, (FailureClass::PortInUse, message));
                 return report;
             }
+            Port::Fixed(port) => port,
+            Port::Pick => match free_port() {
+                Ok(p) => p,
+                Err(e) => {
+                    fail_all(&mut report, (FailureClass::StartFailure, format!("no free port: {e}")));
+                    return report;
+                }
+            },
         };
+        report.port = Some(port);
         let argv = fill_port(&launch.job.argv, port);
         if argv.is_empty() {
             fail_all(&mut report, (FailureClass::StartFailure, "the engine's command is empty".to_string()));
@@ -237,20 +381,34 @@ impl Backend for LocalBackend {
         };
         let pgid = engine.id();
         report.pid = Some(pgid);
-        let _ =
-            std::fs::write(&launch.record, format!("{{\"pid\": {pgid}, \"started_at\": \"{}\"}}\n", report.started_at));
+        if let Some(process) = ProcessIdentity::of(pgid, &argv.join(" ")) {
+            let record = EngineRecord { process, started_at: report.started_at.clone() };
+            if let Ok(bytes) = serde_json::to_vec_pretty(&record) {
+                let _ = crate::durable::write(&launch.record, &bytes);
+            }
+        }
         let started = Instant::now();
         let ready_url = launch.ready_url.replace("{port}", &port.to_string());
-        progress("starting the engine");
+        progress(Event::Step("starting the engine"));
+        let mut told = Instant::now();
+        // Set when the port answered but the listener was not the engine's.
+        let mut foreign = false;
         loop {
-            if interrupt.load(Ordering::SeqCst) {
+            if interrupt.requested() {
                 report.interrupted = true;
                 break;
             }
             if let Ok(Some(status)) = engine.try_wait() {
                 report.engine_exit = status.code();
                 let log = tail(&launch.log, 40);
-                fail_all(&mut report, classify(&log, &launch.patterns, FailureClass::StartFailure));
+                let (class, line) = classify(&log, &launch.patterns, FailureClass::StartFailure);
+                let failure = if foreign {
+                    let message = format!("another process took port {port} while the engine loaded: {line}");
+                    (FailureClass::PortInUse, message)
+                } else {
+                    (class, line)
+                };
+                fail_all(&mut report, failure);
                 break;
             }
             if started.elapsed() > launch.start_timeout {
@@ -258,28 +416,42 @@ impl Backend for LocalBackend {
                 fail_all(&mut report, (FailureClass::StartTimeout, message));
                 break;
             }
-            if ready(&ready_url) {
-                report.ready_at = Some(now());
-                report.start_seconds = Some(started.elapsed().as_secs_f64());
-                break;
+            // Ready only while the engine perflab started runs: an answer from a process that
+            // took the port while the engine died is not the engine's.
+            if ready(&ready_url) && matches!(engine.try_wait(), Ok(None)) {
+                if listener_in_group(port, pgid) == Some(false) {
+                    foreign = true;
+                } else {
+                    report.ready_at = Some(now());
+                    report.start_seconds = Some(started.elapsed().as_secs_f64());
+                    break;
+                }
+            }
+            if told.elapsed() >= Duration::from_secs(1) {
+                told = Instant::now();
+                let last = tail(&launch.log, 1);
+                let last_line = last.first().map_or("", |l| l.trim());
+                progress(Event::Waiting { elapsed: started.elapsed(), timeout: launch.start_timeout, last_line });
             }
             std::thread::sleep(Duration::from_millis(50));
         }
         if report.ready_at.is_some() && !report.interrupted {
             for (profile, bench_argv, out) in &launch.benchmarks {
-                progress(&format!("benchmark on {profile}"));
+                progress(Event::Step(&format!("benchmark on {profile}")));
                 let argv = fill_port(bench_argv, port);
-                let result = run_benchmark(&argv, out, pgid, &mut engine, interrupt, launch);
-                let stop = result.failure.as_ref().is_some_and(|f| f.0 == FailureClass::Crash);
-                report.interrupted |= interrupt.load(Ordering::SeqCst);
+                let (result, died) = run_benchmark(&argv, out, pgid, &mut engine, interrupt, launch);
+                report.interrupted |= interrupt.requested();
                 report.benchmarks.push(BenchResult { profile: profile.clone(), ..result });
-                if stop || report.interrupted {
+                if died {
+                    report.died_during = Some(profile.clone());
+                }
+                if died || report.interrupted {
                     break;
                 }
             }
         }
-        progress("stopping the engine");
-        stop_group(pgid, Some(&mut engine), launch.stop_grace);
+        progress(Event::Step("stopping the engine"));
+        stop_group(pgid, Some(&mut engine), launch.stop_grace, Some(interrupt));
         report.stopped_at = Some(now());
         if report.engine_exit.is_none() {
             report.engine_exit = engine.try_wait().ok().flatten().and_then(|s| s.code());
@@ -299,14 +471,15 @@ impl Drop for RemoveOnDrop {
     }
 }
 
+/// Runs one benchmark; the flag is true when the engine died during it.
 fn run_benchmark(
     argv: &[String],
     out: &Path,
     pgid: u32,
     engine: &mut Child,
-    interrupt: &AtomicBool,
+    interrupt: &Interrupt,
     launch: &Launch,
-) -> BenchResult {
+) -> (BenchResult, bool) {
     let mut result =
         BenchResult { profile: String::new(), command: argv.to_vec(), exit_status: None, seconds: 0.0, failure: None };
     let started = Instant::now();
@@ -314,7 +487,7 @@ fn run_benchmark(
         Ok(f) => f,
         Err(e) => {
             result.failure = Some((FailureClass::BenchmarkFailure, format!("cannot write {}: {e}", out.display())));
-            return result;
+            return (result, false);
         }
     };
     // Its standard error (progress bars, error summaries) goes to a file beside the output, so
@@ -333,14 +506,14 @@ fn run_benchmark(
         Ok(c) => c,
         Err(e) => {
             result.failure = Some((FailureClass::BenchmarkFailure, format!("cannot start `{}`: {e}", argv[0])));
-            return result;
+            return (result, false);
         }
     };
     loop {
-        if interrupt.load(Ordering::SeqCst) {
+        if interrupt.requested() {
             let _ = child.kill();
             let _ = child.wait();
-            return result;
+            return (result, false);
         }
         if let Ok(Some(status)) = engine.try_wait() {
             let _ = child.kill();
@@ -350,7 +523,7 @@ fn run_benchmark(
             let class = if class == FailureClass::Oom { class } else { FailureClass::Crash };
             result.failure = Some((class, format!("the engine exited ({status}) during the benchmark: {line}")));
             result.seconds = started.elapsed().as_secs_f64();
-            return result;
+            return (result, true);
         }
         match child.try_wait() {
             Ok(Some(status)) => {
@@ -370,12 +543,12 @@ fn run_benchmark(
                         format!("the benchmark exited with {status}: {}", line.trim()),
                     ));
                 }
-                return result;
+                return (result, false);
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(e) => {
                 result.failure = Some((FailureClass::BenchmarkFailure, format!("cannot wait for the benchmark: {e}")));
-                return result;
+                return (result, false);
             }
         }
     }

@@ -43,6 +43,9 @@ pub struct Job {
     /// The engine's command with `{port}` to fill.
     pub argv: Vec<String>,
     pub env: BTreeMap<String, String>,
+    /// The optimized configuration on the profiles the search did not measure it on, run once
+    /// every stage is settled.
+    pub after_search: bool,
 }
 
 #[derive(Debug, Default)]
@@ -141,7 +144,9 @@ pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyho
             });
         }
         if !job_profiles.is_empty() {
-            plan.jobs.push(job(study, stage, variant, &last.config, job_profiles)?);
+            let mut job = job(study, stage, variant, &last.config, job_profiles)?;
+            job.after_search = true;
+            plan.jobs.push(job);
         }
     }
     plan.estimate_seconds = estimate(study, &plan);
@@ -157,27 +162,38 @@ fn status_of(
     rerun: bool,
     rerun_stale: bool,
 ) -> anyhow::Result<Status> {
-    if let Some((class, _)) = study.failure(variant, key).filter(|_| !rerun) {
-        return Ok(Status::Failed { class });
+    if rerun && (study.runs.contains_key(key) || study.failure(variant, key).is_some()) {
+        return Ok(Status::Pending);
     }
-    if study.runs.contains_key(key) {
-        let manifest = study.manifests.get(key);
-        if rerun {
-            return Ok(Status::Pending);
-        }
-        if let Some(m) = manifest {
+    // What stands for the run (a result, or a failure perflab recorded) and the configuration it
+    // was measured with: a changed command or engine version makes it stale.
+    let manifest = study.manifests.get(key);
+    let stale = match manifest {
+        Some(m) => {
             let argv = command::engine_argv(study, &point.config)?;
             let version = study.engine(&point.config.engine).map(|e| e.version.clone()).unwrap_or_default();
-            let reason = if m.command != argv {
+            if m.command != argv {
                 Some(format!("the command changed (was `{}`)", m.command.join(" ")))
             } else if m.engine_version != version {
                 Some(format!("engine version {} → {version}", m.engine_version))
             } else {
                 None
-            };
-            if let Some(reason) = reason {
-                return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reason } });
             }
+        }
+        None => None,
+    };
+    if let Some((class, _)) = study.failure(variant, key) {
+        return Ok(match stale {
+            Some(_) if rerun_stale && variant.failure.is_none() => Status::Pending,
+            Some(reason) if variant.failure.is_none() => {
+                Status::Stale { reason: format!("failed ({class}); {reason}") }
+            }
+            _ => Status::Failed { class },
+        });
+    }
+    if study.runs.contains_key(key) {
+        if let Some(reason) = stale {
+            return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reason } });
         }
         return Ok(Status::Done { date: manifest.and_then(|m| m.ended_at.clone()) });
     }
@@ -195,6 +211,7 @@ fn job(study: &Study, stage: &str, variant: &str, config: &Config, profiles: Vec
         profiles,
         argv: command::engine_argv(study, config)?,
         env: command::engine_env(study, config),
+        after_search: false,
     })
 }
 

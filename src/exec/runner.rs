@@ -1,21 +1,22 @@
 //! The greedy search: run the pending variants of the first unsettled stage, let the analysis
-//! pick its winner, plan again, until nothing is pending. Results are written through temporary
-//! files and renamed; every run has a manifest; a killed runner's engine is stopped on the next
-//! start.
+//! pick its winner, plan again, until nothing is pending. Each engine start is a new attempt
+//! folder (`runs/<stage>/<variant>/attempts/<n>/`) with a manifest a profile; results are
+//! written durably; a killed runner's engine is stopped on the next start.
 
-use super::command::{self, HOST};
-use super::local::{self, Backend, Launch};
+use super::command::{self, HOST, Port};
+use super::local::{self, Backend, EngineRecord, Event, Interrupt, Launch};
 use super::plan::{Job, plan};
-use crate::study::{ENGINE_LOG, FailureClass, MANIFEST_SUFFIX, Manifest, RUNS_DIR, RecordedFailure, RunState, Study};
+use crate::study::{
+    ATTEMPTS_DIR, ENGINE_LOG, FailureClass, MANIFEST_SUFFIX, Manifest, RUNS_DIR, RecordedFailure, RunState, Study,
+};
 use anyhow::{Context, bail};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// The runner's lock file in `runs/`: the process id of the runner.
+/// The runner's lock file in `runs/`, locked with `flock` while a runner works on the study.
 const LOCK: &str = ".perflab-run.lock";
-/// The running engine's record in `runs/`: its process id, to stop it after a crash.
+/// The running engine's record in `runs/`: its identity, to stop it after a crash.
 const ENGINE_RECORD: &str = ".engine.json";
 
 #[derive(Debug, Clone, Default)]
@@ -47,18 +48,30 @@ fn runs_dir(study: &Study) -> PathBuf {
     study.dir.join(RUNS_DIR)
 }
 
-/// Stops an engine a killed runner left behind, drops half-written files, and marks runs that
+/// Stops an engine a killed runner left behind (only when its process id still names the same
+/// process: same start time, same command line), drops half-written files, and marks runs that
 /// were in progress as interrupted.
-fn recover(dir: &Path, log: &mut dyn FnMut(&str)) -> anyhow::Result<()> {
+fn recover(dir: &Path, log: &mut dyn FnMut(Event)) -> anyhow::Result<()> {
     let runs = dir.join(RUNS_DIR);
     let record = runs.join(ENGINE_RECORD);
     if let Ok(text) = std::fs::read_to_string(&record) {
-        let pid = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v["pid"].as_u64());
-        if let Some(pid) = pid.map(|p| p as u32)
-            && local::signal_group(pid, 0)
-        {
-            log(&format!("stopping the engine (process group {pid}) a previous run left behind"));
-            local::stop_group(pid, None, Duration::from_secs(10));
+        match serde_json::from_str::<EngineRecord>(&text) {
+            Ok(r) if r.process.is_current() => {
+                let pid = r.process.pid;
+                log(Event::Step(&format!(
+                    "stopping the engine (process group {pid}, `{}`) a previous run left behind",
+                    r.process.command
+                )));
+                local::stop_group(pid, None, Duration::from_secs(10), None);
+            }
+            Ok(r) => log(Event::Step(&format!(
+                "the engine a previous run left behind (process {}) has ended; process {} is another program now and is left alone",
+                r.process.pid, r.process.pid
+            ))),
+            Err(_) => log(Event::Step(&format!(
+                "'{}' does not say which process the engine was; nothing is stopped",
+                record.display()
+            ))),
         }
         std::fs::remove_file(&record).with_context(|| format!("cannot remove '{}'", record.display()))?;
     }
@@ -82,40 +95,70 @@ fn recover(dir: &Path, log: &mut dyn FnMut(&str)) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Holds the study's run lock; released when dropped.
-struct Lock(PathBuf);
+/// Holds the study's run lock (an exclusive `flock` the system drops when the process ends,
+/// however it ends); released when dropped.
+struct Lock(#[allow(dead_code)] std::fs::File);
 
 impl Lock {
     fn take(runs: &Path) -> anyhow::Result<Lock> {
         std::fs::create_dir_all(runs).with_context(|| format!("cannot create '{}'", runs.display()))?;
         let path = runs.join(LOCK);
-        if let Ok(text) = std::fs::read_to_string(&path)
-            && let Ok(pid) = text.trim().parse::<u32>()
-            && pid != std::process::id()
-            && local::alive(pid)
-        {
-            bail!("another perflab run (process {pid}) is running this study; its lock is '{}'", path.display());
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .with_context(|| format!("cannot open '{}'", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                bail!(
+                    "another perflab run (process {}) is running this study; its lock is '{}'",
+                    holder.trim(),
+                    path.display()
+                );
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("cannot lock '{}'", path.display()));
+            }
         }
-        std::fs::write(&path, std::process::id().to_string())
-            .with_context(|| format!("cannot write '{}'", path.display()))?;
-        Ok(Lock(path))
+        // The holder's process id, for the message above: information only, the lock is the flock.
+        use std::io::Write;
+        file.set_len(0)?;
+        file.write_all(std::process::id().to_string().as_bytes())?;
+        Ok(Lock(file))
     }
 }
 
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
+/// The next attempt folder of a variant: `attempts/<n>` after the highest there (not created).
+fn next_attempt(variant_dir: &Path) -> anyhow::Result<PathBuf> {
+    let attempts = variant_dir.join(ATTEMPTS_DIR);
+    let last = match std::fs::read_dir(&attempts) {
+        Ok(entries) => entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()).max().unwrap_or(0),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(e).with_context(|| format!("cannot read '{}'", attempts.display())),
+    };
+    Ok(attempts.join((last + 1).to_string()))
 }
 
-fn launch(study: &Study, job: &Job) -> anyhow::Result<Launch> {
+/// The port of an engine start, or why it cannot be known.
+fn port_of(study: &Study, engine_id: &str, argv: &[String]) -> anyhow::Result<Port> {
+    let engine = study.engine(engine_id).with_context(|| format!("no engine `{engine_id}`"))?;
+    command::engine_port(argv, engine.ready_url.as_deref()).map_err(|why| {
+        let at = study.diag_at(&engine.command, format!("engine `{engine_id}`: {why}"));
+        anyhow::anyhow!("{at}")
+    })
+}
+
+fn launch(study: &Study, job: &Job, dir: &Path) -> anyhow::Result<Launch> {
     let engine = study.engine(&job.config.engine).with_context(|| format!("no engine `{}`", job.config.engine))?;
-    let dir = runs_dir(study).join(&job.stage).join(&job.variant);
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
     let mut benchmarks = Vec::new();
     for p in &job.profiles {
         let profile = study.profile(p).with_context(|| format!("no profile `{p}`"))?;
-        benchmarks.push((p.clone(), command::bench_argv(study, engine, profile)?, dir.join(format!("{p}.txt.tmp"))));
+        let out = crate::durable::temporary(&dir.join(format!("{p}.txt")));
+        benchmarks.push((p.clone(), command::bench_argv(study, engine, profile)?, out));
     }
     let mut patterns: Vec<(FailureClass, regex::Regex)> = study
         .spec
@@ -128,6 +171,7 @@ fn launch(study: &Study, job: &Job) -> anyhow::Result<Launch> {
         engine.ready_url.clone().unwrap_or_else(|| "http://{host}:{port}/health".to_string()).replace("{host}", HOST);
     Ok(Launch {
         job: job.clone(),
+        port: port_of(study, &job.config.engine, &job.argv)?,
         ready_url,
         start_timeout: Duration::from_secs_f64(engine.start_timeout.max(0.0)),
         stop_grace: Duration::from_secs_f64(engine.stop_grace.max(0.0)),
@@ -139,90 +183,137 @@ fn launch(study: &Study, job: &Job) -> anyhow::Result<Launch> {
 }
 
 fn manifest(study: &Study, job: &Job, bench: &[String], started_at: &str) -> Manifest {
-    Manifest {
-        state: RunState::Running,
-        engine: job.config.engine.clone(),
-        engine_version: study.engine(&job.config.engine).map(|e| e.version.clone()).unwrap_or_default(),
-        command: job.argv.clone(),
-        env: job.env.clone(),
-        benchmark_command: bench.to_vec(),
-        engine_pid: None,
-        started_at: started_at.to_string(),
-        engine_ready_at: None,
-        ended_at: None,
-        engine_stopped_at: None,
-        benchmark_seconds: None,
-        start_seconds: None,
-        exit_status: None,
-        failure: None,
-        log_tail: Vec::new(),
-    }
+    let version = study.engine(&job.config.engine).map(|e| e.version.clone()).unwrap_or_default();
+    Manifest::start(&job.config.engine, &version, job.argv.clone(), job.env.clone(), bench.to_vec(), started_at)
 }
 
-/// The benchmark's output as a result: exactly one complete-or-not block or JSON result.
-fn check_output(path: &Path) -> Result<(), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the benchmark's output: {e}"))?;
-    match crate::parse_str(&text) {
-        Ok(blocks) if blocks.len() == 1 => Ok(()),
-        Ok(blocks) => Err(format!("the benchmark printed {} results; a run keeps one", blocks.len())),
-        Err(e) => Err(format!("the benchmark's output holds no result: {e}")),
-    }
+/// How a benchmark's output reads as a result.
+enum Output {
+    /// One result; `lost` when some requests did not complete.
+    Result { completed: Option<(u64, u64)> },
+    /// A result with fewer completed requests than `min_completed`: kept as evidence, but failed.
+    TooFew(String),
+    /// No usable result.
+    Unusable(String),
 }
 
-/// Runs one engine start and records it: results renamed into place, manifests written.
+/// The benchmark's output as a result: exactly one block or JSON result, with at least
+/// `min_completed` of the profile's `expected` requests completed.
+fn judge_output(path: &Path, expected: u64, min_completed: f64) -> Output {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return Output::Unusable(format!("cannot read the benchmark's output: {e}")),
+    };
+    let block = match crate::parse_str(&text) {
+        Ok(mut blocks) if blocks.len() == 1 => blocks.remove(0),
+        Ok(blocks) => {
+            return Output::Unusable(format!("the benchmark printed {} results; a run keeps one", blocks.len()));
+        }
+        Err(e) => return Output::Unusable(format!("the benchmark's output holds no result: {e}")),
+    };
+    let Some(completed) = block.metric("completed").map(|c| c.max(0.0) as u64) else {
+        return Output::Result { completed: None };
+    };
+    if (completed as f64) < min_completed * expected as f64 {
+        return Output::TooFew(format!(
+            "only {completed} of {expected} requests completed; `min_completed` asks for {}",
+            (min_completed * expected as f64).ceil()
+        ));
+    }
+    Output::Result { completed: Some((completed, expected)) }
+}
+
+/// Runs one engine start as a new attempt and records it: results moved into place durably,
+/// a manifest a profile. A failure of the engine is recorded, never returned: only a problem of
+/// perflab's own (a file it cannot write) stops the study.
 fn execute(
     study: &Study,
     job: &Job,
     backend: &mut dyn Backend,
-    interrupt: &AtomicBool,
+    interrupt: &Interrupt,
     summary: &mut Summary,
-    log: &mut dyn FnMut(&str),
+    log: &mut dyn FnMut(Event),
 ) -> anyhow::Result<()> {
-    let launch = launch(study, job)?;
-    let dir = runs_dir(study).join(&job.stage).join(&job.variant);
+    let dir = next_attempt(&runs_dir(study).join(&job.stage).join(&job.variant))?;
+    let launch = launch(study, job, &dir)?;
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
     let started_at = local::now();
     for (profile, bench, _) in &launch.benchmarks {
         manifest(study, job, bench, &started_at).write(&dir.join(format!("{profile}{MANIFEST_SUFFIX}")))?;
     }
     let name = format!("{}/{}", job.stage, job.variant);
-    let report = backend.execute(&launch, interrupt, &mut |what| log(&format!("{name}: {what}")));
+    let report = backend.execute(&launch, interrupt, &mut |event| match event {
+        Event::Step(what) => log(Event::Step(&format!("{name}: {what}"))),
+        waiting => log(waiting),
+    });
     summary.engine_starts += 1;
+    let min_completed = *study.spec.min_completed.get_ref();
     for (profile, bench, tmp) in &launch.benchmarks {
         let path = dir.join(format!("{profile}{MANIFEST_SUFFIX}"));
+        let target = dir.join(format!("{profile}.txt"));
         let mut m = manifest(study, job, bench, &report.started_at);
         m.engine_pid = report.pid;
+        m.port = report.port;
         m.engine_ready_at = report.ready_at.clone();
         m.engine_stopped_at = report.stopped_at.clone();
         m.start_seconds = report.start_seconds;
+        m.engine_exit_status = report.engine_exit;
         m.log_tail = report.log_tail.clone();
         m.ended_at = Some(local::now());
         let result = report.benchmarks.iter().find(|b| b.profile == *profile);
+        let expected = study.profile(profile).map_or(0, |p| p.total_requests);
         // Stopped by Ctrl-C before it ended on its own: neither a result nor a failure.
         let cut_short = report.interrupted && result.is_none_or(|b| b.failure.is_none() && b.exit_status.is_none());
+        let mut keep_output = false;
+        let mut completed = None;
         let failure = match result {
             _ if cut_short => None,
-            None => report.start_failure.clone(),
+            None => Some(report.start_failure.clone().unwrap_or_else(|| match &report.died_during {
+                Some(p) => (FailureClass::Crash, format!("not run: the engine died during the benchmark on `{p}`")),
+                None => (FailureClass::BenchmarkFailure, "not run: the engine start ended before it".to_string()),
+            })),
             Some(b) => {
                 m.exit_status = b.exit_status;
                 m.benchmark_seconds = Some(b.seconds);
-                b.failure.clone().or_else(|| check_output(tmp).err().map(|e| (FailureClass::BenchmarkFailure, e)))
+                b.failure.clone().or_else(|| match judge_output(tmp, expected, min_completed) {
+                    Output::Result { completed: c } => {
+                        completed = c;
+                        None
+                    }
+                    Output::TooFew(message) => {
+                        keep_output = true;
+                        Some((FailureClass::RequestsFailed, message))
+                    }
+                    Output::Unusable(message) => Some((FailureClass::BenchmarkFailure, message)),
+                })
             }
         };
         if cut_short {
             m.state = RunState::Interrupted;
             let _ = std::fs::remove_file(tmp);
         } else if let Some((class, message)) = failure {
-            log(&format!("{name} on {profile}: failed ({class:?}): {message}"));
+            log(Event::Step(&format!("{name} on {profile}: failed ({class}): {message}")));
             m.state = RunState::Failed;
             m.failure = Some(RecordedFailure { class, message });
             summary.failed += 1;
-            let _ = std::fs::remove_file(tmp);
+            if keep_output {
+                crate::durable::persist(tmp, &target)
+                    .with_context(|| format!("cannot write '{}'", target.display()))?;
+            } else {
+                let _ = std::fs::remove_file(tmp);
+            }
         } else {
             m.state = RunState::Done;
             summary.benchmark_runs += 1;
-            let target = dir.join(format!("{profile}.txt"));
-            std::fs::rename(tmp, &target).with_context(|| format!("cannot write '{}'", target.display()))?;
-            log(&format!("{name} on {profile}: done in {:.1} s", m.benchmark_seconds.unwrap_or(0.0)));
+            crate::durable::persist(tmp, &target).with_context(|| format!("cannot write '{}'", target.display()))?;
+            let lost = match completed {
+                Some((c, e)) if c < e => format!(" ({c} of {e} requests completed)"),
+                _ => String::new(),
+            };
+            log(Event::Step(&format!(
+                "{name} on {profile}: done in {:.1} s{lost}",
+                m.benchmark_seconds.unwrap_or(0.0)
+            )));
         }
         m.write(&path)?;
     }
@@ -242,8 +333,8 @@ pub fn run(
     dir: &Path,
     options: &RunOptions,
     backend: &mut dyn Backend,
-    interrupt: &AtomicBool,
-    log: &mut dyn FnMut(&str),
+    interrupt: &Interrupt,
+    log: &mut dyn FnMut(Event),
 ) -> anyhow::Result<Summary> {
     let mut summary = Summary::default();
     let load = || Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"));
@@ -252,26 +343,38 @@ pub fn run(
         let plan = plan(&study, &options.rerun, options.rerun_stale)?;
         for job in plan.jobs.iter().filter(|j| selected(&j.stage, &j.variant, options)) {
             let env: Vec<String> = job.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            log(&format!("{}/{} on {}:", job.stage, job.variant, job.profiles.join(", ")));
-            log(&format!(
+            log(Event::Step(&format!("{}/{} on {}:", job.stage, job.variant, job.profiles.join(", "))));
+            log(Event::Step(&format!(
                 "  engine: {}{}",
                 if env.is_empty() { String::new() } else { format!("{} ", env.join(" ")) },
                 job.argv.join(" ")
-            ));
+            )));
             let engine = study.engine(&job.config.engine).context("engine")?;
+            // The benchmark connects where the engine listens: a fixed port is shown as such.
+            let port = match command::engine_port(&job.argv, engine.ready_url.as_deref()) {
+                Ok(Port::Fixed(p)) => p.to_string(),
+                Ok(Port::Pick) => "{port}".to_string(),
+                Err(why) => {
+                    log(Event::Step(&format!("  warning: engine `{}`: {why}", job.config.engine)));
+                    "{port}".to_string()
+                }
+            };
             for p in &job.profiles {
                 let profile = study.profile(p).context("profile")?;
-                log(&format!("  benchmark: {}", command::bench_argv(&study, engine, profile)?.join(" ")));
+                let argv = command::bench_argv(&study, engine, profile)?;
+                let argv: Vec<String> = argv.iter().map(|w| w.replace("{port}", &port)).collect();
+                log(Event::Step(&format!("  benchmark: {}", argv.join(" "))));
             }
         }
         let waiting = plan.count(|s| matches!(s, super::Status::Waiting { .. }));
         if waiting > 0 {
-            log(&format!("{waiting} more runs wait for earlier stages' winners"));
+            let (runs, verb) = if waiting == 1 { ("run", "waits") } else { ("runs", "wait") };
+            log(Event::Step(&format!("{waiting} more {runs} {verb} for earlier stages' winners")));
         }
         return Ok(summary);
     }
     let _lock = Lock::take(&runs_dir(&study))?;
-    recover(dir, log)?;
+    recover(dir, &mut |e| log(e))?;
     let started = Instant::now();
     let mut rerun = options.rerun.clone();
     loop {
@@ -285,15 +388,21 @@ pub fn run(
                     && (options.stage.is_some() || options.variant.is_some())
                     && selected(&r.stage, &r.variant, options)
                 {
-                    log(&format!(
+                    log(Event::Step(&format!(
                         "{}/{} waits for the winner of stage `{on}`: run that stage first",
                         r.stage, r.variant
-                    ));
+                    )));
                     break;
                 }
             }
             break;
         };
+        // Every engine's address must be known before the first start, not hours into the study.
+        if summary.engine_starts == 0 {
+            for engine in &study.spec.engines {
+                port_of(&study, engine.id.get_ref(), &command::split(engine.command.get_ref())?)?;
+            }
+        }
         let stage = first.stage.clone();
         let jobs: Vec<&Job> =
             plan.jobs.iter().filter(|j| j.stage == stage && selected(&j.stage, &j.variant, options)).collect();
@@ -305,24 +414,52 @@ pub fn run(
             let left = plan
                 .estimate_seconds
                 .map_or(String::new(), |s| format!(", about {} left", clock(s - planned.elapsed().as_secs_f64())));
-            log(&format!(
-                "[stage {number}/{}] {}/{} on {} ({to_go} runs to go, {} elapsed{left})",
-                study.spec.stages.len(),
+            let step = if job.after_search {
+                "[optimized configuration]".to_string()
+            } else {
+                format!("[stage {number}/{}]", study.spec.stages.len())
+            };
+            log(Event::Step(&format!(
+                "{step} {}/{} on {} ({} to go, {} elapsed{left})",
                 job.stage,
                 job.variant,
                 job.profiles.join(", "),
+                runs_count(to_go),
                 clock(started.elapsed().as_secs_f64())
-            ));
+            )));
             execute(&study, job, backend, interrupt, &mut summary, log)?;
             to_go = to_go.saturating_sub(job.profiles.len());
             rerun.remove(&format!("{}/{}", job.stage, job.variant));
-            if interrupt.load(Ordering::SeqCst) {
+            if interrupt.requested() {
                 summary.interrupted = true;
                 return Ok(summary);
             }
         }
     }
     Ok(summary)
+}
+
+/// The line that says an engine is still loading: for how long, out of how long, and the last
+/// line of its log (cut to fit a terminal line).
+pub fn waiting_line(elapsed: Duration, timeout: Duration, last_line: &str) -> String {
+    let head = format!(
+        "  waiting for the engine to serve: {} of {}",
+        clock(elapsed.as_secs_f64().floor()),
+        clock(timeout.as_secs_f64())
+    );
+    if last_line.is_empty() {
+        return format!("{head}; its log is empty");
+    }
+    let mut shown: String = last_line.chars().filter(|c| !c.is_control()).take(100).collect();
+    if last_line.chars().count() > 100 {
+        shown.push('…');
+    }
+    format!("{head}; its log: {shown}")
+}
+
+/// `1 run`, `3 runs`.
+pub fn runs_count(n: usize) -> String {
+    if n == 1 { "1 run".to_string() } else { format!("{n} runs") }
 }
 
 /// `1:05:03`, `4:10`.

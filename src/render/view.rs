@@ -343,6 +343,8 @@ impl Ctx<'_> {
             FailureClass::StartTimeout => "failure-start-timeout",
             FailureClass::Crash => "failure-crash",
             FailureClass::BenchmarkFailure => "failure-benchmark-failure",
+            FailureClass::PortInUse => "failure-port-in-use",
+            FailureClass::RequestsFailed => "failure-requests-failed",
         })
     }
 

@@ -95,6 +95,16 @@ pub struct EngineArgs {
     /// Drop the connection in the middle of every Nth stream.
     #[arg(long)]
     pub sim_drop_every: Option<u64>,
+    /// Listen only once loaded, as vLLM does after loading weights (by default the port is
+    /// bound at once and `/health` answers 503 while loading).
+    #[arg(long)]
+    pub sim_bind_late: bool,
+    /// Die halfway through loading with an error, as an engine whose workers fail does.
+    #[arg(long)]
+    pub sim_die_while_loading: bool,
+    /// Ignore SIGTERM, as an engine hung in its shutdown does (only SIGKILL ends it).
+    #[arg(long)]
+    pub sim_ignore_sigterm: bool,
 }
 
 /// Why the engine refuses to start, with the message a real engine prints.

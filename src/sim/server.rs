@@ -39,6 +39,14 @@ struct State {
 /// with an error (after the load, for out of memory) when its flags cannot work.
 pub async fn serve(args: EngineArgs) -> anyhow::Result<()> {
     eprintln!("INFO simulated engine: model={} tp={} dp={}", args.model, args.tp_size, args.dp_size);
+    if args.sim_ignore_sigterm {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        tokio::spawn(async move {
+            while term.recv().await.is_some() {
+                eprintln!("INFO SIGTERM received; shutdown hangs (simulated)");
+            }
+        });
+    }
     let capacity = match args.capacity() {
         Ok(c) => Ok(c),
         Err(e @ StartError::Unsupported(_)) => {
@@ -47,9 +55,6 @@ pub async fn serve(args: EngineArgs) -> anyhow::Result<()> {
         }
         Err(e) => Err(e),
     };
-    let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port)).await?;
-    eprintln!("INFO listening on http://{}:{} (loading for {:.1}s)", args.host, args.port, args.sim_startup_seconds);
-    let completed = Arc::new(AtomicU64::new(0));
     let mut replicas = Vec::new();
     let mut loops = Vec::new();
     for _ in 0..args.dp_size.max(1) {
@@ -65,44 +70,66 @@ pub async fn serve(args: EngineArgs) -> anyhow::Result<()> {
         requests: AtomicU64::new(0),
         streams: AtomicU64::new(0),
     });
-    let loader = {
-        let state = state.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_secs_f64(state.args.sim_startup_seconds.max(0.0))).await;
-            match capacity {
-                Ok(cap) => {
-                    eprintln!("INFO KV cache: {} tokens a replica, {} sequences at most", cap.kv_tokens, cap.max_seqs);
-                    for rx in loops {
-                        tokio::spawn(replica(cap.clone(), state.clone(), rx, completed.clone()));
-                    }
-                    state.ready.store(true, Ordering::SeqCst);
-                    eprintln!("INFO Application startup complete.");
-                    Ok(())
-                }
-                Err(e) => {
-                    eprintln!("{e}");
-                    Err(anyhow::anyhow!("engine failed to start: {e}"))
-                }
+    let accept = if args.sim_bind_late { None } else { Some(listen(&state).await?) };
+    // Loading, told in quarters as engines report loading weights.
+    let quarter = Duration::from_secs_f64(args.sim_startup_seconds.max(0.0) / 4.0);
+    for done in 1..=4 {
+        tokio::time::sleep(quarter).await;
+        if args.sim_die_while_loading && done == 2 {
+            eprintln!("RuntimeError: NCCL error: unhandled system error (simulated worker failure)");
+            std::process::exit(1);
+        }
+        eprintln!("INFO Loading weights: {}%", done * 25);
+    }
+    match capacity {
+        Ok(cap) => {
+            eprintln!("INFO KV cache: {} tokens a replica, {} sequences at most", cap.kv_tokens, cap.max_seqs);
+            let completed = Arc::new(AtomicU64::new(0));
+            for rx in loops {
+                tokio::spawn(replica(cap.clone(), state.clone(), rx, completed.clone()));
             }
-        })
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            anyhow::bail!("engine failed to start: {e}");
+        }
+    }
+    let accept = match accept {
+        Some(a) => a,
+        None => listen(&state).await?,
     };
-    let accept = {
-        let state = state.clone();
-        tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else { continue };
-                let state = state.clone();
-                tokio::spawn(async move {
-                    let io = hyper_util::rt::TokioIo::new(stream);
-                    let service = hyper::service::service_fn(move |req| handle(req, state.clone()));
-                    let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
-                });
-            }
-        })
-    };
-    loader.await??;
+    state.ready.store(true, Ordering::SeqCst);
+    eprintln!("INFO Application startup complete.");
     accept.await?;
     Ok(())
+}
+
+/// Binds the port and serves connections on it.
+async fn listen(state: &Arc<State>) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+    let args = &state.args;
+    let listener = match tokio::net::TcpListener::bind((args.host.as_str(), args.port)).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!(
+                "OSError: [Errno 98] error while attempting to bind on address ({}, {}): {e}",
+                args.host, args.port
+            );
+            return Err(e.into());
+        }
+    };
+    eprintln!("INFO listening on http://{}:{} (loading for {:.1}s)", args.host, args.port, args.sim_startup_seconds);
+    let state = state.clone();
+    Ok(tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { continue };
+            let state = state.clone();
+            tokio::spawn(async move {
+                let io = hyper_util::rt::TokioIo::new(stream);
+                let service = hyper::service::service_fn(move |req| handle(req, state.clone()));
+                let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
+            });
+        }
+    }))
 }
 
 async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiver<Job>, completed: Arc<AtomicU64>) {

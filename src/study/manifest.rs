@@ -1,5 +1,6 @@
-//! The record `perflab run` keeps beside each run: what was started, when, and how it ended.
-//! Written as `runs/<stage>/<variant>/<profile>.manifest.json`, through a temporary file.
+//! The record `perflab run` keeps of each attempt at a run: what was started, when, on which
+//! port, and how it ended. Written as `runs/<stage>/<variant>/attempts/<n>/<profile>.manifest.json`
+//! (see [`super::Attempt`]), durably.
 
 use super::FailureClass;
 use serde::{Deserialize, Serialize};
@@ -37,6 +38,9 @@ pub struct Manifest {
     pub benchmark_command: Vec<String>,
     /// Process id of the engine (its process group id too), while it may be alive.
     pub engine_pid: Option<u32>,
+    /// The port the engine served on and the benchmark connected to.
+    #[serde(default)]
+    pub port: Option<u16>,
     /// RFC 3339 times.
     pub started_at: String,
     pub engine_ready_at: Option<String>,
@@ -46,24 +50,62 @@ pub struct Manifest {
     pub benchmark_seconds: Option<f64>,
     /// Seconds from the engine's start to ready.
     pub start_seconds: Option<f64>,
+    /// The benchmark's exit status.
     pub exit_status: Option<i32>,
+    /// The engine's exit status when it ended on its own (a crash, a failed start).
+    #[serde(default)]
+    pub engine_exit_status: Option<i32>,
     pub failure: Option<RecordedFailure>,
     /// The last lines of the engine's log.
     pub log_tail: Vec<String>,
 }
 
 impl Manifest {
+    /// The record of an attempt that starts now: `running`, nothing measured yet.
+    pub fn start(
+        engine: &str,
+        engine_version: &str,
+        command: Vec<String>,
+        env: BTreeMap<String, String>,
+        benchmark_command: Vec<String>,
+        started_at: &str,
+    ) -> Manifest {
+        Manifest {
+            state: RunState::Running,
+            engine: engine.to_string(),
+            engine_version: engine_version.to_string(),
+            command,
+            env,
+            benchmark_command,
+            engine_pid: None,
+            port: None,
+            started_at: started_at.to_string(),
+            engine_ready_at: None,
+            ended_at: None,
+            engine_stopped_at: None,
+            benchmark_seconds: None,
+            start_seconds: None,
+            exit_status: None,
+            engine_exit_status: None,
+            failure: None,
+            log_tail: Vec::new(),
+        }
+    }
+
     pub fn read(path: &Path) -> Result<Manifest, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
         serde_json::from_str(&text).map_err(|e| format!("{}:{}: not a run manifest: {e}", e.line(), e.column()))
     }
 
-    /// Writes through a temporary file and a rename, so a reader never sees half a manifest.
+    /// Writes durably (temporary file, `fsync`, rename), so a reader never sees half a manifest.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
         bytes.push(b'\n');
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, bytes)?;
-        std::fs::rename(&tmp, path)
+        crate::durable::write(path, &bytes)
+    }
+
+    /// The engine, its version and command: what makes two attempts measure the same thing.
+    pub fn same_setup(&self, other: &Manifest) -> bool {
+        (&self.engine, &self.engine_version, &self.command) == (&other.engine, &other.engine_version, &other.command)
     }
 }

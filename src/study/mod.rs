@@ -4,10 +4,13 @@
 //! ```text
 //! results/<study-id>/study.toml
 //! results/<study-id>/runs/<stage>/<variant>/<profile>.txt   raw benchmark output, verbatim
-//!                                            (.json / .jsonl for JSON results)
+//!                                            (.json / .jsonl for JSON results): attempt 0
+//! results/<study-id>/runs/<stage>/<variant>/attempts/<n>/   one engine start of `perflab run`:
+//!     engine.log, <profile>.txt, <profile>.manifest.json
 //! ```
-//! A variant whose configuration is identical to one measured earlier needs no run file: the
-//! earlier run is reused.
+//! A run (stage, variant, profile) may have several attempts; the one that stands is chosen by
+//! [`Attempt::select`]. A variant whose configuration is identical to one measured earlier needs
+//! no run file: the earlier run is reused.
 
 mod config;
 mod manifest;
@@ -34,6 +37,8 @@ const SIDE_FILES: &[&str] = &[".manifest.json", ".tmp"];
 pub const ENGINE_LOG: &str = "engine.log";
 /// Suffix of a run's manifest.
 pub const MANIFEST_SUFFIX: &str = ".manifest.json";
+/// The folder of a variant's numbered attempts: `runs/<stage>/<variant>/attempts/<n>/`.
+pub const ATTEMPTS_DIR: &str = "attempts";
 
 /// Which run: a variant of a stage measured on a profile.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -58,12 +63,57 @@ impl RunKey {
 }
 
 /// A stored raw result.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Run {
     pub path: PathBuf,
     /// The file's text, verbatim: the evidence a page shows.
     pub text: String,
     pub block: Block,
+}
+
+/// One measurement of a run: the files at `runs/<stage>/<variant>/<profile>.*` (attempt 0, a
+/// result placed by hand or written by an earlier perflab) or in `runs/<stage>/<variant>/attempts/<n>/`
+/// (one engine start of `perflab run`). Later attempts never remove earlier ones.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub number: u32,
+    /// The result, when the benchmark left one.
+    pub run: Option<Run>,
+    pub manifest: Option<Manifest>,
+}
+
+impl Attempt {
+    /// A result that counts: a result file whose attempt did not fail (attempt 0's result file
+    /// always counts: a manifest beside it that says failed is of a later, failed measurement).
+    pub fn succeeded(&self) -> bool {
+        self.run.is_some() && (self.number == 0 || self.manifest.as_ref().is_none_or(|m| m.state == RunState::Done))
+    }
+
+    /// The failure of an attempt that failed (and left no result that counts).
+    pub fn failure(&self) -> Option<&RecordedFailure> {
+        let m = self.manifest.as_ref().filter(|m| m.state == RunState::Failed)?;
+        m.failure.as_ref().filter(|_| !self.succeeded())
+    }
+
+    /// Which of a run's attempts (sorted by number) stands: the newest that succeeded, unless a
+    /// newer one failed with another engine, engine version or command (the configuration
+    /// changed and its new form failed). A failed repeat of the same command never replaces a
+    /// result. With no success, the newest failure. Interrupted attempts never stand.
+    pub fn select(attempts: &[Attempt]) -> Option<&Attempt> {
+        let success = attempts.iter().rev().find(|a| a.succeeded());
+        let failure = attempts.iter().rev().find(|a| a.failure().is_some());
+        match (success, failure) {
+            (Some(s), Some(f)) if f.number > s.number => {
+                let changed = match (&s.manifest, &f.manifest) {
+                    (Some(a), Some(b)) => !a.same_setup(b),
+                    _ => false,
+                };
+                Some(if changed { f } else { s })
+            }
+            (Some(s), _) => Some(s),
+            (None, f) => f,
+        }
+    }
 }
 
 /// A loaded, validated study.
@@ -77,9 +127,12 @@ pub struct Study {
     /// The text of `study.toml`, for positions.
     pub source: String,
     pub spec: Spec,
+    /// The result that stands for each run (see [`Attempt::select`]).
     pub runs: BTreeMap<RunKey, Run>,
-    /// The records of runs made by `perflab run`.
+    /// The record of the attempt that stands for each run, when `perflab run` made it.
     pub manifests: BTreeMap<RunKey, Manifest>,
+    /// Every attempt at each run, oldest first.
+    pub attempts: BTreeMap<RunKey, Vec<Attempt>>,
 }
 
 impl Study {
@@ -95,8 +148,16 @@ impl Study {
             Diagnostics(vec![Diagnostic::at(&file, &source, offset, message)])
         })?;
         let id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
-        let mut study =
-            Study { id, dir: dir.to_path_buf(), file, source, spec, runs: BTreeMap::new(), manifests: BTreeMap::new() };
+        let mut study = Study {
+            id,
+            dir: dir.to_path_buf(),
+            file,
+            source,
+            spec,
+            runs: BTreeMap::new(),
+            manifests: BTreeMap::new(),
+            attempts: BTreeMap::new(),
+        };
         let mut problems = study.validate();
         problems.extend(study.load_runs());
         if problems.is_empty() {
@@ -149,6 +210,9 @@ impl Study {
         if let Some(f) = &variant.failure {
             return Some((f.class, f.message.clone()));
         }
+        if self.runs.contains_key(key) {
+            return None;
+        }
         let m = self.manifests.get(key)?;
         m.failure.as_ref().filter(|_| m.state == RunState::Failed).map(|f| (f.class, Some(f.message.clone())))
     }
@@ -178,6 +242,13 @@ impl Study {
         }
         if !(spec.noise_threshold >= 0.0 && spec.noise_threshold < 100.0) {
             out.push(Diagnostic::new(&self.file, 0, 0, "`noise_threshold` must be a percentage from 0 to 100"));
+        }
+        let min = *spec.min_completed.get_ref();
+        if !(0.0..=1.0).contains(&min) {
+            out.push(self.diag_at(
+                &spec.min_completed,
+                format!("`min_completed`: {min} is not a share of requests from 0 to 1"),
+            ));
         }
         let profile_ref = |id: &Id, key: &str, out: &mut Vec<Diagnostic>| {
             if self.profile(id.get_ref()).is_none() {
@@ -258,7 +329,10 @@ impl Study {
             }
             for variant in &stage.variants {
                 if let Some(base) = &variant.base {
-                    self.check_base(base, index + 1, "base", &mut out);
+                    match self.same_stage_base(stage, variant) {
+                        Some(message) => out.push(self.diag_at(base, message)),
+                        None => self.check_base(base, index, "base", &mut out),
+                    }
                 }
                 match &variant.engine {
                     Some(e) if self.engine(e.get_ref()).is_none() => {
@@ -282,6 +356,46 @@ impl Study {
             }
         }
         out
+    }
+
+    /// Why a variant's `base` that names its own stage cannot work: itself, a cycle, or a
+    /// variant that is measured in the same stage (a variant builds on an earlier stage).
+    fn same_stage_base(&self, stage: &Stage, variant: &Variant) -> Option<String> {
+        let stage_id = stage.id.get_ref();
+        let in_stage = |v: &Variant| {
+            let base = v.base.as_ref()?.get_ref();
+            let (s, id) = base.split_once('/').unwrap_or((base, ""));
+            (s == stage_id).then(|| stage.variants.iter().find(|x| x.id.get_ref() == id))
+        };
+        let first = in_stage(variant)?;
+        let own = format!("{stage_id}/{}", variant.id.get_ref());
+        let Some(mut next) = first else {
+            return Some(format!(
+                "`base`: `{}` is the variant's own stage; a variant builds on an earlier stage",
+                variant.base.as_ref().map_or("", |b| b.get_ref())
+            ));
+        };
+        if std::ptr::eq(next, variant) {
+            return Some(format!("`base`: `{own}` names the variant itself"));
+        }
+        let mut path = vec![own.clone()];
+        loop {
+            let name = format!("{stage_id}/{}", next.id.get_ref());
+            let seen = path.contains(&name);
+            path.push(name);
+            if seen || std::ptr::eq(next, variant) {
+                return Some(format!("`base`: `{}` is a cycle", path.join("` → `")));
+            }
+            match in_stage(next) {
+                Some(Some(v)) => next = v,
+                _ => {
+                    return Some(format!(
+                        "`base`: `{}` is measured in the same stage; a variant builds on an earlier stage",
+                        path[1]
+                    ));
+                }
+            }
+        }
     }
 
     /// A base reference must name an earlier stage (`index` bounds it) or a variant of one.
@@ -308,14 +422,14 @@ impl Study {
         }
     }
 
-    /// Reads every run file; returns the problems.
+    /// Reads every attempt of every run; returns the problems.
     fn load_runs(&mut self) -> Vec<Diagnostic> {
         let root = self.dir.join(RUNS_DIR);
         let mut out = Vec::new();
         if !root.is_dir() {
             return out;
         }
-        let mut runs = BTreeMap::new();
+        let mut attempts: BTreeMap<RunKey, BTreeMap<u32, Attempt>> = BTreeMap::new();
         for entry in walkdir::WalkDir::new(&root).sort_by_file_name() {
             let entry = match entry {
                 Ok(e) => e,
@@ -333,51 +447,92 @@ impl Study {
             if name == ENGINE_LOG || (name.starts_with('.') && entry.depth() == 1) {
                 continue;
             }
-            if let Some(profile) = name.strip_suffix(MANIFEST_SUFFIX) {
-                let with_result = path.with_file_name(format!("{profile}.txt"));
-                match (self.run_key(&root, &with_result), Manifest::read(path)) {
-                    (Ok(key), Ok(m)) => {
-                        self.manifests.insert(key, m);
-                    }
-                    (Err(message), _) | (_, Err(message)) => out.push(Diagnostic::new(path, 0, 0, message)),
+            if SIDE_FILES.iter().any(|s| name.ends_with(s)) && !name.ends_with(MANIFEST_SUFFIX) {
+                continue;
+            }
+            let (key, number) = match self.run_key(&root, path) {
+                Ok(found) => found,
+                Err(message) => {
+                    out.push(Diagnostic::new(path, 0, 0, message));
+                    continue;
+                }
+            };
+            let attempt =
+                attempts.entry(key).or_default().entry(number).or_insert(Attempt { number, run: None, manifest: None });
+            if name.ends_with(MANIFEST_SUFFIX) {
+                match Manifest::read(path) {
+                    Ok(m) => attempt.manifest = Some(m),
+                    Err(message) => out.push(Diagnostic::new(path, 0, 0, message)),
                 }
                 continue;
             }
-            if SIDE_FILES.iter().any(|s| name.ends_with(s)) {
+            if let Some(other) = &attempt.run {
+                out.push(Diagnostic::new(
+                    path,
+                    0,
+                    0,
+                    format!("a second result of the same run beside '{}'; keep one", other.path.display()),
+                ));
                 continue;
             }
-            match self.run_key(&root, path) {
-                Ok(key) => match std::fs::read_to_string(path) {
-                    Err(e) => out.push(Diagnostic::new(path, 0, 0, format!("cannot read: {e}"))),
-                    Ok(text) => match parse::parse_str(&text) {
-                        Err(e) => out.push(Diagnostic::new(path, e.line, e.col, e.message)),
-                        Ok(blocks) if blocks.len() > 1 => out.push(Diagnostic::new(
-                            path,
-                            blocks[1].line,
-                            1,
-                            format!("a run file holds one result; this one holds {}", blocks.len()),
-                        )),
-                        Ok(mut blocks) => {
-                            let block = blocks.remove(0);
-                            runs.insert(key, Run { path: path.to_path_buf(), text, block });
-                        }
-                    },
+            match std::fs::read_to_string(path) {
+                Err(e) => out.push(Diagnostic::new(path, 0, 0, format!("cannot read: {e}"))),
+                Ok(text) => match parse::parse_str(&text) {
+                    Err(e) => out.push(Diagnostic::new(path, e.line, e.col, e.message)),
+                    Ok(blocks) if blocks.len() > 1 => out.push(Diagnostic::new(
+                        path,
+                        blocks[1].line,
+                        1,
+                        format!("a run file holds one result; this one holds {}", blocks.len()),
+                    )),
+                    Ok(mut blocks) => {
+                        let block = blocks.remove(0);
+                        attempt.run = Some(Run { path: path.to_path_buf(), text, block });
+                    }
                 },
-                Err(message) => out.push(Diagnostic::new(path, 0, 0, message)),
             }
         }
-        self.runs = runs;
+        for (key, list) in attempts {
+            let list: Vec<Attempt> = list.into_values().collect();
+            if let Some(chosen) = Attempt::select(&list) {
+                // A manifest that says failed beside an attempt-0 result is of a later failed
+                // measurement, not of the result.
+                if let Some(m) = &chosen.manifest
+                    && (chosen.failure().is_some() || m.state == RunState::Done)
+                {
+                    self.manifests.insert(key.clone(), m.clone());
+                }
+                if let (true, Some(run)) = (chosen.succeeded(), &chosen.run) {
+                    self.runs.insert(key.clone(), run.clone());
+                }
+            }
+            self.attempts.insert(key, list);
+        }
         out
     }
 
-    /// `runs/<stage>/<variant>/<profile>.<ext>` → its key, or why the file is out of place.
-    fn run_key(&self, root: &Path, path: &Path) -> Result<RunKey, String> {
+    /// `runs/<stage>/<variant>/<profile>.<ext>` (attempt 0) or
+    /// `runs/<stage>/<variant>/attempts/<n>/<profile>.<ext>` → its key and attempt, or why the
+    /// file is out of place.
+    fn run_key(&self, root: &Path, path: &Path) -> Result<(RunKey, u32), String> {
         let rel = path.strip_prefix(root).map_err(|e| e.to_string())?;
         let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
-        let [stage, variant, file] = parts.as_slice() else {
-            return Err("a run file belongs at runs/<stage>/<variant>/<profile>.txt".to_string());
+        let (stage, variant, file, number) = match parts.as_slice() {
+            [stage, variant, file] => (stage, variant, file, 0),
+            [stage, variant, dir, n, file] if dir == ATTEMPTS_DIR => match n.parse::<u32>() {
+                Ok(number) if number > 0 && *n == number.to_string() => (stage, variant, file, number),
+                _ => return Err(format!("`{n}` is not an attempt number (1, 2, ...)")),
+            },
+            _ => {
+                return Err(format!(
+                    "a run file belongs at runs/<stage>/<variant>/<profile>.txt or runs/<stage>/<variant>/{ATTEMPTS_DIR}/<n>/<profile>.txt"
+                ));
+            }
         };
-        let (profile, ext) = file.rsplit_once('.').unwrap_or((file.as_str(), ""));
+        let (profile, ext) = match file.strip_suffix(MANIFEST_SUFFIX) {
+            Some(profile) => (profile, "txt"),
+            None => file.rsplit_once('.').unwrap_or((file.as_str(), "")),
+        };
         if !RESULT_EXTENSIONS.contains(&ext) {
             return Err(format!("unexpected file: a raw result ends in {}", RESULT_EXTENSIONS.join(", ")));
         }
@@ -390,7 +545,7 @@ impl Study {
         if self.profile(profile).is_none() {
             return Err(format!("no profile `{profile}` in {SPEC_FILE}"));
         }
-        Ok(RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.to_string() })
+        Ok((RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.to_string() }, number))
     }
 }
 
@@ -422,4 +577,53 @@ pub fn discover(results: &Path) -> std::io::Result<Vec<PathBuf>> {
     }
     dirs.sort();
     Ok(dirs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attempt(number: u32, state: Option<RunState>, version: &str, result: bool) -> Attempt {
+        let text = "============ Serving Benchmark Result ============\nSuccessful requests: 4\n==================================================\n";
+        let run = result.then(|| Run {
+            path: PathBuf::from(format!("{number}/p.txt")),
+            text: text.to_string(),
+            block: crate::parse_str(text).unwrap().remove(0),
+        });
+        let manifest = state.map(|state| {
+            let command = vec!["e".into(), "--port".into(), "{port}".into()];
+            let mut m = Manifest::start("e", version, command, BTreeMap::new(), Vec::new(), "");
+            m.state = state;
+            m.failure = (state == RunState::Failed)
+                .then(|| RecordedFailure { class: FailureClass::Oom, message: String::new() });
+            m
+        });
+        Attempt { number, run, manifest }
+    }
+
+    fn chosen(list: &[Attempt]) -> Option<u32> {
+        Attempt::select(list).map(|a| a.number)
+    }
+
+    #[test]
+    fn the_newest_success_stands_and_a_failed_repeat_never_replaces_it() {
+        use RunState::*;
+        let ok = |n, v| attempt(n, Some(Done), v, true);
+        let failed = |n, v| attempt(n, Some(Failed), v, false);
+        assert_eq!(chosen(&[ok(1, "1"), ok(2, "1")]), Some(2));
+        assert_eq!(chosen(&[ok(1, "1"), failed(2, "1")]), Some(1), "a failed --rerun");
+        assert_eq!(chosen(&[ok(1, "1"), failed(2, "2")]), Some(2), "the upgraded engine failed");
+        assert_eq!(chosen(&[failed(1, "2"), ok(2, "2")]), Some(2));
+        assert_eq!(chosen(&[failed(1, "1"), failed(2, "1")]), Some(2));
+        assert_eq!(chosen(&[ok(1, "1"), attempt(2, Some(Interrupted), "1", false)]), Some(1));
+        assert_eq!(chosen(&[attempt(1, Some(Interrupted), "1", false)]), None);
+        // A result at runs/<stage>/<variant>/ with a failed manifest beside it (an earlier
+        // perflab's failed re-measurement) keeps its result.
+        let legacy = attempt(0, Some(Failed), "1", true);
+        assert!(legacy.succeeded() && legacy.failure().is_none());
+        assert_eq!(chosen(&[legacy, failed(1, "1")]), Some(0));
+        // A kept output of a failed attempt is evidence, not a result.
+        let too_few = attempt(1, Some(Failed), "1", true);
+        assert!(!too_few.succeeded() && too_few.failure().is_some());
+    }
 }

@@ -60,6 +60,9 @@ pub struct Spec {
     /// Differences smaller than this, in percent, are run-to-run noise.
     #[serde(default = "default_noise")]
     pub noise_threshold: f64,
+    /// The share of a profile's requests a run must complete (0 to 1); below it the run failed.
+    #[serde(default = "default_min_completed")]
+    pub min_completed: Spanned<f64>,
     /// Profiles the baseline and the optimized configuration are compared on (all by default).
     #[serde(default)]
     pub compare_profiles: Option<Vec<Id>>,
@@ -101,6 +104,10 @@ fn default_secondary() -> Id {
 
 fn default_noise() -> f64 {
     2.0
+}
+
+fn default_min_completed() -> Spanned<f64> {
+    Spanned::new(0..0, 0.5)
 }
 
 fn default_start_timeout() -> f64 {
@@ -172,6 +179,17 @@ pub struct Engine {
     /// Other spellings of a flag: `"--dp" = "--dp-size"` makes them one flag.
     #[serde(default)]
     pub aliases: BTreeMap<String, String>,
+}
+
+impl Engine {
+    /// The launch command as a page shows it: `{model}` filled in, and the port perflab picks
+    /// for each start (`--port {port}`) left out; a port the study fixes stays.
+    pub fn published_command(&self, model: &str) -> String {
+        static PICKED_PORT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#"\s*(--port|-p)(=|\s+)["']?\{port\}["']?"#).expect("a valid pattern")
+        });
+        PICKED_PORT.replace_all(self.command.get_ref(), "").replace("{model}", model)
+    }
 }
 
 /// A request rate: a number of requests a second, or `"inf"` to send all at once.
@@ -343,6 +361,32 @@ pub enum FailureClass {
     Crash,
     /// The benchmark command failed.
     BenchmarkFailure,
+    /// Something else already listened on the engine's port before it started.
+    PortInUse,
+    /// Fewer requests completed than `min_completed` asks for.
+    RequestsFailed,
+}
+
+impl FailureClass {
+    /// The class as `study.toml` and manifests spell it: `start-failure`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureClass::Oom => "oom",
+            FailureClass::Unsupported => "unsupported",
+            FailureClass::StartFailure => "start-failure",
+            FailureClass::StartTimeout => "start-timeout",
+            FailureClass::Crash => "crash",
+            FailureClass::BenchmarkFailure => "benchmark-failure",
+            FailureClass::PortInUse => "port-in-use",
+            FailureClass::RequestsFailed => "requests-failed",
+        }
+    }
+}
+
+impl std::fmt::Display for FailureClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// A quality check of configurations, e.g. GSM8K with bf16 and fp8 KV cache.

@@ -79,6 +79,8 @@ failure-start-failure = the server does not start
 failure-start-timeout = the server did not become ready in time
 failure-crash = the engine crashed during the run
 failure-benchmark-failure = the benchmark command failed
+failure-port-in-use = another server already listened on the engine's port
+failure-requests-failed = too few requests completed for the run to count
 
 ## Stage summary: fastest against slowest variant
 summary = { $best } reaches { $best_value } against { $worst_value } for { $worst }: { $gap } { $direction ->

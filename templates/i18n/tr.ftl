@@ -78,6 +78,8 @@ failure-start-failure = sunucu açılmıyor
 failure-start-timeout = sunucu zamanında hazır olmadı
 failure-crash = motor koşu sırasında çöktü
 failure-benchmark-failure = benchmark komutu başarısız oldu
+failure-port-in-use = motorun portunu zaten başka bir sunucu dinliyordu
+failure-requests-failed = sonucun sayılması için yeterli istek tamamlanmadı
 
 ## Aşama özeti: en hızlı ve en yavaş varyant
 summary = { $metric } — { $best }: { $best_value }; { $worst }: { $worst_value }. { $best }, { $gap } ({ $percent }) farkla { $direction ->

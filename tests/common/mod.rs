@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use perflab::study::Manifest;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -84,4 +85,101 @@ impl Drop for Engine {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+// Running studies on the simulated engine.
+/// The simulated engine measures wall-clock time: these tests run one at a time so that they do
+/// not slow each other's engines down.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A copy of the example study; `stages` keeps only the first stages.
+pub fn example(stages: Option<usize>) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sim-study");
+    copy_dir(&root().join("examples/sim-study"), &dir);
+    let _ = std::fs::remove_dir_all(dir.join("runs"));
+    if let Some(n) = stages {
+        let spec = dir.join("study.toml");
+        let text = std::fs::read_to_string(&spec).unwrap();
+        let cut: Vec<&str> = text.split("\n[[stage]]\n").collect();
+        std::fs::write(&spec, cut[..=n].join("\n[[stage]]\n")).unwrap();
+    }
+    (tmp, dir)
+}
+
+pub fn run(dir: &Path, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["run", dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    perflab(&args)
+}
+
+pub fn manifests(dir: &Path) -> Vec<Manifest> {
+    walkdir::WalkDir::new(dir.join("runs"))
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".manifest.json"))
+        .map(|e| Manifest::read(e.path()).unwrap())
+        .collect()
+}
+
+/// Alive and not a zombie.
+pub fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+}
+
+pub fn no_temporary_files(dir: &Path) {
+    for e in walkdir::WalkDir::new(dir.join("runs")) {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!name.ends_with(".tmp"), "{name} left behind");
+    }
+}
+
+/// A one-variant study whose engine command and benchmark command are given.
+pub fn tiny(engine: &str, extra: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("tiny");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = format!(
+        r#"model = "m"
+baseline = "engine/only"
+target_profile = "p"
+title = {{ en = "t" }}
+hardware = {{ en = "h" }}
+{extra}
+[benchmark]
+tool = "perflab bench"
+
+[[engine]]
+id = "sim"
+name = "Sim"
+version = "1"
+command = "{engine}"
+start_timeout = 2
+stop_grace = 2
+
+[[profile]]
+id = "p"
+name = {{ en = "p" }}
+dataset = "random"
+input_tokens = 8
+output_tokens = 4
+total_requests = 4
+
+[[stage]]
+id = "engine"
+title = {{ en = "Engine" }}
+
+[[stage.variant]]
+id = "only"
+label = "only"
+engine = "sim"
+"#
+    );
+    std::fs::write(dir.join("study.toml"), spec).unwrap();
+    (tmp, dir)
 }

@@ -1,0 +1,163 @@
+//! Files that survive a power loss whole or not at all: written beside their place, flushed to
+//! the disk, renamed into place, and the folder's entry flushed too. Results, run manifests and
+//! site files all go through [`write`] or [`persist`].
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The steps of a durable write, so that their order can be checked without a disk.
+pub trait Steps {
+    /// Creates `path` (replacing it) with `bytes`.
+    fn create(&mut self, path: &Path, bytes: &[u8]) -> std::io::Result<()>;
+    /// Flushes the file's data and metadata to the disk (`fsync`).
+    fn sync_file(&mut self, path: &Path) -> std::io::Result<()>;
+    fn rename(&mut self, from: &Path, to: &Path) -> std::io::Result<()>;
+    /// Flushes a folder's entries to the disk, so that a rename in it is kept.
+    fn sync_dir(&mut self, dir: &Path) -> std::io::Result<()>;
+    fn remove(&mut self, path: &Path);
+}
+
+/// The steps on the real file system.
+#[derive(Debug, Default)]
+pub struct Disk;
+
+impl Steps for Disk {
+    fn create(&mut self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        let mut f = std::fs::File::create(path)?;
+        f.write_all(bytes)
+    }
+
+    fn sync_file(&mut self, path: &Path) -> std::io::Result<()> {
+        std::fs::OpenOptions::new().read(true).open(path)?.sync_all()
+    }
+
+    fn rename(&mut self, from: &Path, to: &Path) -> std::io::Result<()> {
+        std::fs::rename(from, to)
+    }
+
+    fn sync_dir(&mut self, dir: &Path) -> std::io::Result<()> {
+        std::fs::File::open(dir)?.sync_all()
+    }
+
+    fn remove(&mut self, path: &Path) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// The temporary name a file is written under before it is renamed to `path`.
+pub fn temporary(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+fn parent(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Writes `bytes` to `path` durably: into a temporary file beside it, `fsync`, rename, `fsync`
+/// of the folder. A reader sees the old file or the new one, never a part; after a crash the
+/// disk holds one of them too.
+pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_with(&mut Disk, path, bytes)
+}
+
+/// [`write`] through the given steps.
+pub fn write_with(steps: &mut dyn Steps, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = temporary(path);
+    let done = steps.create(&tmp, bytes).and_then(|()| persist_with(steps, &tmp, path));
+    if done.is_err() {
+        steps.remove(&tmp);
+    }
+    done
+}
+
+/// Moves a finished file (written by someone else, e.g. a benchmark's output) durably into place.
+pub fn persist(from: &Path, to: &Path) -> std::io::Result<()> {
+    persist_with(&mut Disk, from, to)
+}
+
+/// [`persist`] through the given steps.
+pub fn persist_with(steps: &mut dyn Steps, from: &Path, to: &Path) -> std::io::Result<()> {
+    steps.sync_file(from)?;
+    steps.rename(from, to)?;
+    steps.sync_dir(parent(to))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records each step and does it on the disk.
+    #[derive(Default)]
+    struct Journal(Vec<String>);
+
+    impl Steps for Journal {
+        fn create(&mut self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+            self.0.push(format!("create {}", path.file_name().unwrap().to_string_lossy()));
+            Disk.create(path, bytes)
+        }
+        fn sync_file(&mut self, path: &Path) -> std::io::Result<()> {
+            self.0.push(format!("fsync {}", path.file_name().unwrap().to_string_lossy()));
+            Disk.sync_file(path)
+        }
+        fn rename(&mut self, from: &Path, to: &Path) -> std::io::Result<()> {
+            self.0.push(format!(
+                "rename {} {}",
+                from.file_name().unwrap().to_string_lossy(),
+                to.file_name().unwrap().to_string_lossy()
+            ));
+            Disk.rename(from, to)
+        }
+        fn sync_dir(&mut self, dir: &Path) -> std::io::Result<()> {
+            self.0.push(format!("fsync-dir {}", dir.file_name().unwrap().to_string_lossy()));
+            Disk.sync_dir(dir)
+        }
+        fn remove(&mut self, path: &Path) {
+            self.0.push(format!("remove {}", path.file_name().unwrap().to_string_lossy()));
+            Disk.remove(path)
+        }
+    }
+
+    #[test]
+    fn the_file_is_flushed_before_the_rename_and_the_folder_after() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("runs");
+        std::fs::create_dir(&dir).unwrap();
+        let path = dir.join("p.manifest.json");
+        std::fs::write(&path, "old").unwrap();
+        let mut journal = Journal::default();
+        write_with(&mut journal, &path, b"new").unwrap();
+        assert_eq!(
+            journal.0,
+            [
+                "create p.manifest.json.tmp",
+                "fsync p.manifest.json.tmp",
+                "rename p.manifest.json.tmp p.manifest.json",
+                "fsync-dir runs"
+            ]
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert!(!temporary(&path).exists());
+
+        let out = dir.join("p.txt.tmp");
+        std::fs::write(&out, "result").unwrap();
+        let mut journal = Journal::default();
+        persist_with(&mut journal, &out, &dir.join("p.txt")).unwrap();
+        assert_eq!(journal.0, ["fsync p.txt.tmp", "rename p.txt.tmp p.txt", "fsync-dir runs"]);
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_temporary() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("page.html");
+        std::fs::write(&path, "old").unwrap();
+        // A folder where the temporary file should go makes the write fail.
+        std::fs::create_dir(temporary(&path)).unwrap();
+        assert!(write(&path, b"new").is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+    }
+}
