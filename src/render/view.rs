@@ -661,7 +661,13 @@ pub fn build(
                                 "ranking-item",
                                 &[("engine", &engine), ("value", &x.value(&a.objective, Some(v))?)],
                             ),
-                            (_, None) => c.fmt("ranking-not-supported", &[("engine", &engine)]),
+                            (Outcome::Failed { class: FailureClass::Unsupported }, None) => {
+                                c.fmt("ranking-not-supported", &[("engine", &engine)])
+                            }
+                            (Outcome::Failed { class }, None) => {
+                                c.fmt("ranking-failed", &[("engine", &engine), ("reason", &x.failure_class(*class)?)])
+                            }
+                            (_, None) => c.fmt("ranking-not-measured", &[("engine", &engine)]),
                         }
                     })
                     .collect::<Result<Vec<_>, _>>()?;

@@ -99,6 +99,8 @@ ranking = Ranking: { $ranking }
 ranking-item = { $engine } ({ $value })
 ranking-lost = { $engine } ({ $value }, only { $completed } of { $expected } requests completed)
 ranking-not-supported = { $engine } (not supported)
+ranking-failed = { $engine } (failed: { $reason })
+ranking-not-measured = { $engine } (not measured)
 
 ## Adoption
 adoption-adopted = Adopted: { $variant }, { $gain } over { $base }.

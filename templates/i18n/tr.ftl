@@ -98,6 +98,8 @@ ranking = Sıralama: { $ranking }
 ranking-item = { $engine } ({ $value })
 ranking-lost = { $engine } ({ $value }, { $expected } isteğin yalnızca { $completed } tanesi tamamlandı)
 ranking-not-supported = { $engine } (desteklenmiyor)
+ranking-failed = { $engine } (başarısız: { $reason })
+ranking-not-measured = { $engine } (ölçülmedi)
 
 ## Benimseme
 adoption-adopted = Benimsendi: { $variant }, { $base } yapılandırmasına göre { $gain }.
