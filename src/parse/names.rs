@@ -39,7 +39,7 @@ pub fn is_canonical(name: &str) -> bool {
 }
 
 /// Splits `p99_ttft_ms` into (`p99`, `ttft`); `None` when it is not a latency statistic.
-fn latency_stat_parts(name: &str) -> Option<(&str, &str)> {
+pub fn latency_stat_parts(name: &str) -> Option<(&str, &str)> {
     let body = name.strip_suffix("_ms")?;
     let (stat, metric) = body.split_once('_')?;
     let stat_ok = matches!(stat, "mean" | "median" | "std" | "max" | "min")
