@@ -8,7 +8,7 @@
 //!   inside, so that it cannot close early.
 //! - Link addresses perflab writes are percent-encoded ([`url_path`]).
 
-use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use std::ops::Range;
 
 /// The Markdown extensions every page is read with.
@@ -120,15 +120,12 @@ pub fn prose(text: &str) -> String {
         }
         match event {
             Event::Html(_) | Event::InlineHtml(_) => edits.push((range.clone(), entities(&text[range]))),
-            Event::Start(Tag::Link { link_type, ref dest_url, .. } | Tag::Image { link_type, ref dest_url, .. })
+            // The link's text (an autolink's text is its address) is kept, as text.
+            Event::Start(Tag::Link { ref dest_url, .. } | Tag::Image { ref dest_url, .. })
                 if !link_allowed(dest_url) =>
             {
-                let shown = match link_type {
-                    LinkType::Autolink | LinkType::Email => dest_url.to_string(),
-                    _ => String::new(),
-                };
                 skip_until = Some(range.end);
-                inner = Some((range, shown));
+                inner = Some((range, String::new()));
             }
             Event::End(TagEnd::Link | TagEnd::Image) => {}
             _ => {}
