@@ -31,27 +31,15 @@ pub fn link_allowed(url: &str) -> bool {
     }
 }
 
-/// `<`, `>` and `&` as entities: text that cannot start a tag.
-fn entities(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
-}
-
 /// A plain string shown as text in Markdown: no tag, link, code span or emphasis can start in it.
 /// Line breaks become spaces.
 pub fn plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '\\' | '`' | '[' | ']' | '*' | '!' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
+    for c in super::html::escape(text).chars() {
+        if "\\`[]*!".contains(c) {
+            out.push('\\');
         }
+        out.push(if c.is_control() { ' ' } else { c });
     }
     out
 }
@@ -119,7 +107,7 @@ pub fn prose(text: &str) -> String {
             skip_until = None;
         }
         match event {
-            Event::Html(_) | Event::InlineHtml(_) => edits.push((range.clone(), entities(&text[range]))),
+            Event::Html(_) | Event::InlineHtml(_) => edits.push((range.clone(), super::html::escape(&text[range]))),
             // The link's text (an autolink's text is its address) is kept, as text.
             Event::Start(Tag::Link { ref dest_url, .. } | Tag::Image { ref dest_url, .. })
                 if !link_allowed(dest_url) =>
