@@ -110,6 +110,13 @@ fn rejected(dir: &Path, message: &str) -> String {
     let line = out.lines().find(|l| l.contains(message)).unwrap_or_else(|| panic!("no `{message}` in:\n{out}"));
     let spec = dir.join("study.toml");
     assert!(line.starts_with(&format!("{}:", spec.display())), "{line}");
+    // The build refuses it too, and writes nothing.
+    let out = dir.parent().unwrap().parent().unwrap().join("site");
+    let results = dir.parent().unwrap().to_str().unwrap();
+    let (code, _, err) = perflab(&["build", "--results", results, "--out", out.to_str().unwrap()]);
+    assert_ne!(code, 0, "the build refuses it: {err}");
+    assert!(err.contains(message), "{err}");
+    assert!(!out.exists(), "nothing is written");
     line.to_string()
 }
 
@@ -155,6 +162,18 @@ fn study_folder_names_follow_the_id_rule() {
         assert!(out.contains(message), "{name}: {out}");
         assert!(out.contains(&format!("{}:0:0:", dir.join("study.toml").display())), "{out}");
     }
+}
+
+#[test]
+fn a_stage_title_cannot_make_a_chart_into_a_link() {
+    let (_t, dir) = edited(
+        "s",
+        "title = { en = \"Inference engine, default settings\"",
+        "title = { en = \"x](javascript:alert(1)) ![y\"",
+    );
+    assert_eq!(check(&dir).0, 0);
+    let files = build(&dir);
+    assert_site_harmless(&files);
 }
 
 #[test]

@@ -664,7 +664,10 @@ pub fn build(
             .map(|r| c.fmt("stage-excluded", &[("reason", &x.text(&r.reason))]))
             .transpose()?;
         let chart = Image {
-            alt: c.fmt("chart-stage", &[("stage", &x.text(&ss.title)), ("metric", &x.metric_name(&a.objective)?)])?,
+            alt: c.fmt(
+                "chart-stage",
+                &[("stage", &markdown::plain(ss.title.get(&c.locale))), ("metric", &x.metric_name(&a.objective)?)],
+            )?,
             src: markdown::url_path(&format!("{}{}", links.charts, stage_chart(&sa.id))),
         };
         stages.push(StageView {
@@ -808,10 +811,8 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
     let ticks = |v: f64| c.number(v, 0);
     let mut out = Vec::new();
     for (sa, ss) in a.stages.iter().zip(&study.spec.stages) {
-        let best = match &sa.comparison {
-            Some(cmp) => Some(cmp.best.clone()),
-            None => sa.variants.iter().find(|v| v.outcome == Outcome::Ran).map(|v| v.id.clone()),
-        };
+        // The stage's best as the adoption sees it.
+        let best = a.options.iter().find(|o| o.stage == sa.id).and_then(|o| o.best.clone());
         let mut bars = Vec::new();
         for v in &sa.variants {
             let value = v.measure.as_ref().and_then(|m| m.value);
