@@ -167,10 +167,6 @@ impl Ctx<'_> {
         ts.iter().map(|t| self.text(t)).collect()
     }
 
-    fn num(&self, x: f64) -> String {
-        self.c.number(x, 2)
-    }
-
     /// A value of `metric` in its unit and precision, e.g. `13760.98 tok/s`, `266.89 ms`.
     fn value(&self, metric: &Metric, x: Option<f64>) -> Result<String, I18nError> {
         let Some(x) = x else {
@@ -228,8 +224,13 @@ impl Ctx<'_> {
             ),
             Warning::Incomplete { run } => c.fmt("warning-incomplete", &[("run", &self.run_title(run))]),
             Warning::Noisy { runs, values, spread_percent } => {
-                let list: Vec<String> =
-                    runs.iter().zip(values).map(|(r, v)| format!("{}: {}", self.run_title(r), self.num(*v))).collect();
+                let list: Vec<String> = runs
+                    .iter()
+                    .zip(values)
+                    .map(|(r, v)| {
+                        format!("{}: {}", self.run_title(r), self.c.number(*v, self.analysis.objective.decimals))
+                    })
+                    .collect();
                 c.fmt_args(
                     "warning-noisy",
                     &[
@@ -845,7 +846,7 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
         let title = c.fmt("chart-stage", &[("stage", ss.title.get(&c.locale)), ("metric", &axis)])?;
         out.push((stage_chart(&sa.id), super::charts::bars(&title, &axis, &bars, &ticks)));
     }
-    let format = |v: f64| c.number(v, 2);
+    let format = |v: f64| c.number(v, a.objective.decimals);
     let groups: Vec<(String, Option<f64>, Option<f64>)> = a
         .scenarios
         .iter()
