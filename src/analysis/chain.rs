@@ -66,8 +66,6 @@ pub struct StageOutcome {
     pub variants: Vec<VariantOutcome>,
     /// Index of the best variant that ranks (the first of equal values).
     pub best: Option<usize>,
-    /// Index of the adopted variant; `None` keeps `base`.
-    pub adopted: Option<usize>,
     /// The decision and the numbers behind it.
     pub adoption: Adoption,
     /// The configuration after the stage.
@@ -82,6 +80,13 @@ pub struct Chain {
     /// Every stored run by configuration, to find the run of a configuration on any profile.
     pub registry: Registry,
     pub problems: Vec<Diagnostic>,
+}
+
+impl StageOutcome {
+    /// The adopted variant; `None` keeps `base`.
+    pub fn adopted(&self) -> Option<&VariantOutcome> {
+        self.adoption.adopted().and_then(|id| self.variants.iter().find(|v| v.id == id))
+    }
 }
 
 impl Chain {
@@ -259,10 +264,10 @@ pub fn resolve(study: &Study) -> Chain {
             decided,
             override_value,
         );
-        let adopted = adoption.adopted().and_then(|id| variants.iter().position(|x| x.id == id));
-        let after = adopted.map_or_else(|| base.clone(), |i| variants[i].point.clone());
+        let adopted = adoption.adopted().and_then(|id| variants.iter().find(|x| x.id == id));
+        let after = adopted.map_or_else(|| base.clone(), |v| v.point.clone());
         current = Some(after.clone());
-        stages.push(StageOutcome { id: stage_id, base, variants, best, adopted, adoption, after });
+        stages.push(StageOutcome { id: stage_id, base, variants, best, adoption, after });
     }
     let baseline = {
         let b = spec.baseline.get_ref();

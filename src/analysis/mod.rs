@@ -225,8 +225,8 @@ pub fn command(study: &Study, source: &str, config: &Config) -> Command {
 fn recommended(chain: &Chain, excluded: &[String]) -> Config {
     let mut config = chain.last().config.clone();
     for stage in chain.stages.iter().filter(|s| excluded.contains(&s.id)) {
-        let Some(i) = stage.adopted else { continue };
-        let (before, after) = (&stage.base.config, &stage.variants[i].point.config);
+        let Some(adopted) = stage.adopted() else { continue };
+        let (before, after) = (&stage.base.config, &adopted.point.config);
         for flag in &after.flags {
             if before.flags.contains(flag) {
                 continue;
