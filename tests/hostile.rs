@@ -234,7 +234,7 @@ fn labels_names_and_titles_are_text() {
     let text = std::fs::read_to_string(&spec)
         .unwrap()
         .replacen("name = \"vLLM\"", "name = \"vLLM<script>alert(1)</script>\"", 1)
-        .replacen("[title]\nen = \"", "[title]\nen = \"<svg onload=alert(1)> ", 1);
+        .replacen("[title]\nen = \"", "[title]\nen = \"<svg onload=alert(1)> [t](data:text/html,x) ", 1);
     std::fs::write(&spec, text).unwrap();
     assert_eq!(check(&dir).0, 0, "{}", check(&dir).1);
     let files = build(&dir);
@@ -243,6 +243,7 @@ fn labels_names_and_titles_are_text() {
     assert!(html.contains("&lt;b onmouseover=alert(1)&gt;DCP&lt;/b&gt; [x](javascript:alert(1)) `"), "label as text");
     assert!(html.contains("vLLM&lt;script&gt;alert(1)&lt;/script&gt;"), "engine name as text");
     assert!(page(&files, "en/index.html").contains("&lt;svg onload=alert(1)&gt;"), "title as text in the index");
+    assert!(html.contains("<h1>&lt;svg onload=alert(1)&gt; t "), "a refused link in the title is its text");
 }
 
 #[test]
