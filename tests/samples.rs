@@ -54,11 +54,13 @@ fn sglang_jsonl_with_an_infinite_rate_is_read_and_matches_its_block() {
     assert_eq!(saved.metric("request_rate"), None, "an infinite rate is no number");
 }
 
-/// guidellm's console tables, transcribed from the logs beside the JSON: (metric, printed value,
-/// decimals printed).
+/// A figure as a client printed it: metric, value, decimals printed.
+type Printed = (&'static str, f64, i32);
+
+/// guidellm's console tables, transcribed from the logs beside the JSON.
 #[test]
 fn guidellm_numbers_mean_what_vllm_means_by_them() {
-    let cases: [(&str, &[(&str, f64, i32)]); 2] = [
+    let cases: [(&str, &[Printed]); 2] = [
         (
             "guidellm-0.8.1-completions-smoke.benchmarks.json",
             &[

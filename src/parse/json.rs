@@ -157,6 +157,24 @@ fn guidellm(text: &str) -> Vec<Result<Block, ParseError>> {
         .collect()
 }
 
+/// What is read of a guidellm benchmark: every number under its guidellm name, and the metrics.
+#[derive(Default)]
+struct Read {
+    raw: Raw,
+    metrics: std::collections::BTreeMap<String, f64>,
+}
+
+impl Read {
+    /// Records `value` under its guidellm `label`, and as metric `name` (times `scale`) if any.
+    fn put(&mut self, name: Option<String>, label: String, value: Option<&Value>, scale: f64) {
+        let Some(v) = value.filter(|v| v.is_number()) else { return };
+        self.raw.push(label, v.to_string());
+        if let (Some(name), Some(x)) = (name, v.as_f64().map(|x| x * scale).filter(|x| x.is_finite())) {
+            self.metrics.insert(name, x);
+        }
+    }
+}
+
 /// guidellm distribution `metrics.<name>.successful`.
 fn dist<'a>(metrics: &'a Value, name: &str) -> Option<&'a Value> {
     metrics.get(name)?.get("successful")
@@ -178,47 +196,32 @@ fn guidellm_benchmark(bench: &Value, line: usize) -> Result<Block, ParseError> {
     let Some(metrics) = bench.get("metrics") else {
         return Err(ParseError::new(line, 1, "guidellm benchmark has no `metrics`"));
     };
-    let mut block = Block::new(line, Format::GuidellmJson);
-    let mut raw = Raw::default();
-    let mut metrics_read = BTreeMap::new();
-    // Records `value` under its guidellm `label`, and as metric `name` (times `scale`) if any.
-    let mut put = |name: Option<String>, label: String, value: Option<&Value>, scale: f64, raw: &mut Raw| {
-        let Some(v) = value.filter(|v| v.is_number()) else { return };
-        raw.push(label, v.to_string());
-        if let (Some(name), Some(x)) = (name, v.as_f64().map(|x| x * scale).filter(|x| x.is_finite())) {
-            metrics_read.insert(name, x);
-        }
-    };
+    let mut out = Read::default();
     let totals = bench.get("request_totals").or_else(|| metrics.get("request_totals"));
     if let Some(t) = totals {
         for (name, key) in [("completed", "successful"), ("failed", "errored"), ("num_prompts", "total")] {
-            put(Some(name.into()), format!("request_totals.{key}"), t.get(key), 1.0, &mut raw);
+            out.put(Some(name.into()), format!("request_totals.{key}"), t.get(key), 1.0);
         }
-        put(None, "request_totals.incomplete".into(), t.get("incomplete"), 1.0, &mut raw);
+        out.put(None, "request_totals.incomplete".into(), t.get("incomplete"), 1.0);
     }
     let duration = bench.get("duration").filter(|d| d.is_number()).cloned().or_else(|| {
         let d = bench.get("end_time")?.as_f64()? - bench.get("start_time")?.as_f64()?;
         serde_json::Number::from_f64(d).map(Value::Number)
     });
-    put(Some("duration".into()), "duration".into(), duration.as_ref(), 1.0, &mut raw);
-    let stat = |put: &mut dyn FnMut(Option<String>, String, Option<&Value>, f64, &mut Raw),
-                name: Option<&str>,
-                source: &str,
-                key: &str,
-                scale: f64,
-                raw: &mut Raw| {
+    out.put(Some("duration".into()), "duration".into(), duration.as_ref(), 1.0);
+    let stat = |out: &mut Read, name: Option<&str>, source: &str, key: &str, scale: f64| {
         let value = dist(metrics, source).and_then(|d| d.get(key));
-        put(name.map(str::to_string), format!("{source}.{key}"), value, scale, raw);
+        out.put(name.map(str::to_string), format!("{source}.{key}"), value, scale);
     };
-    stat(&mut put, Some("request_throughput"), "requests_per_second", "mean", 1.0, &mut raw);
-    stat(&mut put, Some("input_throughput"), "prompt_tokens_per_second", "mean", 1.0, &mut raw);
-    stat(&mut put, Some("output_throughput"), "output_tokens_per_second", "mean", 1.0, &mut raw);
-    stat(&mut put, None, "output_tokens_per_second", "max", 1.0, &mut raw);
-    stat(&mut put, Some("total_token_throughput"), "tokens_per_second", "mean", 1.0, &mut raw);
-    stat(&mut put, Some("concurrency"), "request_concurrency", "mean", 1.0, &mut raw);
-    stat(&mut put, None, "request_concurrency", "max", 1.0, &mut raw);
-    stat(&mut put, Some("total_input_tokens"), "prompt_token_count", "total_sum", 1.0, &mut raw);
-    stat(&mut put, Some("total_output_tokens"), "output_token_count", "total_sum", 1.0, &mut raw);
+    stat(&mut out, Some("request_throughput"), "requests_per_second", "mean", 1.0);
+    stat(&mut out, Some("input_throughput"), "prompt_tokens_per_second", "mean", 1.0);
+    stat(&mut out, Some("output_throughput"), "output_tokens_per_second", "mean", 1.0);
+    stat(&mut out, None, "output_tokens_per_second", "max", 1.0);
+    stat(&mut out, Some("total_token_throughput"), "tokens_per_second", "mean", 1.0);
+    stat(&mut out, Some("concurrency"), "request_concurrency", "mean", 1.0);
+    stat(&mut out, None, "request_concurrency", "max", 1.0);
+    stat(&mut out, Some("total_input_tokens"), "prompt_token_count", "total_sum", 1.0);
+    stat(&mut out, Some("total_output_tokens"), "output_token_count", "total_sum", 1.0);
     for (source, metric, scale) in [
         ("request_latency", Some("e2el"), 1000.0),
         ("time_to_first_token_ms", Some("ttft"), 1.0),
@@ -231,7 +234,7 @@ fn guidellm_benchmark(bench: &Value, line: usize) -> Result<Block, ParseError> {
         let name = |short: &str| metric.map(|m| format!("{short}_{m}_ms"));
         for key in ["mean", "median", "std_dev", "max", "min"] {
             let short = if key == "std_dev" { "std" } else { key };
-            stat(&mut put, name(short).as_deref(), source, key, scale, &mut raw);
+            stat(&mut out, name(short).as_deref(), source, key, scale);
         }
         if let Some(Value::Object(ps)) = d.get("percentiles") {
             for (p, v) in ps {
@@ -245,12 +248,13 @@ fn guidellm_benchmark(bench: &Value, line: usize) -> Result<Block, ParseError> {
                         d.trim_start_matches('0').parse::<f64>().map_or(d.to_string(), |x| x.to_string())
                     ),
                 };
-                put(name(&short), format!("{source}.percentiles.{p}"), Some(v), scale, &mut raw);
+                out.put(name(&short), format!("{source}.percentiles.{p}"), Some(v), scale);
             }
         }
     }
-    block.raw = raw;
-    block.metrics.extend(metrics_read);
+    let mut block = Block::new(line, Format::GuidellmJson);
+    block.raw = out.raw;
+    block.metrics = out.metrics;
     // guidellm writes the file when a benchmark ends; a run that was stopped early says so.
     let errored_out = bench
         .get("run_stats")
