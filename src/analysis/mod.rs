@@ -477,6 +477,17 @@ pub fn warning_diagnostics(study: &Study, analysis: &Analysis) -> Vec<Diagnostic
                     );
                 }
             }
+            Warning::TpotIncludesWaiting { runs } => {
+                for w in runs {
+                    at(
+                        &w.run,
+                        format!(
+                            "the printed TPOT {:.2} ms is the mean latency {:.2} ms over {:.0} output tokens: it includes queueing and the first token",
+                            w.tpot_ms, w.latency_ms, w.tokens
+                        ),
+                    );
+                }
+            }
             _ => {
                 for name in w.runs() {
                     at(name, describe(w));
@@ -506,6 +517,13 @@ pub fn describe(w: &Warning) -> String {
             if runs.len() == 1 { "it" } else { "they" },
             runs.iter()
                 .map(|p| format!("{}: {:.2} tok/s, at most {:.2}", p.run, p.peak, p.ceiling))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        Warning::TpotIncludesWaiting { runs } => format!(
+            "the printed TPOT is the mean request latency over the output tokens, queueing and first token included ({})",
+            runs.iter()
+                .map(|w| format!("{}: {:.2} ms = {:.2} ms / {:.0} tokens", w.run, w.tpot_ms, w.latency_ms, w.tokens))
                 .collect::<Vec<_>>()
                 .join("; ")
         ),
