@@ -682,3 +682,21 @@ fn a_flag_of_the_engine_command_is_replaced_by_the_variant_value() {
     assert!(!page.contains("--sim-decode-ms 8"), "{page}");
     assert!(!page.contains("{host}") && !page.contains("{port}"), "{page}");
 }
+
+#[test]
+fn an_engine_whose_core_dies_while_its_server_lives_on_is_a_crash() {
+    let _serial = serial();
+    // vLLM's API server outlives its engine core for a while: requests fail at once, the
+    // benchmark ends, and only the failing health check tells the engine died.
+    let (_tmp, dir) = engine_stage();
+    engine_flags(&dir, "sim-a", "--sim-core-dies-after 5");
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let crashed = manifest(&dir, "engine/sim-a/attempts/1/mixed.manifest.json");
+    let (class, message) = failure(&crashed);
+    assert_eq!(class, FailureClass::Crash, "{message}");
+    assert!(message.contains("stopped answering"), "{message}");
+    assert!(message.contains("illegal memory access"), "{message}");
+    assert_eq!(manifest(&dir, "engine/sim-b/attempts/1/mixed.manifest.json").state, RunState::Done);
+    no_engine_left(&dir);
+}

@@ -118,3 +118,39 @@ fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
         assert!(!page.contains("{port}"), "{page}");
     }
 }
+
+/// The example's committed runs, measured on a real vLLM, are what its page is built from.
+#[test]
+fn the_example_page_is_built_from_its_real_runs_in_both_languages() {
+    use perflab::analysis::{Adoption, analyze};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vllm-cpu");
+    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+    // Every result was measured by perflab run, with its manifest.
+    assert_eq!(study.runs.len(), 5);
+    assert!(study.runs.keys().all(|k| study.manifests.contains_key(k)), "a manifest for every run");
+    assert!(study.runs.values().all(|r| r.block.raw.get("Input tokens counted by") == Some("server usage")));
+    let a = analyze(&study);
+    let value = |run: &str| {
+        let key = perflab::study::RunKey::parse(run);
+        study.runs[&key].block.metric("total_token_throughput").unwrap()
+    };
+    let adopted: Vec<_> = a.stages.iter().map(|s| (s.id.as_str(), s.adoption.clone())).collect();
+    assert!(matches!(&adopted[0], ("batch-size", Adoption::Adopted { variant, .. }) if variant == "8"), "{adopted:?}");
+    assert!(
+        matches!(&adopted[1], ("dtype", Adoption::Adopted { variant, .. }) if variant == "bfloat16"),
+        "{adopted:?}"
+    );
+    let total = a.total_gain.unwrap();
+    let expected = (value("dtype/bfloat16/chat") / value("batch-size/2/chat") - 1.0) * 100.0;
+    assert!((total - expected).abs() < 1e-9, "{total} vs {expected}");
+    for locale in ["en", "tr"] {
+        let (code, page, err) = common::perflab(&["report", dir.to_str().unwrap(), "--locale", locale]);
+        assert_eq!(code, 0, "{err}");
+        assert!(page.contains("--dtype bfloat16"), "{page}");
+        assert_eq!(
+            page.matches("--dtype").count(),
+            page.matches("--dtype bfloat16").count() + page.matches("--dtype float32").count()
+        );
+        assert!(!page.contains("--dtype float32 --dtype") && !page.contains("{host}"), "{page}");
+    }
+}

@@ -86,6 +86,10 @@ pub struct EngineArgs {
     /// Abort the process after this many completed requests, as a crashing engine does.
     #[arg(long)]
     pub sim_crash_after: Option<u64>,
+    /// After this many completed requests the engine's core dies but its API server lives on,
+    /// answering 500 and failing `/health`, as vLLM's server does until it exits.
+    #[arg(long)]
+    pub sim_core_dies_after: Option<u64>,
     /// Answer every Nth request with HTTP 500.
     #[arg(long)]
     pub sim_fail_every: Option<u64>,

@@ -33,6 +33,8 @@ struct State {
     next: AtomicUsize,
     requests: AtomicU64,
     streams: AtomicU64,
+    /// The core died (`--sim-core-dies-after`): the server answers, the engine does not.
+    dead: AtomicBool,
 }
 
 /// Runs the engine until the process ends. Prints what an engine prints while it loads; exits
@@ -70,6 +72,7 @@ pub async fn serve(args: EngineArgs) -> anyhow::Result<()> {
         next: AtomicUsize::new(0),
         requests: AtomicU64::new(0),
         streams: AtomicU64::new(0),
+        dead: AtomicBool::new(false),
     });
     let accept = if args.sim_bind_late { None } else { Some(listen(&state).await?) };
     // Loading, told in quarters as engines report loading weights.
@@ -234,6 +237,17 @@ async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiv
             eprintln!("ERROR engine core died unexpectedly; shutting down");
             std::process::exit(1);
         }
+        if let Some(limit) = args.sim_core_dies_after
+            && total >= limit
+        {
+            eprintln!(
+                "ERROR EngineCore encountered a fatal error: RuntimeError: CUDA error: an illegal memory access was encountered"
+            );
+            eprintln!("ERROR EngineDeadError: EngineCore encountered an issue. See stack trace for the root cause.");
+            state.dead.store(true, Ordering::SeqCst);
+            // Every sequence in flight ends with the core: its stream is cut.
+            return;
+        }
     }
 }
 
@@ -384,7 +398,9 @@ async fn handle(req: Request<Incoming>, state: Arc<State>) -> Result<Response<Si
     use http_body_util::BodyExt;
     let ready = state.ready.load(Ordering::SeqCst);
     let path = req.uri().path().to_string();
+    let dead = state.dead.load(Ordering::SeqCst);
     let response = match (req.method(), path.as_str()) {
+        (_, _) if dead => error(StatusCode::INTERNAL_SERVER_ERROR, "EngineDeadError: EngineCore encountered an issue"),
         (&Method::GET, "/health") if ready => json(StatusCode::OK, String::new()),
         (&Method::GET, "/health") => error(StatusCode::SERVICE_UNAVAILABLE, "loading"),
         (&Method::GET, "/v1/models") => json(
