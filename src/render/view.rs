@@ -133,6 +133,10 @@ pub struct PageView {
     pub progression_chart: Image,
     /// (label, link) of the CSV and JSON exports.
     pub exports: Vec<(String, String)>,
+    /// Which engine versions measured the results shown, and when.
+    pub age: super::age::AgeView,
+    /// What changed since the previous measurement, when there is one.
+    pub changes: Option<super::age::ChangesView>,
 }
 
 /// Study text is Markdown, but raw HTML in it is shown as text: `<` and `>` outside code spans
@@ -155,14 +159,14 @@ pub fn escape_markdown_html(text: &str) -> String {
 }
 
 /// A table cell: no line breaks, no column separators.
-fn cell(text: &str) -> String {
+pub(super) fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
-struct Ctx<'a> {
-    study: &'a Study,
-    analysis: &'a Analysis,
-    c: &'a Catalog,
+pub(super) struct Ctx<'a> {
+    pub(super) study: &'a Study,
+    pub(super) analysis: &'a Analysis,
+    pub(super) c: &'a Catalog,
 }
 
 impl Ctx<'_> {
@@ -179,7 +183,7 @@ impl Ctx<'_> {
     }
 
     /// A value of `metric` with its unit, e.g. `13760.98 tok/s`, `266.89 ms`.
-    fn value(&self, metric: &str, x: Option<f64>) -> Result<String, I18nError> {
+    pub(super) fn value(&self, metric: &str, x: Option<f64>) -> Result<String, I18nError> {
         let Some(x) = x else {
             return self.c.msg("value-missing");
         };
@@ -196,7 +200,7 @@ impl Ctx<'_> {
     }
 
     /// The display name of a canonical metric.
-    fn metric_name(&self, metric: &str) -> Result<String, I18nError> {
+    pub(super) fn metric_name(&self, metric: &str) -> Result<String, I18nError> {
         match metric {
             "total_token_throughput" => self.c.msg("metric-total-tps"),
             "output_throughput" => self.c.msg("metric-output-tps"),
@@ -209,21 +213,21 @@ impl Ctx<'_> {
         }
     }
 
-    fn stage_title(&self, id: &str) -> String {
+    pub(super) fn stage_title(&self, id: &str) -> String {
         self.study.stage(id).map_or(id.to_string(), |s| self.text(&s.title))
     }
 
     /// `stage/variant` → the variant's label.
-    fn label(&self, reference: &str) -> String {
+    pub(super) fn label(&self, reference: &str) -> String {
         self.study.variant(reference).map_or(reference.to_string(), |(_, v)| escape_markdown_html(&v.label))
     }
 
-    fn profile_name(&self, id: &str) -> String {
+    pub(super) fn profile_name(&self, id: &str) -> String {
         self.study.profile(id).map_or(id.to_string(), |p| self.text(&p.name))
     }
 
     /// `stage/variant/profile` → "Stage › Variant (Profile)".
-    fn run_title(&self, run: &str) -> String {
+    pub(super) fn run_title(&self, run: &str) -> String {
         let k = RunKey::parse(run);
         format!(
             "{} › {} ({})",
@@ -326,7 +330,7 @@ impl Ctx<'_> {
     }
 
     /// A signed percentage marked as a gain or a loss (green or red on the site).
-    fn signed(&self, p: f64) -> Result<String, I18nError> {
+    pub(super) fn signed(&self, p: f64) -> Result<String, I18nError> {
         let text = self.c.percent(p, true)?;
         Ok(match Delta::new(p, 0.0).trend {
             Trend::Higher => format!("<span class=\"gain\">{text}</span>"),
@@ -482,11 +486,8 @@ pub fn build(
     if let Some(date) = &spec.date {
         setup.push((c.msg("setup-date")?, date.get_ref().clone()));
     }
-    let engines = spec
-        .engines
-        .iter()
-        .map(|e| format!("{} {}", escape_markdown_html(&e.name), escape_markdown_html(&e.version)))
-        .collect();
+    let age = x.age()?;
+    let changes = a.changes.as_ref().map(|d| x.changes(d)).transpose()?;
     let mut benchmark = vec![c.fmt("setup-tool", &[("tool", &format!("`{}`", spec.benchmark.tool))])?];
     if let Some(runner) = &spec.benchmark.runner {
         benchmark.push(c.fmt("setup-runner", &[("runner", &escape_markdown_html(runner))])?);
@@ -803,7 +804,9 @@ pub fn build(
         warnings: x.texts(&spec.warnings),
         data_warnings,
         setup,
-        engines,
+        engines: age.engines.clone(),
+        age,
+        changes,
         benchmark,
         benchmark_command: spec.benchmark.command.as_ref().map(|c| c.get_ref().clone()),
         profiles,
@@ -894,6 +897,26 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
     let title = c.fmt("chart-progression", &[("metric", &axis)])?;
     out.push((PROGRESSION_CHART.to_string(), super::charts::progression(&title, &axis, &points, &format, &ticks)));
     Ok(out)
+}
+
+/// What changed in a study, localized (for `perflab diff`).
+pub fn changes(
+    study: &Study,
+    analysis: &Analysis,
+    c: &Catalog,
+    diff: &crate::analysis::Diff,
+) -> Result<super::age::ChangesView, I18nError> {
+    Ctx { study, analysis, c }.changes(diff)
+}
+
+/// A study's title in one language, as Markdown text.
+pub fn title(study: &Study, c: &Catalog) -> String {
+    escape_markdown_html(study.spec.title.get(&c.locale))
+}
+
+/// The index line of a study: the engine versions and dates of its results, as plain text.
+pub fn age_line(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
+    Ctx { study, analysis, c }.measured_with(false)
 }
 
 /// The index line of a study: its total gain on the target profile, as HTML.
