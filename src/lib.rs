@@ -10,10 +10,12 @@ pub mod cli;
 pub mod diag;
 pub mod durable;
 pub mod exec;
+pub mod metric;
 pub mod parse;
 pub mod render;
 pub mod sim;
 pub mod site;
 pub mod study;
 
-pub use parse::{Block, Format, ParseError, parse_str};
+pub use metric::{Direction, Metric, Unit};
+pub use parse::{Block, Format, ParseError, Parsed, parse_str, parse_text};

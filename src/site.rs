@@ -15,6 +15,7 @@
 
 use crate::analysis::{Analysis, analyze};
 use crate::render::html;
+use crate::render::markdown::{self, url_path};
 use crate::render::view::{self, Links};
 use crate::render::{Flavor, Renderer};
 use crate::study::Study;
@@ -112,8 +113,13 @@ impl Site {
                 }
                 let md = renderer.page(study, analysis, locale, flavor, &Links::markdown(id))?;
                 site.add(format!("md/{locale}/{id}.md"), md.into_bytes());
-                summary.push_str(&format!("- [{}]({id}.md)\n", md_link_text(&title)));
-                summary_all.push_str(&format!("- [{}]({locale}/{id}.md)\n", md_link_text(&title)));
+                let link = url_path(&format!("{id}.md"));
+                summary.push_str(&format!("- [{}]({link})\n", markdown::plain(&title)));
+                summary_all.push_str(&format!(
+                    "- [{}]({})\n",
+                    markdown::plain(&title),
+                    url_path(&format!("{locale}/{id}.md"))
+                ));
 
                 let links = Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string() };
                 let body_md = renderer.page(study, analysis, locale, Flavor::Commonmark, &links)?;
@@ -132,7 +138,7 @@ impl Site {
                 index.push(IndexItem {
                     measured: view::age_line(study, analysis, catalog)?,
                     title,
-                    href: format!("{id}.html"),
+                    href: href(&format!("{id}.html")),
                     model: study.spec.model.clone(),
                     hardware: study.spec.hardware.get(locale).to_string(),
                     engines: catalog.fmt("site-engines", &[("engines", &engines.join(", "))])?,
@@ -158,7 +164,7 @@ impl Site {
                     locale: l.clone(),
                     name: c.msg("language-name")?,
                     title: c.msg("site-title")?,
-                    href: format!("{l}/index.html"),
+                    href: href(&format!("{l}/index.html")),
                     current: false,
                 })
             })
@@ -217,9 +223,10 @@ impl Site {
     }
 }
 
-/// `[` and `]` would end a Markdown link text.
-fn md_link_text(text: &str) -> String {
-    text.replace('[', "\\[").replace(']', "\\]")
+/// A link for an HTML attribute (the templates print it as it is): percent-encoded, then
+/// HTML-escaped.
+fn href(path: &str) -> String {
+    html::escape(&url_path(path))
 }
 
 /// The navigation of a page in `locale`: the studies, and the same page in other languages.
@@ -235,7 +242,7 @@ fn page_context(
         .iter()
         .map(|s| NavItem {
             title: s.spec.title.get(locale).to_string(),
-            href: format!("{}.html", s.id),
+            href: href(&format!("{}.html", s.id)),
             current: s.id == current,
         })
         .collect();
@@ -246,7 +253,7 @@ fn page_context(
                 locale: l.clone(),
                 name: renderer.catalog(l)?.msg("language-name")?,
                 title: String::new(),
-                href: format!("../{l}/{file}"),
+                href: href(&format!("../{l}/{file}")),
                 current: l == locale,
             })
         })

@@ -61,8 +61,39 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     (
         "id = \"8k\"",
         "id = \"8k/x\"",
-        "variant id `8k/x` must be letters, digits, `.`, `_` and `-`, not starting with `.`",
+        "variant id `8k/x`: ids are letters, digits, `.`, `_` and `-`, not starting with `.`",
         "\"8k/x\"",
+    ),
+    // A newline in a value that goes into a command would close the code block around it.
+    (
+        "model = \"zai-org/GLM-5.2-FP8\"",
+        "model = \"m\\n```\\n<script>alert(1)</script>\\n```\"",
+        "`model`: control character U+000A",
+        "\"m\\n",
+    ),
+    (
+        "flags = [\"--mem-fraction-static=0.8\"]",
+        "flags = [\"--mem-fraction-static=0.8\\n```\\n<script>x</script>\"]",
+        "`flags`: control character U+000A",
+        "\"--mem-fraction-static=0.8\\n",
+    ),
+    (
+        "command = \"vllm serve {model}\"",
+        "command = \"vllm serve {model}\"\nenv = { A = \"1\\r\\nB=2\" }",
+        "`A`: control character U+000D",
+        "\"1\\r",
+    ),
+    (
+        "id = \"8k\"",
+        "id = \"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk\"",
+        "ids are at most 100 characters long; this one has 108",
+        "\"kkkk",
+    ),
+    (
+        "noise_threshold = 2.0",
+        "noise_threshold = 2.0\nobjective = \"max_concurrent_requests\"",
+        "`objective`: `max_concurrent_requests` describes the run, it is neither better higher nor lower",
+        "\"max_concurrent_requests\"",
     ),
     (
         "[[stage.variant]]\nid = \"tp\"\nlabel = \"TP\"",

@@ -133,7 +133,9 @@ fn a_missing_message_names_key_and_locale() {
 
 #[test]
 fn html_in_study_text_is_shown_as_text() {
-    use perflab::render::view::escape_markdown_html;
-    assert_eq!(escape_markdown_html("a <script>alert(1)</script> b"), "a &lt;script&gt;alert(1)&lt;/script&gt; b");
-    assert_eq!(escape_markdown_html("keep `<T>` in code"), "keep `<T>` in code");
+    use perflab::render::markdown::prose;
+    assert_eq!(prose("a <script>alert(1)</script> b"), "a &lt;script&gt;alert(1)&lt;/script&gt; b");
+    assert_eq!(prose("keep `<T>` in code"), "keep `<T>` in code");
+    // An unmatched backtick does not switch escaping off.
+    assert_eq!(prose("a ` b <img src=x onerror=alert(1)>"), "a ` b &lt;img src=x onerror=alert(1)&gt;");
 }

@@ -195,3 +195,113 @@ fn cli_reads_standard_input() {
     assert_eq!(v[0]["file"], "-");
     assert_eq!(v[0]["format"], "trtllm");
 }
+
+/// The sweep fixture with a third block whose `Mean TPOT (ms)` is printed with a thousands
+/// separator, between the two good ones.
+fn sweep_with_a_bad_value() -> (String, usize) {
+    let sweep = fixture("vllm-sweep.log");
+    let bad =
+        fixture("vllm-old.txt").replace("Mean TPOT (ms):                          30.00", "Mean TPOT (ms):  1,234.5");
+    assert!(bad.contains("1,234.5"), "the fixture has the line the test breaks");
+    let first_block_end = sweep.find("\n\n").unwrap_or(0);
+    let text = format!("{}\n\n{bad}\n{}", &sweep[..first_block_end], &sweep[first_block_end..]);
+    let line = text[..text.find("1,234.5").unwrap()].matches('\n').count() + 1;
+    (text, line)
+}
+
+#[test]
+fn a_bad_value_spoils_only_its_own_block() {
+    let (text, line) = sweep_with_a_bad_value();
+    let parsed = perflab::parse_text(&text);
+    assert_eq!(parsed.errors.len(), 1);
+    assert_eq!((parsed.errors[0].line, parsed.errors[0].col), (line, 18));
+    assert!(parsed.errors[0].message.contains("`Mean TPOT (ms)` should be a number, found `1,234.5`"));
+    assert_eq!(parsed.blocks.len(), 2, "the good blocks are kept");
+    assert!(close(parsed.blocks[0].metric("total_token_throughput"), 9331.20));
+    // A stored run file is read strictly: the bad value is an error there.
+    assert_eq!(parse_str(&text).unwrap_err().line, line);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("sweep.log");
+    std::fs::write(&path, &text).unwrap();
+    let out = perflab(&["parse", path.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("sweep.log:{line}:18: `Mean TPOT (ms)` should be a number")), "{err}");
+    assert_eq!(out.status.code(), Some(1), "a spoiled block is reported in the exit code");
+}
+
+#[test]
+fn undecodable_bytes_are_replaced_and_located() {
+    // A progress bar with a cut multi-byte character and stray bytes, then a block with a stray
+    // byte after a value (the value's first word is the number).
+    let mut bytes = b"progress \xe2\x96 50%|\xff\xfe| 1/2\n".to_vec();
+    let block = fixture("vllm-old.txt").replace("40.12\n", "40.12 \u{1}\n");
+    bytes.extend(block.as_bytes());
+    let at = bytes.iter().position(|&b| b == 1).unwrap();
+    bytes[at] = 0xc3;
+    let (text, replaced) = perflab::parse::decode(&bytes);
+    assert!(text.starts_with("progress \u{fffd} 50%|\u{fffd}\u{fffd}| 1/2\n"), "{text}");
+    assert_eq!(replaced, vec![1, 4], "the progress bar's line and the block's duration line");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("bench.log");
+    std::fs::write(&path, &bytes).unwrap();
+    let out = perflab(&["parse", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(close(v[0]["metrics"]["total_token_throughput"].as_f64(), 5742.84));
+    assert!(close(v[0]["metrics"]["duration"].as_f64(), 40.12));
+    assert_eq!(v[0]["remarks"][0], "bytes that are not UTF-8 replaced by U+FFFD on line 4");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bench.log:1:1: warning: bytes that are not UTF-8 replaced by U+FFFD on line 1, 4"), "{err}");
+}
+
+#[test]
+fn a_cut_off_last_line_of_appended_results_keeps_the_good_lines() {
+    let mut text = fixture("vllm-append.jsonl");
+    let last = text.lines().last().unwrap().to_string();
+    text.push_str(&last[..last.len() / 2]);
+    let parsed = perflab::parse_text(&text);
+    assert_eq!(parsed.blocks.len(), 2, "{:?}", parsed.errors);
+    assert_eq!(parsed.errors.len(), 1);
+    assert_eq!(parsed.errors[0].line, 3);
+    assert!(parsed.errors[0].message.starts_with("invalid JSON"), "{}", parsed.errors[0]);
+}
+
+#[test]
+fn negative_counts_and_latencies_are_remarked() {
+    let text =
+        fixture("vllm-old.txt").replace("Mean TPOT (ms):                          30.00", "Mean TPOT (ms): -3.00");
+    let b = &parse_str(&text).unwrap()[0];
+    assert_eq!(b.metric("mean_tpot_ms"), Some(-3.0));
+    assert!(b.remarks.iter().any(|r| r.ends_with("`Mean TPOT (ms)` is negative (-3.00)")), "{:?}", b.remarks);
+    let json = fixture("vllm.json").replacen("\"completed\": ", "\"completed\": -", 1);
+    let b = &parse_str(&json).unwrap()[0];
+    assert!(b.remarks.iter().any(|r| r.starts_with("`completed` is negative")), "{:?}", b.remarks);
+}
+
+#[test]
+fn a_reader_that_stops_early_is_no_error() {
+    use std::io::Read;
+    // Enough results to fill the pipe several times over.
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("many.log");
+    std::fs::write(&path, fixture("vllm-sweep.log").repeat(300)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .args(["parse", path.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("Broken pipe") && !err.contains("panicked"), "{err}");
+    assert_eq!(status.code(), Some(0), "{err}");
+}

@@ -67,6 +67,20 @@ fn an_engine_upgrade_measures_again_what_it_must_and_shows_what_changed() {
     assert_eq!(a.stages[0].after, "engine/sim-b", "Sim-B wins the engine stage at first");
     assert!(a.changes.is_none() && !a.age.mixed);
 
+    // What was published: the study committed to git.
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=perflab", "-c", "user.email=perflab@localhost", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "published"]);
+
     upgrade(&dir);
     // `plan` names the stale runs and why, and what may follow.
     let (code, out, _) = perflab(&["plan", d]);
@@ -140,6 +154,17 @@ fn an_engine_upgrade_measures_again_what_it_must_and_shows_what_changed() {
         (throughput(&dir, "parallelism/tp4/mixed", 1), throughput(&dir, "parallelism/tp4/mixed", 3));
     assert_eq!(mixed["optimized"]["before"].as_f64(), Some(old_opt));
     assert_eq!(mixed["optimized"]["after"].as_f64(), Some(new_opt));
+
+    // Against the published revision: the same comparison, named by its revision.
+    let (code, json, err) = perflab(&["diff", d, "--since", "HEAD", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let since: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(since["since"], "HEAD");
+    assert_eq!(since["stages"], diff["stages"]);
+    assert_eq!(since["profiles"], diff["profiles"]);
+    let (code, _, err) = perflab(&["diff", d, "--since", "no-such-revision"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no-such-revision"), "{err}");
 
     let (code, md, _) = perflab(&["diff", d]);
     assert_eq!(code, 0);

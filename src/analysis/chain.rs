@@ -1,8 +1,10 @@
 //! The greedy search replayed from stored runs: each variant's effective configuration, its
 //! measurement on the target profile, each stage's best variant and what it adopts.
 
+use super::adoption::{self, Adoption, Best};
 use crate::diag::Diagnostic;
-use crate::study::{Config, Flag, RunKey, Study, Variant};
+use crate::metric::Metric;
+use crate::study::{Config, Flag, Identity, RunKey, Study, Variant};
 use std::collections::BTreeMap;
 
 /// Whether a run can be trusted to rank a variant.
@@ -62,12 +64,10 @@ pub struct StageOutcome {
     /// The configuration the stage is measured against.
     pub base: Point,
     pub variants: Vec<VariantOutcome>,
-    /// Index of the best variant that ranks.
+    /// Index of the best variant that ranks (the first of equal values).
     pub best: Option<usize>,
-    /// Index of the adopted variant; `None` keeps `base`.
-    pub adopted: Option<usize>,
-    /// True when the study decided the adoption instead of the numbers.
-    pub overridden: bool,
+    /// The decision and the numbers behind it.
+    pub adoption: Adoption,
     /// The configuration after the stage.
     pub after: Point,
 }
@@ -82,6 +82,13 @@ pub struct Chain {
     pub problems: Vec<Diagnostic>,
 }
 
+impl StageOutcome {
+    /// The adopted variant; `None` keeps `base`.
+    pub fn adopted(&self) -> Option<&VariantOutcome> {
+        self.adoption.adopted().and_then(|id| self.variants.iter().find(|v| v.id == id))
+    }
+}
+
 impl Chain {
     /// The outcome of `stage/variant`.
     pub fn variant(&self, reference: &str) -> Option<&VariantOutcome> {
@@ -93,11 +100,6 @@ impl Chain {
     pub fn last(&self) -> &Point {
         self.stages.last().map_or(&self.baseline, |s| &s.after)
     }
-}
-
-/// True when a lower value of `metric` is better (latencies).
-pub fn lower_is_better(metric: &str) -> bool {
-    metric.ends_with("_ms")
 }
 
 /// The status of a run of `profile` by its block.
@@ -117,7 +119,7 @@ pub fn run_status(study: &Study, key: &RunKey) -> Option<RunStatus> {
 
 /// Stored runs by (configuration identity, profile), the first stored for each, for reuse.
 #[derive(Debug, Clone, Default)]
-pub struct Registry(BTreeMap<(String, String), RunKey>);
+pub struct Registry(BTreeMap<(Identity, String), RunKey>);
 
 impl Registry {
     /// The run of `point`'s configuration on `profile`: the variant's own, or the first stored
@@ -145,7 +147,7 @@ pub fn resolve(study: &Study) -> Chain {
     let spec = &study.spec;
     let target = spec.target_profile.get_ref().as_str();
     let objective = spec.objective.get_ref().as_str();
-    let lower = lower_is_better(objective);
+    let metric = Metric::of(objective);
     let mut problems = Vec::new();
 
     // Configurations are known before results: a first pass builds them all, a second measures.
@@ -232,15 +234,8 @@ pub fn resolve(study: &Study) -> Chain {
                 status,
             });
         }
-        let better = |a: f64, b: f64| if lower { a < b } else { a > b };
-        let mut best: Option<usize> = None;
-        for (i, v) in variants.iter().enumerate() {
-            if let (true, Some(x)) = (v.ranks(), v.point.value)
-                && best.is_none_or(|b| better(x, variants[b].point.value.unwrap_or(x)))
-            {
-                best = Some(i);
-            }
-        }
+        let values = variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
+        let best = adoption::best(&metric, values);
         // The first stage is measured against the study's baseline.
         let base = stage_base.unwrap_or_else(|| {
             let baseline = spec.baseline.get_ref();
@@ -251,27 +246,28 @@ pub fn resolve(study: &Study) -> Chain {
                 .map(|x| x.point.clone())
                 .unwrap_or_else(|| empty.clone())
         });
-        let (adopted, overridden) = match &stage.adopt {
-            Some(a) => (a.variant.as_ref().and_then(|id| variants.iter().position(|x| x.id == *id.get_ref())), true),
-            None => {
-                let wins = best.filter(|&b| {
-                    let v = &variants[b];
-                    v.point.config.identity() != base.config.identity()
-                        && match (v.point.value, base.value) {
-                            (Some(x), Some(y)) if y != 0.0 => {
-                                let gain = if lower { (y - x) / y } else { (x - y) / y } * 100.0;
-                                gain > spec.noise_threshold
-                            }
-                            (Some(_), _) => true,
-                            _ => false,
-                        }
-                });
-                (wins, false)
-            }
-        };
-        let after = adopted.map_or_else(|| base.clone(), |i| variants[i].point.clone());
+        let decided = stage.adopt.as_ref().map(|a| a.variant.as_ref().map(|v| v.get_ref().as_str()));
+        let override_value =
+            decided.flatten().and_then(|id| variants.iter().find(|x| x.id == id)).and_then(|x| x.point.value);
+        let adoption = adoption::decide(
+            &metric,
+            spec.noise_threshold,
+            base.value,
+            best.map(|i| {
+                let v = &variants[i];
+                Best {
+                    variant: &v.id,
+                    value: v.point.value.unwrap_or_default(),
+                    is_base: v.point.config.identity() == base.config.identity(),
+                }
+            }),
+            decided,
+            override_value,
+        );
+        let adopted = adoption.adopted().and_then(|id| variants.iter().find(|x| x.id == id));
+        let after = adopted.map_or_else(|| base.clone(), |v| v.point.clone());
         current = Some(after.clone());
-        stages.push(StageOutcome { id: stage_id, base, variants, best, adopted, overridden, after });
+        stages.push(StageOutcome { id: stage_id, base, variants, best, adoption, after });
     }
     let baseline = {
         let b = spec.baseline.get_ref();

@@ -1,8 +1,9 @@
 //! What changed between two states of a study: the results that stood before its newest
 //! re-measurements (or at a git revision) and the results that stand now.
 
-use super::delta::{improvement, percent_change};
+use super::delta::percent_change;
 use super::{Analysis, analyze_results};
+use crate::metric::Metric;
 use crate::study::{Flag, FlagChanges, Study};
 use serde::Serialize;
 
@@ -20,9 +21,9 @@ pub struct Change {
 }
 
 impl Change {
-    fn new(before: Option<f64>, after: Option<f64>, lower_is_better: bool, noise: f64) -> Option<Change> {
+    fn new(before: Option<f64>, after: Option<f64>, objective: &Metric, noise: f64) -> Option<Change> {
         let (before, after) = (before?, after?);
-        let gain = improvement(after, before, lower_is_better);
+        let gain = objective.improvement(after, before);
         Some(Change {
             before,
             after,
@@ -77,7 +78,7 @@ pub struct Diff {
     pub study: String,
     /// The git revision compared with; `None` for the results before the newest re-measurements.
     pub since: Option<String>,
-    pub objective: String,
+    pub objective: Metric,
     pub lower_is_better: bool,
     pub noise_threshold: f64,
     pub versions: Vec<VersionChange>,
@@ -94,7 +95,7 @@ pub fn diff(before: &Study, now: &Study, since: Option<&str>) -> Diff {
 /// `b` (before) against `a` (after) of the study `now`.
 pub(super) fn compare(b: &Analysis, a: &Analysis, now: &Study, since: Option<&str>) -> Diff {
     let noise = now.spec.noise_threshold;
-    let lower = a.lower_is_better;
+    let objective = &a.objective;
     let stages = a
         .stages
         .iter()
@@ -122,8 +123,8 @@ pub(super) fn compare(b: &Analysis, a: &Analysis, now: &Study, since: Option<&st
             ProfileChange {
                 profile: s.profile.clone(),
                 target: s.target,
-                baseline: Change::new(old.and_then(|o| value(&o.baseline)), value(&s.baseline), lower, noise),
-                optimized: Change::new(old.and_then(|o| value(&o.optimized)), value(&s.optimized), lower, noise),
+                baseline: Change::new(old.and_then(|o| value(&o.baseline)), value(&s.baseline), objective, noise),
+                optimized: Change::new(old.and_then(|o| value(&o.optimized)), value(&s.optimized), objective, noise),
             }
         })
         .collect();
@@ -154,7 +155,7 @@ pub(super) fn compare(b: &Analysis, a: &Analysis, now: &Study, since: Option<&st
         study: now.id.clone(),
         since: since.map(str::to_string),
         objective: a.objective.clone(),
-        lower_is_better: lower,
+        lower_is_better: objective.lower_is_better(),
         noise_threshold: noise,
         versions,
         stages,

@@ -1,12 +1,14 @@
 //! From a study's stored runs to the numbers a page shows. [`analyze`] computes everything;
 //! the result is serialisable (`perflab analyze` prints it) and is what pages are rendered from.
 
+pub mod adoption;
 pub mod chain;
 pub mod delta;
 pub mod diff;
 pub mod history;
 pub mod warnings;
 
+pub use adoption::{Adoption, NoResultReason};
 pub use chain::{Chain, Point, RunStatus, StageOutcome, VariantOutcome, resolve};
 pub use delta::{Delta, Trend};
 pub use diff::Diff;
@@ -14,6 +16,7 @@ pub use history::{Age, Measured, PastResult};
 pub use warnings::Warning;
 
 use crate::diag::Diagnostic;
+use crate::metric::Metric;
 use crate::study::{Config, FailureClass, RunKey, Study};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -98,24 +101,6 @@ pub struct Comparison {
     pub secondary: Option<Delta>,
 }
 
-/// Why a stage adopted what it did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
-pub enum Adoption {
-    /// The best variant beat the base by more than the noise threshold.
-    Adopted { variant: String, gain_percent: Option<f64> },
-    /// The best variant beat the base, but by no more than the noise threshold.
-    WithinNoise { variant: String, gain_percent: f64 },
-    /// The best variant is no better than the base.
-    NotBetter { variant: String, gain_percent: Option<f64> },
-    /// The best variant is the base's own configuration.
-    BaseIsBest { variant: String },
-    /// The study decided; `variant` is `None` when it adopted nothing.
-    Overridden { variant: Option<String>, gain_percent: Option<f64> },
-    /// No variant ranks.
-    NoResult,
-}
-
 /// An engine's place in a stage that compares engines.
 #[derive(Debug, Clone, Serialize)]
 pub struct Rank {
@@ -177,8 +162,10 @@ pub struct Scenario {
 #[derive(Debug, Clone, Serialize)]
 pub struct Analysis {
     pub study: String,
-    pub objective: String,
-    pub secondary: String,
+    /// The metric stages are ranked by (serialised as its key).
+    pub objective: Metric,
+    /// The metric shown beside it.
+    pub secondary: Metric,
     pub lower_is_better: bool,
     pub noise_threshold: f64,
     pub target_profile: String,
@@ -211,9 +198,10 @@ impl Analysis {
         self.stages.iter().find(|s| s.id == id)
     }
 
-    /// The warnings about a run (`stage/variant/profile`).
+    /// The warnings about a run (`stage/variant/profile`) shown beside it; warnings about the
+    /// study as a whole are left out.
     pub fn warnings_for(&self, run: &str) -> Vec<&Warning> {
-        self.warnings.iter().filter(|w| w.runs().contains(&run)).collect()
+        self.warnings.iter().filter(|w| !w.study_wide() && w.runs().contains(&run)).collect()
     }
 }
 
@@ -248,8 +236,8 @@ pub fn command(study: &Study, source: &str, config: &Config) -> Command {
 fn recommended(chain: &Chain, excluded: &[String]) -> Config {
     let mut config = chain.last().config.clone();
     for stage in chain.stages.iter().filter(|s| excluded.contains(&s.id)) {
-        let Some(i) = stage.adopted else { continue };
-        let (before, after) = (&stage.base.config, &stage.variants[i].point.config);
+        let Some(adopted) = stage.adopted() else { continue };
+        let (before, after) = (&stage.base.config, &adopted.point.config);
         for flag in &after.flags {
             if before.flags.contains(flag) {
                 continue;
@@ -286,11 +274,10 @@ pub fn analyze(study: &Study) -> Analysis {
 pub(crate) fn analyze_results(study: &Study) -> Analysis {
     let spec = &study.spec;
     let chain = resolve(study);
-    let objective = spec.objective.get_ref().clone();
-    let secondary = spec.secondary.get_ref().clone();
-    let lower = chain::lower_is_better(&objective);
+    let objective = Metric::of(spec.objective.get_ref());
+    let secondary = Metric::of(spec.secondary.get_ref());
     let target = spec.target_profile.get_ref().clone();
-    let secondary_of = |p: &Point| p.run.as_ref().and_then(|k| chain::metric(study, k, &secondary));
+    let secondary_of = |p: &Point| p.run.as_ref().and_then(|k| chain::metric(study, k, &secondary.key));
 
     let mut stages = Vec::new();
     let mut options = Vec::new();
@@ -314,46 +301,26 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             })
             .collect();
 
-        // Fastest and slowest among the variants that rank.
-        let ranked: Vec<&VariantOutcome> = outcome.variants.iter().filter(|v| v.ranks()).collect();
-        let comparison = (ranked.len() >= 2).then(|| {
-            let key = |v: &&VariantOutcome| v.point.value.unwrap_or(0.0);
-            let by = |a: &&&VariantOutcome, b: &&&VariantOutcome| key(a).total_cmp(&key(b));
-            let (hi, lo) = (ranked.iter().max_by(by), ranked.iter().min_by(by));
-            let (mut best, mut worst) = (hi.copied().unwrap_or(ranked[0]), lo.copied().unwrap_or(ranked[0]));
-            if lower {
-                std::mem::swap(&mut best, &mut worst);
+        // The best (as the adoption sees it) and the worst among the variants that rank.
+        let ranked = || outcome.variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
+        let worst = adoption::worst(&objective, ranked());
+        let comparison = match (outcome.best, worst) {
+            (Some(b), Some(w)) if ranked().flatten().count() >= 2 => {
+                let (best, worst) = (&outcome.variants[b], &outcome.variants[w]);
+                let value = |v: &VariantOutcome| v.point.value.unwrap_or_default();
+                Some(Comparison {
+                    best: best.id.clone(),
+                    worst: worst.id.clone(),
+                    objective: Delta::new(value(best), value(worst)),
+                    secondary: secondary_of(&best.point).zip(secondary_of(&worst.point)).map(|(a, b)| Delta::new(a, b)),
+                })
             }
-            Comparison {
-                best: best.id.clone(),
-                worst: worst.id.clone(),
-                objective: Delta::new(key(&best), key(&worst)),
-                secondary: secondary_of(&best.point).zip(secondary_of(&worst.point)).map(|(a, b)| Delta::new(a, b)),
-            }
-        });
+            _ => None,
+        };
 
         let best = outcome.best.map(|i| &outcome.variants[i]);
-        let gain_of = |p: &Point| p.value.zip(outcome.base.value).and_then(|(x, y)| delta::improvement(x, y, lower));
-        let adoption = match (outcome.overridden, outcome.adopted, best) {
-            (true, adopted, _) => Adoption::Overridden {
-                variant: adopted.map(|i| outcome.variants[i].id.clone()),
-                gain_percent: adopted.and_then(|i| gain_of(&outcome.variants[i].point)),
-            },
-            (false, Some(i), _) => Adoption::Adopted {
-                variant: outcome.variants[i].id.clone(),
-                gain_percent: gain_of(&outcome.variants[i].point),
-            },
-            (false, None, None) => Adoption::NoResult,
-            (false, None, Some(b)) if b.point.config.identity() == outcome.base.config.identity() => {
-                Adoption::BaseIsBest { variant: b.id.clone() }
-            }
-            (false, None, Some(b)) => match gain_of(&b.point) {
-                Some(g) if g > 0.0 => Adoption::WithinNoise { variant: b.id.clone(), gain_percent: g },
-                g => Adoption::NotBetter { variant: b.id.clone(), gain_percent: g },
-            },
-        };
         let excluded = stage_spec.exclude_from_command.is_some();
-        let ranking = engine_ranking(study, stage_spec, outcome, lower);
+        let ranking = engine_ranking(study, stage_spec, outcome, &objective);
         options.push(OptionRow {
             stage: outcome.id.clone(),
             best: best.map(|b| b.id.clone()),
@@ -362,8 +329,8 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             vs_baseline: best
                 .and_then(|b| b.point.value)
                 .zip(chain.baseline.value)
-                .and_then(|(x, y)| delta::improvement(x, y, lower)),
-            step: outcome.adopted.and_then(|i| gain_of(&outcome.variants[i].point)),
+                .and_then(|(x, y)| objective.improvement(x, y)),
+            step: outcome.adoption.step(),
         });
         stages.push(StageAnalysis {
             id: outcome.id.clone(),
@@ -371,7 +338,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             base_value: outcome.base.value,
             variants,
             comparison,
-            adoption,
+            adoption: outcome.adoption.clone(),
             after: outcome.after.source.clone(),
             excluded_from_command: excluded,
             ranking,
@@ -392,7 +359,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             let optimized = measure_on(last, &id);
             let pair =
                 |f: fn(&Measure) -> Option<f64>| baseline.as_ref().and_then(f).zip(optimized.as_ref().and_then(f));
-            let change = pair(|m| m.value).and_then(|(b, o)| delta::improvement(o, b, lower));
+            let change = pair(|m| m.value).and_then(|(b, o)| objective.improvement(o, b));
             Scenario {
                 target: id == target,
                 secondary: pair(|m| m.secondary).map(|(b, o)| Delta::new(o, b)),
@@ -404,11 +371,11 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             }
         })
         .collect();
-    let total_gain = last.value.zip(chain.baseline.value).and_then(|(x, y)| delta::improvement(x, y, lower));
+    let total_gain = last.value.zip(chain.baseline.value).and_then(|(x, y)| objective.improvement(x, y));
 
     let mut analysis = Analysis {
         study: study.id.clone(),
-        lower_is_better: lower,
+        lower_is_better: objective.lower_is_better(),
         noise_threshold: spec.noise_threshold,
         target_profile: target.clone(),
         baseline: command(study, &chain.baseline.source, &chain.baseline.config),
@@ -437,7 +404,7 @@ fn engine_ranking(
     study: &Study,
     stage: &crate::study::Stage,
     outcome: &StageOutcome,
-    lower: bool,
+    objective: &Metric,
 ) -> Option<Vec<Rank>> {
     let engines: Vec<&str> =
         stage.variants.iter().filter_map(|v| v.engine.as_ref().map(|e| e.get_ref().as_str())).collect();
@@ -466,7 +433,7 @@ fn engine_ranking(
         }
     }
     ranks.sort_by(|a, b| match (a.value, b.value) {
-        (Some(x), Some(y)) if lower => x.total_cmp(&y),
+        (Some(x), Some(y)) if objective.lower_is_better() => x.total_cmp(&y),
         (Some(x), Some(y)) => y.total_cmp(&x),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
@@ -501,10 +468,29 @@ pub fn check(study: &Study) -> Vec<Diagnostic> {
 /// The data warnings of a study as diagnostics at the run files they are about.
 pub fn warning_diagnostics(study: &Study, analysis: &Analysis) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let mut at = |name: &str, message: String| {
+        if let Some(run) = study.runs.get(&RunKey::parse(name)) {
+            out.push(Diagnostic::new(&run.path, run.block.line, 1, format!("warning: {message}")));
+        }
+    };
     for w in &analysis.warnings {
-        for name in w.runs() {
-            if let Some(run) = study.runs.get(&RunKey::parse(name)) {
-                out.push(Diagnostic::new(&run.path, run.block.line, 1, format!("warning: {}", describe(w))));
+        match w {
+            // One line a run, about that run.
+            Warning::ImplausiblePeak { runs } => {
+                for p in runs {
+                    at(
+                        &p.run,
+                        format!(
+                            "peak output throughput {:.2} tok/s is more than the run could stream (at most {:.2} tok/s)",
+                            p.peak, p.ceiling
+                        ),
+                    );
+                }
+            }
+            _ => {
+                for name in w.runs() {
+                    at(name, describe(w));
+                }
             }
         }
     }
@@ -523,9 +509,15 @@ pub fn describe(w: &Warning) -> String {
             values.len(),
             runs.iter().zip(values).map(|(r, v)| format!("{r}: {v:.2}")).collect::<Vec<_>>().join(", ")
         ),
-        Warning::ImplausiblePeak { peak, ceiling, .. } => format!(
-            "peak output throughput {peak:.2} tok/s is more than {}× the {ceiling:.2} tok/s its concurrency could stream",
-            warnings::PEAK_FACTOR
+        Warning::ImplausiblePeak { runs } => format!(
+            "{} {} a peak output throughput above what {} could stream ({})",
+            runs.len(),
+            if runs.len() == 1 { "run reports" } else { "runs report" },
+            if runs.len() == 1 { "it" } else { "they" },
+            runs.iter()
+                .map(|p| format!("{}: {:.2} tok/s, at most {:.2}", p.run, p.peak, p.ceiling))
+                .collect::<Vec<_>>()
+                .join("; ")
         ),
         Warning::ZeroLatency { metric, .. } => {
             format!("`{metric}` is 0.00 although the run produced tokens")

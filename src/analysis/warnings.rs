@@ -2,24 +2,43 @@
 //! disagree, implausible values, request counts that do not match the profile.
 
 use super::chain::{Chain, RunStatus, run_status};
-use crate::study::{RunKey, Study};
+use crate::study::{Identity, RunKey, Study};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// A peak output throughput more than this many times the most that the run's concurrency could
-/// stream (peak concurrent requests, each emitting a token every inter-token latency) is
-/// implausible.
-pub const PEAK_FACTOR: f64 = 2.0;
+/// The most output tokens a second one request could be streamed at: well above what any
+/// engine decodes for a single sequence, even with speculative decoding.
+pub const STREAM_RATE_LIMIT: f64 = 2000.0;
 
-/// The most tokens a second a run could stream: its peak concurrency times one token per
-/// inter-token latency (the smaller of mean and median ITL, to stay generous).
-pub fn stream_ceiling(b: &crate::parse::Block) -> Option<f64> {
-    let concurrency = b.metric("max_concurrent_requests").or_else(|| b.metric("max_concurrency"))?;
-    let itl = match (b.metric("mean_itl_ms"), b.metric("median_itl_ms")) {
-        (Some(a), Some(m)) => a.min(m),
-        (a, m) => a.or(m)?,
-    };
-    (itl > 0.0).then(|| concurrency * 1000.0 / itl)
+/// The most output tokens a second a run could have streamed in its busiest second, from what
+/// every block reports: its concurrency (peak concurrent requests, or the configured maximum)
+/// times [`STREAM_RATE_LIMIT`], and never more than all the tokens it produced (in one second,
+/// or in its whole duration when that is shorter). `None` when the block gives neither bound.
+pub fn peak_ceiling(b: &crate::parse::Block) -> Option<f64> {
+    let by_streams = b
+        .metric("max_concurrent_requests")
+        .or_else(|| b.metric("max_concurrency"))
+        .filter(|c| *c > 0.0)
+        .map(|c| c * STREAM_RATE_LIMIT);
+    let by_output = b
+        .metric("total_output_tokens")
+        .zip(b.metric("duration"))
+        .filter(|(_, d)| *d > 0.0)
+        .map(|(tokens, duration)| tokens / duration.min(1.0));
+    match (by_streams, by_output) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// A run whose reported peak output throughput is above its [`peak_ceiling`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Peak {
+    pub run: String,
+    /// Reported peak output throughput, tokens a second.
+    pub peak: f64,
+    /// The most it could have been, tokens a second.
+    pub ceiling: f64,
 }
 
 /// One warning about one run (or, for repeated measurements, a set of runs).
@@ -33,8 +52,9 @@ pub enum Warning {
     Incomplete { run: String },
     /// The same configuration measured more than once, further apart than the noise threshold.
     Noisy { runs: Vec<String>, values: Vec<f64>, spread_percent: f64 },
-    /// Peak output throughput far above what the run's concurrency could stream.
-    ImplausiblePeak { run: String, peak: f64, ceiling: f64 },
+    /// Runs whose peak output throughput is more than they could have streamed: one warning
+    /// for the study, listing them.
+    ImplausiblePeak { runs: Vec<Peak> },
     /// A mean or median TPOT or ITL of zero in a run that produced tokens after the first.
     ZeroLatency { run: String, metric: String },
     /// The block's request count does not match the profile's.
@@ -42,13 +62,18 @@ pub enum Warning {
 }
 
 impl Warning {
+    /// A warning shown once for the study rather than beside each run it lists.
+    pub fn study_wide(&self) -> bool {
+        matches!(self, Warning::ImplausiblePeak { .. })
+    }
+
     /// The runs (`stage/variant/profile`) the warning is about.
     pub fn runs(&self) -> Vec<&str> {
         match self {
             Warning::Noisy { runs, .. } => runs.iter().map(String::as_str).collect(),
+            Warning::ImplausiblePeak { runs } => runs.iter().map(|p| p.run.as_str()).collect(),
             Warning::LostRequests { run, .. }
             | Warning::Incomplete { run }
-            | Warning::ImplausiblePeak { run, .. }
             | Warning::ZeroLatency { run, .. }
             | Warning::RequestCount { run, .. } => vec![run.as_str()],
         }
@@ -58,6 +83,7 @@ impl Warning {
 /// Every warning about the study's stored runs, in run order.
 pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
     let mut out = Vec::new();
+    let mut peaks = Vec::new();
     for (key, run) in &study.runs {
         let name = key.name();
         let b = &run.block;
@@ -68,10 +94,10 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
             }
             _ => {}
         }
-        if let (Some(peak), Some(ceiling)) = (b.metric("max_output_tokens_per_s"), stream_ceiling(b))
-            && peak > PEAK_FACTOR * ceiling
+        if let (Some(peak), Some(ceiling)) = (b.metric("max_output_tokens_per_s"), peak_ceiling(b))
+            && peak > ceiling
         {
-            out.push(Warning::ImplausiblePeak { run: name.clone(), peak, ceiling });
+            peaks.push(Peak { run: name.clone(), peak, ceiling });
         }
         let completed = b.metric("completed").unwrap_or(0.0);
         let produced_more_than_first = b.metric("total_output_tokens").is_some_and(|t| t > completed);
@@ -91,6 +117,9 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
         }
     }
     out.extend(noisy(study, chain));
+    if !peaks.is_empty() {
+        out.push(Warning::ImplausiblePeak { runs: peaks });
+    }
     out
 }
 
@@ -98,7 +127,7 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
 /// further apart than the noise threshold. The spread is (max − min) / max.
 fn noisy(study: &Study, chain: &Chain) -> Vec<Warning> {
     let objective = study.spec.objective.get_ref();
-    let mut groups: BTreeMap<(String, String), Vec<(RunKey, f64)>> = BTreeMap::new();
+    let mut groups: BTreeMap<(Identity, String), Vec<(RunKey, f64)>> = BTreeMap::new();
     for stage in &chain.stages {
         for v in &stage.variants {
             for profile in &study.spec.profiles {

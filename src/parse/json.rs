@@ -14,27 +14,27 @@ fn line_at(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
-pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
+/// Every result of `text`. In JSON lines, a line that does not parse (one cut off by a stopped
+/// run) is an error of its own and the other lines are kept.
+pub(super) fn parse(text: &str) -> Vec<Result<Block, ParseError>> {
     match serde_json::from_str::<Value>(text) {
         Ok(doc) => {
             if doc.get("benchmarks").is_some() {
                 return guidellm(text);
             }
-            Ok(vec![result_object(&doc, 1)?])
+            vec![result_object(&doc, 1)]
         }
         // More than one value: JSON lines, one result a line.
-        Err(e) if e.is_syntax() && first_line_is_json(text) => {
-            let mut blocks = Vec::new();
-            for (i, line) in text.lines().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
+        Err(e) if e.is_syntax() && first_line_is_json(text) => text
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .map(|(i, line)| {
                 let doc: Value = serde_json::from_str(line).map_err(|e| json_error(&e, i))?;
-                blocks.push(result_object(&doc, i + 1)?);
-            }
-            Ok(blocks)
-        }
-        Err(e) => Err(json_error(&e, 0)),
+                result_object(&doc, i + 1)
+            })
+            .collect(),
+        Err(e) => vec![Err(json_error(&e, 0))],
     }
 }
 
@@ -88,16 +88,20 @@ struct GuidellmDoc<'a> {
     benchmarks: Vec<&'a RawValue>,
 }
 
-fn guidellm(text: &str) -> Result<Vec<Block>, ParseError> {
-    let doc: GuidellmDoc = serde_json::from_str(text).map_err(|e| json_error(&e, 0))?;
-    let mut blocks = Vec::new();
-    for raw in doc.benchmarks {
-        let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
-        let line = line_at(text, offset);
-        let bench: Value = serde_json::from_str(raw.get()).map_err(|e| json_error(&e, line - 1))?;
-        blocks.push(guidellm_benchmark(&bench, line)?);
-    }
-    Ok(blocks)
+fn guidellm(text: &str) -> Vec<Result<Block, ParseError>> {
+    let doc: GuidellmDoc = match serde_json::from_str(text) {
+        Ok(doc) => doc,
+        Err(e) => return vec![Err(json_error(&e, 0))],
+    };
+    doc.benchmarks
+        .into_iter()
+        .map(|raw| {
+            let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+            let line = line_at(text, offset);
+            let bench: Value = serde_json::from_str(raw.get()).map_err(|e| json_error(&e, line - 1))?;
+            guidellm_benchmark(&bench, line)
+        })
+        .collect()
 }
 
 /// guidellm distribution `metrics.<name>.successful`.

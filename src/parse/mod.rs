@@ -31,6 +31,11 @@ pub enum Format {
 }
 
 impl Format {
+    /// Whether results of this format are read from JSON.
+    pub fn is_json(self) -> bool {
+        matches!(self, Format::VllmJson | Format::SglangJsonl | Format::GuidellmJson)
+    }
+
     /// The name printed by `perflab parse`.
     pub fn name(self) -> &'static str {
         match self {
@@ -134,21 +139,79 @@ impl ParseError {
     }
 }
 
-/// Reads every benchmark result in `text`. An input holding no result is an error.
-pub fn parse_str(text: &str) -> Result<Vec<Block>, ParseError> {
+/// Everything found in one text: the results, and the blocks spoiled by a bad value (each an
+/// error at the value's position). A spoiled block does not spoil the others.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Parsed {
+    pub blocks: Vec<Block>,
+    pub errors: Vec<ParseError>,
+}
+
+/// Reads every benchmark result in `text`, keeping the good ones when some are spoiled.
+pub fn parse_text(text: &str) -> Parsed {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut blocks = if text.trim_start().starts_with('{') { json::parse(text)? } else { text::parse(text)? };
-    for b in &mut blocks {
-        b.raw.rename_repeats();
+    let found = if text.trim_start().starts_with('{') { json::parse(text) } else { text::parse(text) };
+    let mut parsed = Parsed::default();
+    for result in found {
+        match result {
+            Ok(mut b) => {
+                b.raw.rename_repeats();
+                if b.format.is_json() {
+                    remark_negatives(&mut b);
+                }
+                parsed.blocks.push(b);
+            }
+            Err(e) => parsed.errors.push(e),
+        }
     }
-    if blocks.is_empty() {
-        return Err(ParseError::new(
-            0,
-            0,
-            "no benchmark result found (no `Serving Benchmark Result` block and no result JSON)",
-        ));
+    parsed
+}
+
+/// Reads every benchmark result in `text`, strictly: a spoiled block, or an input holding no
+/// result, is an error. This is how a stored run file is read.
+pub fn parse_str(text: &str) -> Result<Vec<Block>, ParseError> {
+    let parsed = parse_text(text);
+    if let Some(e) = parsed.errors.into_iter().next() {
+        return Err(e);
     }
-    Ok(blocks)
+    if parsed.blocks.is_empty() {
+        return Err(no_result());
+    }
+    Ok(parsed.blocks)
+}
+
+/// The error of an input that holds no result.
+pub fn no_result() -> ParseError {
+    ParseError::new(0, 0, "no benchmark result found (no `Serving Benchmark Result` block and no result JSON)")
+}
+
+/// Bytes as text: sequences that are not UTF-8 (progress bars, a cut multi-byte character) are
+/// replaced by U+FFFD. Also returns the 1-based lines where that happened.
+pub fn decode(bytes: &[u8]) -> (String, Vec<usize>) {
+    let mut text = String::with_capacity(bytes.len());
+    let mut lines = Vec::new();
+    let mut line = 1;
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid();
+        line += valid.matches('\n').count();
+        text.push_str(valid);
+        if !chunk.invalid().is_empty() {
+            text.push(char::REPLACEMENT_CHARACTER);
+            if lines.last() != Some(&line) {
+                lines.push(line);
+            }
+        }
+    }
+    (text, lines)
+}
+
+/// No canonical metric is negative: a negative count, latency or throughput is remarked.
+fn remark_negatives(b: &mut Block) {
+    for (name, x) in &b.metrics {
+        if *x < 0.0 {
+            b.remarks.push(format!("`{name}` is negative ({x})"));
+        }
+    }
 }
 
 /// Values that tools print in place of a number; they are kept in `raw` and left out of metrics.

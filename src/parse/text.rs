@@ -75,50 +75,61 @@ struct Builder {
     /// The label whose value was empty, for indented child lines (`  Position 0:`).
     parent: Option<String>,
     dialect: Option<Format>,
+    /// The first value that should have been a number and is not: it spoils the block.
+    error: Option<ParseError>,
 }
 
 impl Builder {
-    fn new(line: usize, context: &mut Vec<(usize, String, String)>) -> Result<Builder, ParseError> {
+    fn new(line: usize, context: &mut Vec<(usize, String, String)>) -> Builder {
         let mut b = Builder {
             block: Block::new(line, Format::Vllm),
             section: String::new(),
             plain_section: true,
             parent: None,
             dialect: None,
+            error: None,
         };
         for (ln, label, value) in context.drain(..) {
-            b.field(ln, &label, &value, 1)?;
+            b.field(ln, &label, &value, 1);
         }
-        Ok(b)
+        b
     }
 
     /// Records one `label: value` line. `col` is where the value starts, for errors.
-    fn field(&mut self, ln: usize, label: &str, value: &str, col: usize) -> Result<(), ParseError> {
+    fn field(&mut self, ln: usize, label: &str, value: &str, col: usize) {
         if self.dialect.is_none() {
             self.dialect = dialect_of(label, &self.section);
         }
         if let Some((name, scale)) = names::text_label(label, self.plain_section) {
             match number(value) {
                 Some(x) => {
+                    if x < 0.0 {
+                        self.block.remarks.push(format!("line {ln}: `{label}` is negative ({value})"));
+                    }
                     self.block.metrics.insert(name, x * scale);
                 }
                 None if is_placeholder(value) => {}
-                None => {
-                    return Err(ParseError::new(ln, col, format!("`{label}` should be a number, found `{value}`")));
+                None if self.error.is_none() => {
+                    self.error =
+                        Some(ParseError::new(ln, col, format!("`{label}` should be a number, found `{value}`")));
                 }
+                None => {}
             }
         }
         self.block.raw.push(label.to_string(), value.to_string());
-        Ok(())
     }
 
-    fn finish(mut self, complete: bool) -> Block {
+    /// The block, or the error that spoiled it.
+    fn finish(mut self, complete: bool) -> Result<Block, ParseError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
         self.block.complete = complete;
         self.block.format = self.dialect.unwrap_or(Format::Vllm);
         if !complete {
             self.block.remarks.push("cut off before the closing line".to_string());
         }
-        self.block
+        Ok(self.block)
     }
 }
 
@@ -130,20 +141,20 @@ enum Step {
     Leave,
 }
 
-fn step(b: &mut Builder, ln: usize, line: &str) -> Result<Step, ParseError> {
+fn step(b: &mut Builder, ln: usize, line: &str) -> Step {
     let t = line.trim();
     if t.is_empty() {
-        return Ok(Step::Continue);
+        return Step::Continue;
     }
     if is_rule(t) {
-        return Ok(Step::Close);
+        return Step::Close;
     }
     if is_header(t) {
-        return Ok(Step::Leave);
+        return Step::Leave;
     }
     if let Some(m) = marker(t) {
         b.block.raw.push(m.to_string(), String::new());
-        return Ok(Step::Continue);
+        return Step::Continue;
     }
     if let Some(s) = section(t) {
         b.section = s.to_string();
@@ -152,10 +163,10 @@ fn step(b: &mut Builder, ln: usize, line: &str) -> Result<Step, ParseError> {
         if b.dialect.is_none() {
             b.dialect = dialect_of("", s);
         }
-        return Ok(Step::Continue);
+        return Step::Continue;
     }
     let Some((label, value)) = label_value(line) else {
-        return Ok(Step::Leave);
+        return Step::Leave;
     };
     // The value's column, for errors: it ends the line, after the trailing padding.
     let col = line.trim_end().len() - value.len() + 1;
@@ -166,11 +177,11 @@ fn step(b: &mut Builder, ln: usize, line: &str) -> Result<Step, ParseError> {
             b.block.raw.push(full, value.to_string());
         }
         _ => {
-            b.field(ln, label, value, col)?;
+            b.field(ln, label, value, col);
             b.parent = value.is_empty().then(|| label.to_string());
         }
     }
-    Ok(Step::Continue)
+    Step::Continue
 }
 
 /// vLLM's 2023 summary: `Total time: 12.3 s`, `Throughput: 8.1 requests/s`, `Average latency: 1.2 s`, ...
@@ -190,7 +201,9 @@ fn legacy_field(block: &mut Block, label: &str, value: &str) -> bool {
     true
 }
 
-pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
+/// Every block of `text`; a block spoiled by a value that is not a number is an error instead,
+/// and the others are kept.
+pub(super) fn parse(text: &str) -> Vec<Result<Block, ParseError>> {
     let mut blocks = Vec::new();
     let mut context: Vec<(usize, String, String)> = Vec::new();
     let mut current: Option<Builder> = None;
@@ -198,7 +211,7 @@ pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
     for (i, line) in text.lines().enumerate() {
         let ln = i + 1;
         if let Some(b) = current.as_mut() {
-            match step(b, ln, line)? {
+            match step(b, ln, line) {
                 Step::Continue => continue,
                 Step::Close => {
                     if let Some(b) = current.take() {
@@ -221,11 +234,11 @@ pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
             }
             if let Some(mut block) = legacy.take() {
                 block.complete = block.metrics.contains_key("request_throughput");
-                blocks.push(block);
+                blocks.push(Ok(block));
             }
         }
         if is_header(t) {
-            current = Some(Builder::new(ln, &mut context)?);
+            current = Some(Builder::new(ln, &mut context));
             continue;
         }
         let Some((label, value)) = label_value(t) else {
@@ -233,9 +246,9 @@ pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
         };
         if label == "Successful requests" {
             // A block whose header line was lost in a paste.
-            let mut b = Builder::new(ln, &mut context)?;
+            let mut b = Builder::new(ln, &mut context);
             b.block.remarks.push("header line missing".to_string());
-            step(&mut b, ln, line)?;
+            step(&mut b, ln, line);
             current = Some(b);
         } else if CONTEXT_LABELS.contains(&label) {
             context.retain(|(_, l, _)| l != label);
@@ -251,7 +264,7 @@ pub(super) fn parse(text: &str) -> Result<Vec<Block>, ParseError> {
     }
     if let Some(mut block) = legacy {
         block.complete = block.metrics.contains_key("request_throughput");
-        blocks.push(block);
+        blocks.push(Ok(block));
     }
-    Ok(blocks)
+    blocks
 }

@@ -3,11 +3,13 @@
 //! since the previous measurement. `perflab diff` prints the last part on its own.
 
 use super::i18n::I18nError;
-use super::view::{Ctx, Table, cell, escape_markdown_html};
+use super::markdown::{code, plain};
+use super::view::{Ctx, Table, cell};
 use crate::analysis::diff::{Change, Diff};
 use crate::analysis::history::{EngineAge, VersionAge};
 use crate::analysis::{Delta, Trend};
 use crate::exec::Stale;
+use crate::metric::Metric;
 use crate::study::FlagChanges;
 use serde::Serialize;
 
@@ -39,14 +41,9 @@ pub struct ChangesView {
     pub label_after: String,
 }
 
-/// Text in a code span: a backtick inside could not close it.
-fn code(text: &str) -> String {
-    format!("`{}`", text.replace('`', "'"))
-}
-
 impl Ctx<'_> {
     fn engine_name(&self, id: &str) -> String {
-        self.study.engine(id).map_or_else(|| escape_markdown_html(id), |e| escape_markdown_html(&e.name))
+        self.study.engine(id).map_or_else(|| plain(id), |e| plain(&e.name))
     }
 
     /// "Measured with Sim-A 1.1 (2026-11-30), ..." as Markdown, or as plain text (`markdown`
@@ -71,7 +68,7 @@ impl Ctx<'_> {
     }
 
     fn versions(&self, e: &EngineAge, markdown: bool) -> Result<Vec<String>, I18nError> {
-        let escape = |t: &str| if markdown { escape_markdown_html(t) } else { t.to_string() };
+        let escape = |t: &str| if markdown { plain(t) } else { t.to_string() };
         let name = self.study.engine(&e.engine).map_or(e.engine.as_str(), |x| x.name.as_str());
         e.versions
             .iter()
@@ -84,7 +81,7 @@ impl Ctx<'_> {
 
     fn stale_reason(&self, s: &Stale) -> Result<String, I18nError> {
         match s {
-            Stale::Version { now, .. } => self.c.fmt("stale-version", &[("version", &escape_markdown_html(now))]),
+            Stale::Version { now, .. } => self.c.fmt("stale-version", &[("version", &plain(now))]),
             Stale::Engine { now, .. } => self.c.fmt("stale-engine", &[("engine", &self.engine_name(now))]),
             Stale::Command { changes, .. } if changes.is_empty() => self.c.msg("stale-command-other"),
             Stale::Command { changes, .. } => self.c.fmt("stale-command", &[("changes", &self.flag_changes(changes)?)]),
@@ -121,7 +118,7 @@ impl Ctx<'_> {
         let mut runs = Vec::new();
         for m in &stale {
             let current = self.study.engine(&m.engine).map_or(String::new(), |e| e.version.clone());
-            let version = escape_markdown_html(m.engine_version.as_deref().unwrap_or(&current));
+            let version = plain(m.engine_version.as_deref().unwrap_or(&current));
             let date = match &m.date {
                 Some(d) => d.clone(),
                 None => self.c.msg("age-date-unknown")?,
@@ -140,8 +137,8 @@ impl Ctx<'_> {
         }
         let mut engines = Vec::new();
         for e in &self.study.spec.engines {
-            let name = escape_markdown_html(&e.name);
-            let current = escape_markdown_html(&e.version);
+            let name = plain(&e.name);
+            let current = plain(&e.version);
             match age.engines.iter().find(|a| a.engine == *e.id.get_ref()) {
                 None => engines.push(format!("{name} {current}")),
                 Some(a) => {
@@ -158,7 +155,7 @@ impl Ctx<'_> {
 
     /// `before → after (±x%)`, the change coloured by whether the objective improved, and
     /// marked when it is within the noise threshold.
-    fn change(&self, metric: &str, ch: Option<&Change>) -> Result<String, I18nError> {
+    fn change(&self, metric: &Metric, ch: Option<&Change>) -> Result<String, I18nError> {
         let Some(ch) = ch else { return self.c.msg("value-missing") };
         let percent = match ch.percent {
             None => self.c.msg("value-missing")?,
@@ -192,8 +189,7 @@ impl Ctx<'_> {
             .versions
             .iter()
             .map(|v| {
-                let side =
-                    |list: &[String]| list.iter().map(|x| escape_markdown_html(x)).collect::<Vec<_>>().join(" + ");
+                let side = |list: &[String]| list.iter().map(|x| plain(x)).collect::<Vec<_>>().join(" + ");
                 let name = self.engine_name(&v.engine);
                 if v.before == v.after {
                     format!("{name} {}", side(&v.after))

@@ -27,7 +27,7 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
         "date",
     ];
     header.extend(metrics.iter().map(|m| m.as_str()));
-    w.write_record(&header)?;
+    w.write_record(header.iter().map(|cell| formula_safe(cell).into_owned()))?;
     let status_name = |s: RunStatus| match s {
         RunStatus::Ok => "ok",
         RunStatus::LostRequests { .. } => "lost-requests",
@@ -77,7 +77,7 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
                 record.extend(
                     metrics.iter().map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()),
                 );
-                w.write_record(&record)?;
+                w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
             }
         }
     }
@@ -103,9 +103,21 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
         ];
         record
             .extend(metrics.iter().map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()));
-        w.write_record(&record)?;
+        w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
     }
     w.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// A cell a spreadsheet will not run as a formula: text that starts with `=`, `+`, `-`, `@`, a
+/// tab or a carriage return gets a `'` before it (the usual CSV-injection advice). Numbers are
+/// left as they are, so `-3.5` stays a number.
+pub fn formula_safe(cell: &str) -> std::borrow::Cow<'_, str> {
+    let risky = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if risky && cell.parse::<f64>().is_err() {
+        std::borrow::Cow::Owned(format!("'{cell}"))
+    } else {
+        std::borrow::Cow::Borrowed(cell)
+    }
 }
 
 /// The analysis as pretty JSON with a final newline (what `perflab analyze` prints).
@@ -113,4 +125,21 @@ pub fn json(analysis: &Analysis) -> serde_json::Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(analysis)?;
     bytes.push(b'\n');
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::formula_safe;
+
+    #[test]
+    fn formulas_are_neutralised_and_numbers_kept() {
+        assert_eq!(formula_safe("=HYPERLINK(\"http://x\")"), "'=HYPERLINK(\"http://x\")");
+        assert_eq!(formula_safe("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(formula_safe("+cmd"), "'+cmd");
+        assert_eq!(formula_safe("--tp-size 8"), "'--tp-size 8");
+        assert_eq!(formula_safe("-3.5"), "-3.5");
+        assert_eq!(formula_safe("+2"), "+2");
+        assert_eq!(formula_safe("13760.98"), "13760.98");
+        assert_eq!(formula_safe("sglang"), "sglang");
+    }
 }

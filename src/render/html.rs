@@ -1,25 +1,73 @@
 //! Markdown → HTML with pulldown-cmark. Charts referenced as images are put inline, tables get a
-//! scrolling wrapper for narrow screens. Study text reaches this point already escaped by the
-//! view, so the only raw HTML passed through is the page's own (`<details>`, `<span>`, `<br>`).
+//! scrolling wrapper for narrow screens. Study text reaches this point already made safe by the
+//! view ([`super::markdown`]); as a second line of defence, raw HTML other than the page's own
+//! tags (`<details>`, `<summary>`, `<span class>`, `<br>`) is shown as text, and links to
+//! addresses that are not allowed lose their link.
 
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
+use super::markdown;
+use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd, html};
+
+/// Whether raw HTML in a page's Markdown is made only of the tags the page templates write.
+fn own_html(raw: &str) -> bool {
+    let mut rest = raw;
+    while let Some(start) = rest.find('<') {
+        let Some(len) = rest[start..].find('>') else { return false };
+        let tag = &rest[start..start + len + 1];
+        let allowed = matches!(tag, "<details>" | "</details>" | "<summary>" | "</summary>" | "<br>" | "</span>")
+            || (tag.starts_with("<span class=\"")
+                && tag.ends_with("\">")
+                && tag["<span class=\"".len()..tag.len() - 2].chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+        if !allowed {
+            return false;
+        }
+        rest = &rest[start + len + 1..];
+    }
+    true
+}
 
 /// Renders `markdown`; an image whose source `inline` resolves to SVG text is replaced by it.
 pub fn render(markdown: &str, inline: &dyn Fn(&str) -> Option<String>) -> String {
-    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut events = Vec::new();
     let mut skipping = false;
-    for event in Parser::new_ext(markdown, options) {
+    // Open links and images whose address is refused: whether each one's end is dropped too.
+    let mut refused: Vec<bool> = Vec::new();
+    for event in Parser::new_ext(markdown, markdown::options()) {
         match event {
+            Event::End(TagEnd::Image) if skipping => skipping = false,
+            _ if skipping => {}
+            Event::Html(ref raw) | Event::InlineHtml(ref raw) if !own_html(raw) => {
+                events.push(Event::Text(CowStr::from(raw.to_string())));
+            }
+            Event::Start(Tag::Link { ref dest_url, .. }) => {
+                let ok = markdown::link_allowed(dest_url);
+                refused.push(!ok);
+                if ok {
+                    events.push(event);
+                }
+            }
+            Event::End(TagEnd::Link) => {
+                if !refused.pop().unwrap_or(false) {
+                    events.push(event);
+                }
+            }
+            Event::Start(Tag::Image { ref dest_url, .. }) if !markdown::link_allowed(dest_url) => {
+                refused.push(true);
+            }
+            Event::End(TagEnd::Image) => {
+                if !refused.pop().unwrap_or(false) {
+                    events.push(event);
+                }
+            }
             Event::Start(Tag::Image { ref dest_url, .. }) => match inline(dest_url) {
                 Some(svg) => {
                     events.push(Event::Html(CowStr::from(format!("<figure class=\"chart\">{svg}</figure>"))));
                     skipping = true;
                 }
-                None => events.push(event),
+                None => {
+                    refused.push(false);
+                    events.push(event)
+                }
             },
-            Event::End(TagEnd::Image) if skipping => skipping = false,
-            _ if skipping => {}
             Event::Start(Tag::Table(_)) => {
                 events.push(Event::Html(CowStr::from("<div class=\"table\">")));
                 events.push(event);

@@ -3,6 +3,7 @@
 
 use crate::diag::Diagnostic;
 use fluent_bundle::concurrent::FluentBundle;
+use fluent_bundle::types::{FluentNumber, FluentNumberOptions};
 use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +28,49 @@ pub enum I18nError {
     Syntax(Diagnostic),
     #[error("cannot read '{path}': {source}")]
     Io { path: PathBuf, source: std::io::Error },
+}
+
+/// An argument of a message: text, or a number, which the catalog's plural rules select on
+/// and which is shown in the catalog's number format.
+#[derive(Debug, Clone, Copy)]
+pub enum Arg<'a> {
+    Text(&'a str),
+    Number { value: f64, decimals: usize },
+}
+
+impl Arg<'_> {
+    /// A count: a whole number (`1 run`, `2 runs`, `1.000` requests in Turkish).
+    pub fn count(n: u64) -> Arg<'static> {
+        Arg::Number { value: n as f64, decimals: 0 }
+    }
+}
+
+impl<'a> From<&'a str> for Arg<'a> {
+    fn from(text: &'a str) -> Arg<'a> {
+        Arg::Text(text)
+    }
+}
+
+impl<'a> From<&'a String> for Arg<'a> {
+    fn from(text: &'a String) -> Arg<'a> {
+        Arg::Text(text)
+    }
+}
+
+/// Fluent formats numbers itself, without a locale's grouping; perflab's formatter instead marks
+/// each number (`\u{E000}decimals:value\u{E001}`) and [`Catalog::fmt_args`] puts it in the
+/// catalog's format once the message is resolved.
+const NUMBER_OPEN: char = '\u{E000}';
+const NUMBER_CLOSE: char = '\u{E001}';
+
+fn mark_number<M>(value: &FluentValue, _: &M) -> Option<String> {
+    match value {
+        FluentValue::Number(n) => {
+            let decimals = n.options.minimum_fraction_digits.unwrap_or(0);
+            Some(format!("{NUMBER_OPEN}{decimals}:{}{NUMBER_CLOSE}", n.value))
+        }
+        _ => None,
+    }
 }
 
 /// One language's messages.
@@ -61,6 +105,7 @@ impl Catalog {
         let lang = locale.parse().unwrap_or_else(|_| unic_langid::LanguageIdentifier::default());
         let mut bundle = FluentBundle::new_concurrent(vec![lang]);
         bundle.set_use_isolating(false);
+        bundle.set_formatter(Some(mark_number));
         bundle.add_resource(resource).map_err(|errors| {
             I18nError::Syntax(Diagnostic::new(file, 0, 0, format!("duplicate or invalid message: {:?}", errors[0])))
         })?;
@@ -81,8 +126,14 @@ impl Catalog {
         self.fmt(key, &[])
     }
 
-    /// A message with string arguments. A missing message or argument is an error.
+    /// A message with text arguments. A missing message or argument is an error.
     pub fn fmt(&self, key: &str, args: &[(&str, &str)]) -> Result<String, I18nError> {
+        let args: Vec<(&str, Arg)> = args.iter().map(|(k, v)| (*k, Arg::Text(v))).collect();
+        self.fmt_args(key, &args)
+    }
+
+    /// A message with text and number arguments. A missing message or argument is an error.
+    pub fn fmt_args(&self, key: &str, args: &[(&str, Arg)]) -> Result<String, I18nError> {
         let pattern = self
             .bundle
             .get_message(key)
@@ -90,7 +141,21 @@ impl Catalog {
             .ok_or_else(|| I18nError::MissingKey { locale: self.locale.clone(), key: key.to_string() })?;
         let mut fluent_args = FluentArgs::new();
         for (name, value) in args {
-            fluent_args.set(*name, FluentValue::from(value.to_string()));
+            let value = match *value {
+                Arg::Number { value, decimals } if value.is_finite() => {
+                    // Plural rules see the number as shown: 1.004 with two decimals is "1.00".
+                    let scale = 10f64.powi(decimals.min(15) as i32);
+                    let options = FluentNumberOptions {
+                        minimum_fraction_digits: Some(decimals),
+                        maximum_fraction_digits: Some(decimals),
+                        ..FluentNumberOptions::default()
+                    };
+                    FluentValue::Number(FluentNumber::new((value * scale).round() / scale, options))
+                }
+                Arg::Number { value, .. } => FluentValue::from(value.to_string()),
+                Arg::Text(text) => FluentValue::from(text.to_string()),
+            };
+            fluent_args.set(*name, value);
         }
         let mut errors = Vec::new();
         let text = self.bundle.format_pattern(pattern, Some(&fluent_args), &mut errors);
@@ -101,7 +166,30 @@ impl Catalog {
                 message: e.to_string(),
             });
         }
-        Ok(text.into_owned())
+        Ok(self.format_marked_numbers(&text))
+    }
+
+    /// Replaces the numbers [`mark_number`] marked by this catalog's format of them.
+    fn format_marked_numbers(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find(NUMBER_OPEN) {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + NUMBER_OPEN.len_utf8()..];
+            let Some(end) = after.find(NUMBER_CLOSE) else {
+                rest = &rest[start..];
+                break;
+            };
+            let inner = &after[..end];
+            let parsed = inner.split_once(':').and_then(|(d, v)| Some((d.parse().ok()?, v.parse::<f64>().ok()?)));
+            match parsed {
+                Some((decimals, value)) => out.push_str(&self.number(value, decimals)),
+                None => out.push_str(inner),
+            }
+            rest = &after[end + NUMBER_CLOSE.len_utf8()..];
+        }
+        out.push_str(rest);
+        out
     }
 
     /// `x` with `decimals` decimals, in this language's digits grouping and decimal separator.

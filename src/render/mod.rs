@@ -6,9 +6,10 @@ pub mod charts;
 pub mod exports;
 pub mod html;
 pub mod i18n;
+pub mod markdown;
 pub mod view;
 
-pub use i18n::{Catalog, I18nError};
+pub use i18n::{Arg, Catalog, I18nError};
 pub use view::{Flavor, Links, PageView};
 
 use crate::analysis::Analysis;
@@ -148,20 +149,27 @@ impl Renderer {
 fn register(tera: &mut Tera, catalog: Arc<Catalog>) {
     tera.register_function("t", move |args: &HashMap<String, Value>| {
         let key = args.get("key").and_then(Value::as_str).ok_or_else(|| tera::Error::msg("t() needs key=\"...\""))?;
-        let owned: Vec<(String, String)> = args
+        let owned: Vec<(&str, Result<f64, String>)> = args
             .iter()
             .filter(|(k, _)| k.as_str() != "key")
-            .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+            .map(|(k, v)| {
+                (k.as_str(), v.as_f64().ok_or_else(|| v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+            })
             .collect();
-        let pairs: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        catalog.fmt(key, &pairs).map(Value::String).map_err(|e| tera::Error::msg(e.to_string()))
+        // Numbers stay numbers, so that the catalog's plural rules and number format apply.
+        let pairs: Vec<(&str, Arg)> = owned
+            .iter()
+            .map(|(k, v)| match v {
+                Ok(x) => (*k, Arg::Number { value: *x, decimals: if x.fract() == 0.0 { 0 } else { 2 } }),
+                Err(text) => (*k, Arg::Text(text)),
+            })
+            .collect();
+        catalog.fmt_args(key, &pairs).map(Value::String).map_err(|e| tera::Error::msg(e.to_string()))
     });
     tera.register_filter("fence", |value: &Value, args: &HashMap<String, Value>| {
         let code = value.as_str().unwrap_or_default();
         let lang = args.get("lang").and_then(Value::as_str).unwrap_or("");
-        let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-        let fence = "`".repeat(longest.max(2) + 1);
-        Ok(Value::String(format!("{fence}{lang}\n{code}\n{fence}")))
+        Ok(Value::String(markdown::fence(code, lang)))
     });
     tera.register_filter("indent", |value: &Value, _: &HashMap<String, Value>| {
         let text = value.as_str().unwrap_or_default();

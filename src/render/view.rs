@@ -1,8 +1,10 @@
 //! The page as its template sees it: every sentence localized, every number formatted.
 //! Built from the [`Analysis`] and the study's texts; no figure is computed here.
 
-use super::i18n::{Catalog, I18nError};
-use crate::analysis::{Adoption, Analysis, Command, Delta, Measure, Outcome, Trend, Warning};
+use super::i18n::{Arg, Catalog, I18nError};
+use super::markdown;
+use crate::analysis::{Adoption, Analysis, Command, Delta, Measure, NoResultReason, Outcome, Trend, Warning};
+use crate::metric::Metric;
 use crate::study::{FailureClass, Profile, Rate, RunKey, Study, Text};
 use serde::Serialize;
 
@@ -139,23 +141,14 @@ pub struct PageView {
     pub changes: Option<super::age::ChangesView>,
 }
 
-/// Study text is Markdown, but raw HTML in it is shown as text: `<` and `>` outside code spans
-/// become entities.
-pub fn escape_markdown_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_code = false;
-    for c in text.chars() {
-        match c {
-            '`' => {
-                in_code = !in_code;
-                out.push(c);
-            }
-            '<' if !in_code => out.push_str("&lt;"),
-            '>' if !in_code => out.push_str("&gt;"),
-            _ => out.push(c),
-        }
+/// A failure's link: an autolink when [`markdown::link_allowed`] allows it, otherwise text.
+fn link_markdown(link: &str) -> String {
+    let autolink_safe = !link.chars().any(|c| c.is_whitespace() || c.is_control() || "<>".contains(c));
+    if markdown::link_allowed(link) && autolink_safe && link.contains(':') {
+        format!("<{link}>")
+    } else {
+        markdown::code(link)
     }
-    out
 }
 
 /// A table cell: no line breaks, no column separators.
@@ -171,45 +164,30 @@ pub(super) struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn text(&self, t: &Text) -> String {
-        escape_markdown_html(t.get(&self.c.locale))
+        markdown::prose(t.get(&self.c.locale))
     }
 
     fn texts(&self, ts: &[Text]) -> Vec<String> {
         ts.iter().map(|t| self.text(t)).collect()
     }
 
-    fn num(&self, x: f64) -> String {
-        self.c.number(x, 2)
-    }
-
-    /// A value of `metric` with its unit, e.g. `13760.98 tok/s`, `266.89 ms`.
-    pub(super) fn value(&self, metric: &str, x: Option<f64>) -> Result<String, I18nError> {
+    /// A value of `metric` in its unit and precision, e.g. `13760.98 tok/s`, `266.89 ms`.
+    pub(super) fn value(&self, metric: &Metric, x: Option<f64>) -> Result<String, I18nError> {
         let Some(x) = x else {
             return self.c.msg("value-missing");
         };
-        let v = self.num(x);
-        if metric.ends_with("_ms") {
-            self.c.fmt("unit-ms", &[("value", &v)])
-        } else if metric.contains("token") || metric == "output_throughput" {
-            self.c.fmt("unit-tok-s", &[("value", &v)])
-        } else if metric.contains("request") {
-            self.c.fmt("unit-req-s", &[("value", &v)])
-        } else {
-            Ok(v)
+        let number = Arg::Number { value: x, decimals: metric.decimals };
+        match metric.unit.message() {
+            Some(key) => self.c.fmt_args(key, &[("value", number)]),
+            None => Ok(self.c.number(x, metric.decimals)),
         }
     }
 
-    /// The display name of a canonical metric.
-    pub(super) fn metric_name(&self, metric: &str) -> Result<String, I18nError> {
-        match metric {
-            "total_token_throughput" => self.c.msg("metric-total-tps"),
-            "output_throughput" => self.c.msg("metric-output-tps"),
-            "request_throughput" => self.c.msg("metric-request-throughput"),
-            "mean_tpot_ms" => self.c.msg("metric-mean-tpot"),
-            "mean_ttft_ms" => self.c.msg("metric-mean-ttft"),
-            "mean_itl_ms" => self.c.msg("metric-mean-itl"),
-            "mean_e2el_ms" => self.c.msg("metric-mean-e2el"),
-            other => Ok(other.to_string()),
+    /// The display name of a metric.
+    pub(super) fn metric_name(&self, metric: &Metric) -> Result<String, I18nError> {
+        match metric.name_message {
+            Some(key) => self.c.msg(key),
+            None => Ok(metric.key.clone()),
         }
     }
 
@@ -219,7 +197,7 @@ impl Ctx<'_> {
 
     /// `stage/variant` → the variant's label.
     pub(super) fn label(&self, reference: &str) -> String {
-        self.study.variant(reference).map_or(reference.to_string(), |(_, v)| escape_markdown_html(&v.label))
+        self.study.variant(reference).map_or(reference.to_string(), |(_, v)| markdown::plain(&v.label))
     }
 
     pub(super) fn profile_name(&self, id: &str) -> String {
@@ -240,46 +218,69 @@ impl Ctx<'_> {
     fn warning(&self, w: &Warning) -> Result<String, I18nError> {
         let c = self.c;
         match w {
-            Warning::LostRequests { run, completed, expected } => c.fmt(
+            Warning::LostRequests { run, completed, expected } => c.fmt_args(
                 "warning-lost-requests",
                 &[
-                    ("run", &self.run_title(run)),
-                    ("completed", &completed.to_string()),
-                    ("expected", &expected.to_string()),
+                    ("run", (&self.run_title(run)).into()),
+                    ("completed", Arg::count(*completed)),
+                    ("expected", Arg::count(*expected)),
                 ],
             ),
             Warning::Incomplete { run } => c.fmt("warning-incomplete", &[("run", &self.run_title(run))]),
             Warning::Noisy { runs, values, spread_percent } => {
-                let list: Vec<String> =
-                    runs.iter().zip(values).map(|(r, v)| format!("{}: {}", self.run_title(r), self.num(*v))).collect();
-                c.fmt(
+                let list: Vec<String> = runs
+                    .iter()
+                    .zip(values)
+                    .map(|(r, v)| {
+                        format!("{}: {}", self.run_title(r), self.c.number(*v, self.analysis.objective.decimals))
+                    })
+                    .collect();
+                c.fmt_args(
                     "warning-noisy",
                     &[
-                        ("count", &runs.len().to_string()),
-                        ("spread", &c.percent(*spread_percent, false)?),
-                        ("threshold", &c.percent(self.analysis.noise_threshold, false)?),
-                        ("values", &list.join("; ")),
+                        ("count", Arg::count(runs.len() as u64)),
+                        ("spread", (&c.percent(*spread_percent, false)?).into()),
+                        ("threshold", (&c.percent(self.analysis.noise_threshold, false)?).into()),
+                        ("values", (&list.join("; ")).into()),
                     ],
                 )
             }
-            Warning::ImplausiblePeak { run, peak, ceiling } => c.fmt(
-                "warning-implausible-peak",
-                &[
-                    ("run", &self.run_title(run)),
-                    ("peak", &self.value("output_throughput", Some(*peak))?),
-                    ("ceiling", &self.value("output_throughput", Some(*ceiling))?),
-                    ("factor", &self.c.number(crate::analysis::warnings::PEAK_FACTOR, 0)),
-                ],
-            ),
-            Warning::ZeroLatency { run, metric } => {
-                c.fmt("warning-zero-latency", &[("run", &self.run_title(run)), ("metric", &self.metric_name(metric)?)])
+            Warning::ImplausiblePeak { runs } => {
+                let tps = Metric::of("output_throughput");
+                let list = runs
+                    .iter()
+                    .map(|p| {
+                        c.fmt(
+                            "warning-implausible-peak-run",
+                            &[
+                                ("run", &self.run_title(&p.run)),
+                                ("peak", &self.value(&tps, Some(p.peak))?),
+                                ("ceiling", &self.value(&tps, Some(p.ceiling))?),
+                            ],
+                        )
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let limit = Arg::Number { value: crate::analysis::warnings::STREAM_RATE_LIMIT, decimals: 0 };
+                let limit = c.fmt_args("unit-tok-s", &[("value", limit)])?;
+                c.fmt_args(
+                    "warning-implausible-peak",
+                    &[
+                        ("count", Arg::count(runs.len() as u64)),
+                        ("stream_limit", (&limit).into()),
+                        ("runs", (&list.join("; ")).into()),
+                    ],
+                )
             }
-            Warning::RequestCount { run, counted, expected } => c.fmt(
+            Warning::ZeroLatency { run, metric } => c.fmt(
+                "warning-zero-latency",
+                &[("run", &self.run_title(run)), ("metric", &self.metric_name(&Metric::of(metric))?)],
+            ),
+            Warning::RequestCount { run, counted, expected } => c.fmt_args(
                 "warning-request-count",
                 &[
-                    ("run", &self.run_title(run)),
-                    ("counted", &counted.to_string()),
-                    ("expected", &expected.to_string()),
+                    ("run", (&self.run_title(run)).into()),
+                    ("counted", Arg::count(*counted)),
+                    ("expected", Arg::count(*expected)),
                 ],
             ),
         }
@@ -315,10 +316,14 @@ impl Ctx<'_> {
         for m in [&s.baseline, &s.optimized].into_iter().flatten() {
             match m.status {
                 crate::analysis::RunStatus::LostRequests { completed, expected } => {
-                    let (completed, expected) = (completed.to_string(), expected.to_string());
-                    text = self
-                        .c
-                        .fmt("change-lost", &[("change", &text), ("completed", &completed), ("expected", &expected)])?;
+                    text = self.c.fmt_args(
+                        "change-lost",
+                        &[
+                            ("change", (&text).into()),
+                            ("completed", Arg::count(completed)),
+                            ("expected", Arg::count(expected)),
+                        ],
+                    )?;
                 }
                 crate::analysis::RunStatus::Incomplete => {
                     text = self.c.fmt("change-incomplete", &[("change", &text)])?
@@ -428,10 +433,8 @@ pub fn build(
     let a = analysis;
 
     // Conclusion.
-    let recommended_intro = c.fmt(
-        "conclusion-intro",
-        &[("model", &escape_markdown_html(&spec.model)), ("hardware", &x.text(&spec.hardware))],
-    )?;
+    let recommended_intro =
+        c.fmt("conclusion-intro", &[("model", &markdown::code(&spec.model)), ("hardware", &x.text(&spec.hardware))])?;
     let excluded = a
         .excluded_stages
         .iter()
@@ -464,33 +467,19 @@ pub fn build(
         ],
         rows,
     };
-    // Implausible peaks come in numbers from some tools: one line for all of them here; each
-    // variant still shows its own.
-    let mut data_warnings: Vec<String> = a
-        .warnings
-        .iter()
-        .filter(|w| !matches!(w, Warning::ImplausiblePeak { .. }))
-        .map(|w| x.warning(w))
-        .collect::<Result<_, _>>()?;
-    let peaks = a.warnings.iter().filter(|w| matches!(w, Warning::ImplausiblePeak { .. })).count();
-    if peaks > 0 {
-        data_warnings.push(c.fmt(
-            "warning-implausible-peak-summary",
-            &[("count", &peaks.to_string()), ("factor", &c.number(crate::analysis::warnings::PEAK_FACTOR, 0))],
-        )?);
-    }
+    let data_warnings: Vec<String> = a.warnings.iter().map(|w| x.warning(w)).collect::<Result<_, _>>()?;
 
     // Setup.
     let mut setup =
-        vec![(c.msg("setup-model")?, format!("`{}`", spec.model)), (c.msg("setup-hardware")?, x.text(&spec.hardware))];
+        vec![(c.msg("setup-model")?, markdown::code(&spec.model)), (c.msg("setup-hardware")?, x.text(&spec.hardware))];
     if let Some(date) = &spec.date {
         setup.push((c.msg("setup-date")?, date.get_ref().clone()));
     }
     let age = x.age()?;
     let changes = a.changes.as_ref().map(|d| x.changes(d)).transpose()?;
-    let mut benchmark = vec![c.fmt("setup-tool", &[("tool", &format!("`{}`", spec.benchmark.tool))])?];
+    let mut benchmark = vec![c.fmt("setup-tool", &[("tool", &markdown::code(&spec.benchmark.tool))])?];
     if let Some(runner) = &spec.benchmark.runner {
-        benchmark.push(c.fmt("setup-runner", &[("runner", &escape_markdown_html(runner))])?);
+        benchmark.push(c.fmt("setup-runner", &[("runner", &markdown::plain(runner))])?);
     }
     if let Some(d) = &spec.benchmark.description {
         benchmark.push(x.text(d));
@@ -513,7 +502,7 @@ pub fn build(
                             facts.push(x.text(e));
                         }
                         if let Some(link) = &f.link {
-                            facts.push(c.fmt("variant-link", &[("link", &format!("<{link}>"))])?);
+                            facts.push(c.fmt("variant-link", &[("link", &link_markdown(link))])?);
                         }
                     }
                     if let Some(m) = &va.failure_message {
@@ -538,7 +527,7 @@ pub fn build(
             };
             variants.push(VariantView {
                 id: va.id.clone(),
-                label: escape_markdown_html(&va.label),
+                label: markdown::plain(&va.label),
                 facts,
                 command: x.collapsible("variant-command", shell(&va.command), "bash")?,
                 error,
@@ -559,7 +548,7 @@ pub fn build(
                             Trend::Higher => "higher",
                             Trend::Same => "same",
                         };
-                        let kind = if a.secondary.ends_with("_ms") { "latency" } else { "other" };
+                        let kind = if a.secondary.unit.is_time() { "latency" } else { "other" };
                         c.fmt(
                             "summary-secondary",
                             &[
@@ -603,15 +592,15 @@ pub fn build(
         let base = x.label(&sa.base);
         let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| c.percent(g, true));
         let adoption = match &sa.adoption {
-            Adoption::Adopted { variant, gain_percent } => c.fmt(
+            Adoption::Adopted { variant, gain_percent, .. } => c.fmt(
                 "adoption-adopted",
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
-                    ("gain", &gain(*gain_percent)?),
+                    ("gain", &gain(Some(*gain_percent))?),
                     ("base", &base),
                 ],
             )?,
-            Adoption::WithinNoise { variant, gain_percent } => c.fmt(
+            Adoption::WithinNoise { variant, gain_percent, .. } => c.fmt(
                 "adoption-within-noise",
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
@@ -638,7 +627,14 @@ pub fn build(
                     None => c.fmt("adoption-overridden-none", &[("base", &base), ("reason", &reason)])?,
                 }
             }
-            Adoption::NoResult => c.fmt("adoption-no-result", &[("base", &base)])?,
+            Adoption::NoResult { reason } => c.fmt(
+                match reason {
+                    NoResultReason::NoVariantRanks => "adoption-no-result",
+                    NoResultReason::BaseWithoutValue => "adoption-no-result-base",
+                    NoResultReason::ZeroBase => "adoption-no-result-zero-base",
+                },
+                &[("base", &base)],
+            )?,
         };
         let ranking = match &sa.ranking {
             None => None,
@@ -646,16 +642,15 @@ pub fn build(
                 let items = ranks
                     .iter()
                     .map(|r| {
-                        let engine =
-                            study.engine(&r.engine).map_or(r.engine.clone(), |e| escape_markdown_html(&e.name));
+                        let engine = study.engine(&r.engine).map_or(r.engine.clone(), |e| markdown::plain(&e.name));
                         match (&r.outcome, r.value) {
-                            (Outcome::LostRequests { completed, expected }, Some(v)) => c.fmt(
+                            (Outcome::LostRequests { completed, expected }, Some(v)) => c.fmt_args(
                                 "ranking-lost",
                                 &[
-                                    ("engine", &engine),
-                                    ("value", &x.value(&a.objective, Some(v))?),
-                                    ("completed", &completed.to_string()),
-                                    ("expected", &expected.to_string()),
+                                    ("engine", (&engine).into()),
+                                    ("value", (&x.value(&a.objective, Some(v))?).into()),
+                                    ("completed", Arg::count(*completed)),
+                                    ("expected", Arg::count(*expected)),
                                 ],
                             ),
                             (_, Some(v)) => c.fmt(
@@ -676,8 +671,11 @@ pub fn build(
             .map(|r| c.fmt("stage-excluded", &[("reason", &x.text(&r.reason))]))
             .transpose()?;
         let chart = Image {
-            alt: c.fmt("chart-stage", &[("stage", &x.text(&ss.title)), ("metric", &x.metric_name(&a.objective)?)])?,
-            src: format!("{}{}", links.charts, stage_chart(&sa.id)),
+            alt: c.fmt(
+                "chart-stage",
+                &[("stage", &markdown::plain(ss.title.get(&c.locale))), ("metric", &x.metric_name(&a.objective)?)],
+            )?,
+            src: markdown::url_path(&format!("{}{}", links.charts, stage_chart(&sa.id))),
         };
         stages.push(StageView {
             chart,
@@ -765,11 +763,7 @@ pub fn build(
             description: acc.description.as_ref().map(|d| x.text(d)),
             table: Table {
                 headers: acc.columns.iter().map(|h| cell(&x.text(h))).collect(),
-                rows: acc
-                    .rows
-                    .iter()
-                    .map(|r| vec![cell(&escape_markdown_html(&r.label)), c.number(r.score, 3)])
-                    .collect(),
+                rows: acc.rows.iter().map(|r| vec![cell(&markdown::plain(&r.label)), c.number(r.score, 3)]).collect(),
             },
             note: acc.note.as_ref().map(|n| x.text(n)),
         })
@@ -777,15 +771,15 @@ pub fn build(
 
     let comparison_chart = Image {
         alt: c.fmt("chart-comparison", &[("metric", &x.metric_name(&a.objective)?)])?,
-        src: format!("{}{COMPARISON_CHART}", links.charts),
+        src: markdown::url_path(&format!("{}{COMPARISON_CHART}", links.charts)),
     };
     let progression_chart = Image {
         alt: c.fmt("chart-progression", &[("metric", &x.metric_name(&a.objective)?)])?,
-        src: format!("{}{PROGRESSION_CHART}", links.charts),
+        src: markdown::url_path(&format!("{}{PROGRESSION_CHART}", links.charts)),
     };
     let exports = vec![
-        (c.msg("export-csv")?, format!("{}{}.csv", links.data, study.id)),
-        (c.msg("export-json")?, format!("{}{}.json", links.data, study.id)),
+        (c.msg("export-csv")?, markdown::url_path(&format!("{}{}.csv", links.data, study.id))),
+        (c.msg("export-json")?, markdown::url_path(&format!("{}{}.json", links.data, study.id))),
     ];
     Ok(PageView {
         comparison_chart,
@@ -826,10 +820,8 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
     let ticks = |v: f64| c.number(v, 0);
     let mut out = Vec::new();
     for (sa, ss) in a.stages.iter().zip(&study.spec.stages) {
-        let best = match &sa.comparison {
-            Some(cmp) => Some(cmp.best.clone()),
-            None => sa.variants.iter().find(|v| v.outcome == Outcome::Ran).map(|v| v.id.clone()),
-        };
+        // The stage's best as the adoption sees it.
+        let best = a.options.iter().find(|o| o.stage == sa.id).and_then(|o| o.best.clone());
         let mut bars = Vec::new();
         for v in &sa.variants {
             let value = v.measure.as_ref().and_then(|m| m.value);
@@ -841,12 +833,12 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
                 Outcome::Missing => (BarKind::Failed, c.msg("variant-missing")?),
                 Outcome::LostRequests { completed, expected } => (
                     BarKind::Doubtful,
-                    c.fmt(
+                    c.fmt_args(
                         "chart-lost",
                         &[
-                            ("value", &shown),
-                            ("completed", &completed.to_string()),
-                            ("expected", &expected.to_string()),
+                            ("value", (&shown).into()),
+                            ("completed", Arg::count(*completed)),
+                            ("expected", Arg::count(*expected)),
                         ],
                     )?,
                 ),
@@ -862,7 +854,7 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
         let title = c.fmt("chart-stage", &[("stage", ss.title.get(&c.locale)), ("metric", &axis)])?;
         out.push((stage_chart(&sa.id), super::charts::bars(&title, &axis, &bars, &ticks)));
     }
-    let format = |v: f64| c.number(v, 2);
+    let format = |v: f64| c.number(v, a.objective.decimals);
     let groups: Vec<(String, Option<f64>, Option<f64>)> = a
         .scenarios
         .iter()
@@ -882,12 +874,10 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
         points.push((c.msg("chart-baseline")?, v));
     }
     for (sa, ss) in a.stages.iter().zip(&study.spec.stages) {
-        let adopted = match &sa.adoption {
-            Adoption::Adopted { variant, .. } | Adoption::Overridden { variant: Some(variant), .. } => Some(variant),
-            _ => None,
-        };
-        let value = adopted
-            .and_then(|id| sa.variants.iter().find(|v| v.id == *id))
+        let value = sa
+            .adoption
+            .adopted()
+            .and_then(|id| sa.variants.iter().find(|v| v.id == id))
             .and_then(|v| v.measure.as_ref())
             .and_then(|m| m.value);
         if let Some(v) = value {
@@ -911,7 +901,7 @@ pub fn changes(
 
 /// A study's title in one language, as Markdown text.
 pub fn title(study: &Study, c: &Catalog) -> String {
-    escape_markdown_html(study.spec.title.get(&c.locale))
+    markdown::prose(study.spec.title.get(&c.locale))
 }
 
 /// The index line of a study: the engine versions and dates of its results, as plain text.

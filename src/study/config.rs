@@ -123,15 +123,27 @@ impl Config {
         out
     }
 
-    /// A key that is equal for two configurations exactly when they would run the same way,
-    /// whatever the order and spelling of their flags.
-    pub fn identity(&self) -> String {
-        let mut flags: Vec<String> =
-            self.flags.iter().map(|f| format!("{}={}", f.key, f.value.as_deref().unwrap_or(""))).collect();
-        flags.sort();
-        let env: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("{}|{}|{}", self.engine, flags.join(" "), env.join(" "))
+    /// What makes this configuration the run it is, for reuse: equal for two configurations
+    /// exactly when they would run the same way, whatever the order of their flags and whether
+    /// they are written `--x=1` or `--x 1`.
+    pub fn identity(&self) -> Identity {
+        Identity {
+            engine: self.engine.clone(),
+            flags: self.flags.iter().map(|f| (f.key.clone(), f.value.clone())).collect(),
+            env: self.env.clone(),
+        }
     }
+}
+
+/// A configuration as parsed flags: engine, flag name (after aliases) → value, environment.
+/// Built from the parsed flags rather than their text, so that no two different configurations
+/// share one (`["--a=1 --b=2"]` gives `--a` the value `1 --b=2`; `["--a=1", "--b=2"]` gives two
+/// flags).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Identity {
+    engine: String,
+    flags: BTreeMap<String, Option<String>>,
+    env: BTreeMap<String, String>,
 }
 
 #[cfg(test)]
@@ -167,6 +179,21 @@ mod tests {
         assert_eq!(c.changed, vec![("--tp-size 2".to_string(), "--tp-size 4".to_string())]);
         assert_eq!(c.describe(), "+ --mem -1, − --fp8, --tp-size 2 → --tp-size 4");
         assert!(FlagChanges::between(&after, &after).is_empty());
+    }
+
+    #[test]
+    fn identity_is_the_parsed_flags_not_their_text() {
+        let none = BTreeMap::new();
+        let config = |list: &[&str]| Config::new("vllm").with(&[], &flags(list, &none), &BTreeMap::new());
+        // One flag whose value holds a space is not two flags.
+        assert_ne!(config(&["--a=1 --b=2"]).identity(), config(&["--a=1", "--b=2"]).identity());
+        // Spelling and order do not matter.
+        assert_eq!(config(&["--a=1", "--b 2"]).identity(), config(&["--b=2", "--a 1"]).identity());
+        assert_ne!(config(&["--a"]).identity(), config(&["--a="]).identity());
+        assert_ne!(
+            config(&["--a=1"]).identity(),
+            Config::new("sglang").with(&[], &flags(&["--a=1"], &none), &BTreeMap::new()).identity()
+        );
     }
 
     #[test]

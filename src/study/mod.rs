@@ -18,7 +18,7 @@ mod history;
 mod manifest;
 mod spec;
 
-pub use config::{Config, Flag, FlagChanges};
+pub use config::{Config, Flag, FlagChanges, Identity};
 pub use history::{Provenance, RECORDED_FILE, Recorded, read_recorded, write_recorded};
 pub use manifest::{Manifest, RecordedFailure, RunState};
 pub use spec::*;
@@ -153,6 +153,23 @@ impl Study {
             Diagnostics(vec![Diagnostic::at(&file, &source, offset, message)])
         })?;
         let id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
+        let mut problems = Vec::new();
+        if let Some(why) = id_problem(&id) {
+            problems.push(Diagnostic::new(
+                &file,
+                0,
+                0,
+                format!("the study's folder name `{id}` is not a study id: {why}"),
+            ));
+        } else if id == "index" {
+            problems.push(Diagnostic::new(
+                &file,
+                0,
+                0,
+                "the study's folder name `index` is taken by the site's index page; rename the folder",
+            ));
+        }
+        problems.extend(control_characters(&file, &source));
         let mut study = Study {
             id,
             dir: dir.to_path_buf(),
@@ -164,7 +181,7 @@ impl Study {
             attempts: BTreeMap::new(),
             recorded: BTreeMap::new(),
         };
-        let mut problems = study.validate();
+        problems.extend(study.validate());
         problems.extend(study.load_runs());
         if problems.is_empty() {
             Ok(study)
@@ -240,10 +257,15 @@ impl Study {
             out.push(self.diag_at(date, format!("`date`: `{}` is not a date of the form YYYY-MM-DD", date.get_ref())));
         }
         for (key, metric) in [("objective", &spec.objective), ("secondary", &spec.secondary)] {
-            if !parse::names::is_canonical(metric.get_ref()) {
-                out.push(
+            match crate::metric::Metric::lookup(metric.get_ref()) {
+                None => out.push(
                     self.diag_at(metric, format!("`{key}`: `{}` is not a canonical metric name", metric.get_ref())),
-                );
+                ),
+                Some(m) if key == "objective" && m.direction.is_none() => out.push(self.diag_at(
+                    metric,
+                    format!("`objective`: `{}` describes the run, it is neither better higher nor lower", m.key),
+                )),
+                Some(_) => {}
             }
         }
         if !(spec.noise_threshold >= 0.0 && spec.noise_threshold < 100.0) {
@@ -488,8 +510,8 @@ impl Study {
                 ));
                 continue;
             }
-            match std::fs::read_to_string(path) {
-                Err(e) => out.push(Diagnostic::new(path, 0, 0, format!("cannot read: {e}"))),
+            match read_text(path) {
+                Err(d) => out.push(d),
                 Ok(text) => match parse::parse_str(&text) {
                     Err(e) => out.push(Diagnostic::new(path, e.line, e.col, e.message)),
                     Ok(blocks) if blocks.len() > 1 => out.push(Diagnostic::new(
@@ -569,16 +591,110 @@ impl Study {
     }
 }
 
+/// The longest id: ids name folders and files (`<profile>.manifest.json`, `<study>.html`), which
+/// file systems limit to 255 bytes.
+pub const MAX_ID_LEN: usize = 100;
+
+/// Why `name` cannot be an id of a study, stage, variant or profile (they name folders, files and
+/// links), or `None` when it can.
+pub fn id_problem(name: &str) -> Option<String> {
+    let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+    if name.is_empty() || !plain || name.starts_with('.') {
+        Some("ids are letters, digits, `.`, `_` and `-`, not starting with `.`".to_string())
+    } else if name.len() > MAX_ID_LEN {
+        Some(format!("ids are at most {MAX_ID_LEN} characters long; this one has {}", name.len()))
+    } else {
+        None
+    }
+}
+
+/// Keys whose values are prose (localized Markdown, an error as printed, a regular expression):
+/// they may span lines. Every other string of a study goes into commands, file names or single
+/// lines of a page.
+const PROSE_KEYS: &[&str] = &[
+    "title",
+    "hardware",
+    "goal",
+    "description",
+    "notes",
+    "warnings",
+    "reason",
+    "explanation",
+    "message",
+    "columns",
+    "note",
+    "name",
+];
+
+/// Control characters (a newline, a tab, an escape, ...) in a value that is not prose: a newline
+/// in a model name or a flag would end the command's line on the page, and can close the code
+/// block around it.
+fn control_characters(file: &Path, source: &str) -> Vec<Diagnostic> {
+    use toml::de::{DeTable, DeValue};
+    fn walk(value: &toml::Spanned<DeValue<'_>>, key: &str, prose: bool, out: &mut Vec<(usize, String, char)>) {
+        match value.get_ref() {
+            DeValue::String(text) if !prose => {
+                if let Some(c) = text.chars().find(|c| c.is_control()) {
+                    out.push((value.span().start, key.to_string(), c));
+                }
+            }
+            DeValue::Array(items) => items.iter().for_each(|v| walk(v, key, prose, out)),
+            DeValue::Table(table) => table_walk(table, prose, out),
+            _ => {}
+        }
+    }
+    fn table_walk(table: &DeTable<'_>, prose: bool, out: &mut Vec<(usize, String, char)>) {
+        for (k, v) in table {
+            let key = k.get_ref();
+            if let Some(c) = key.chars().find(|c| c.is_control()) {
+                out.push((k.span().start, key.to_string(), c));
+            }
+            // A table under a prose key is a localized text (`name = { en = "..." }`); an engine's
+            // `name` is a plain string and is checked like the rest.
+            let is_prose = prose
+                || (PROSE_KEYS.contains(&key.as_ref())
+                    && (key != "name" || !matches!(v.get_ref(), DeValue::String(_))));
+            walk(v, key, is_prose, out);
+        }
+    }
+    let Ok(doc) = DeTable::parse(source) else { return Vec::new() };
+    let mut found = Vec::new();
+    table_walk(doc.get_ref(), false, &mut found);
+    found
+        .into_iter()
+        .map(|(offset, key, c)| {
+            Diagnostic::at(
+                file,
+                source,
+                offset,
+                format!(
+                    "`{}`: control character U+{:04X} in a value that goes into a command or a single line of the page",
+                    key.escape_debug(),
+                    c as u32
+                ),
+            )
+        })
+        .collect()
+}
+
+/// A run file's text. A run file is evidence kept byte for byte, so bytes that are not UTF-8 are
+/// an error at their position rather than replaced.
+fn read_text(path: &Path) -> Result<String, Diagnostic> {
+    let bytes = std::fs::read(path).map_err(|e| Diagnostic::new(path, 0, 0, format!("cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let valid = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
+        let (line, col) = crate::diag::line_col(&valid, at);
+        Diagnostic::new(path, line, col, "bytes that are not UTF-8 (a run file is kept verbatim; fix or re-save it)")
+    })
+}
+
 fn unique<'a>(study: &Study, ids: impl Iterator<Item = &'a Id>, what: &str, out: &mut Vec<Diagnostic>) {
     let mut seen = BTreeSet::new();
     for id in ids {
         let name = id.get_ref();
-        let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
-        if name.is_empty() || !plain || name.starts_with('.') {
-            out.push(study.diag_at(
-                id,
-                format!("{what} id `{name}` must be letters, digits, `.`, `_` and `-`, not starting with `.`"),
-            ));
+        if let Some(why) = id_problem(name) {
+            out.push(study.diag_at(id, format!("{what} id `{name}`: {why}")));
         }
         if !seen.insert(id.get_ref().as_str()) {
             out.push(study.diag_at(id, format!("duplicate {what} id `{}`", id.get_ref())));

@@ -11,6 +11,15 @@ value-none = -
 unit-ms = { $value } ms
 unit-tok-s = { $value } tok/s
 unit-req-s = { $value } req/s
+unit-s = { $value } s
+unit-requests = { $value ->
+        [one] { $value } request
+       *[other] { $value } requests
+    }
+unit-tokens = { $value ->
+        [one] { $value } token
+       *[other] { $value } tokens
+    }
 
 ## Metric names
 metric-total-tps = Total TPS
@@ -44,7 +53,7 @@ scenarios-intro = How the optimized configuration holds on the other workloads, 
 data-warnings-intro = These measurements are shown as recorded, but should not be taken at face value:
 
 ## Conclusion
-conclusion-intro = Recommended configuration for serving `{ $model }` on { $hardware }:
+conclusion-intro = Recommended configuration for serving { $model } on { $hardware }:
 conclusion-excluded = Measured but left out of this command: { $stage }. { $reason }
 table-profile = Benchmark profile
 table-target = { $profile } (optimization target)
@@ -53,7 +62,10 @@ table-optimized = Optimized
 table-change = { $metric } change
 change-regression = { $change } (regression)
 
-change-lost = { $change } (only { $completed } of { $expected } requests completed)
+change-lost = { $change } (only { $completed } of { $expected ->
+        [one] { $expected } request
+       *[other] { $expected } requests
+    } completed)
 change-incomplete = { $change } (cut-off result)
 comparison-excluded = The optimized runs include the settings left out of the command above.
 
@@ -97,7 +109,10 @@ summary-secondary = { $trend ->
     }
 ranking = Ranking: { $ranking }
 ranking-item = { $engine } ({ $value })
-ranking-lost = { $engine } ({ $value }, only { $completed } of { $expected } requests completed)
+ranking-lost = { $engine } ({ $value }, only { $completed } of { $expected ->
+        [one] { $expected } request
+       *[other] { $expected } requests
+    } completed)
 ranking-not-supported = { $engine } (not supported)
 
 ## Adoption
@@ -108,6 +123,8 @@ adoption-base-is-best = Nothing changes: the best variant, { $variant }, is the 
 adoption-overridden = Adopted by the authors: { $variant } ({ $gain }). { $reason }
 adoption-overridden-none = Not adopted, by the authors' decision; { $base } stays. { $reason }
 adoption-no-result = No variant produced a usable result; { $base } stays.
+adoption-no-result-base = Not adopted: { $base }, which this stage builds on, has no usable result to compare with, so { $base } stays.
+adoption-no-result-zero-base = Not adopted: { $base }, which this stage builds on, measures zero, so no gain can be computed and { $base } stays.
 stage-excluded = Left out of the recommended command: { $reason }
 
 ## Summary of options
@@ -125,13 +142,22 @@ scenario-baseline-result = Baseline benchmark result
 scenario-optimized-result = Optimized benchmark result
 
 ## Data warnings
-warning-lost-requests = { $run }: only { $completed } of { $expected } requests completed, so its throughput is not comparable and it cannot win a stage.
+warning-lost-requests = { $run }: only { $completed } of { $expected ->
+        [one] { $expected } request
+       *[other] { $expected } requests
+    } completed, so its throughput is not comparable and it cannot win a stage.
 warning-incomplete = { $run }: the benchmark block is cut off; its numbers are not used.
 warning-noisy = The same configuration was measured { $count } times, { $spread } apart, more than the { $threshold } noise threshold: { $values }.
-warning-implausible-peak = { $run }: the reported peak output throughput ({ $peak }) is more than { $factor } times what its concurrency could stream ({ $ceiling }); treat it as an artifact of the benchmark tool.
-warning-implausible-peak-summary = { $count } runs report a peak output throughput more than { $factor } times what their concurrency could stream; their "Peak output token throughput" lines are artifacts of the benchmark tool and are not used. Each affected run is marked below.
+warning-implausible-peak = { $count ->
+        [one] One run reports a peak output throughput above what it could have streamed
+       *[other] { $count } runs report a peak output throughput above what they could have streamed
+    } (its concurrency at { $stream_limit } a request, and no more than all the tokens it produced); the "Peak output token throughput" line is an artifact of the benchmark tool and is not used: { $runs }.
+warning-implausible-peak-run = { $run } reports { $peak } (at most { $ceiling })
 warning-zero-latency = { $run }: { $metric } is 0 although the run produced tokens.
-warning-request-count = { $run }: the block counts { $counted } requests where the profile sends { $expected }.
+warning-request-count = { $run }: the block counts { $counted ->
+        [one] { $counted } request
+       *[other] { $counted } requests
+    } where the profile sends { $expected }.
 
 ## Charts and exports
 label-data = Raw data
@@ -141,7 +167,10 @@ chart-stage = { $stage }: { $metric } of each variant
 chart-comparison = Baseline and optimized { $metric } on every profile
 chart-progression = { $metric } after each adopted stage
 chart-failed = did not run: { $reason }
-chart-lost = { $value }, only { $completed } of { $expected } requests
+chart-lost = { $value }, only { $completed } of { $expected ->
+        [one] { $expected } request
+       *[other] { $expected } requests
+    }
 chart-incomplete = { $value }, cut off
 chart-best = { $value } (best)
 chart-baseline = Baseline

@@ -10,6 +10,9 @@ value-none = -
 unit-ms = { $value } ms
 unit-tok-s = { $value } token/sn
 unit-req-s = { $value } istek/sn
+unit-s = { $value } sn
+unit-requests = { $value } istek
+unit-tokens = { $value } token
 
 ## Metrik adları
 metric-total-tps = Toplam TPS
@@ -43,7 +46,7 @@ scenarios-intro = Optimize yapılandırmanın diğer iş yüklerinde nasıl davr
 data-warnings-intro = Aşağıdaki ölçümler kaydedildiği gibi gösterilir, ancak olduğu gibi kabul edilmemelidir:
 
 ## Sonuç
-conclusion-intro = `{ $model }` modelini { $hardware } üzerinde sunmak için önerilen yapılandırma:
+conclusion-intro = { $model } modelini { $hardware } üzerinde sunmak için önerilen yapılandırma:
 conclusion-excluded = Ölçüldü ama bu komuta alınmadı: { $stage }. { $reason }
 table-profile = Benchmark profili
 table-target = { $profile } (optimizasyon hedefi)
@@ -107,6 +110,8 @@ adoption-base-is-best = Değişiklik yok: en iyi varyant olan { $variant }, bu a
 adoption-overridden = Yazarların kararıyla benimsendi: { $variant } ({ $gain }). { $reason }
 adoption-overridden-none = Yazarların kararıyla benimsenmedi; { $base } korunuyor. { $reason }
 adoption-no-result = Hiçbir varyant kullanılabilir sonuç vermedi; { $base } korunuyor.
+adoption-no-result-base = Benimsenmedi: bu aşamanın üzerine kurulduğu { $base } için karşılaştırılabilecek bir sonuç yok; { $base } korunuyor.
+adoption-no-result-zero-base = Benimsenmedi: bu aşamanın üzerine kurulduğu { $base } sıfır ölçülmüş; kazanç hesaplanamıyor ve { $base } korunuyor.
 stage-excluded = Önerilen komuta alınmadı: { $reason }
 
 ## Seçeneklerin özeti
@@ -127,8 +132,11 @@ scenario-optimized-result = Optimize benchmark sonucu
 warning-lost-requests = { $run }: { $expected } isteğin yalnızca { $completed } tanesi tamamlandı; bu yüzden işlem hacmi karşılaştırılamaz ve aşamayı kazanamaz.
 warning-incomplete = { $run }: benchmark bloğu yarıda kesilmiş; sayıları kullanılmıyor.
 warning-noisy = Aynı yapılandırma { $count } kez ölçüldü ve sonuçlar arasında { $spread } fark çıktı; bu, { $threshold } gürültü eşiğinden fazla: { $values }.
-warning-implausible-peak = { $run }: bildirilen en yüksek çıkış hızı ({ $peak }), eş zamanlılığının üretebileceğinin ({ $ceiling }) { $factor } katından fazla; bunu ölçüm aracının bir yan etkisi olarak görün.
-warning-implausible-peak-summary = { $count } koşu, eş zamanlılığının üretebileceğinin { $factor } katından fazla bir en yüksek çıkış hızı bildiriyor; bu "Peak output token throughput" satırları ölçüm aracının yan etkisidir ve kullanılmaz. Etkilenen her koşu aşağıda işaretlenmiştir.
+warning-implausible-peak = { $count ->
+        [one] Bir koşu
+       *[other] { $count } koşu
+    }, akıtabileceğinden yüksek bir en yüksek çıkış hızı bildiriyor (istek başına { $stream_limit } hızla eş zamanlılığı kadar, ürettiği tüm token'lardan da fazla olmamak üzere); bu "Peak output token throughput" satırı ölçüm aracının bir yan etkisidir ve kullanılmaz: { $runs }.
+warning-implausible-peak-run = { $run }: { $peak } (en fazla { $ceiling })
 warning-zero-latency = { $run }: koşu token üretmesine rağmen { $metric } 0 görünüyor.
 warning-request-count = { $run }: blokta { $counted } istek sayılıyor, profil ise { $expected } istek gönderiyor.
 

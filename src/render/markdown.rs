@@ -1,0 +1,191 @@
+//! Study text made safe to put into a page's Markdown, which is published as it is (GitHub,
+//! mdBook) and turned into HTML by [`super::html`].
+//!
+//! - Prose ([`prose`]) stays Markdown, but what the Markdown parser reads as raw HTML becomes text,
+//!   and a link whose address is not allowed ([`link_allowed`]) becomes its text.
+//! - Plain strings (labels, names) are escaped so that nothing in them is markup ([`plain`]).
+//! - Code is put in a code span ([`code`]) or a fence ([`fence`]) longer than any run of backticks
+//!   inside, so that it cannot close early.
+//! - Link addresses perflab writes are percent-encoded ([`url_path`]).
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use std::ops::Range;
+
+/// The Markdown extensions every page is read with.
+pub fn options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH
+}
+
+/// Whether a link may point at `url`: `http:`, `https:`, `mailto:`, a relative address or a
+/// fragment. Anything else (`javascript:`, `data:`, `vbscript:`, `file:` ...) is shown as text.
+pub fn link_allowed(url: &str) -> bool {
+    // Browsers ignore these when they read a scheme: `java\tscript:` is `javascript:`.
+    let cleaned: String = url.chars().filter(|c| !c.is_control() && !c.is_whitespace()).collect();
+    let lower = cleaned.to_ascii_lowercase();
+    let scheme_end = lower.find(|c: char| !(c.is_ascii_alphanumeric() || "+-.".contains(c)));
+    match scheme_end {
+        Some(i) if lower[i..].starts_with(':') && i > 0 => {
+            matches!(&lower[..i], "http" | "https" | "mailto")
+        }
+        _ => true,
+    }
+}
+
+/// A plain string shown as text in Markdown: no tag, link, code span or emphasis can start in it.
+/// Line breaks become spaces.
+pub fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in super::html::escape(text).chars() {
+        if "\\`[]*!".contains(c) {
+            out.push('\\');
+        }
+        out.push(if c.is_control() { ' ' } else { c });
+    }
+    out
+}
+
+/// The longest run of backticks in `text`.
+fn longest_backtick_run(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// `text` as an inline code span, its delimiters longer than any backtick run inside.
+pub fn code(text: &str) -> String {
+    let text: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let ticks = "`".repeat(longest_backtick_run(&text) + 1);
+    // A space on each side keeps a backtick at either end from joining the delimiters.
+    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
+    format!("{ticks}{pad}{text}{pad}{ticks}")
+}
+
+/// `code` as a fenced code block in `lang`, its fence longer than any backtick run inside.
+pub fn fence(code: &str, lang: &str) -> String {
+    let fence = "`".repeat(longest_backtick_run(code).max(2) + 1);
+    let lang: String = lang.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+    format!("{fence}{lang}\n{code}\n{fence}")
+}
+
+/// A path for a link: every byte but letters, digits and `-._~/` percent-encoded.
+pub fn url_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Study prose (Markdown) for a page: raw HTML is shown as text, links and images to addresses
+/// [`link_allowed`] refuses become their text, and link reference definitions to them are
+/// turned into text. Everything else is kept as written.
+pub fn prose(text: &str) -> String {
+    let parser = Parser::new_ext(text, options());
+    // Definitions (`[x]: javascript:...`) print nothing here, but would be picked up by a link
+    // of another text on the same page.
+    let mut edits: Vec<(Range<usize>, String)> = parser
+        .reference_definitions()
+        .iter()
+        .filter(|(_, def)| !link_allowed(&def.dest))
+        .map(|(_, def)| (def.span.start..def.span.start, "\\".to_string()))
+        .collect();
+    let mut skip_until: Option<usize> = None;
+    let mut inner: Option<(Range<usize>, String)> = None;
+    for (event, range) in parser.into_offset_iter() {
+        if let Some(end) = skip_until {
+            if range.start < end {
+                if let (Some((_, text)), Event::Text(t) | Event::Code(t)) = (&mut inner, &event) {
+                    text.push_str(t);
+                }
+                continue;
+            }
+            if let Some((r, text)) = inner.take() {
+                edits.push((r, plain(&text)));
+            }
+            skip_until = None;
+        }
+        match event {
+            Event::Html(_) | Event::InlineHtml(_) => edits.push((range.clone(), super::html::escape(&text[range]))),
+            // The link's text (an autolink's text is its address) is kept, as text.
+            Event::Start(Tag::Link { ref dest_url, .. } | Tag::Image { ref dest_url, .. })
+                if !link_allowed(dest_url) =>
+            {
+                skip_until = Some(range.end);
+                inner = Some((range, String::new()));
+            }
+            Event::End(TagEnd::Link | TagEnd::Image) => {}
+            _ => {}
+        }
+    }
+    if let Some((r, text)) = inner.take() {
+        edits.push((r, plain(&text)));
+    }
+    edits.sort_by_key(|(r, _)| (r.start, r.end));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (range, replacement) in edits {
+        if range.start < at {
+            continue;
+        }
+        out.push_str(&text[at..range.start]);
+        out.push_str(&replacement);
+        at = range.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn html(md: &str) -> String {
+        let mut out = String::new();
+        pulldown_cmark::html::push_html(&mut out, Parser::new_ext(md, options()));
+        out
+    }
+
+    #[test]
+    fn raw_html_in_prose_is_text_even_after_an_unmatched_backtick() {
+        for attack in [
+            "a ` b <script>alert(1)</script>",
+            "<img src=x onerror=alert(1)>",
+            "<div>\n<script>alert(1)</script>\n</div>",
+            "``x`` <b onclick=alert(1)>b</b>",
+        ] {
+            let out = html(&prose(attack));
+            assert!(!out.contains("<script") && !out.contains("<img") && !out.contains("<b "), "{attack}: {out}");
+        }
+        assert_eq!(prose("Use `--tp 8` and **bold**"), "Use `--tp 8` and **bold**");
+        assert!(html(&prose("code `<b>` stays")).contains("<code>&lt;b&gt;</code>"));
+    }
+
+    #[test]
+    fn only_safe_links_survive() {
+        assert!(link_allowed("https://github.com/x"));
+        assert!(link_allowed("#section"));
+        assert!(link_allowed("../data/x.csv"));
+        assert!(link_allowed("mailto:a@b.c"));
+        for bad in ["javascript:alert(1)", "JavaScript:alert(1)", "java\tscript:x", " data:text/html,x", "vbscript:x"] {
+            assert!(!link_allowed(bad), "{bad}");
+        }
+        let out = html(&prose("see [here](javascript:alert(1)) and <javascript:alert(2)> and ![i](data:x)"));
+        assert!(!out.contains("href=\"javascript") && !out.contains("src=\"data"), "{out}");
+        assert!(out.contains("here"), "{out}");
+        let out = html(&prose("[x][r]\n\n[r]: javascript:alert(1)"));
+        assert!(!out.contains("href"), "{out}");
+        assert!(html(&prose("[ok](https://example.com)")).contains("href=\"https://example.com\""));
+    }
+
+    #[test]
+    fn code_cannot_close_early() {
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(fence("x\n```\n<script>", "bash"), "````bash\nx\n```\n<script>\n````");
+        let out = html(&format!("{}\n", code("m`<script>alert(1)</script>`")));
+        assert!(!out.contains("<script"), "{out}");
+        assert!(!html(&plain("[x](javascript:a) <b> `c")).contains("<a"));
+        assert_eq!(url_path("a b/\"c.html"), "a%20b/%22c.html");
+    }
+}
