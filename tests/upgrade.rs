@@ -218,3 +218,55 @@ fn bumping_a_version_does_not_relabel_runs_placed_by_hand() {
     assert!(page.contains("The study has changed its engines since these results were measured."), "{page}");
     assert!(!page.contains("These results mix engine versions"), "{page}");
 }
+
+#[test]
+fn measuring_one_stage_again_warns_that_the_page_mixes_versions() {
+    let _serial = serial();
+    let (_tmp, dir) = example(Some(2));
+    let d = dir.to_str().unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let first = results(&dir);
+    // Sim-B, which wins the engine stage and carries the next one, goes 2.1 → 2.2; only the
+    // engine stage is measured again.
+    let spec = dir.join("study.toml");
+    std::fs::write(
+        &spec,
+        std::fs::read_to_string(&spec).unwrap().replacen("version = \"2.1\"", "version = \"2.2\"", 1),
+    )
+    .unwrap();
+    let (code, _, err) = run(&dir, &["--rerun-stale", "--stage", "engine"]);
+    assert_eq!(code, 0, "{err}");
+    let new: Vec<String> = results(&dir).difference(&first).map(|(r, n)| format!("{r}#{n}")).collect();
+    assert_eq!(new, ["engine/sim-b/mixed#2"]);
+
+    let study = Study::load(&dir).unwrap();
+    let a = perflab::analysis::analyze(&study);
+    assert!(a.age.mixed);
+    let sim_b = a.age.engines.iter().find(|e| e.engine == "sim-b").unwrap();
+    let versions: Vec<&str> = sim_b.versions.iter().map(|v| v.version.as_str()).collect();
+    assert_eq!(versions, ["2.1", "2.2"]);
+    let stale: Vec<&str> = a.age.stale().map(|m| m.run.as_str()).collect();
+    assert_eq!(stale, ["parallelism/tp4/mixed", "parallelism/tp4/short"]);
+
+    let (code, out, _) = perflab(&["check", d]);
+    assert_eq!(code, 0, "{out}");
+    let warnings: Vec<&str> = out.lines().filter(|l| l.contains("warning: the page mixes engine versions")).collect();
+    assert_eq!(warnings.len(), 2, "{out}");
+    assert!(warnings[0].contains("runs/parallelism/tp4/attempts/1/mixed.txt:1:1:"), "{out}");
+    assert!(warnings.iter().all(|w| w.contains("measured with sim-b 2.1") && w.contains("engine version 2.1 → 2.2")));
+
+    let (code, page, _) = perflab(&["report", d]);
+    assert_eq!(code, 0);
+    let conclusion = &page[..page.find("### Before and after").unwrap()];
+    assert!(conclusion.contains("> **⚠** These results mix engine versions."), "{page}");
+    assert!(
+        conclusion.contains("- Tensor parallelism › TP 4 (Mixed long prompts (150–1400 words / 32 out)): Sim-B 2.1, "),
+        "{page}"
+    );
+    assert!(conclusion.contains("the study names version 2.2 now"), "{page}");
+    assert!(page.contains("Sim-B 2.1 (") && page.contains("Sim-B 2.2 ("), "both versions are named: {page}");
+    let (code, tr, _) = perflab(&["report", d, "--locale", "tr"]);
+    assert_eq!(code, 0);
+    assert!(tr.contains("Bu sonuçlarda farklı motor sürümleri bir arada."), "{tr}");
+}
