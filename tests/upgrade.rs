@@ -269,4 +269,13 @@ fn measuring_one_stage_again_warns_that_the_page_mixes_versions() {
     let (code, tr, _) = perflab(&["report", d, "--locale", "tr"]);
     assert_eq!(code, 0);
     assert!(tr.contains("Bu sonuçlarda farklı motor sürümleri bir arada."), "{tr}");
+
+    // A changed benchmark makes the runs of its profile stale, and only those.
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replacen("seed = 1\n", "seed = 2\n", 1)).unwrap();
+    let (code, out, _) = perflab(&["plan", d]);
+    assert_eq!(code, 0);
+    let stale: Vec<&str> = out.lines().filter(|l| l.contains("the benchmark command changed")).collect();
+    assert_eq!(stale.len(), 2, "{out}");
+    assert!(stale.iter().all(|l| l.contains(" short ")), "{out}");
 }
