@@ -30,22 +30,32 @@ fn throughput(dir: &Path, run: &str, attempt: u32) -> f64 {
     perflab::parse_str(&text).unwrap()[0].metric("total_token_throughput").unwrap()
 }
 
-fn upgrade(dir: &Path) {
+/// A copy of the example's first two stages, with Sim-A far slower than Sim-B (16 ms a decode
+/// step against 6): the simulated engine measures wall-clock time, and a wide gap keeps the
+/// winners the same on a busy machine.
+fn study() -> (tempfile::TempDir, std::path::PathBuf) {
+    let (tmp, dir) = example(Some(2));
+    edit(&dir, "--sim-decode-ms 8 ", "--sim-decode-ms 16 ");
+    (tmp, dir)
+}
+
+fn edit(dir: &Path, from: &str, to: &str) {
     let spec = dir.join("study.toml");
     let text = std::fs::read_to_string(&spec).unwrap();
-    // Sim-A 1.0 → 1.1, and it decodes more than twice as fast: it beats Sim-B now.
-    let text = text.replacen("version = \"1.0\"", "version = \"1.1\"", 1).replacen(
-        "--sim-decode-ms 8 ",
-        "--sim-decode-ms 3 ",
-        1,
-    );
-    std::fs::write(&spec, text).unwrap();
+    assert!(text.contains(from), "{from}");
+    std::fs::write(&spec, text.replacen(from, to, 1)).unwrap();
+}
+
+/// Sim-A 1.0 → 1.1, and it decodes eight times as fast: it beats Sim-B now.
+fn upgrade(dir: &Path) {
+    edit(dir, "version = \"1.0\"", "version = \"1.1\"");
+    edit(dir, "--sim-decode-ms 16 ", "--sim-decode-ms 2 ");
 }
 
 #[test]
 fn an_engine_upgrade_measures_again_what_it_must_and_shows_what_changed() {
     let _serial = serial();
-    let (_tmp, dir) = example(Some(2));
+    let (_tmp, dir) = study();
     let d = dir.to_str().unwrap();
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
@@ -92,7 +102,7 @@ fn an_engine_upgrade_measures_again_what_it_must_and_shows_what_changed() {
             stale.iter().any(|l| l.starts_with("engine/sim-a")
                 && l.contains(profile)
                 && l.contains("engine version 1.0 → 1.1")
-                && l.contains("--sim-decode-ms 8 → --sim-decode-ms 3")),
+                && l.contains("--sim-decode-ms 16 → --sim-decode-ms 2")),
             "{out}"
         );
     }
@@ -222,19 +232,14 @@ fn bumping_a_version_does_not_relabel_runs_placed_by_hand() {
 #[test]
 fn measuring_one_stage_again_warns_that_the_page_mixes_versions() {
     let _serial = serial();
-    let (_tmp, dir) = example(Some(2));
+    let (_tmp, dir) = study();
     let d = dir.to_str().unwrap();
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
     let first = results(&dir);
     // Sim-B, which wins the engine stage and carries the next one, goes 2.1 → 2.2; only the
     // engine stage is measured again.
-    let spec = dir.join("study.toml");
-    std::fs::write(
-        &spec,
-        std::fs::read_to_string(&spec).unwrap().replacen("version = \"2.1\"", "version = \"2.2\"", 1),
-    )
-    .unwrap();
+    edit(&dir, "version = \"2.1\"", "version = \"2.2\"");
     let (code, _, err) = run(&dir, &["--rerun-stale", "--stage", "engine"]);
     assert_eq!(code, 0, "{err}");
     let new: Vec<String> = results(&dir).difference(&first).map(|(r, n)| format!("{r}#{n}")).collect();
@@ -271,8 +276,7 @@ fn measuring_one_stage_again_warns_that_the_page_mixes_versions() {
     assert!(tr.contains("Bu sonuçlarda farklı motor sürümleri bir arada."), "{tr}");
 
     // A changed benchmark makes the runs of its profile stale, and only those.
-    let text = std::fs::read_to_string(&spec).unwrap();
-    std::fs::write(&spec, text.replacen("seed = 1\n", "seed = 2\n", 1)).unwrap();
+    edit(&dir, "seed = 1\n", "seed = 2\n");
     let (code, out, _) = perflab(&["plan", d]);
     assert_eq!(code, 0);
     let stale: Vec<&str> = out.lines().filter(|l| l.contains("the benchmark command changed")).collect();
