@@ -77,18 +77,18 @@ fn an_engine_upgrade_measures_again_what_it_must_and_shows_what_changed() {
     assert_eq!(a.stages[0].after, "engine/sim-b", "Sim-B wins the engine stage at first");
     assert!(a.changes.is_none() && !a.age.mixed);
 
-    // What was published: the study committed to git.
+    // What was published: the study committed to git, in a subfolder of the repository.
     let git = |args: &[&str]| {
         let out = std::process::Command::new("git")
             .args(["-c", "user.name=perflab", "-c", "user.email=perflab@localhost", "-c", "init.defaultBranch=main"])
             .args(args)
-            .current_dir(&dir)
+            .current_dir(dir.parent().unwrap())
             .output()
             .unwrap();
         assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     };
     git(&["init", "-q"]);
-    git(&["add", "-A"]);
+    git(&["add", "sim-study"]);
     git(&["commit", "-q", "-m", "published"]);
 
     upgrade(&dir);

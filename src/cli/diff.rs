@@ -62,7 +62,9 @@ fn at_revision(dir: &Path, rev: &str, to: &Path) -> anyhow::Result<std::path::Pa
     };
     let prefix = String::from_utf8(git(&["rev-parse", "--show-prefix"])?)?.trim().to_string();
     let tree = format!("{rev}:{prefix}");
-    let names = git(&["ls-tree", "-r", "-z", "--name-only", &tree])?;
+    // `--full-tree`: from a subfolder, ls-tree would otherwise list only paths under that
+    // subfolder's name inside the tree.
+    let names = git(&["ls-tree", "-r", "-z", "--full-tree", "--name-only", &tree])?;
     if names.is_empty() {
         bail!("the study has no files at revision {rev}");
     }

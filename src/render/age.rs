@@ -210,7 +210,13 @@ impl Ctx<'_> {
                 cell(&self.stage_title(&s.stage)),
                 cell(&best(&s.best_before)?),
                 cell(&best(&s.best_after)?),
-                cell(&self.label(&s.adopted_after)),
+                cell(&match s.adopted_after.split_once('/') {
+                    // A stage that adopted nothing keeps an earlier stage's configuration.
+                    Some((stage, _)) if stage != s.stage => {
+                        format!("{} › {}", self.stage_title(stage), self.label(&s.adopted_after))
+                    }
+                    _ => self.label(&s.adopted_after),
+                }),
                 changed,
             ]);
         }
