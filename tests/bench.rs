@@ -73,7 +73,8 @@ fn unreachable_server_fails_every_request_without_panicking() {
     let port = common::free_port();
     let url = format!("http://127.0.0.1:{port}");
     let (code, out, err) = perflab(&["bench", "--base-url", &url, "--model", "m", "--num-prompts", "3", "--quiet"]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "a benchmark in which no request succeeded fails: {err}");
+    assert!(err.contains("no request succeeded"), "{err}");
     let b = &parse_str(&out).unwrap()[0];
     assert_eq!(b.metric("failed"), Some(3.0));
     assert!(err.contains("connection failed"), "{err}");
@@ -137,4 +138,69 @@ fn ctrl_c_prints_an_incomplete_result() {
     let done = b.metric("completed").unwrap();
     assert!(done > 0.0 && done < 200.0, "{done}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+}
+
+fn tokenizer_path() -> String {
+    format!("{}/tests/fixtures/tokenizer/tokenizer.json", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn random_prompts_from_a_tokenizer_have_an_exact_length_in_its_vocabulary() {
+    use perflab::bench::{dataset, tokenizer::Tokenizer};
+    let tok = Tokenizer::load(std::path::Path::new(&tokenizer_path())).unwrap();
+    let vocab = tok.ordinary_ids().len();
+    assert!((7000..=8000).contains(&vocab), "{vocab}");
+    let max_id = *tok.ordinary_ids().last().unwrap();
+    for chat in [false, true] {
+        for item in dataset::random(20, 64, 8, 3, chat, Some(&tok)) {
+            assert_eq!(item.input_tokens, 64);
+            match &item.prompt {
+                dataset::Prompt::Tokens(ids) => {
+                    assert_eq!(ids.len(), 64);
+                    assert!(ids.iter().all(|i| *i <= max_id));
+                }
+                dataset::Prompt::Text(text) => assert_eq!(tok.count(text), 64, "{text}"),
+            }
+        }
+    }
+    // Without a tokenizer the ids stay low enough for a small vocabulary.
+    for item in dataset::random(20, 64, 8, 3, false, None) {
+        let dataset::Prompt::Tokens(ids) = &item.prompt else { panic!("completions prompts are ids") };
+        assert!(ids.iter().all(|i| (*i as usize) < vocab));
+    }
+}
+
+#[test]
+fn dataset_prompts_are_counted_in_tokens_and_the_server_count_wins() {
+    let engine = Engine::start(&["--sim-decode-ms", "1"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("prompts.jsonl");
+    // Eight words that the tokenizer splits into more tokens than words.
+    std::fs::write(
+        &data,
+        "{\"prompt\": \"Throughput9 of 77 replicas! Prefill0, decode1; kernel42 queue33.\", \"output_tokens\": 3}\n",
+    )
+    .unwrap();
+    let tok = perflab::bench::tokenizer::Tokenizer::load(std::path::Path::new(&tokenizer_path())).unwrap();
+    let items = perflab::bench::dataset::jsonl(&data, 1, 8, Some(&tok)).unwrap();
+    assert_eq!(items[0].counted, perflab::bench::tokenizer::TokenCount::Tokenizer);
+    assert!(items[0].input_tokens > 8, "tokens, not the 8 words: {}", items[0].input_tokens);
+    let words = perflab::bench::dataset::jsonl(&data, 1, 8, None).unwrap();
+    assert_eq!((words[0].input_tokens, words[0].counted), (8, perflab::bench::tokenizer::TokenCount::Words));
+    let json = tmp.path().join("r.json");
+    let tokenizer = tokenizer_path();
+    let common = ["--dataset-name", "jsonl", "--dataset-path", data.to_str().unwrap(), "--num-prompts", "4"];
+    let with = |extra: &[&str]| {
+        let mut args: Vec<&str> = common.to_vec();
+        args.extend_from_slice(extra);
+        bench(&engine, &args)
+    };
+    // The simulated engine reports usage: its count is what the block shows.
+    let (code, b, err) = with(&["--tokenizer", &tokenizer, "--save-result", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(b.raw.get("Input tokens counted by"), Some("server usage"));
+    assert_eq!(b.raw.get("Output tokens counted by"), Some("server usage"));
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(saved["input_tokens_counted_by"], "server usage");
+    assert_eq!(saved["total_output_tokens"], 12);
 }

@@ -69,3 +69,63 @@ fn a_crash_in_the_middle_of_a_run_fails_the_rest() {
     let status = engine.child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "the engine process died");
 }
+
+/// POSTs JSON to the engine and returns the status and the body.
+fn post(engine: &common::Engine, path: &str, body: &str) -> (u16, serde_json::Value) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", engine.port)).unwrap();
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    let status = text[9..12].parse().unwrap();
+    // The JSON object of the body, whether it was sent whole or in chunks.
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    let object = body.find('{').zip(body.rfind('}')).map_or("", |(a, b)| &body[a..=b]);
+    let json = serde_json::from_str(object).unwrap_or_default();
+    (status, json)
+}
+
+#[test]
+fn prompts_are_counted_like_a_real_server_counts_them() {
+    let engine = Engine::start(&["--sim-decode-ms", "1", "--sim-vocab-size", "8000"]);
+    // Chat content given as a list of parts counts its text.
+    let (status, reply) = post(
+        &engine,
+        "/v1/chat/completions",
+        r#"{"model":"m","max_tokens":2,"messages":[{"role":"user","content":[{"type":"text","text":"one two three"}]}]}"#,
+    );
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["usage"]["prompt_tokens"], 3, "{reply}");
+    // An id beyond the vocabulary is refused, as a real engine refuses it.
+    let (status, reply) = post(&engine, "/v1/completions", r#"{"model":"m","max_tokens":2,"prompt":[5,7999,8000]}"#);
+    assert_eq!(status, 400);
+    assert!(reply["message"].as_str().unwrap().contains("Token id 8000 is out of vocabulary"), "{reply}");
+    // vLLM's client asks `/tokenize` for the length of its prompts.
+    let (status, reply) = post(&engine, "/tokenize", r#"{"model":"m","prompt":"a b c d"}"#);
+    assert_eq!(status, 200);
+    assert_eq!(reply["count"], 4, "{reply}");
+}
+
+#[test]
+fn the_listen_backlog_holds_two_thousand_connections() {
+    let engine = Engine::start(&[]);
+    // `ss` shows a listening socket's backlog as its send queue (capped by somaxconn).
+    let cap: u32 = std::fs::read_to_string("/proc/sys/net/core/somaxconn").unwrap().trim().parse().unwrap();
+    let out = Command::new("ss").args(["-ltnH", &format!("sport = :{}", engine.port)]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let backlog: u32 = text.split_whitespace().nth(2).and_then(|q| q.parse().ok()).unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(backlog, 2048.min(cap), "{text}");
+}
+
+#[test]
+fn a_start_error_can_be_followed_by_a_long_traceback() {
+    let (code, err) = start_failure(&["--gpu-memory-utilization", "0.5", "--sim-log-after-error", "95"]);
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = err.lines().collect();
+    let at = lines.iter().position(|l| l.contains("CUDA out of memory")).unwrap();
+    assert!(lines.len() - at > 90, "the error is far above the end: {err}");
+}

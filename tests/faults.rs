@@ -108,12 +108,13 @@ fn an_engine_that_crashes_mid_benchmark_fails_its_runs_and_the_search_goes_on() 
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("engine/sim-a on mixed: failed (crash): the engine exited"), "{err}");
-    assert!(!err.contains("error:"), "{err}");
+    assert!(!err.lines().any(|l| l.starts_with("error:")), "{err}");
 
     let crashed = manifest(&dir, "engine/sim-a/attempts/1/mixed.manifest.json");
     let (class, message) = failure(&crashed);
     assert_eq!(class, FailureClass::Crash);
-    assert!(message.contains("engine core died unexpectedly"), "{message}");
+    // The root cause, not the shutdown line printed after it.
+    assert!(message.contains("RuntimeError: CUDA error: an illegal memory access"), "{message}");
     assert!(crashed.log_tail.iter().any(|l| l.contains("illegal memory access")), "{:?}", crashed.log_tail);
     assert_eq!(crashed.engine_exit_status, Some(1));
     let (class, message) = failure(&manifest(&dir, "engine/sim-a/attempts/1/short.manifest.json"));
@@ -618,4 +619,66 @@ fn building_another_results_folder_into_the_bundled_site_is_refused() {
     assert!(err.contains("holds the site of other studies (`deepseek-v3.2-h200`, `glm-5.2-fp8-h200`)"), "{err}");
     assert!(err.contains("`perflab build --results examples --out examples/site`"), "{err}");
     assert_eq!(std::fs::read(site.join("en/glm-5.2-fp8-h200.html")).unwrap(), before);
+}
+
+// What real engines do that the cases above do not show.
+
+#[test]
+fn an_error_far_above_the_end_of_the_log_is_found_and_classified() {
+    let _serial = serial();
+    let engine =
+        "perflab-engine --port {port} --sim-startup-seconds 0.1 --gpu-memory-utilization 0.5 --sim-log-after-error 95";
+    let (_tmp, dir) = tiny(engine, "");
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (class, message) = failure(&manifest(&dir, "engine/only/attempts/1/p.manifest.json"));
+    assert_eq!(class, FailureClass::Oom, "{message}");
+    assert!(message.contains("CUDA out of memory"), "{message}");
+    // A study's own pattern for that line is found just as far up.
+    let patterns = "[[failure_patterns]]\nclass = \"unsupported\"\nregex = \"Tried to allocate\"\n";
+    let (_tmp, dir) = tiny(engine, patterns);
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (class, message) = failure(&manifest(&dir, "engine/only/attempts/1/p.manifest.json"));
+    assert_eq!(class, FailureClass::Unsupported, "{message}");
+}
+
+#[test]
+fn an_engine_that_ignores_sigterm_while_loading_is_killed_without_the_full_grace() {
+    let _serial = serial();
+    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 3600 --sim-ignore-sigterm", "");
+    // A grace of an hour: the run can only end in time if the loading engine gets a short one.
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap().replace("stop_grace = 2", "stop_grace = 3600");
+    std::fs::write(&spec, text).unwrap();
+    let child = spawn_run(&dir);
+    let (code, err) = finish(child, Duration::from_secs(120));
+    assert_eq!(code, 0, "{err}");
+    let m = manifest(&dir, "engine/only/attempts/1/p.manifest.json");
+    assert_eq!(failure(&m).0, FailureClass::StartTimeout);
+    no_engine_left(&dir);
+}
+
+#[test]
+fn a_flag_of_the_engine_command_is_replaced_by_the_variant_value() {
+    let _serial = serial();
+    let (_tmp, dir) =
+        tiny("perflab-engine --port {port} --host {host} --sim-startup-seconds 0.1 --sim-decode-ms 8", "");
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap() + "flags = [\"--sim-decode-ms 2\"]\n";
+    std::fs::write(&spec, text).unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let m = manifest(&dir, "engine/only/attempts/1/p.manifest.json");
+    assert_eq!(m.state, RunState::Done);
+    let words: Vec<&str> = m.command.iter().map(String::as_str).collect();
+    assert_eq!(words.iter().filter(|w| **w == "--sim-decode-ms").count(), 1, "{words:?}");
+    let at = words.iter().position(|w| *w == "--sim-decode-ms").unwrap();
+    assert_eq!(words[at + 1], "2", "{words:?}");
+    // The published command holds it once too, and no address placeholder.
+    let (code, page, err) = perflab(&["report", dir.to_str().unwrap(), "--locale", "en"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(page.contains("--sim-decode-ms 2"), "{page}");
+    assert!(!page.contains("--sim-decode-ms 8"), "{page}");
+    assert!(!page.contains("{host}") && !page.contains("{port}"), "{page}");
 }

@@ -272,3 +272,28 @@ fn glm_repeated_measurement_is_flagged_with_both_values() {
     assert_eq!(values, &[7011.17, 5881.79]);
     near(Some(*spread_percent), 16.11, "spread");
 }
+
+#[test]
+fn gpustack_tpot_is_shown_to_include_waiting_time_with_its_arithmetic() {
+    use perflab::analysis::Warning;
+    let a = analysis("glm-5.2-fp8-h200");
+    let found: Vec<_> = a
+        .warnings
+        .iter()
+        .filter_map(|w| match w {
+            Warning::TpotIncludesWaiting { runs } => Some(runs),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "one warning for the study");
+    let runs = found[0];
+    assert_eq!(runs.len(), 20, "every GPUStack run of the study");
+    let sglang = runs.iter().find(|w| w.run == "engine/sglang/balanced").unwrap();
+    // Mean TPOT 540.79 ms is the mean latency 553.77 s over 1024 output tokens.
+    near(Some(sglang.tpot_ms), 540.79, "TPOT");
+    near(Some(sglang.latency_ms / 1000.0), 553.77, "latency");
+    assert_eq!(sglang.tokens, 1024.0);
+    // vLLM's client prints a TPOT without the waiting time: no such warning.
+    let deepseek = analysis("deepseek-v3.2-h200");
+    assert!(!deepseek.warnings.iter().any(|w| matches!(w, Warning::TpotIncludesWaiting { .. })));
+}

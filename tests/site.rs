@@ -141,23 +141,24 @@ fn csv_has_one_row_a_run() {
 }
 
 #[test]
-fn build_command_writes_the_site_and_mdbook_renders_it() {
+fn build_command_writes_the_site() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
     let (code, _, err) = perflab(&["build", "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(out.join("en/index.html").is_file());
-    if std::process::Command::new("mdbook").arg("--version").output().is_err() {
-        assert!(std::env::var_os("PERFLAB_REQUIRE_TOOLS").is_none(), "mdbook is not installed");
-        eprintln!("skipped the mdBook build: mdbook is not installed (.ci/run installs it)");
-        return;
-    }
+}
+
+#[test]
+#[ignore = "needs mdBook (.ci/run installs it): run with --include-ignored"]
+fn mdbook_renders_the_book() {
+    let tmp = tempfile::tempdir().unwrap();
     let book = tmp.path().join("book");
     let status = std::process::Command::new("mdbook")
         .args(["build", "-d", book.to_str().unwrap()])
         .current_dir(root())
         .status()
-        .unwrap();
+        .expect("mdbook is not installed (cargo install mdbook)");
     assert!(status.success());
     let page = std::fs::read_to_string(book.join("tr/glm-5.2-fp8-h200.html")).unwrap();
     assert!(page.contains("Deney sonuçları"));

@@ -17,7 +17,7 @@ pub use warnings::Warning;
 
 use crate::diag::Diagnostic;
 use crate::metric::Metric;
-use crate::study::{Config, FailureClass, RunKey, Study};
+use crate::study::{Config, FailureClass, Flag, RunKey, Study};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -219,14 +219,28 @@ fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
 pub fn command(study: &Study, source: &str, config: &Config) -> Command {
     let engine = study.engine(&config.engine);
     let model = engine.and_then(|e| e.model.clone()).unwrap_or_else(|| study.spec.model.clone());
-    let launch = engine.map_or(String::new(), |e| e.published_command(&model));
+    let published = engine.map_or(String::new(), |e| e.published_command(&model));
+    let aliases = engine.map(|e| e.aliases.clone()).unwrap_or_default();
+    // A flag the launch command already has takes the configuration's value there; the others
+    // are listed after it. Each flag appears once.
+    let words = crate::exec::command::split(&published).unwrap_or_default();
+    let (inline, rest): (Vec<&Flag>, Vec<&Flag>) = config
+        .flags
+        .iter()
+        .partition(|f| words.iter().any(|w| Flag::parse(w, &aliases).is_some_and(|t| t.key == f.key)));
+    let launch = if inline.is_empty() {
+        published
+    } else {
+        let only = Config { flags: inline.into_iter().cloned().collect(), ..Config::new(&config.engine) };
+        crate::exec::command::join(&only.apply_to(&words, &aliases))
+    };
     let mut env = engine.map(|e| e.env.clone()).unwrap_or_default();
     env.extend(config.env.clone());
     Command {
         source: source.to_string(),
         engine: config.engine.clone(),
         launch,
-        flags: config.flags.iter().map(|f| f.text.clone()).collect(),
+        flags: rest.iter().map(|f| f.text.clone()).collect(),
         env,
     }
 }
@@ -487,6 +501,17 @@ pub fn warning_diagnostics(study: &Study, analysis: &Analysis) -> Vec<Diagnostic
                     );
                 }
             }
+            Warning::TpotIncludesWaiting { runs } => {
+                for w in runs {
+                    at(
+                        &w.run,
+                        format!(
+                            "the printed TPOT {:.2} ms is the mean latency {:.2} ms over {:.0} output tokens: it includes queueing and the first token",
+                            w.tpot_ms, w.latency_ms, w.tokens
+                        ),
+                    );
+                }
+            }
             _ => {
                 for name in w.runs() {
                     at(name, describe(w));
@@ -516,6 +541,13 @@ pub fn describe(w: &Warning) -> String {
             if runs.len() == 1 { "it" } else { "they" },
             runs.iter()
                 .map(|p| format!("{}: {:.2} tok/s, at most {:.2}", p.run, p.peak, p.ceiling))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        Warning::TpotIncludesWaiting { runs } => format!(
+            "the printed TPOT is the mean request latency over the output tokens, queueing and first token included ({})",
+            runs.iter()
+                .map(|w| format!("{}: {:.2} ms = {:.2} ms / {:.0} tokens", w.run, w.tpot_ms, w.latency_ms, w.tokens))
                 .collect::<Vec<_>>()
                 .join("; ")
         ),

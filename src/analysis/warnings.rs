@@ -41,6 +41,33 @@ pub struct Peak {
     pub ceiling: f64,
 }
 
+/// A run whose printed TPOT is its mean request latency divided by its output tokens: a TPOT
+/// that holds the time in the queue and the first token (GPUStack's blocks, from guidellm).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LatencyPerToken {
+    pub run: String,
+    /// Printed mean TPOT, milliseconds.
+    pub tpot_ms: f64,
+    /// Mean request latency, milliseconds.
+    pub latency_ms: f64,
+    /// Output tokens a request.
+    pub tokens: f64,
+}
+
+/// The [`LatencyPerToken`] of a block, when its mean TPOT is within 1% of its mean latency over
+/// its output tokens a request while being more than 2% above what the latency less the TTFT
+/// gives (a real TPOT would be close to the latter).
+pub fn latency_per_token(b: &crate::parse::Block) -> Option<(f64, f64, f64)> {
+    let (tpot, latency) = (b.metric("mean_tpot_ms")?, b.metric("mean_e2el_ms")?);
+    let tokens = b.metric("total_output_tokens")? / b.metric("completed").filter(|c| *c > 0.0)?;
+    if tokens <= 1.0 || tpot <= 0.0 {
+        return None;
+    }
+    let per_token = latency / tokens;
+    let real = (latency - b.metric("mean_ttft_ms").unwrap_or(0.0)) / (tokens - 1.0);
+    ((per_token - tpot).abs() <= 0.01 * tpot && (tpot - real).abs() > 0.02 * real).then_some((tpot, latency, tokens))
+}
+
 /// One warning about one run (or, for repeated measurements, a set of runs).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
@@ -55,6 +82,9 @@ pub enum Warning {
     /// Runs whose peak output throughput is more than they could have streamed: one warning
     /// for the study, listing them.
     ImplausiblePeak { runs: Vec<Peak> },
+    /// Runs whose TPOT is their latency over their output tokens, waiting time included: one
+    /// warning for the study, listing them.
+    TpotIncludesWaiting { runs: Vec<LatencyPerToken> },
     /// A mean or median TPOT or ITL of zero in a run that produced tokens after the first.
     ZeroLatency { run: String, metric: String },
     /// The block's request count does not match the profile's.
@@ -64,7 +94,7 @@ pub enum Warning {
 impl Warning {
     /// A warning shown once for the study rather than beside each run it lists.
     pub fn study_wide(&self) -> bool {
-        matches!(self, Warning::ImplausiblePeak { .. })
+        matches!(self, Warning::ImplausiblePeak { .. } | Warning::TpotIncludesWaiting { .. })
     }
 
     /// The runs (`stage/variant/profile`) the warning is about.
@@ -72,6 +102,7 @@ impl Warning {
         match self {
             Warning::Noisy { runs, .. } => runs.iter().map(String::as_str).collect(),
             Warning::ImplausiblePeak { runs } => runs.iter().map(|p| p.run.as_str()).collect(),
+            Warning::TpotIncludesWaiting { runs } => runs.iter().map(|p| p.run.as_str()).collect(),
             Warning::LostRequests { run, .. }
             | Warning::Incomplete { run }
             | Warning::ZeroLatency { run, .. }
@@ -84,6 +115,7 @@ impl Warning {
 pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
     let mut out = Vec::new();
     let mut peaks = Vec::new();
+    let mut waiting = Vec::new();
     for (key, run) in &study.runs {
         let name = key.name();
         let b = &run.block;
@@ -98,6 +130,9 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
             && peak > ceiling
         {
             peaks.push(Peak { run: name.clone(), peak, ceiling });
+        }
+        if let Some((tpot_ms, latency_ms, tokens)) = latency_per_token(b) {
+            waiting.push(LatencyPerToken { run: name.clone(), tpot_ms, latency_ms, tokens });
         }
         let completed = b.metric("completed").unwrap_or(0.0);
         let produced_more_than_first = b.metric("total_output_tokens").is_some_and(|t| t > completed);
@@ -119,6 +154,9 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
     out.extend(noisy(study, chain));
     if !peaks.is_empty() {
         out.push(Warning::ImplausiblePeak { runs: peaks });
+    }
+    if !waiting.is_empty() {
+        out.push(Warning::TpotIncludesWaiting { runs: waiting });
     }
     out
 }

@@ -1,6 +1,7 @@
 //! One request to an OpenAI-compatible server, timed token by token.
 
 use super::dataset::{Item, Prompt};
+use super::tokenizer::TokenCount;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
@@ -28,9 +29,26 @@ pub struct Outcome {
     /// Seconds between tokens (or chunks).
     pub itls: Vec<f64>,
     pub input_tokens: u64,
+    /// How `input_tokens` was counted: the server's usage when it gave one.
+    pub input_counted: TokenCount,
     pub output_tokens: u64,
-    /// When each token arrived, seconds from the start of the benchmark.
+    /// How `output_tokens` was counted: the server's usage, else one a streamed chunk.
+    pub output_counted: TokenCount,
+    /// When each streamed chunk with text arrived, seconds from the start of the benchmark
+    /// (the moment its bytes were read, before they were parsed).
     pub token_times: Vec<f64>,
+}
+
+impl Outcome {
+    /// Output tokens a chunk stands for: one, unless the server's usage counts more tokens than
+    /// it sent chunks (a server that sends several tokens a chunk).
+    pub fn tokens_per_chunk(&self) -> f64 {
+        if self.token_times.is_empty() {
+            0.0
+        } else {
+            (self.output_tokens as f64 / self.token_times.len() as f64).max(1.0)
+        }
+    }
 }
 
 /// The request body for an item.
@@ -62,21 +80,91 @@ pub fn body(model: &str, item: &Item, chat: bool, stream: bool, ignore_eos: bool
     v.to_string()
 }
 
-/// Tokens in one streamed event: `Some(n)` of usage, and whether it carried text.
-fn event(data: &str) -> Result<(bool, Option<u64>), String> {
-    let v: serde_json::Value = serde_json::from_str(data)
-        .map_err(|e| format!("malformed chunk ({e}): {}", data.chars().take(80).collect::<String>()))?;
-    if let Some(err) = v.get("error") {
-        return Err(format!("server error in stream: {err}"));
+/// The server's `usage` of a response: (prompt tokens, completion tokens).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Usage {
+    prompt: Option<u64>,
+    completion: Option<u64>,
+}
+
+impl Usage {
+    fn of(v: &serde_json::Value) -> Usage {
+        let get = |k: &str| v.pointer(&format!("/usage/{k}")).and_then(|u| u.as_u64());
+        Usage { prompt: get("prompt_tokens"), completion: get("completion_tokens") }
     }
-    let usage = v.pointer("/usage/completion_tokens").and_then(|u| u.as_u64());
-    let choice = v.pointer("/choices/0");
-    let text = choice
-        .and_then(|c| {
-            c.get("text").or_else(|| c.pointer("/delta/content")).or_else(|| c.pointer("/delta/reasoning_content"))
-        })
-        .and_then(|t| t.as_str())
-        .is_some_and(|t| !t.is_empty());
+
+    fn or(self, earlier: Usage) -> Usage {
+        Usage { prompt: self.prompt.or(earlier.prompt), completion: self.completion.or(earlier.completion) }
+    }
+
+    /// Records what the server counted in the outcome; `chunks` counts output otherwise.
+    fn apply(self, out: &mut Outcome, chunks: u64) {
+        if let Some(p) = self.prompt {
+            out.input_tokens = p;
+            out.input_counted = TokenCount::Server;
+        }
+        match self.completion {
+            Some(c) => {
+                out.output_tokens = c;
+                out.output_counted = TokenCount::Server;
+            }
+            None => {
+                out.output_tokens = chunks;
+                out.output_counted = TokenCount::Ids;
+            }
+        }
+    }
+}
+
+/// The parts of a streamed chunk the client reads; everything else is skipped unparsed.
+#[derive(serde::Deserialize)]
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    choices: Vec<Choice<'a>>,
+    #[serde(default)]
+    usage: Option<UsageCounts>,
+    #[serde(default, borrow)]
+    error: Option<&'a serde_json::value::RawValue>,
+}
+
+#[derive(serde::Deserialize)]
+struct Choice<'a> {
+    #[serde(default, borrow)]
+    text: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    delta: Option<Delta<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Delta<'a> {
+    #[serde(default, borrow)]
+    content: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct UsageCounts {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+}
+
+/// One streamed event: whether it carried text, and its usage.
+fn event(data: &str) -> Result<(bool, Usage), String> {
+    let chunk: Chunk = serde_json::from_str(data)
+        .map_err(|e| format!("malformed chunk ({e}): {}", data.chars().take(80).collect::<String>()))?;
+    if let Some(err) = chunk.error {
+        return Err(format!("server error in stream: {}", err.get()));
+    }
+    let usage =
+        chunk.usage.map_or(Usage::default(), |u| Usage { prompt: u.prompt_tokens, completion: u.completion_tokens });
+    let text = chunk.choices.first().is_some_and(|c| {
+        let delta = c.delta.as_ref();
+        [c.text.as_ref(), delta.and_then(|d| d.content.as_ref()), delta.and_then(|d| d.reasoning_content.as_ref())]
+            .into_iter()
+            .flatten()
+            .any(|t| !t.is_empty())
+    });
     Ok((text, usage))
 }
 
@@ -86,12 +174,14 @@ pub async fn send(
     url: &str,
     body: String,
     stream: bool,
-    input_tokens: u64,
+    input: (u64, TokenCount),
     origin: Instant,
     timeout: Duration,
 ) -> Outcome {
     let start = origin.elapsed().as_secs_f64();
-    let mut out = Outcome { start, input_tokens, ..Outcome::default() };
+    let (input_tokens, input_counted) = input;
+    let mut out =
+        Outcome { start, input_tokens, input_counted, output_counted: TokenCount::Server, ..Outcome::default() };
     let result = tokio::time::timeout(timeout, exchange(client, url, body, stream, origin, &mut out)).await;
     out.end = origin.elapsed().as_secs_f64();
     match result {
@@ -133,22 +223,26 @@ async fn exchange(
         let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("malformed response: {e}"))?;
         let now = origin.elapsed().as_secs_f64();
         out.ttft = now - out.start;
-        out.output_tokens = v.pointer("/usage/completion_tokens").and_then(|u| u.as_u64()).unwrap_or(0);
-        out.token_times = vec![now; out.output_tokens as usize];
+        Usage::of(&v).apply(out, 0);
+        out.token_times = vec![now];
         return Ok(());
     }
     let mut buffer: Vec<u8> = Vec::new();
     let mut last = 0.0;
     let mut chunks = 0u64;
-    let mut usage = None;
+    let mut usage = Usage::default();
     let mut done = false;
     while let Some(frame) = body.frame().await {
+        // The moment the bytes arrived: every token they carry arrived then.
+        let now = origin.elapsed().as_secs_f64();
         let frame = frame.map_err(|e| format!("stream interrupted after {chunks} tokens: {}", root_cause(&e)))?;
         let Ok(data) = frame.into_data() else { continue };
         buffer.extend_from_slice(&data);
-        while let Some(end) = find_event_end(&buffer) {
-            let raw: Vec<u8> = buffer.drain(..end).collect();
-            let text = String::from_utf8_lossy(&raw);
+        let mut consumed = 0;
+        while let Some(end) = find_event_end(&buffer[consumed..]) {
+            let raw = &buffer[consumed..consumed + end];
+            consumed += end;
+            let text = String::from_utf8_lossy(raw);
             for line in text.lines() {
                 let Some(payload) = line.strip_prefix("data:") else { continue };
                 let payload = payload.trim();
@@ -159,7 +253,6 @@ async fn exchange(
                 let (token, u) = event(payload)?;
                 usage = u.or(usage);
                 if token {
-                    let now = origin.elapsed().as_secs_f64();
                     if chunks == 0 {
                         out.ttft = now - out.start;
                     } else {
@@ -171,6 +264,7 @@ async fn exchange(
                 }
             }
         }
+        buffer.drain(..consumed);
     }
     if !done {
         return Err(format!("stream ended without [DONE] after {chunks} tokens"));
@@ -178,17 +272,22 @@ async fn exchange(
     if chunks == 0 {
         return Err("no token received".to_string());
     }
-    out.output_tokens = usage.unwrap_or(chunks);
+    usage.apply(out, chunks);
     Ok(())
 }
 
-/// End of the first server-sent event in `buffer` (after its blank line).
+/// End of the first server-sent event in `buffer` (after its blank line: `\n\n` or `\r\n\r\n`).
 fn find_event_end(buffer: &[u8]) -> Option<usize> {
-    buffer
-        .windows(2)
-        .position(|w| w == b"\n\n")
-        .map(|i| i + 2)
-        .or_else(|| buffer.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4))
+    let mut from = 0;
+    while let Some(i) = buffer[from..].iter().position(|b| *b == b'\n') {
+        let at = from + i;
+        match buffer.get(at + 1) {
+            Some(b'\n') => return Some(at + 2),
+            Some(b'\r') if buffer.get(at + 2) == Some(&b'\n') => return Some(at + 3),
+            _ => from = at + 1,
+        }
+    }
+    None
 }
 
 fn root_cause(e: &dyn std::error::Error) -> String {
@@ -207,10 +306,22 @@ mod tests {
 
     #[test]
     fn events_count_text_and_read_usage() {
-        assert_eq!(event(r#"{"choices":[{"text":" a"}]}"#), Ok((true, None)));
-        assert_eq!(event(r#"{"choices":[{"delta":{"content":"b"}}]}"#), Ok((true, None)));
-        assert_eq!(event(r#"{"choices":[],"usage":{"completion_tokens":7}}"#), Ok((false, Some(7))));
+        let none = Usage::default();
+        assert_eq!(event(r#"{"choices":[{"text":" a"}]}"#), Ok((true, none)));
+        assert_eq!(event(r#"{"choices":[{"delta":{"content":"b"}}]}"#), Ok((true, none)));
+        assert_eq!(
+            event(r#"{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":7}}"#),
+            Ok((false, Usage { prompt: Some(5), completion: Some(7) }))
+        );
         assert!(event(r#"{"choices": ["#).unwrap_err().starts_with("malformed chunk"));
         assert_eq!(find_event_end(b"data: x\n\ndata: y"), Some(9));
+        assert_eq!(find_event_end(b"data: x\r\n\r\ndata: y"), Some(11));
+        assert_eq!(find_event_end(b"data: x\r\ndata: y"), None);
+        assert_eq!(
+            event(r#"{"choices":[{"delta":{"content":"\u00e7ok"}}]}"#),
+            Ok((true, Usage::default())),
+            "escaped text"
+        );
+        assert!(event(r#"{"error":{"message":"boom"}}"#).unwrap_err().contains("boom"));
     }
 }

@@ -1,7 +1,13 @@
 //! The requests a benchmark sends: random token ids, a ShareGPT file, or a JSON-lines file.
 
+use super::tokenizer::{TokenCount, Tokenizer};
 use anyhow::{Context, bail};
 use std::path::Path;
+
+/// Token ids a random prompt draws from when there is no tokenizer: low enough for any model's
+/// vocabulary (byte-level vocabularies start with their 256 byte tokens; special tokens sit at
+/// the very start or end), so that no request is refused for an unknown id.
+pub const FALLBACK_IDS: std::ops::Range<u32> = 256..4096;
 
 /// SplitMix64: a small, fast generator whose sequence depends only on its seed.
 #[derive(Debug, Clone)]
@@ -42,37 +48,71 @@ pub enum Prompt {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
     pub prompt: Prompt,
-    /// Prompt length in tokens (words for text prompts).
+    /// Prompt length in tokens, counted as `counted` says.
     pub input_tokens: u64,
+    pub counted: TokenCount,
     /// Tokens the request asks for.
     pub output_tokens: u64,
 }
 
-/// `n` random prompts of `input` tokens asking for `output` tokens. With `chat`, prompts are
-/// words (one token each for most tokenizers' common words) instead of token ids.
-pub fn random(n: usize, input: u64, output: u64, seed: u64, chat: bool) -> Vec<Item> {
-    let mut rng = Rng::new(seed);
-    (0..n)
-        .map(|_| {
-            let ids: Vec<u32> = (0..input).map(|_| 1000 + (rng.next_u64() % 20000) as u32).collect();
-            let prompt = if chat {
-                Prompt::Text(ids.iter().map(|i| format!("w{i}")).collect::<Vec<_>>().join(" "))
-            } else {
-                Prompt::Tokens(ids)
-            };
-            Item { prompt, input_tokens: input, output_tokens: output }
-        })
-        .collect()
+/// A prompt's length: by the tokenizer when there is one, else in words.
+fn length(text: &str, tokenizer: Option<&Tokenizer>) -> (u64, TokenCount) {
+    match tokenizer {
+        Some(t) => (t.count(text), TokenCount::Tokenizer),
+        None => (text.split_whitespace().count() as u64, TokenCount::Words),
+    }
 }
 
-fn words(text: &str) -> u64 {
-    text.split_whitespace().count() as u64
+/// `n` random prompts of `input` tokens asking for `output` tokens.
+///
+/// With a tokenizer, each prompt is `input` ids drawn from its vocabulary (special tokens
+/// excepted) and adjusted until it encodes back to exactly `input` tokens; the completions
+/// endpoint gets the ids, the chat endpoint their text. Without one, the ids come from
+/// [`FALLBACK_IDS`] (the chat endpoint gets them as words, whose token count is an estimate).
+pub fn random(n: usize, input: u64, output: u64, seed: u64, chat: bool, tokenizer: Option<&Tokenizer>) -> Vec<Item> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| match tokenizer {
+            Some(t) => {
+                let (ids, text) = t.exact_prompt(input as usize, || rng.next_u64());
+                let input_tokens = ids.len() as u64;
+                let prompt = if chat { Prompt::Text(text) } else { Prompt::Tokens(ids) };
+                Item { prompt, input_tokens, counted: TokenCount::Tokenizer, output_tokens: output }
+            }
+            None => {
+                let span = u64::from(FALLBACK_IDS.end - FALLBACK_IDS.start);
+                let ids: Vec<u32> = (0..input).map(|_| FALLBACK_IDS.start + (rng.next_u64() % span) as u32).collect();
+                if chat {
+                    let text = ids.iter().map(|i| format!("w{i}")).collect::<Vec<_>>().join(" ");
+                    Item {
+                        prompt: Prompt::Text(text),
+                        input_tokens: input,
+                        counted: TokenCount::Words,
+                        output_tokens: output,
+                    }
+                } else {
+                    Item {
+                        prompt: Prompt::Tokens(ids),
+                        input_tokens: input,
+                        counted: TokenCount::Ids,
+                        output_tokens: output,
+                    }
+                }
+            }
+        })
+        .collect()
 }
 
 /// ShareGPT: a JSON array of `{"conversations": [{"from": "human", "value": ...}, {"from": "gpt", ...}]}`.
 /// Each conversation's first turn is the prompt; the reply's length is the output length.
 /// Conversations are shuffled with `seed` and the first `n` usable ones kept.
-pub fn sharegpt(path: &Path, n: usize, seed: u64, output_override: Option<u64>) -> anyhow::Result<Vec<Item>> {
+pub fn sharegpt(
+    path: &Path,
+    n: usize,
+    seed: u64,
+    output_override: Option<u64>,
+    tokenizer: Option<&Tokenizer>,
+) -> anyhow::Result<Vec<Item>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))?;
     let doc: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("'{}' is not a ShareGPT JSON file", path.display()))?;
@@ -85,10 +125,12 @@ pub fn sharegpt(path: &Path, n: usize, seed: u64, output_override: Option<u64>) 
             let turns = c.get("conversations")?.as_array()?;
             let prompt = turns.first()?.get("value")?.as_str()?;
             let reply = turns.get(1)?.get("value")?.as_str()?;
-            let (input, output) = (words(prompt), output_override.unwrap_or_else(|| words(reply)));
+            let (input, counted) = length(prompt, tokenizer);
+            let output = output_override.unwrap_or_else(|| length(reply, tokenizer).0);
             (input > 0 && output > 0).then(|| Item {
                 prompt: Prompt::Text(prompt.to_string()),
                 input_tokens: input,
+                counted,
                 output_tokens: output,
             })
         })
@@ -107,7 +149,7 @@ pub fn sharegpt(path: &Path, n: usize, seed: u64, output_override: Option<u64>) 
 
 /// JSON lines: `{"prompt": "...", "output_tokens": 128}` (or a bare string) a line; the first `n`
 /// lines are used, cycling when the file has fewer.
-pub fn jsonl(path: &Path, n: usize, default_output: u64) -> anyhow::Result<Vec<Item>> {
+pub fn jsonl(path: &Path, n: usize, default_output: u64, tokenizer: Option<&Tokenizer>) -> anyhow::Result<Vec<Item>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))?;
     let mut items = Vec::new();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
@@ -124,7 +166,8 @@ pub fn jsonl(path: &Path, n: usize, default_output: u64) -> anyhow::Result<Vec<I
             }
             _ => bail!("{}:{}: expected an object with `prompt` or a string", path.display(), i + 1),
         };
-        items.push(Item { input_tokens: words(&prompt), prompt: Prompt::Text(prompt), output_tokens: output });
+        let (input_tokens, counted) = length(&prompt, tokenizer);
+        items.push(Item { input_tokens, counted, prompt: Prompt::Text(prompt), output_tokens: output });
     }
     if items.is_empty() {
         bail!("'{}' holds no prompt", path.display());
@@ -138,11 +181,13 @@ mod tests {
 
     #[test]
     fn random_prompts_depend_on_the_seed_only() {
-        let a = random(3, 16, 8, 42, false);
-        assert_eq!(a, random(3, 16, 8, 42, false));
-        assert_ne!(a, random(3, 16, 8, 43, false));
-        assert!(matches!(&a[0].prompt, Prompt::Tokens(t) if t.len() == 16));
-        assert!(matches!(&random(1, 5, 1, 1, true)[0].prompt, Prompt::Text(t) if t.split(' ').count() == 5));
+        let a = random(3, 16, 8, 42, false, None);
+        assert_eq!(a, random(3, 16, 8, 42, false, None));
+        assert_ne!(a, random(3, 16, 8, 43, false, None));
+        assert!(
+            matches!(&a[0].prompt, Prompt::Tokens(t) if t.len() == 16 && t.iter().all(|i| FALLBACK_IDS.contains(i)))
+        );
+        assert!(matches!(&random(1, 5, 1, 1, true, None)[0].prompt, Prompt::Text(t) if t.split(' ').count() == 5));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 pub mod client;
 pub mod dataset;
 pub mod report;
+pub mod tokenizer;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
@@ -16,7 +17,7 @@ use tokio::task::JoinSet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DatasetName {
-    /// Random prompts of --random-input-len tokens (token ids on /v1/completions).
+    /// Random prompts of --random-input-len tokens (from --tokenizer's vocabulary when given).
     Random,
     /// A ShareGPT JSON file (--dataset-path).
     Sharegpt,
@@ -40,6 +41,11 @@ pub struct BenchArgs {
     pub dataset_name: DatasetName,
     #[arg(long)]
     pub dataset_path: Option<PathBuf>,
+    /// The model's tokenizer: a tokenizer.json, or a model folder holding one. Random prompts
+    /// then have an exact length in tokens, and dataset prompts are counted in tokens. The
+    /// server's `usage` counts, when it sends them, take precedence.
+    #[arg(long)]
+    pub tokenizer: Option<PathBuf>,
     #[arg(long, default_value_t = 1024)]
     pub random_input_len: u64,
     /// Output tokens a request asks for (random and JSON-lines prompts without their own).
@@ -158,15 +164,19 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
         None => first_model(&http, &base).await?,
     };
     let total = args.num_prompts + args.num_warmups;
+    let tokenizer = args.tokenizer.as_deref().map(tokenizer::Tokenizer::load).transpose()?;
+    let tok = tokenizer.as_ref();
     let items = match args.dataset_name {
-        DatasetName::Random => dataset::random(total, args.random_input_len, args.random_output_len, args.seed, chat),
+        DatasetName::Random => {
+            dataset::random(total, args.random_input_len, args.random_output_len, args.seed, chat, tok)
+        }
         DatasetName::Sharegpt => {
             let path = args.dataset_path.as_ref().context("--dataset-name sharegpt needs --dataset-path")?;
-            dataset::sharegpt(path, total, args.seed, args.sharegpt_output_len)?
+            dataset::sharegpt(path, total, args.seed, args.sharegpt_output_len, tok)?
         }
         DatasetName::Jsonl => {
             let path = args.dataset_path.as_ref().context("--dataset-name jsonl needs --dataset-path")?;
-            dataset::jsonl(path, total, args.random_output_len)?
+            dataset::jsonl(path, total, args.random_output_len, tok)?
         }
     };
     let url = format!("{base}{}", args.endpoint);
@@ -179,7 +189,7 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
     let origin = Instant::now();
     let mut warm = JoinSet::new();
     for item in warmup {
-        let (http, url, body, input) = (http.clone(), url.clone(), request(item), item.input_tokens);
+        let (http, url, body, input) = (http.clone(), url.clone(), request(item), (item.input_tokens, item.counted));
         warm.spawn(async move { client::send(&http, &url, body, stream, input, origin, timeout).await });
         if warm.len() >= limit {
             warm.join_next().await;
@@ -214,7 +224,7 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
             p = semaphore.clone().acquire_owned() => p?,
             _ = &mut interrupted => { complete = false; break 'send; }
         };
-        let (http, url, body, input) = (http.clone(), url.clone(), request(item), item.input_tokens);
+        let (http, url, body, input) = (http.clone(), url.clone(), request(item), (item.input_tokens, item.counted));
         tasks.spawn(async move {
             let outcome = client::send(&http, &url, body, stream, input, origin, timeout).await;
             drop(permit);

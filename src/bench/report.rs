@@ -2,6 +2,7 @@
 //! vLLM-compatible result JSON.
 
 use super::client::Outcome;
+use super::tokenizer::TokenCount;
 use std::collections::BTreeMap;
 
 /// Linear-interpolated percentile `p` (0–100) of sorted values, as numpy computes it; 0 when empty.
@@ -55,6 +56,9 @@ pub struct Report {
     /// The first errors, grouped: (message, count).
     pub errors: Vec<(String, usize)>,
     pub complete: bool,
+    /// How input and output tokens were counted: the least exact way any successful request's
+    /// count was obtained.
+    pub counted: (TokenCount, TokenCount),
 }
 
 /// Computes every metric from the outcomes. `duration` is the benchmark's wall time in seconds.
@@ -80,21 +84,9 @@ pub fn build(outcomes: &[Outcome], duration: f64, settings: Settings, complete: 
         values.insert("request_rate".to_string(), r);
     }
 
-    // Peak output throughput: the most tokens that arrived within one second-long bucket.
-    let mut buckets: BTreeMap<u64, u64> = BTreeMap::new();
-    for t in ok.iter().flat_map(|o| &o.token_times) {
-        *buckets.entry(t.max(0.0) as u64).or_default() += 1;
-    }
-    values.insert("max_output_tokens_per_s".to_string(), buckets.values().copied().max().unwrap_or(0) as f64);
-    // Peak concurrency: the most requests in flight at one instant.
-    let mut edges: Vec<(f64, i64)> = outcomes.iter().flat_map(|o| [(o.start, 1), (o.end, -1)]).collect();
-    edges.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let (mut now, mut peak) = (0i64, 0i64);
-    for (_, d) in edges {
-        now += d;
-        peak = peak.max(now);
-    }
-    values.insert("max_concurrent_requests".to_string(), peak as f64);
+    let (tokens, concurrent) = peaks(&ok);
+    values.insert("max_output_tokens_per_s".to_string(), tokens);
+    values.insert("max_concurrent_requests".to_string(), concurrent);
 
     let ms = |x: f64| x * 1000.0;
     let mut series: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
@@ -137,7 +129,35 @@ pub fn build(outcomes: &[Outcome], duration: f64, settings: Settings, complete: 
             None => grouped.push((e.clone(), 1)),
         }
     }
-    Report { values, settings, errors: grouped, complete }
+    let least = |f: fn(&Outcome) -> TokenCount| ok.iter().map(|o| f(o)).max().unwrap_or(TokenCount::Server);
+    let counted = (least(|o| o.input_counted), least(|o| o.output_counted));
+    Report { values, settings, errors: grouped, complete, counted }
+}
+
+/// Peak output throughput and peak concurrency as vLLM's client computes them: time is cut into
+/// one-second buckets from the first successful request's start; the first is the most output
+/// tokens that arrived within one bucket, the second the most successful requests active during
+/// one bucket (a request counts in every bucket from the one it started in to the one it ended in,
+/// so at a steady concurrency of N it can read up to 2N).
+fn peaks(ok: &[&Outcome]) -> (f64, f64) {
+    let Some(first) = ok.iter().map(|o| o.start).min_by(f64::total_cmp) else {
+        return (0.0, 0.0);
+    };
+    let last = ok.iter().map(|o| o.end).fold(first, f64::max);
+    let buckets = (last - first).ceil() as usize + 1;
+    let bucket = |t: f64| ((t - first).max(0.0) as usize).min(buckets - 1);
+    let mut tokens = vec![0.0; buckets];
+    let mut active = vec![0u64; buckets];
+    for o in ok {
+        let weight = o.tokens_per_chunk();
+        for t in &o.token_times {
+            tokens[bucket(*t)] += weight;
+        }
+        for a in &mut active[bucket(o.start)..=bucket(o.end)] {
+            *a += 1;
+        }
+    }
+    (tokens.iter().copied().fold(0.0, f64::max), active.iter().copied().max().unwrap_or(0) as f64)
 }
 
 /// `99` for 99.0, `99.9` for 99.9.
@@ -169,6 +189,8 @@ impl Report {
         line(&mut out, "Benchmark duration (s):", two(self.get("duration")));
         line(&mut out, "Total input tokens:", int(self.get("total_input_tokens")));
         line(&mut out, "Total generated tokens:", int(self.get("total_output_tokens")));
+        line(&mut out, "Input tokens counted by:", self.counted.0.as_str().to_string());
+        line(&mut out, "Output tokens counted by:", self.counted.1.as_str().to_string());
         line(&mut out, "Request throughput (req/s):", two(self.get("request_throughput")));
         if self.settings.slo.is_some() {
             line(&mut out, "Request goodput (req/s):", two(self.get("request_goodput")));
@@ -219,6 +241,8 @@ impl Report {
             v.insert(k.clone(), if integer { serde_json::json!(*x as u64) } else { serde_json::json!(x) });
         }
         v.insert("complete".into(), self.complete.into());
+        v.insert("input_tokens_counted_by".into(), self.counted.0.as_str().into());
+        v.insert("output_tokens_counted_by".into(), self.counted.1.as_str().into());
         v.insert("input_lens".into(), outcomes.iter().map(|o| o.input_tokens).collect::<Vec<_>>().into());
         v.insert("output_lens".into(), outcomes.iter().map(|o| o.output_tokens).collect::<Vec<_>>().into());
         v.insert("ttfts".into(), outcomes.iter().map(|o| o.ttft).collect::<Vec<_>>().into());
@@ -257,6 +281,7 @@ mod tests {
                 input_tokens: 10,
                 output_tokens: 4,
                 token_times: vec![0.2, 0.5, 0.8, 1.1],
+                ..Outcome::default()
             })
             .collect();
         let settings = Settings {
@@ -276,7 +301,7 @@ mod tests {
         assert_eq!(b.metric("total_token_throughput"), Some(21.0));
         assert_eq!(b.metric("mean_tpot_ms"), Some(300.0));
         assert_eq!(b.metric("request_goodput"), Some(0.0));
-        assert_eq!(b.metric("max_concurrent_requests"), Some(4.0));
+        assert_eq!(b.metric("max_concurrent_requests"), Some(3.0), "successful requests active in one second");
         assert_eq!(report.errors, vec![("HTTP 500: boom".to_string(), 1)]);
         let cut = build(&outcomes, 2.0, report.settings.clone(), false);
         assert!(!crate::parse_str(&cut.block()).unwrap()[0].complete);

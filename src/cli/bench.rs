@@ -11,5 +11,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         }
     }))?;
     bench::publish(args, &run)?;
-    Ok(if run.report.complete { ExitCode::SUCCESS } else { ExitCode::from(130) })
+    if !run.report.complete {
+        return Ok(ExitCode::from(130));
+    }
+    if run.report.values.get("completed").is_none_or(|c| *c == 0.0) && !run.outcomes.is_empty() {
+        eprintln!("error: no request succeeded; the result above measures nothing");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
 }

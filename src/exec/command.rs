@@ -43,6 +43,19 @@ pub fn split(template: &str) -> anyhow::Result<Vec<String>> {
     Ok(words)
 }
 
+/// Joins words into a command line that [`split`] reads back: a word with whitespace or quotes
+/// is quoted.
+pub fn join(words: &[String]) -> String {
+    let quoted = |w: &String| {
+        if w.is_empty() || w.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
+            if w.contains('\'') { format!("\"{w}\"") } else { format!("'{w}'") }
+        } else {
+            w.clone()
+        }
+    };
+    words.iter().map(quoted).collect::<Vec<_>>().join(" ")
+}
+
 /// Fills `{name}` placeholders of one word. A placeholder without a value is an error.
 pub fn fill(word: &str, values: &BTreeMap<&str, String>) -> anyhow::Result<String> {
     let mut out = String::new();
@@ -117,13 +130,12 @@ pub fn model(study: &Study, engine: &Engine) -> String {
 pub fn engine_argv(study: &Study, config: &Config) -> anyhow::Result<Vec<String>> {
     let engine = study.engine(&config.engine).with_context(|| format!("no engine `{}`", config.engine))?;
     let values = BTreeMap::from([("model", model(study, engine)), ("host", HOST.to_string())]);
-    let mut argv = split(engine.command.get_ref())?
+    let words = split(engine.command.get_ref())?
         .iter()
         .map(|w| fill(w, &values))
         .collect::<anyhow::Result<Vec<_>>>()
         .with_context(|| format!("engine `{}` command", config.engine))?;
-    argv.extend(config.flags.iter().flat_map(|f| f.argv()));
-    Ok(argv)
+    Ok(config.apply_to(&words, &engine.aliases))
 }
 
 /// The environment of an engine start: the engine's, then the configuration's.

@@ -272,7 +272,7 @@ pub struct EngineRecord {
 pub fn tail(path: &Path, n: usize) -> Vec<String> {
     let Ok(mut f) = std::fs::File::open(path) else { return Vec::new() };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let _ = f.seek(SeekFrom::Start(len.saturating_sub(64 * 1024)));
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(256 * 1024)));
     let mut bytes = Vec::new();
     let _ = f.read_to_end(&mut bytes);
     let text = String::from_utf8_lossy(&bytes);
@@ -283,7 +283,10 @@ pub fn tail(path: &Path, n: usize) -> Vec<String> {
 /// Patterns that tell why an engine failed, tried in order after the study's own.
 pub fn builtin_patterns() -> Vec<(FailureClass, regex::Regex)> {
     [
-        (FailureClass::Oom, r"(?i)out of memory|OutOfMemoryError|CUDA error: out of memory|\bOOM\b"),
+        (
+            FailureClass::Oom,
+            r"(?i)out of memory|OutOfMemoryError|CUDA error: out of memory|\bOOM\b|larger than the available KV cache memory|no available memory for the cache blocks|insufficient memory",
+        ),
         (
             FailureClass::Unsupported,
             r"(?i)not valid for this configuration|not supported|unsupported|unrecognized arguments|unexpected argument|invalid choice",
@@ -294,13 +297,23 @@ pub fn builtin_patterns() -> Vec<(FailureClass, regex::Regex)> {
     .collect()
 }
 
-/// The class and line of the first pattern that matches the log, else `fallback` and the log's
-/// last line that speaks of an error (or its last line).
+/// How long an engine that is not ready yet gets between SIGTERM and SIGKILL.
+pub const LOADING_GRACE: Duration = Duration::from_secs(3);
+
+/// Lines of an engine's log that a failure is looked for in: real engines print the error far
+/// above the end (vLLM: 60–95 lines, followed by tracebacks and shutdown warnings).
+pub const FAILURE_WINDOW: usize = 400;
+
+/// The class and line of the first pattern that matches the log, else `fallback` and the first
+/// line that names an exception (`ValueError: ...`, the root cause of a Python traceback), else
+/// the last line that speaks of an error, else the last line.
 pub fn classify(
     log: &[String],
     patterns: &[(FailureClass, regex::Regex)],
     fallback: FailureClass,
 ) -> (FailureClass, String) {
+    static EXCEPTION: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\b[A-Z]\w*(Error|Exception): \S").expect("a valid pattern"));
     for (class, re) in patterns {
         if let Some(line) = log.iter().find(|l| re.is_match(l)) {
             return (*class, line.trim().to_string());
@@ -308,8 +321,8 @@ pub fn classify(
     }
     let line = log
         .iter()
-        .rev()
-        .find(|l| l.to_ascii_lowercase().contains("error"))
+        .find(|l| EXCEPTION.is_match(l))
+        .or_else(|| log.iter().rev().find(|l| l.to_ascii_lowercase().contains("error")))
         .or_else(|| log.iter().rev().find(|l| !l.trim().is_empty()));
     (fallback, line.map(|l| l.trim().to_string()).unwrap_or_default())
 }
@@ -400,7 +413,7 @@ impl Backend for LocalBackend {
             }
             if let Ok(Some(status)) = engine.try_wait() {
                 report.engine_exit = status.code();
-                let log = tail(&launch.log, 40);
+                let log = tail(&launch.log, FAILURE_WINDOW);
                 let (class, line) = classify(&log, &launch.patterns, FailureClass::StartFailure);
                 let failure = if foreign {
                     let message = format!("another process took port {port} while the engine loaded: {line}");
@@ -439,7 +452,7 @@ impl Backend for LocalBackend {
             for (profile, bench_argv, out) in &launch.benchmarks {
                 progress(Event::Step(&format!("benchmark on {profile}")));
                 let argv = fill_port(bench_argv, port);
-                let (result, died) = run_benchmark(&argv, out, pgid, &mut engine, interrupt, launch);
+                let (result, died) = run_benchmark(&argv, out, pgid, &mut engine, interrupt, launch, &ready_url);
                 report.interrupted |= interrupt.requested();
                 report.benchmarks.push(BenchResult { profile: profile.clone(), ..result });
                 if died {
@@ -451,7 +464,10 @@ impl Backend for LocalBackend {
             }
         }
         progress(Event::Step("stopping the engine"));
-        stop_group(pgid, Some(&mut engine), launch.stop_grace, Some(interrupt));
+        // An engine that never served may ignore SIGTERM while it loads (vLLM does): it gets a
+        // short grace; the full one is for a serving engine to finish cleanly.
+        let grace = if report.ready_at.is_some() { launch.stop_grace } else { launch.stop_grace.min(LOADING_GRACE) };
+        stop_group(pgid, Some(&mut engine), grace, Some(interrupt));
         report.stopped_at = Some(now());
         if report.engine_exit.is_none() {
             report.engine_exit = engine.try_wait().ok().flatten().and_then(|s| s.code());
@@ -479,6 +495,7 @@ fn run_benchmark(
     engine: &mut Child,
     interrupt: &Interrupt,
     launch: &Launch,
+    ready_url: &str,
 ) -> (BenchResult, bool) {
     let mut result =
         BenchResult { profile: String::new(), command: argv.to_vec(), exit_status: None, seconds: 0.0, failure: None };
@@ -518,7 +535,7 @@ fn run_benchmark(
         if let Ok(Some(status)) = engine.try_wait() {
             let _ = child.kill();
             let _ = child.wait();
-            let log = tail(&launch.log, 40);
+            let log = tail(&launch.log, FAILURE_WINDOW);
             let (class, line) = classify(&log, &launch.patterns, FailureClass::Crash);
             let class = if class == FailureClass::Oom { class } else { FailureClass::Crash };
             result.failure = Some((class, format!("the engine exited ({status}) during the benchmark: {line}")));
@@ -529,6 +546,18 @@ fn run_benchmark(
             Ok(Some(status)) => {
                 result.exit_status = status.code();
                 result.seconds = started.elapsed().as_secs_f64();
+                // A real engine can die faster than this loop looks (its requests then fail
+                // at once and the benchmark ends): one that no longer serves, or that has
+                // exited, died during the benchmark, whatever the benchmark made of it.
+                let exited = engine.try_wait().ok().flatten();
+                if exited.is_some() || !ready(ready_url) {
+                    let log = tail(&launch.log, FAILURE_WINDOW);
+                    let (class, line) = classify(&log, &launch.patterns, FailureClass::Crash);
+                    let class = if class == FailureClass::Oom { class } else { FailureClass::Crash };
+                    let how = exited.map_or(format!("stopped answering {ready_url}"), |s| format!("exited ({s})"));
+                    result.failure = Some((class, format!("the engine {how} during the benchmark: {line}")));
+                    return (result, true);
+                }
                 if !status.success() {
                     // The error line, or else the last line it printed.
                     let lines = tail(&err_path, 20);

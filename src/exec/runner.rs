@@ -275,17 +275,20 @@ fn execute(
             Some(b) => {
                 m.exit_status = b.exit_status;
                 m.benchmark_seconds = Some(b.seconds);
-                b.failure.clone().or_else(|| match judge_output(tmp, expected, min_completed) {
-                    Output::Result { completed: c } => {
-                        completed = c;
-                        None
-                    }
-                    Output::TooFew(message) => {
+                // A benchmark that exits non-zero because too few requests succeeded (as
+                // `perflab bench` does when none did) still printed the result that says so.
+                match (b.failure.clone(), judge_output(tmp, expected, min_completed)) {
+                    (None | Some((FailureClass::BenchmarkFailure, _)), Output::TooFew(message)) => {
                         keep_output = true;
                         Some((FailureClass::RequestsFailed, message))
                     }
-                    Output::Unusable(message) => Some((FailureClass::BenchmarkFailure, message)),
-                })
+                    (Some(failure), _) => Some(failure),
+                    (None, Output::Result { completed: c }) => {
+                        completed = c;
+                        None
+                    }
+                    (None, Output::Unusable(message)) => Some((FailureClass::BenchmarkFailure, message)),
+                }
             }
         };
         if cut_short {

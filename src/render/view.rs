@@ -271,6 +271,27 @@ impl Ctx<'_> {
                     ],
                 )
             }
+            Warning::TpotIncludesWaiting { runs } => {
+                let (ms, seconds) = (Metric::of("mean_tpot_ms"), Metric::of("duration"));
+                let list = runs
+                    .iter()
+                    .map(|w| {
+                        c.fmt_args(
+                            "warning-tpot-includes-waiting-run",
+                            &[
+                                ("run", (&self.run_title(&w.run)).into()),
+                                ("tpot", (&self.value(&ms, Some(w.tpot_ms))?).into()),
+                                ("latency", (&self.value(&seconds, Some(w.latency_ms / 1000.0))?).into()),
+                                ("tokens", Arg::Number { value: w.tokens, decimals: 0 }),
+                            ],
+                        )
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                c.fmt_args(
+                    "warning-tpot-includes-waiting",
+                    &[("count", Arg::count(runs.len() as u64)), ("runs", (&list.join("; ")).into())],
+                )
+            }
             Warning::ZeroLatency { run, metric } => c.fmt(
                 "warning-zero-latency",
                 &[("run", &self.run_title(run)), ("metric", &self.metric_name(&Metric::of(metric))?)],
@@ -657,7 +678,13 @@ pub fn build(
                                 "ranking-item",
                                 &[("engine", &engine), ("value", &x.value(&a.objective, Some(v))?)],
                             ),
-                            (_, None) => c.fmt("ranking-not-supported", &[("engine", &engine)]),
+                            (Outcome::Failed { class: FailureClass::Unsupported }, None) => {
+                                c.fmt("ranking-not-supported", &[("engine", &engine)])
+                            }
+                            (Outcome::Failed { class }, None) => {
+                                c.fmt("ranking-failed", &[("engine", &engine), ("reason", &x.failure_class(*class)?)])
+                            }
+                            (_, None) => c.fmt("ranking-not-measured", &[("engine", &engine)]),
                         }
                     })
                     .collect::<Result<Vec<_>, _>>()?;

@@ -105,6 +105,14 @@ pub struct EngineArgs {
     /// Ignore SIGTERM, as an engine hung in its shutdown does (only SIGKILL ends it).
     #[arg(long)]
     pub sim_ignore_sigterm: bool,
+    /// Token ids of the model's vocabulary: a prompt of ids at or above it is refused with HTTP
+    /// 400, as a real engine refuses them.
+    #[arg(long, default_value_t = 32000)]
+    pub sim_vocab_size: u64,
+    /// Lines of traceback and shutdown noise printed after a start-up error, as real engines
+    /// print them (vLLM: 60–95), so that the error is far above the log's end.
+    #[arg(long, default_value_t = 0)]
+    pub sim_log_after_error: usize,
 }
 
 /// Why the engine refuses to start, with the message a real engine prints.

@@ -51,6 +51,7 @@ pub async fn serve(args: EngineArgs) -> anyhow::Result<()> {
         Ok(c) => Ok(c),
         Err(e @ StartError::Unsupported(_)) => {
             eprintln!("{e}");
+            trailing_noise(args.sim_log_after_error);
             anyhow::bail!("engine failed to start: {e}");
         }
         Err(e) => Err(e),
@@ -91,6 +92,7 @@ pub async fn serve(args: EngineArgs) -> anyhow::Result<()> {
         }
         Err(e) => {
             eprintln!("{e}");
+            trailing_noise(args.sim_log_after_error);
             anyhow::bail!("engine failed to start: {e}");
         }
     }
@@ -104,10 +106,41 @@ pub async fn serve(args: EngineArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What a Python engine prints after its error: the traceback's frames, the worker's shutdown
+/// and the resource tracker's warnings (`lines` of them).
+fn trailing_noise(lines: usize) {
+    for i in 0..lines {
+        match i % 4 {
+            0 => eprintln!("  File \"/usr/lib/python3/site-packages/engine/worker.py\", line {}, in run", 100 + i),
+            1 => eprintln!("    self.model_runner.profile_run()"),
+            2 => eprintln!("INFO worker {} shutting down", i / 4),
+            _ => eprintln!(
+                "/usr/lib/python3.11/multiprocessing/resource_tracker.py:254: UserWarning: resource_tracker: There appear to be 1 leaked semaphore objects to clean up at shutdown"
+            ),
+        }
+    }
+    eprintln!("warnings.warn('resource_tracker: There appear to be %d '");
+}
+
+/// The listen backlog: real servers take 2048 connections waiting to be accepted, so that a
+/// thousand clients connecting at once are all queued.
+const BACKLOG: u32 = 2048;
+
 /// Binds the port and serves connections on it.
 async fn listen(state: &Arc<State>) -> anyhow::Result<tokio::task::JoinHandle<()>> {
     let args = &state.args;
-    let listener = match tokio::net::TcpListener::bind((args.host.as_str(), args.port)).await {
+    let bound = async {
+        let address = tokio::net::lookup_host((args.host.as_str(), args.port))
+            .await?
+            .next()
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no address"))?;
+        let socket =
+            if address.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+        socket.set_reuseaddr(true)?;
+        socket.bind(address)?;
+        socket.listen(BACKLOG)
+    };
+    let listener = match bound.await {
         Ok(l) => l,
         Err(e) => {
             eprintln!(
@@ -312,9 +345,39 @@ fn count_tokens(v: &serde_json::Value) -> u64 {
         serde_json::Value::String(s) => s.split_whitespace().count() as u64,
         serde_json::Value::Array(a) if a.iter().all(|x| x.is_number()) => a.len() as u64,
         serde_json::Value::Array(a) => a.iter().map(count_tokens).sum(),
-        serde_json::Value::Object(o) => o.get("content").map_or(0, count_tokens),
+        // A message's `content`, or one part of a list of parts (`{"type": "text", "text": ...}`).
+        serde_json::Value::Object(o) => o.get("content").or_else(|| o.get("text")).map_or(0, count_tokens),
         _ => 0,
     }
+}
+
+/// The first token id of a prompt of ids that the vocabulary does not have.
+fn out_of_vocabulary(prompt: &serde_json::Value, vocab: u64) -> Option<u64> {
+    match prompt {
+        serde_json::Value::Array(a) => a.iter().find_map(|x| match x {
+            serde_json::Value::Number(n) => n.as_u64().filter(|id| *id >= vocab),
+            nested => out_of_vocabulary(nested, vocab),
+        }),
+        _ => None,
+    }
+}
+
+/// `/tokenize`, as vLLM answers it: the count of a prompt's (or messages') tokens.
+fn tokenize(state: &State, bytes: &[u8]) -> Response<SimBody> {
+    let Ok(body) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return error(StatusCode::BAD_REQUEST, "body is not JSON");
+    };
+    let Some(prompt) = body.get("prompt").or_else(|| body.get("messages")) else {
+        return error(StatusCode::BAD_REQUEST, "`prompt` or `messages` is required");
+    };
+    let count = count_tokens(prompt);
+    let reply = serde_json::json!({
+        "count": count,
+        "max_model_len": state.args.max_model_len,
+        "tokens": (0..count).map(|i| 1 + i % (state.args.sim_vocab_size.max(2) - 1)).collect::<Vec<_>>(),
+        "token_strs": null,
+    });
+    json(StatusCode::OK, reply.to_string())
 }
 
 async fn handle(req: Request<Incoming>, state: Arc<State>) -> Result<Response<SimBody>, Infallible> {
@@ -340,6 +403,10 @@ async fn handle(req: Request<Incoming>, state: Arc<State>) -> Result<Response<Si
             };
             completion(&state, chat, &bytes).await
         }
+        (&Method::POST, "/tokenize") => match req.into_body().collect().await {
+            Ok(b) => tokenize(&state, &b.to_bytes()),
+            Err(_) => error(StatusCode::BAD_REQUEST, "unreadable body"),
+        },
         _ => error(StatusCode::NOT_FOUND, "not found"),
     };
     Ok(response)
@@ -355,6 +422,9 @@ async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody
         return error(StatusCode::INTERNAL_SERVER_ERROR, "simulated internal error");
     }
     let prompt = if chat { body.get("messages") } else { body.get("prompt") };
+    if let Some(id) = prompt.and_then(|p| out_of_vocabulary(p, args.sim_vocab_size)) {
+        return error(StatusCode::BAD_REQUEST, &format!("Token id {id} is out of vocabulary"));
+    }
     let input = prompt.map_or(0, count_tokens);
     let max_tokens =
         body.get("max_tokens").or_else(|| body.get("max_completion_tokens")).and_then(|v| v.as_u64()).unwrap_or(16);

@@ -123,6 +123,36 @@ impl Config {
         out
     }
 
+    /// An engine's command words with this configuration's flags applied: a flag the command
+    /// already has (its name after `aliases`) takes this configuration's value where it stands,
+    /// so that each flag appears once with the value that applies; the other flags follow.
+    pub fn apply_to(&self, words: &[String], aliases: &BTreeMap<String, String>) -> Vec<String> {
+        let mut out: Vec<String> = Vec::with_capacity(words.len() + 2 * self.flags.len());
+        let mut pending: Vec<&Flag> = self.flags.iter().collect();
+        let mut i = 0;
+        while i < words.len() {
+            let word = &words[i];
+            let (name, inline) = match word.split_once('=') {
+                Some((n, _)) if word.starts_with('-') => (n, true),
+                _ => (word.as_str(), false),
+            };
+            let key = aliases.get(name).map_or(name, String::as_str);
+            let found = word.starts_with('-').then(|| pending.iter().position(|f| f.key == key)).flatten();
+            let Some(at) = found else {
+                out.push(word.clone());
+                i += 1;
+                continue;
+            };
+            let flag = pending.remove(at);
+            // The template's value: in the same word, or the next word unless that is a flag.
+            let takes_next = !inline && words.get(i + 1).is_some_and(|next| !next.starts_with('-'));
+            i += if takes_next { 2 } else { 1 };
+            out.extend(flag.argv());
+        }
+        out.extend(pending.into_iter().flat_map(Flag::argv));
+        out
+    }
+
     /// What makes this configuration the run it is, for reuse: equal for two configurations
     /// exactly when they would run the same way, whatever the order of their flags and whether
     /// they are written `--x=1` or `--x 1`.
@@ -179,6 +209,29 @@ mod tests {
         assert_eq!(c.changed, vec![("--tp-size 2".to_string(), "--tp-size 4".to_string())]);
         assert_eq!(c.describe(), "+ --mem -1, − --fp8, --tp-size 2 → --tp-size 4");
         assert!(FlagChanges::between(&after, &after).is_empty());
+    }
+
+    #[test]
+    fn a_flag_of_the_command_takes_the_configuration_value_in_place() {
+        let mut aliases = BTreeMap::new();
+        aliases.insert("-tp".to_string(), "--tensor-parallel-size".to_string());
+        let words: Vec<String> =
+            ["vllm", "serve", "m", "--dtype", "bfloat16", "-tp=2", "--enforce-eager", "--port", "{port}"]
+                .map(String::from)
+                .to_vec();
+        let config = Config::new("vllm").with(
+            &[],
+            &flags(&["--dtype float32", "--tensor-parallel-size 4", "--enforce-eager", "--max-num-seqs 8"], &aliases),
+            &BTreeMap::new(),
+        );
+        assert_eq!(
+            config.apply_to(&words, &aliases).join(" "),
+            "vllm serve m --dtype float32 --tensor-parallel-size 4 --enforce-eager --port {port} --max-num-seqs 8"
+        );
+        // A flag of the command that takes no value keeps the next flag.
+        let words: Vec<String> = ["serve", "--enforce-eager", "--dtype", "x"].map(String::from).to_vec();
+        let config = Config::new("e").with(&[], &flags(&["--enforce-eager"], &aliases), &BTreeMap::new());
+        assert_eq!(config.apply_to(&words, &aliases), words);
     }
 
     #[test]

@@ -182,13 +182,14 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// The launch command as a page shows it: `{model}` filled in, and the port perflab picks
-    /// for each start (`--port {port}`) left out; a port the study fixes stays.
+    /// The launch command as a page shows it: `{model}` filled in, and the address perflab
+    /// picks for each start (`--port {port}`, `--host {host}`) left out; a port or host the
+    /// study fixes stays.
     pub fn published_command(&self, model: &str) -> String {
-        static PICKED_PORT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-            regex::Regex::new(r#"\s*(--port|-p)(=|\s+)["']?\{port\}["']?"#).expect("a valid pattern")
+        static PICKED_ADDRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#"\s*(--port|-p|--host)(=|\s+)["']?\{(port|host)\}["']?"#).expect("a valid pattern")
         });
-        PICKED_PORT.replace_all(self.command.get_ref(), "").replace("{model}", model)
+        PICKED_ADDRESS.replace_all(self.command.get_ref(), "").replace("{model}", model)
     }
 }
 

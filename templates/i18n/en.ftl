@@ -114,6 +114,8 @@ ranking-lost = { $engine } ({ $value }, only { $completed } of { $expected ->
        *[other] { $expected } requests
     } completed)
 ranking-not-supported = { $engine } (not supported)
+ranking-failed = { $engine } (failed: { $reason })
+ranking-not-measured = { $engine } (not measured)
 
 ## Adoption
 adoption-adopted = Adopted: { $variant }, { $gain } over { $base }.
@@ -153,6 +155,11 @@ warning-implausible-peak = { $count ->
        *[other] { $count } runs report a peak output throughput above what they could have streamed
     } (its concurrency at { $stream_limit } a request, and no more than all the tokens it produced); the "Peak output token throughput" line is an artifact of the benchmark tool and is not used: { $runs }.
 warning-implausible-peak-run = { $run } reports { $peak } (at most { $ceiling })
+warning-tpot-includes-waiting = { $count ->
+        [one] One run prints
+       *[other] { $count } runs print
+    } a "TPOT" that is the mean request latency divided by the output tokens of a request, so it holds the time requests waited in the queue and the time to the first token; it is not the time between tokens after the first: { $runs }.
+warning-tpot-includes-waiting-run = { $run }: { $tpot } = { $latency } ÷ { $tokens } tokens
 warning-zero-latency = { $run }: { $metric } is 0 although the run produced tokens.
 warning-request-count = { $run }: the block counts { $counted ->
         [one] { $counted } request

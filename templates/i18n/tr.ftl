@@ -101,6 +101,8 @@ ranking = Sıralama: { $ranking }
 ranking-item = { $engine } ({ $value })
 ranking-lost = { $engine } ({ $value }, { $expected } isteğin yalnızca { $completed } tanesi tamamlandı)
 ranking-not-supported = { $engine } (desteklenmiyor)
+ranking-failed = { $engine } (başarısız: { $reason })
+ranking-not-measured = { $engine } (ölçülmedi)
 
 ## Benimseme
 adoption-adopted = Benimsendi: { $variant }, { $base } yapılandırmasına göre { $gain }.
@@ -137,6 +139,11 @@ warning-implausible-peak = { $count ->
        *[other] { $count } koşu
     }, akıtabileceğinden yüksek bir en yüksek çıkış hızı bildiriyor (istek başına { $stream_limit } hızla eş zamanlılığı kadar, ürettiği tüm token'lardan da fazla olmamak üzere); bu "Peak output token throughput" satırı ölçüm aracının bir yan etkisidir ve kullanılmaz: { $runs }.
 warning-implausible-peak-run = { $run }: { $peak } (en fazla { $ceiling })
+warning-tpot-includes-waiting = { $count ->
+        [one] Bir koşunun
+       *[other] { $count } koşunun
+    } yazdırdığı "TPOT", ortalama istek gecikmesinin istek başına çıkış token sayısına bölümüdür; isteklerin kuyrukta beklediği süreyi ve ilk token'a kadar geçen süreyi de içerir, ilk token'dan sonraki token'lar arasındaki süre değildir: { $runs }.
+warning-tpot-includes-waiting-run = { $run }: { $tpot } = { $latency } ÷ { $tokens } token
 warning-zero-latency = { $run }: koşu token üretmesine rağmen { $metric } 0 görünüyor.
 warning-request-count = { $run }: blokta { $counted } istek sayılıyor, profil ise { $expected } istek gönderiyor.
 

