@@ -78,6 +78,9 @@ struct IndexItem {
     model: String,
     hardware: String,
     engines: String,
+    /// The engine versions and dates of the results shown (versions are not relabelled by a
+    /// later bump in the study).
+    measured: String,
     headline: String,
 }
 
@@ -131,9 +134,9 @@ impl Site {
                 let page = renderer.html(locale, "page.html.tera", &ctx)?;
                 site.add(format!("{locale}/{id}.html"), page.into_bytes());
 
-                let engines: Vec<String> =
-                    study.spec.engines.iter().map(|e| format!("{} {}", e.name, e.version)).collect();
+                let engines: Vec<String> = study.spec.engines.iter().map(|e| e.name.clone()).collect();
                 index.push(IndexItem {
+                    measured: view::age_line(study, analysis, catalog)?,
                     title,
                     href: href(&format!("{id}.html")),
                     model: study.spec.model.clone(),

@@ -294,3 +294,27 @@ fn the_bundled_site_is_harmless() {
         .collect();
     assert_site_harmless(&files);
 }
+
+#[test]
+fn a_recorded_engine_version_or_date_is_text() {
+    let (_t, dir) = edited("s", "version = \"v0.13.0\"", "version = \"v0.14.0\"");
+    let record = dir.join("runs/recorded.json");
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(text.contains("\"engine_version\": \"v0.13.0\"") && text.contains("\"date\": null"));
+    let text = text
+        .replace(
+            "\"engine_version\": \"v0.13.0\"",
+            "\"engine_version\": \"<script>alert(1)</script>`[x](javascript:y)\"",
+        )
+        .replacen("\"date\": null", "\"date\": \"<img src=x onerror=alert(1)>\"", 1);
+    std::fs::write(&record, text).unwrap();
+    let (code, out) = check(&dir);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("warning: the page shows results the study no longer describes"), "{out}");
+    let files = build(&dir);
+    assert_site_harmless(&files);
+    let html = page(&files, "en/s.html");
+    assert!(html.contains("vLLM &lt;script&gt;alert(1)&lt;/script&gt;"), "the recorded version as text");
+    assert!(!html.contains("onerror"), "a date that is not a date is not shown");
+    assert!(page(&files, "en/index.html").contains("&lt;script&gt;alert(1)"), "as text in the index too");
+}

@@ -4,11 +4,15 @@
 pub mod adoption;
 pub mod chain;
 pub mod delta;
+pub mod diff;
+pub mod history;
 pub mod warnings;
 
 pub use adoption::{Adoption, NoResultReason};
 pub use chain::{Chain, Point, RunStatus, StageOutcome, VariantOutcome, resolve};
 pub use delta::{Delta, Trend};
+pub use diff::Diff;
+pub use history::{Age, Measured, PastResult};
 pub use warnings::Warning;
 
 use crate::diag::Diagnostic;
@@ -180,6 +184,13 @@ pub struct Analysis {
     pub total_gain: Option<f64>,
     pub scenarios: Vec<Scenario>,
     pub warnings: Vec<Warning>,
+    /// Which engine versions measured the runs read here, and when; whether they mix.
+    pub age: Age,
+    /// Earlier results a later attempt superseded, kept on disk.
+    pub superseded: Vec<PastResult>,
+    /// What changed since the results the newest re-measurements superseded (another engine,
+    /// version or command); `None` when nothing was measured again that way.
+    pub changes: Option<Diff>,
 }
 
 impl Analysis {
@@ -265,8 +276,16 @@ fn recommended(chain: &Chain, excluded: &[String]) -> Config {
     config
 }
 
-/// Computes the whole analysis of a loaded study.
+/// Computes the whole analysis of a loaded study, with what changed since the results its
+/// newest re-measurements superseded.
 pub fn analyze(study: &Study) -> Analysis {
+    let mut analysis = analyze_results(study);
+    analysis.changes = study.previous().map(|before| diff::compare(&analyze_results(&before), &analysis, study, None));
+    analysis
+}
+
+/// The analysis of the results that stand, without comparing them with earlier ones.
+pub(crate) fn analyze_results(study: &Study) -> Analysis {
     let spec = &study.spec;
     let chain = resolve(study);
     let objective = Metric::of(spec.objective.get_ref());
@@ -368,7 +387,7 @@ pub fn analyze(study: &Study) -> Analysis {
         .collect();
     let total_gain = last.value.zip(chain.baseline.value).and_then(|(x, y)| objective.improvement(x, y));
 
-    Analysis {
+    let mut analysis = Analysis {
         study: study.id.clone(),
         lower_is_better: objective.lower_is_better(),
         noise_threshold: spec.noise_threshold,
@@ -386,7 +405,12 @@ pub fn analyze(study: &Study) -> Analysis {
         warnings: warnings::find(study, &chain),
         objective,
         secondary,
-    }
+        age: Age::default(),
+        superseded: history::superseded(study),
+        changes: None,
+    };
+    analysis.age = history::age(study, &chain, &analysis);
+    analysis
 }
 
 /// The ranking line of a stage whose variants each bring up an engine from nothing.

@@ -22,7 +22,12 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
                 }
                 if found.is_empty() {
                     // Data a reader should not trust: listed, but not a failure.
-                    for w in analysis::warning_diagnostics(&study, &analysis::analyze(&study)) {
+                    let a = analysis::analyze(&study);
+                    for w in analysis::warning_diagnostics(&study, &a) {
+                        println!("{w}");
+                    }
+                    // Runs measured with another engine version or command than the study says.
+                    for w in analysis::history::diagnostics(&study, &a.age) {
                         println!("{w}");
                     }
                 }

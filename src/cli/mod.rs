@@ -4,6 +4,7 @@ mod analyze;
 mod bench;
 mod build;
 mod check;
+mod diff;
 mod parse;
 mod plan;
 mod report;
@@ -94,6 +95,11 @@ pub enum Command {
     #[command(display_order = 5)]
     Bench(Box<crate::bench::BenchArgs>),
     /// List the runs a study needs: done, stale, failed, reused, pending, waiting.
+    ///
+    /// A run is stale when its engine, the engine's version, its command or the benchmark
+    /// command changed since it was measured; the reason is shown. The first time it sees results
+    /// placed by hand, it records in runs/recorded.json the engine version and command the study
+    /// names, so that a later version bump makes them stale instead of relabelling them.
     #[command(display_order = 3)]
     Plan {
         /// A study folder, or an id under --results.
@@ -124,7 +130,9 @@ pub enum Command {
         /// Measure the selected runs again even when they are done.
         #[arg(long)]
         rerun: bool,
-        /// Measure runs again whose engine version or command changed.
+        /// Measure stale runs again (see `perflab plan`), stage by stage: when a stage's winner
+        /// changes, the runs built on it become stale and are measured on the new winner. Earlier
+        /// results stay on disk.
         #[arg(long)]
         rerun_stale: bool,
         /// Print the engine and benchmark commands instead of running them.
@@ -137,6 +145,34 @@ pub enum Command {
     /// Print a study's analysis as JSON: winners, gains, the recommended command, warnings.
     ///
     /// The fields are described in the README.
+    /// Show what changed since the previous measurement: per stage whether the winner changed,
+    /// per profile the baseline and optimized figures before → after, the recommended command.
+    ///
+    /// By default it compares the results that stand with those the newest re-measurements
+    /// (another engine version or command) replaced; `--since REV` compares with the study as
+    /// it was in git revision REV (e.g. what was last published). Exit code 1 when there is
+    /// nothing to compare with.
+    #[command(display_order = 7)]
+    Diff {
+        /// A study folder, or an id under --results.
+        #[arg(value_name = "STUDY")]
+        study: String,
+        /// Compare with the study (spec and runs) at this git revision.
+        #[arg(long, value_name = "REV")]
+        since: Option<String>,
+        /// Print JSON instead of Markdown.
+        #[arg(long)]
+        json: bool,
+        /// Language of the Markdown.
+        #[arg(long, default_value = "en", value_name = "LANG")]
+        locale: String,
+        /// Folder holding the studies.
+        #[arg(long, default_value = "results", value_name = "DIR")]
+        results: PathBuf,
+        /// Folder whose templates and i18n/*.ftl catalogs replace or add to the built-in ones.
+        #[arg(long, default_value = "templates", value_name = "DIR")]
+        templates: PathBuf,
+    },
     #[command(display_order = 6)]
     Analyze {
         /// A study folder, or an id under --results.
@@ -164,6 +200,9 @@ pub fn main() -> ExitCode {
             report::run(&study, &locale, flavor, &results, &templates)
         }
         Command::Build { results, out, templates, flavor } => build::run(&results, &out, &templates, flavor),
+        Command::Diff { study, since, json, locale, results, templates } => {
+            diff::run(&study, since.as_deref(), json, &locale, &results, &templates)
+        }
     };
     match result {
         Ok(code) => code,

@@ -1,6 +1,6 @@
 //! `perflab plan STUDY`
 
-use crate::exec::{Status, plan, runner::clock};
+use crate::exec::{Stale, Status, plan, record_hand_placed, runner::clock};
 use crate::study::Study;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -8,13 +8,27 @@ use std::process::ExitCode;
 
 pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
     let dirs = super::study_dirs(&[name.to_string()], results)?;
-    let study = Study::load(&dirs[0]).map_err(|d| anyhow::anyhow!("{d}"))?;
+    let load = || Study::load(&dirs[0]).map_err(|d| anyhow::anyhow!("{d}"));
+    let mut study = load()?;
+    // Runs placed by hand keep the version the study names the first time perflab sees them.
+    let recorded = record_hand_placed(&study)?;
+    if recorded > 0 {
+        eprintln!(
+            "recorded the engine version and command of {} placed by hand in '{}'",
+            crate::exec::runner::runs_count(recorded),
+            study.dir.join(crate::study::RUNS_DIR).join(crate::study::RECORDED_FILE).display()
+        );
+        study = load()?;
+    }
     let plan = plan(&study, &BTreeSet::new(), false)?;
     let width = plan.runs.iter().map(|r| r.stage.len() + r.variant.len() + 1).max().unwrap_or(0);
     for r in &plan.runs {
         let (word, detail) = match &r.status {
             Status::Done { date } => ("done", date.clone().unwrap_or_else(|| "recorded by hand".to_string())),
-            Status::Stale { reason } => ("stale", reason.clone()),
+            Status::Stale { reasons, failed: None } => ("stale", Stale::describe_all(reasons)),
+            Status::Stale { reasons, failed: Some(class) } => {
+                ("stale", format!("failed ({class}); {}", Stale::describe_all(reasons)))
+            }
             Status::Failed { class } => ("failed", class.to_string()),
             Status::Reused { from } => ("reused", format!("the run of {from}")),
             Status::Pending => ("pending", String::new()),
@@ -24,15 +38,37 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
         println!("{name:<width$}  {:<18} {word:<8} {detail}", r.profile);
     }
     let count = |f: fn(&Status) -> bool| plan.count(f);
-    let left = plan
-        .estimate_seconds
-        .map_or("no recorded durations to estimate from".to_string(), |s| format!("about {} left", clock(s)));
+    let stale = count(|s| matches!(s, Status::Stale { .. }));
+    let left = match (plan.estimate_seconds, plan.rerun_stale_seconds) {
+        (None, _) => "no recorded durations to estimate from".to_string(),
+        (Some(s), Some(all)) if stale > 0 => format!(
+            "about {} left; about {} with the stale runs measured again (`perflab run --rerun-stale`)",
+            clock(s),
+            clock(all)
+        ),
+        (Some(s), _) => format!("about {} left", clock(s)),
+    };
+    // A stage whose runs are stale may pick another winner once they are measured again; the
+    // stages built on it are then measured again on the new winner.
+    let target = study.spec.target_profile.get_ref();
+    let first_stale = plan.runs.iter().find(|r| r.profile == *target && matches!(r.status, Status::Stale { .. }));
+    if let Some(r) = first_stale {
+        let index = study.stage_index(&r.stage).unwrap_or(0);
+        let later: Vec<&str> = study.spec.stages[index + 1..].iter().map(|s| s.id.get_ref().as_str()).collect();
+        if !later.is_empty() {
+            println!(
+                "stage `{}` has stale runs: if measuring them again changes its winner, the runs of the stages built on it ({}) become stale too and are measured again on the new winner",
+                r.stage,
+                later.join(", ")
+            );
+        }
+    }
     println!(
         "{} done, {} reused, {} failed, {} stale, {} pending, {} waiting; {left}",
         count(|s| matches!(s, Status::Done { .. })),
         count(|s| matches!(s, Status::Reused { .. })),
         count(|s| matches!(s, Status::Failed { .. })),
-        count(|s| matches!(s, Status::Stale { .. })),
+        stale,
         count(|s| matches!(s, Status::Pending)),
         count(|s| matches!(s, Status::Waiting { .. })),
     );

@@ -7,5 +7,5 @@ pub mod plan;
 pub mod runner;
 
 pub use local::{Backend, LocalBackend};
-pub use plan::{Job, Plan, PlannedRun, Status, plan};
+pub use plan::{Job, Plan, PlannedRun, Stale, Status, plan, record_hand_placed, staleness};
 pub use runner::{RunOptions, Summary, run};

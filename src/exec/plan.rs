@@ -1,8 +1,8 @@
 //! Which runs a study needs, given what is on disk.
 
 use super::command;
-use crate::analysis::{Point, resolve};
-use crate::study::{Config, FailureClass, RunKey, Study};
+use crate::analysis::{Chain, Point, resolve};
+use crate::study::{Config, FailureClass, Flag, FlagChanges, RunKey, Study};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub enum Status {
     /// Measured; `date` when `perflab run` recorded it.
     Done { date: Option<String> },
-    /// Measured, but the engine version or the command changed since.
-    Stale { reason: String },
+    /// Measured (or failed, `failed`), but what the study says now differs from what measured it.
+    Stale { reasons: Vec<Stale>, failed: Option<FailureClass> },
     /// Could not run.
     Failed { class: FailureClass },
     /// An identical configuration's run stands for it.
@@ -31,6 +31,112 @@ pub struct PlannedRun {
     pub profile: String,
     #[serde(flatten)]
     pub status: Status,
+}
+
+/// Why a run's result no longer measures what the study says.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Stale {
+    /// The engine's version changed in the study.
+    Version { was: String, now: String },
+    /// Another engine: an earlier stage's winner is another engine now.
+    Engine { was: String, now: String },
+    /// The effective command changed: an earlier stage adopted another variant, or the study
+    /// changed a flag of the engine or of a variant on the way. `changes` is empty when only
+    /// words other than flags changed (the program, the model).
+    Command { was: Vec<String>, changes: FlagChanges },
+    /// The benchmark's command changed.
+    Benchmark { was: Vec<String> },
+}
+
+impl Stale {
+    /// A line for the terminal.
+    pub fn describe(&self) -> String {
+        match self {
+            Stale::Version { was, now } => format!("engine version {was} → {now}"),
+            Stale::Engine { was, now } => format!("engine {was} → {now}"),
+            Stale::Command { was, changes } if changes.is_empty() => {
+                format!("the command changed (was `{}`)", was.join(" "))
+            }
+            Stale::Command { changes, .. } => format!("the command changed: {}", changes.describe()),
+            Stale::Benchmark { was } => format!("the benchmark command changed (was `{}`)", was.join(" ")),
+        }
+    }
+
+    /// The reasons, one line.
+    pub fn describe_all(reasons: &[Stale]) -> String {
+        reasons.iter().map(Stale::describe).collect::<Vec<_>>().join("; ")
+    }
+}
+
+/// Why the result that stands for `key` no longer measures `config` as the study says it now:
+/// empty when it does, or when nothing recorded what measured it (a run placed by hand that
+/// `runs/recorded.json` does not name).
+pub fn staleness(study: &Study, key: &RunKey, config: &Config) -> anyhow::Result<Vec<Stale>> {
+    let Some(was) = study.provenance(key) else { return Ok(Vec::new()) };
+    let mut out = Vec::new();
+    let Some(engine) = study.engine(&config.engine) else { return Ok(out) };
+    if was.engine != config.engine {
+        out.push(Stale::Engine { was: was.engine.clone(), now: config.engine.clone() });
+    } else if was.engine_version != engine.version {
+        out.push(Stale::Version { was: was.engine_version.clone(), now: engine.version.clone() });
+    }
+    let argv = command::engine_argv(study, config)?;
+    if was.command != argv && was.engine == config.engine {
+        let changes = FlagChanges::between(&Flag::from_argv(&was.command), &Flag::from_argv(&argv));
+        out.push(Stale::Command { was: was.command.clone(), changes });
+    }
+    if let (Some(bench), Some(profile)) = (&was.benchmark_command, study.profile(&key.profile)) {
+        // The dataset's path is absolute: the same file in a moved or cloned study is the same.
+        let relative = |words: &[String]| -> Vec<String> {
+            let Some(path) = &profile.dataset_path else { return words.to_vec() };
+            let path = std::path::Path::new(path);
+            words
+                .iter()
+                .map(|w| if std::path::Path::new(w).ends_with(path) { "{dataset_path}".to_string() } else { w.clone() })
+                .collect()
+        };
+        let now = command::bench_argv(study, engine, profile)?;
+        if relative(bench) != relative(&now) {
+            out.push(Stale::Benchmark { was: bench.clone() });
+        }
+    }
+    Ok(out)
+}
+
+/// The configuration a run of `stage/variant` measures as the search stands now.
+pub fn config_of<'a>(chain: &'a Chain, key: &RunKey) -> Option<&'a Config> {
+    let stage = chain.stages.iter().find(|s| s.id == key.stage)?;
+    stage.variants.iter().find(|v| v.id == key.variant).map(|v| &v.point.config)
+}
+
+/// Records in `runs/recorded.json` what the study names now (engine, version, command, its
+/// `date`) for every run placed by hand it does not name yet, so that a later version bump does
+/// not relabel them. Returns how many it recorded.
+pub fn record_hand_placed(study: &Study) -> anyhow::Result<usize> {
+    let unrecorded = study.unrecorded();
+    if unrecorded.is_empty() {
+        return Ok(0);
+    }
+    let chain = resolve(study);
+    let mut recorded = study.recorded.clone();
+    for key in &unrecorded {
+        let Some(config) = config_of(&chain, key) else { continue };
+        let Some(engine) = study.engine(&config.engine) else { continue };
+        recorded.insert(
+            key.clone(),
+            crate::study::Recorded {
+                engine: config.engine.clone(),
+                engine_version: engine.version.clone(),
+                command: command::engine_argv(study, config)?,
+                date: study.spec.date.as_ref().map(|d| d.get_ref().clone()),
+            },
+        );
+    }
+    let path = study.dir.join(crate::study::RUNS_DIR).join(crate::study::RECORDED_FILE);
+    crate::study::write_recorded(&path, &recorded)
+        .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", path.display()))?;
+    Ok(unrecorded.len())
 }
 
 /// One engine start: a configuration and the profiles to benchmark on it.
@@ -53,8 +159,10 @@ pub struct Plan {
     pub runs: Vec<PlannedRun>,
     /// Engine starts that can run now, in order.
     pub jobs: Vec<Job>,
-    /// Seconds the pending runs should take, from recorded durations.
+    /// Seconds the pending and waiting runs should take, from recorded durations.
     pub estimate_seconds: Option<f64>,
+    /// The same with the stale runs measured again (`--rerun-stale`).
+    pub rerun_stale_seconds: Option<f64>,
 }
 
 impl Plan {
@@ -149,7 +257,8 @@ pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyho
             plan.jobs.push(job);
         }
     }
-    plan.estimate_seconds = estimate(study, &plan);
+    plan.estimate_seconds = estimate(study, &plan, false);
+    plan.rerun_stale_seconds = estimate(study, &plan, true);
     Ok(plan)
 }
 
@@ -165,37 +274,22 @@ fn status_of(
     if rerun && (study.runs.contains_key(key) || study.failure(variant, key).is_some()) {
         return Ok(Status::Pending);
     }
-    // What stands for the run (a result, or a failure perflab recorded) and the configuration it
-    // was measured with: a changed command or engine version makes it stale.
-    let manifest = study.manifests.get(key);
-    let stale = match manifest {
-        Some(m) => {
-            let argv = command::engine_argv(study, &point.config)?;
-            let version = study.engine(&point.config.engine).map(|e| e.version.clone()).unwrap_or_default();
-            if m.command != argv {
-                Some(format!("the command changed (was `{}`)", m.command.join(" ")))
-            } else if m.engine_version != version {
-                Some(format!("engine version {} → {version}", m.engine_version))
-            } else {
-                None
-            }
-        }
-        None => None,
-    };
+    // What stands for the run (a result, or a failure perflab recorded) and what measured it:
+    // another engine, version, command or benchmark makes it stale.
+    let stale = staleness(study, key, &point.config)?;
     if let Some((class, _)) = study.failure(variant, key) {
-        return Ok(match stale {
-            Some(_) if rerun_stale && variant.failure.is_none() => Status::Pending,
-            Some(reason) if variant.failure.is_none() => {
-                Status::Stale { reason: format!("failed ({class}); {reason}") }
-            }
+        return Ok(match stale.is_empty() {
+            false if rerun_stale && variant.failure.is_none() => Status::Pending,
+            false if variant.failure.is_none() => Status::Stale { reasons: stale, failed: Some(class) },
             _ => Status::Failed { class },
         });
     }
     if study.runs.contains_key(key) {
-        if let Some(reason) = stale {
-            return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reason } });
+        if !stale.is_empty() {
+            return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reasons: stale, failed: None } });
         }
-        return Ok(Status::Done { date: manifest.and_then(|m| m.ended_at.clone()) });
+        let date = study.manifests.get(key).and_then(|m| m.ended_at.clone());
+        return Ok(Status::Done { date });
     }
     if let Some((from, true)) = registry.find(study, point, &key.profile).filter(|_| !rerun) {
         return Ok(Status::Reused { from: format!("{}/{}", from.stage, from.variant) });
@@ -215,16 +309,18 @@ fn job(study: &Study, stage: &str, variant: &str, config: &Config, profiles: Vec
     })
 }
 
-/// Pending and waiting runs times the mean recorded benchmark time, plus one mean engine start
-/// a pending or waiting variant.
-fn estimate(study: &Study, plan: &Plan) -> Option<f64> {
+/// Pending and waiting runs (and stale ones, with `stale`) times the mean recorded benchmark
+/// time, plus one mean engine start a variant among them.
+fn estimate(study: &Study, plan: &Plan, stale: bool) -> Option<f64> {
     let bench: Vec<f64> = study.manifests.values().filter_map(|m| m.benchmark_seconds).collect();
     let start: Vec<f64> = study.manifests.values().filter_map(|m| m.start_seconds).collect();
     if bench.is_empty() {
         return None;
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let open = |s: &Status| matches!(s, Status::Pending | Status::Waiting { .. });
+    let open = |s: &Status| {
+        matches!(s, Status::Pending | Status::Waiting { .. }) || (stale && matches!(s, Status::Stale { .. }))
+    };
     let runs = plan.count(open) as f64;
     let starts: BTreeSet<(&str, &str)> =
         plan.runs.iter().filter(|r| open(&r.status)).map(|r| (r.stage.as_str(), r.variant.as_str())).collect();

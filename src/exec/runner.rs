@@ -378,6 +378,7 @@ pub fn run(
     }
     let _lock = Lock::take(&runs_dir(&study))?;
     recover(dir, &mut |e| log(e))?;
+    super::plan::record_hand_placed(&study)?;
     let started = Instant::now();
     let mut rerun = options.rerun.clone();
     loop {

@@ -1,16 +1,31 @@
 //! Exports of a study: every run as CSV, the analysis as JSON.
 
 use crate::analysis::{Analysis, Outcome, RunStatus};
-use crate::study::{RunKey, Study};
+use crate::study::{Flag, RunKey, Study};
 use std::collections::BTreeSet;
 
 /// One row a run: every variant on the target profile (measured, reused, failed or missing),
-/// then every other stored run. Columns: study, stage, variant, profile, engine, flags, env,
-/// status, run (the run the numbers come from), then every canonical metric found.
+/// then every other stored run, then every earlier result a later attempt superseded (status
+/// `superseded`, kept on disk). Columns: study, stage, variant, profile, engine, flags, env,
+/// status, run (the run the numbers come from), attempt, engine_version and date (what measured
+/// it, when recorded), then every canonical metric found.
 pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
     let metrics: BTreeSet<&String> = study.runs.values().flat_map(|r| r.block.metrics.keys()).collect();
     let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header = vec!["study", "stage", "variant", "profile", "engine", "flags", "env", "status", "run"];
+    let mut header = vec![
+        "study",
+        "stage",
+        "variant",
+        "profile",
+        "engine",
+        "flags",
+        "env",
+        "status",
+        "run",
+        "attempt",
+        "engine_version",
+        "date",
+    ];
     header.extend(metrics.iter().map(|m| m.as_str()));
     w.write_record(header.iter().map(|cell| formula_safe(cell).into_owned()))?;
     let status_name = |s: RunStatus| match s {
@@ -44,6 +59,7 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
             }
             for (profile, status, key) in rows {
                 let block = key.as_ref().and_then(|k| study.runs.get(k)).map(|r| &r.block);
+                let was = key.as_ref().and_then(|k| study.provenance(k));
                 let mut record = vec![
                     study.id.clone(),
                     stage.id.clone(),
@@ -54,6 +70,9 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
                     env.join(" "),
                     status,
                     key.map(|k| k.name()).unwrap_or_default(),
+                    was.as_ref().map(|p| p.attempt.to_string()).unwrap_or_default(),
+                    was.as_ref().map(|p| p.engine_version.clone()).unwrap_or_default(),
+                    was.and_then(|p| p.date).unwrap_or_default(),
                 ];
                 record.extend(
                     metrics.iter().map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()),
@@ -61,6 +80,30 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
                 w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
             }
         }
+    }
+    for past in &analysis.superseded {
+        let key = RunKey::parse(&past.run);
+        let attempt = study.attempts.get(&key).and_then(|list| list.iter().find(|a| a.number == past.attempt));
+        let block = attempt.and_then(|a| a.run.as_ref()).map(|r| &r.block);
+        let flags: Vec<String> =
+            past.command.as_deref().map(Flag::from_argv).unwrap_or_default().into_iter().map(|f| f.text).collect();
+        let mut record = vec![
+            study.id.clone(),
+            key.stage.clone(),
+            key.variant.clone(),
+            key.profile.clone(),
+            past.engine.clone().unwrap_or_default(),
+            flags.join(" "),
+            String::new(),
+            "superseded".to_string(),
+            past.run.clone(),
+            past.attempt.to_string(),
+            past.engine_version.clone().unwrap_or_default(),
+            past.date.clone().unwrap_or_default(),
+        ];
+        record
+            .extend(metrics.iter().map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()));
+        w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
     }
     w.into_inner().map_err(|e| e.into_error().into())
 }

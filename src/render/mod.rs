@@ -1,6 +1,7 @@
 //! Pages from analyses: tera templates (`templates/`, built in and overridable file by file),
 //! Fluent catalogs ([`i18n`]) and the page view ([`view`]).
 
+pub mod age;
 pub mod charts;
 pub mod exports;
 pub mod html;
@@ -22,6 +23,7 @@ use tera::{Tera, Value};
 pub const TEMPLATES: &[(&str, &str)] = &[
     ("macros.md.tera", include_str!("../../templates/macros.md.tera")),
     ("page.md.tera", include_str!("../../templates/page.md.tera")),
+    ("diff.md.tera", include_str!("../../templates/diff.md.tera")),
     ("layout.html.tera", include_str!("../../templates/layout.html.tera")),
     ("page.html.tera", include_str!("../../templates/page.html.tera")),
     ("index.html.tera", include_str!("../../templates/index.html.tera")),
@@ -121,6 +123,23 @@ impl Renderer {
         let mut context = tera::Context::new();
         context.insert("page", &view);
         let text = tera.render("page.md.tera", &context).map_err(template_error)?;
+        Ok(tidy(&text))
+    }
+
+    /// `perflab diff` in one language: the page's "what changed" section on its own.
+    pub fn diff(
+        &self,
+        study: &Study,
+        analysis: &Analysis,
+        diff: &crate::analysis::Diff,
+        locale: &str,
+    ) -> Result<String, RenderError> {
+        let catalog = self.catalog(locale)?;
+        let view = view::changes(study, analysis, catalog, diff)?;
+        let mut context = tera::Context::new();
+        context.insert("title", &view::title(study, catalog));
+        context.insert("changes", &view);
+        let text = self.tera[locale].render("diff.md.tera", &context).map_err(template_error)?;
         Ok(tidy(&text))
     }
 }

@@ -135,6 +135,10 @@ pub struct PageView {
     pub progression_chart: Image,
     /// (label, link) of the CSV and JSON exports.
     pub exports: Vec<(String, String)>,
+    /// Which engine versions measured the results shown, and when.
+    pub age: super::age::AgeView,
+    /// What changed since the previous measurement, when there is one.
+    pub changes: Option<super::age::ChangesView>,
 }
 
 /// A failure's link: an autolink when [`markdown::link_allowed`] allows it, otherwise text.
@@ -148,14 +152,14 @@ fn link_markdown(link: &str) -> String {
 }
 
 /// A table cell: no line breaks, no column separators.
-fn cell(text: &str) -> String {
+pub(super) fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
-struct Ctx<'a> {
-    study: &'a Study,
-    analysis: &'a Analysis,
-    c: &'a Catalog,
+pub(super) struct Ctx<'a> {
+    pub(super) study: &'a Study,
+    pub(super) analysis: &'a Analysis,
+    pub(super) c: &'a Catalog,
 }
 
 impl Ctx<'_> {
@@ -168,7 +172,7 @@ impl Ctx<'_> {
     }
 
     /// A value of `metric` in its unit and precision, e.g. `13760.98 tok/s`, `266.89 ms`.
-    fn value(&self, metric: &Metric, x: Option<f64>) -> Result<String, I18nError> {
+    pub(super) fn value(&self, metric: &Metric, x: Option<f64>) -> Result<String, I18nError> {
         let Some(x) = x else {
             return self.c.msg("value-missing");
         };
@@ -180,28 +184,28 @@ impl Ctx<'_> {
     }
 
     /// The display name of a metric.
-    fn metric_name(&self, metric: &Metric) -> Result<String, I18nError> {
+    pub(super) fn metric_name(&self, metric: &Metric) -> Result<String, I18nError> {
         match metric.name_message {
             Some(key) => self.c.msg(key),
             None => Ok(metric.key.clone()),
         }
     }
 
-    fn stage_title(&self, id: &str) -> String {
+    pub(super) fn stage_title(&self, id: &str) -> String {
         self.study.stage(id).map_or(id.to_string(), |s| self.text(&s.title))
     }
 
     /// `stage/variant` → the variant's label.
-    fn label(&self, reference: &str) -> String {
+    pub(super) fn label(&self, reference: &str) -> String {
         self.study.variant(reference).map_or(reference.to_string(), |(_, v)| markdown::plain(&v.label))
     }
 
-    fn profile_name(&self, id: &str) -> String {
+    pub(super) fn profile_name(&self, id: &str) -> String {
         self.study.profile(id).map_or(id.to_string(), |p| self.text(&p.name))
     }
 
     /// `stage/variant/profile` → "Stage › Variant (Profile)".
-    fn run_title(&self, run: &str) -> String {
+    pub(super) fn run_title(&self, run: &str) -> String {
         let k = RunKey::parse(run);
         format!(
             "{} › {} ({})",
@@ -352,7 +356,7 @@ impl Ctx<'_> {
     }
 
     /// A signed percentage marked as a gain or a loss (green or red on the site).
-    fn signed(&self, p: f64) -> Result<String, I18nError> {
+    pub(super) fn signed(&self, p: f64) -> Result<String, I18nError> {
         let text = self.c.percent(p, true)?;
         Ok(match Delta::new(p, 0.0).trend {
             Trend::Higher => format!("<span class=\"gain\">{text}</span>"),
@@ -492,8 +496,8 @@ pub fn build(
     if let Some(date) = &spec.date {
         setup.push((c.msg("setup-date")?, date.get_ref().clone()));
     }
-    let engines =
-        spec.engines.iter().map(|e| format!("{} {}", markdown::plain(&e.name), markdown::plain(&e.version))).collect();
+    let age = x.age()?;
+    let changes = a.changes.as_ref().map(|d| x.changes(d)).transpose()?;
     let mut benchmark = vec![c.fmt("setup-tool", &[("tool", &markdown::code(&spec.benchmark.tool))])?];
     if let Some(runner) = &spec.benchmark.runner {
         benchmark.push(c.fmt("setup-runner", &[("runner", &markdown::plain(runner))])?);
@@ -821,7 +825,9 @@ pub fn build(
         warnings: x.texts(&spec.warnings),
         data_warnings,
         setup,
-        engines,
+        engines: age.engines.clone(),
+        age,
+        changes,
         benchmark,
         benchmark_command: spec.benchmark.command.as_ref().map(|c| c.get_ref().clone()),
         profiles,
@@ -908,6 +914,26 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
     let title = c.fmt("chart-progression", &[("metric", &axis)])?;
     out.push((PROGRESSION_CHART.to_string(), super::charts::progression(&title, &axis, &points, &format, &ticks)));
     Ok(out)
+}
+
+/// What changed in a study, localized (for `perflab diff`).
+pub fn changes(
+    study: &Study,
+    analysis: &Analysis,
+    c: &Catalog,
+    diff: &crate::analysis::Diff,
+) -> Result<super::age::ChangesView, I18nError> {
+    Ctx { study, analysis, c }.changes(diff)
+}
+
+/// A study's title in one language, as Markdown text.
+pub fn title(study: &Study, c: &Catalog) -> String {
+    markdown::prose(study.spec.title.get(&c.locale))
+}
+
+/// The index line of a study: the engine versions and dates of its results, as plain text.
+pub fn age_line(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
+    Ctx { study, analysis, c }.measured_with(false)
 }
 
 /// The index line of a study: its total gain on the target profile, as HTML.

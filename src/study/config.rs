@@ -41,6 +41,60 @@ impl Flag {
     }
 }
 
+/// How one list of flags became another: flags added, removed, and changed in value (by name).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FlagChanges {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    /// `(before, after)` as written.
+    pub changed: Vec<(String, String)>,
+}
+
+impl FlagChanges {
+    pub fn between(before: &[Flag], after: &[Flag]) -> FlagChanges {
+        let mut out = FlagChanges::default();
+        for f in after {
+            match before.iter().find(|b| b.key == f.key) {
+                None => out.added.push(f.text.clone()),
+                Some(b) if b.value != f.value => out.changed.push((b.text.clone(), f.text.clone())),
+                Some(_) => {}
+            }
+        }
+        out.removed = before.iter().filter(|b| !after.iter().any(|f| f.key == b.key)).map(|b| b.text.clone()).collect();
+        out
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
+
+    /// `+ --a 1, − --b, --c 1 → --c 2`; empty when nothing changed.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self.added.iter().map(|f| format!("+ {f}")).collect();
+        parts.extend(self.removed.iter().map(|f| format!("− {f}")));
+        parts.extend(self.changed.iter().map(|(a, b)| format!("{a} → {b}")));
+        parts.join(", ")
+    }
+}
+
+impl Flag {
+    /// The flags of an argument vector: a word that starts with `-` and a letter (or `--`) opens
+    /// a flag, and the words up to the next one are its value. Words before the first flag (the
+    /// program and its positional arguments) are left out.
+    pub fn from_argv(argv: &[String]) -> Vec<Flag> {
+        let opens = |w: &str| w.starts_with("--") || (w.starts_with('-') && w[1..].starts_with(char::is_alphabetic));
+        let mut groups: Vec<Vec<&str>> = Vec::new();
+        for word in argv {
+            if opens(word) {
+                groups.push(vec![word]);
+            } else if let Some(g) = groups.last_mut() {
+                g.push(word);
+            }
+        }
+        groups.iter().filter_map(|g| Flag::parse(&g.join(" "), &BTreeMap::new())).collect()
+    }
+}
+
 /// An engine with flags and environment variables.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct Config {
@@ -141,6 +195,20 @@ mod tests {
         assert_eq!(a.identity(), b.identity());
         let c = a.with(&["--dp-size".to_string()], &[], &BTreeMap::new());
         assert_eq!(c.flags.len(), 1);
+    }
+
+    #[test]
+    fn flag_changes_by_name() {
+        let argv = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+        let before = Flag::from_argv(&argv("engine serve m --port {port} --tp-size 2 --fp8 --chunk 4096"));
+        let after = Flag::from_argv(&argv("engine serve m --port {port} --tp-size 4 --chunk 4096 --mem -1"));
+        assert_eq!(before.len(), 4);
+        let c = FlagChanges::between(&before, &after);
+        assert_eq!(c.added, vec!["--mem -1"]);
+        assert_eq!(c.removed, vec!["--fp8"]);
+        assert_eq!(c.changed, vec![("--tp-size 2".to_string(), "--tp-size 4".to_string())]);
+        assert_eq!(c.describe(), "+ --mem -1, − --fp8, --tp-size 2 → --tp-size 4");
+        assert!(FlagChanges::between(&after, &after).is_empty());
     }
 
     #[test]

@@ -7,16 +7,19 @@
 //!                                            (.json / .jsonl for JSON results): attempt 0
 //! results/<study-id>/runs/<stage>/<variant>/attempts/<n>/   one engine start of `perflab run`:
 //!     engine.log, <profile>.txt, <profile>.manifest.json
+//! results/<study-id>/runs/recorded.json       what measured the results placed by hand
 //! ```
 //! A run (stage, variant, profile) may have several attempts; the one that stands is chosen by
 //! [`Attempt::select`]. A variant whose configuration is identical to one measured earlier needs
 //! no run file: the earlier run is reused.
 
 mod config;
+mod history;
 mod manifest;
 mod spec;
 
-pub use config::{Config, Flag, Identity};
+pub use config::{Config, Flag, FlagChanges, Identity};
+pub use history::{Provenance, RECORDED_FILE, Recorded, read_recorded, write_recorded};
 pub use manifest::{Manifest, RecordedFailure, RunState};
 pub use spec::*;
 
@@ -117,7 +120,7 @@ impl Attempt {
 }
 
 /// A loaded, validated study.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Study {
     /// The folder name.
     pub id: String,
@@ -133,6 +136,8 @@ pub struct Study {
     pub manifests: BTreeMap<RunKey, Manifest>,
     /// Every attempt at each run, oldest first.
     pub attempts: BTreeMap<RunKey, Vec<Attempt>>,
+    /// What the runs placed by hand were measured with (`runs/recorded.json`).
+    pub recorded: BTreeMap<RunKey, Recorded>,
 }
 
 impl Study {
@@ -174,6 +179,7 @@ impl Study {
             runs: BTreeMap::new(),
             manifests: BTreeMap::new(),
             attempts: BTreeMap::new(),
+            recorded: BTreeMap::new(),
         };
         problems.extend(study.validate());
         problems.extend(study.load_runs());
@@ -469,6 +475,13 @@ impl Study {
             if name == ENGINE_LOG || (name.starts_with('.') && entry.depth() == 1) {
                 continue;
             }
+            if name == RECORDED_FILE && entry.depth() == 1 {
+                match read_recorded(path) {
+                    Ok(recorded) => self.recorded = recorded,
+                    Err(message) => out.push(Diagnostic::new(path, 0, 0, message)),
+                }
+                continue;
+            }
             if SIDE_FILES.iter().any(|s| name.ends_with(s)) && !name.ends_with(MANIFEST_SUFFIX) {
                 continue;
             }
@@ -517,20 +530,27 @@ impl Study {
         for (key, list) in attempts {
             let list: Vec<Attempt> = list.into_values().collect();
             if let Some(chosen) = Attempt::select(&list) {
-                // A manifest that says failed beside an attempt-0 result is of a later failed
-                // measurement, not of the result.
-                if let Some(m) = &chosen.manifest
-                    && (chosen.failure().is_some() || m.state == RunState::Done)
-                {
-                    self.manifests.insert(key.clone(), m.clone());
-                }
-                if let (true, Some(run)) = (chosen.succeeded(), &chosen.run) {
-                    self.runs.insert(key.clone(), run.clone());
-                }
+                self.stand(&key, chosen);
             }
             self.attempts.insert(key, list);
         }
         out
+    }
+
+    /// Makes `chosen` the attempt that stands for a run: its result and its manifest.
+    fn stand(&mut self, key: &RunKey, chosen: &Attempt) {
+        self.runs.remove(key);
+        self.manifests.remove(key);
+        // A manifest that says failed beside an attempt-0 result is of a later failed
+        // measurement, not of the result.
+        if let Some(m) = &chosen.manifest
+            && (chosen.failure().is_some() || m.state == RunState::Done)
+        {
+            self.manifests.insert(key.clone(), m.clone());
+        }
+        if let (true, Some(run)) = (chosen.succeeded(), &chosen.run) {
+            self.runs.insert(key.clone(), run.clone());
+        }
     }
 
     /// `runs/<stage>/<variant>/<profile>.<ext>` (attempt 0) or

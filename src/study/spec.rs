@@ -32,7 +32,7 @@ impl Text {
 }
 
 /// The whole study file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Spec {
     /// The page title, e.g. "Optimizing GLM-5.2 throughput on 8×H200".
@@ -87,7 +87,7 @@ pub struct Spec {
 }
 
 /// A regular expression over an engine's log and the failure class it tells.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FailurePattern {
     pub class: FailureClass,
@@ -119,7 +119,7 @@ fn default_stop_grace() -> f64 {
 }
 
 /// How the benchmark was run.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Benchmark {
     /// The tool, e.g. `vllm bench serve`, `guidellm`, `perflab bench`.
@@ -153,7 +153,7 @@ pub const PLACEHOLDERS: &[&str] = &[
 ];
 
 /// An inference engine.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Engine {
     pub id: Id,
@@ -234,7 +234,7 @@ impl<'de> Deserialize<'de> for Rate {
 }
 
 /// A benchmark workload.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
     pub id: Id,
@@ -262,7 +262,7 @@ pub struct Profile {
 }
 
 /// One step of the greedy search.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Stage {
     pub id: Id,
@@ -286,7 +286,7 @@ pub struct Stage {
 }
 
 /// An adoption decided by the study's authors instead of by the numbers.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Adopt {
     /// The variant adopted; absent: the stage adopts nothing.
@@ -295,14 +295,14 @@ pub struct Adopt {
     pub reason: Text,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Reason {
     pub reason: Text,
 }
 
 /// One configuration tried in a stage.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Variant {
     pub id: Id,
@@ -333,7 +333,7 @@ pub struct Variant {
 }
 
 /// What went wrong with a variant that could not be measured.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Failure {
     pub class: FailureClass,
@@ -391,7 +391,7 @@ impl std::fmt::Display for FailureClass {
 }
 
 /// A quality check of configurations, e.g. GSM8K with bf16 and fp8 KV cache.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Accuracy {
     pub title: Text,
@@ -404,7 +404,7 @@ pub struct Accuracy {
     pub note: Option<Text>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AccuracyRow {
     pub label: String,

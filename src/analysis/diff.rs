@@ -1,0 +1,165 @@
+//! What changed between two states of a study: the results that stood before its newest
+//! re-measurements (or at a git revision) and the results that stand now.
+
+use super::delta::percent_change;
+use super::{Analysis, analyze_results};
+use crate::metric::Metric;
+use crate::study::{Flag, FlagChanges, Study};
+use serde::Serialize;
+
+/// A figure before and after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    pub before: f64,
+    pub after: f64,
+    /// `after` against `before`, in percent of `before` (+10: 10% more).
+    pub percent: Option<f64>,
+    /// The same, positive when the objective improved.
+    pub improvement: Option<f64>,
+    /// The change is larger than the study's noise threshold.
+    pub beyond_noise: bool,
+}
+
+impl Change {
+    fn new(before: Option<f64>, after: Option<f64>, objective: &Metric, noise: f64) -> Option<Change> {
+        let (before, after) = (before?, after?);
+        let gain = objective.improvement(after, before);
+        Some(Change {
+            before,
+            after,
+            percent: percent_change(after, before),
+            improvement: gain,
+            beyond_noise: gain.is_some_and(|g| g.abs() > noise),
+        })
+    }
+}
+
+/// A stage's outcome before and after: its best variant and what it adopted (`stage/variant`
+/// in force after it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StageChange {
+    pub stage: String,
+    pub best_before: Option<String>,
+    pub best_after: Option<String>,
+    pub adopted_before: String,
+    pub adopted_after: String,
+    /// The best variant or the adopted configuration is another one now.
+    pub changed: bool,
+}
+
+/// The baseline and the optimized configuration on one profile, before and after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileChange {
+    pub profile: String,
+    pub target: bool,
+    pub baseline: Option<Change>,
+    pub optimized: Option<Change>,
+}
+
+/// The recommended command before and after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CommandChange {
+    pub before: super::Command,
+    pub after: super::Command,
+    /// The flags' changes (by name; across engines when the engine changed too).
+    pub flags: FlagChanges,
+}
+
+/// An engine's versions on each side.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VersionChange {
+    pub engine: String,
+    pub before: Vec<String>,
+    pub after: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diff {
+    pub study: String,
+    /// The git revision compared with; `None` for the results before the newest re-measurements.
+    pub since: Option<String>,
+    pub objective: Metric,
+    pub lower_is_better: bool,
+    pub noise_threshold: f64,
+    pub versions: Vec<VersionChange>,
+    pub stages: Vec<StageChange>,
+    pub profiles: Vec<ProfileChange>,
+    pub recommended: CommandChange,
+}
+
+/// Compares `before` (the same study earlier, e.g. at a git revision) with `now`.
+pub fn diff(before: &Study, now: &Study, since: Option<&str>) -> Diff {
+    compare(&analyze_results(before), &analyze_results(now), now, since)
+}
+
+/// `b` (before) against `a` (after) of the study `now`.
+pub(super) fn compare(b: &Analysis, a: &Analysis, now: &Study, since: Option<&str>) -> Diff {
+    let noise = now.spec.noise_threshold;
+    let objective = &a.objective;
+    let stages = a
+        .stages
+        .iter()
+        .zip(&a.options)
+        .map(|(s, o)| {
+            let old = b.stages.iter().position(|x| x.id == s.id);
+            let best_before = old.and_then(|i| b.options[i].best.clone());
+            let adopted_before = old.map_or(String::new(), |i| b.stages[i].after.clone());
+            StageChange {
+                stage: s.id.clone(),
+                changed: best_before != o.best || adopted_before != s.after,
+                best_before,
+                best_after: o.best.clone(),
+                adopted_before,
+                adopted_after: s.after.clone(),
+            }
+        })
+        .collect();
+    let profiles = a
+        .scenarios
+        .iter()
+        .map(|s| {
+            let old = b.scenarios.iter().find(|x| x.profile == s.profile);
+            let value = |m: &Option<super::Measure>| m.as_ref().and_then(|m| m.value);
+            ProfileChange {
+                profile: s.profile.clone(),
+                target: s.target,
+                baseline: Change::new(old.and_then(|o| value(&o.baseline)), value(&s.baseline), objective, noise),
+                optimized: Change::new(old.and_then(|o| value(&o.optimized)), value(&s.optimized), objective, noise),
+            }
+        })
+        .collect();
+    let flags =
+        |c: &super::Command| c.flags.iter().filter_map(|f| Flag::parse(f, &Default::default())).collect::<Vec<_>>();
+    let recommended = CommandChange {
+        before: b.recommended.clone(),
+        after: a.recommended.clone(),
+        flags: FlagChanges::between(&flags(&b.recommended), &flags(&a.recommended)),
+    };
+    let versions_of = |x: &Analysis, engine: &str| -> Vec<String> {
+        x.age
+            .engines
+            .iter()
+            .filter(|e| e.engine == engine)
+            .flat_map(|e| e.versions.iter().map(|v| v.version.clone()))
+            .collect()
+    };
+    let versions = now
+        .spec
+        .engines
+        .iter()
+        .map(|e| e.id.get_ref())
+        .map(|e| VersionChange { engine: e.clone(), before: versions_of(b, e), after: versions_of(a, e) })
+        .filter(|v| !v.before.is_empty() || !v.after.is_empty())
+        .collect();
+    Diff {
+        study: now.id.clone(),
+        since: since.map(str::to_string),
+        objective: a.objective.clone(),
+        lower_is_better: objective.lower_is_better(),
+        noise_threshold: noise,
+        versions,
+        stages,
+        profiles,
+        recommended,
+    }
+}

@@ -1,0 +1,194 @@
+//! A run's history: what measured each of its attempts (engine, version, command, date), the
+//! record of the runs placed by hand (`runs/recorded.json`), and the study as it stood before
+//! its newest re-measurements.
+
+use super::{Attempt, Manifest, RunKey, RunState, Study};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The file in `runs/` that keeps, for each run placed by hand (attempt 0 without a manifest),
+/// the engine, version and command the study named when perflab first saw it: bumping the
+/// version later does not relabel it.
+pub const RECORDED_FILE: &str = "recorded.json";
+
+/// What a run placed by hand was measured with, as first seen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recorded {
+    pub engine: String,
+    pub engine_version: String,
+    /// The engine's argument vector, with the port as `{port}`.
+    pub command: Vec<String>,
+    /// `YYYY-MM-DD`: the study's `date` when it was recorded, if it had one.
+    #[serde(default)]
+    pub date: Option<String>,
+}
+
+/// What measured one attempt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Provenance {
+    pub attempt: u32,
+    pub engine: String,
+    pub engine_version: String,
+    /// The engine's argument vector, with the port as `{port}`.
+    pub command: Vec<String>,
+    /// The benchmark's argument vector (`None` for a run placed by hand).
+    pub benchmark_command: Option<Vec<String>>,
+    /// `YYYY-MM-DD` of the measurement, when known.
+    pub date: Option<String>,
+}
+
+impl Provenance {
+    fn of_manifest(attempt: u32, m: &Manifest) -> Provenance {
+        let when = m.ended_at.as_deref().or(m.engine_ready_at.as_deref()).unwrap_or(&m.started_at);
+        Provenance {
+            attempt,
+            engine: m.engine.clone(),
+            engine_version: m.engine_version.clone(),
+            command: m.command.clone(),
+            benchmark_command: Some(m.benchmark_command.clone()),
+            date: when.get(..10).and_then(day),
+        }
+    }
+
+    /// Engine, version and command: what makes two measurements measure the same thing.
+    /// (The same test as [`Manifest::same_setup`], for results placed by hand too.)
+    pub fn same_setup(&self, other: &Provenance) -> bool {
+        (&self.engine, &self.engine_version, &self.command) == (&other.engine, &other.engine_version, &other.command)
+    }
+}
+
+/// A `YYYY-MM-DD` date, or `None` for any other text (a record is shown on pages as it is).
+fn day(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    (b.len() == 10 && b[4] == b'-' && b[7] == b'-' && digits(0..4) && digits(5..7) && digits(8..10))
+        .then(|| text.to_string())
+}
+
+/// Reads `runs/recorded.json`: an empty record when it is missing.
+pub fn read_recorded(path: &Path) -> Result<BTreeMap<RunKey, Recorded>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) => return Err(format!("cannot read: {e}")),
+    };
+    let named: BTreeMap<String, Recorded> = serde_json::from_str(&text)
+        .map_err(|e| format!("{}:{}: not a record of runs placed by hand: {e}", e.line(), e.column()))?;
+    Ok(named.into_iter().map(|(name, r)| (RunKey::parse(&name), r)).collect())
+}
+
+/// Writes `runs/recorded.json` durably, runs sorted by name.
+pub fn write_recorded(path: &Path, recorded: &BTreeMap<RunKey, Recorded>) -> std::io::Result<()> {
+    let named: BTreeMap<String, &Recorded> = recorded.iter().map(|(k, r)| (k.name(), r)).collect();
+    let mut bytes = serde_json::to_vec_pretty(&named).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    crate::durable::write(path, &bytes)
+}
+
+impl Study {
+    /// What measured an attempt of a run: its manifest, or for a result placed by hand the
+    /// record of `runs/recorded.json`. `None` when neither says.
+    pub fn provenance_of(&self, key: &RunKey, attempt: &Attempt) -> Option<Provenance> {
+        match (&attempt.manifest, attempt.number) {
+            // A failed manifest beside a result placed by hand is of a later measurement.
+            (Some(m), 0) if m.state != RunState::Done => self.recorded_provenance(key),
+            (Some(m), n) => Some(Provenance::of_manifest(n, m)),
+            (None, 0) => self.recorded_provenance(key),
+            (None, _) => None,
+        }
+    }
+
+    fn recorded_provenance(&self, key: &RunKey) -> Option<Provenance> {
+        let r = self.recorded.get(key)?;
+        Some(Provenance {
+            attempt: 0,
+            engine: r.engine.clone(),
+            engine_version: r.engine_version.clone(),
+            command: r.command.clone(),
+            benchmark_command: None,
+            date: r.date.as_deref().and_then(day),
+        })
+    }
+
+    /// What measured the result (or recorded the failure) that stands for a run.
+    pub fn provenance(&self, key: &RunKey) -> Option<Provenance> {
+        let attempts = self.attempts.get(key)?;
+        self.provenance_of(key, Attempt::select(attempts)?)
+    }
+
+    /// Runs placed by hand (attempt 0 with a result and no manifest of its own) that
+    /// `runs/recorded.json` does not name yet.
+    pub fn unrecorded(&self) -> Vec<RunKey> {
+        self.attempts
+            .iter()
+            .filter(|(key, list)| {
+                list.first().is_some_and(|a| a.number == 0 && a.run.is_some() && a.manifest.is_none())
+                    && !self.recorded.contains_key(*key)
+            })
+            .map(|(key, _)| key.clone())
+            .collect()
+    }
+
+    /// The study as it stood before its newest re-measurements: for each run whose standing
+    /// attempt has earlier attempts with another engine, version or command, the attempt that
+    /// stood among those; other runs as they are. `None` when no run has such an earlier
+    /// attempt (nothing was re-measured with another setup).
+    pub fn previous(&self) -> Option<Study> {
+        let mut earlier_standing = Vec::new();
+        for (key, list) in &self.attempts {
+            let Some(now) = Attempt::select(list) else { continue };
+            let Some(setup) = self.provenance_of(key, now) else { continue };
+            let earlier: Vec<Attempt> = list
+                .iter()
+                .filter(|a| a.number < now.number)
+                .filter(|a| self.provenance_of(key, a).is_some_and(|p| !p.same_setup(&setup)))
+                .cloned()
+                .collect();
+            if let Some(then) = Attempt::select(&earlier) {
+                earlier_standing.push((key.clone(), then.clone()));
+            }
+        }
+        if earlier_standing.is_empty() {
+            return None;
+        }
+        let mut before = self.clone();
+        for (key, then) in earlier_standing {
+            before.stand(&key, &then);
+            if let Some(list) = before.attempts.get_mut(&key) {
+                list.retain(|a| a.number <= then.number);
+            }
+        }
+        Some(before)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_plain_date_is_taken_from_a_record() {
+        assert_eq!(day("2026-11-30").as_deref(), Some("2026-11-30"));
+        assert_eq!(day("<script>a"), None);
+        assert_eq!(day("2026-1-300"), None);
+        assert_eq!(day(""), None);
+    }
+
+    #[test]
+    fn a_record_names_its_runs_and_rejects_unknown_keys() {
+        let tmp = std::env::temp_dir().join(format!("perflab-recorded-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        let path = tmp.join(RECORDED_FILE);
+        assert!(read_recorded(&path).unwrap().is_empty(), "a missing record is empty");
+        let key = RunKey::parse("engine/a/p");
+        let r = Recorded { engine: "e".into(), engine_version: "1".into(), command: vec!["e".into()], date: None };
+        write_recorded(&path, &BTreeMap::from([(key.clone(), r.clone())])).unwrap();
+        assert_eq!(read_recorded(&path).unwrap(), BTreeMap::from([(key, r)]));
+        std::fs::write(&path, r#"{"engine/a/p": {"engine": "e", "engine_versoin": "1", "command": []}}"#).unwrap();
+        let err = read_recorded(&path).unwrap_err();
+        assert!(err.starts_with("1:") && err.contains("engine_versoin"), "{err}");
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
+}
