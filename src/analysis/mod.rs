@@ -207,7 +207,7 @@ fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
 /// The command of a configuration.
 pub fn command(study: &Study, source: &str, config: &Config) -> Command {
     let engine = study.engine(&config.engine);
-    let model = engine.and_then(|e| e.model.clone()).unwrap_or_else(|| study.spec.model.clone());
+    let model = study.model_of(config);
     let launch = engine.map_or(String::new(), |e| e.published_command(&model));
     let mut env = engine.map(|e| e.env.clone()).unwrap_or_default();
     env.extend(config.env.clone());
@@ -215,7 +215,7 @@ pub fn command(study: &Study, source: &str, config: &Config) -> Command {
         source: source.to_string(),
         engine: config.engine.clone(),
         launch,
-        flags: config.flags.iter().map(|f| f.text.clone()).collect(),
+        flags: config.flags.iter().map(|f| crate::study::fill_model(&f.text, &model)).collect(),
         env,
     }
 }
@@ -227,6 +227,9 @@ fn recommended(chain: &Chain, excluded: &[String]) -> Config {
     for stage in chain.stages.iter().filter(|s| excluded.contains(&s.id)) {
         let Some(adopted) = stage.adopted() else { continue };
         let (before, after) = (&stage.base.config, &adopted.point.config);
+        if before.model != after.model {
+            config.model = before.model.clone();
+        }
         for flag in &after.flags {
             if before.flags.contains(flag) {
                 continue;

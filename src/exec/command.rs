@@ -116,13 +116,14 @@ pub fn model(study: &Study, engine: &Engine) -> String {
 /// The engine's command for a configuration; `{port}` stays a placeholder until launch.
 pub fn engine_argv(study: &Study, config: &Config) -> anyhow::Result<Vec<String>> {
     let engine = study.engine(&config.engine).with_context(|| format!("no engine `{}`", config.engine))?;
-    let values = BTreeMap::from([("model", model(study, engine)), ("host", HOST.to_string())]);
+    let model = study.model_of(config);
+    let values = BTreeMap::from([("model", model.clone()), ("host", HOST.to_string())]);
     let mut argv = split(engine.command.get_ref())?
         .iter()
         .map(|w| fill(w, &values))
         .collect::<anyhow::Result<Vec<_>>>()
         .with_context(|| format!("engine `{}` command", config.engine))?;
-    argv.extend(config.flags.iter().flat_map(|f| f.argv()));
+    argv.extend(config.flags.iter().flat_map(|f| f.argv()).map(|w| crate::study::fill_model(&w, &model)));
     Ok(argv)
 }
 

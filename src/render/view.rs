@@ -179,6 +179,12 @@ impl Ctx<'_> {
         }
     }
 
+    /// A percentage with the study's `display.percent_decimals`; `signed` puts `+` before a
+    /// positive one.
+    fn percent(&self, p: f64, signed: bool) -> Result<String, I18nError> {
+        self.c.percent(p, signed, *self.study.spec.display.percent_decimals.get_ref())
+    }
+
     /// The display name of a metric.
     fn metric_name(&self, metric: &Metric) -> Result<String, I18nError> {
         match metric.name_message {
@@ -235,8 +241,8 @@ impl Ctx<'_> {
                     "warning-noisy",
                     &[
                         ("count", Arg::count(runs.len() as u64)),
-                        ("spread", (&c.percent(*spread_percent, false)?).into()),
-                        ("threshold", (&c.percent(self.analysis.noise_threshold, false)?).into()),
+                        ("spread", (&self.percent(*spread_percent, false)?).into()),
+                        ("threshold", (&self.percent(self.analysis.noise_threshold, false)?).into()),
                         ("values", (&list.join("; ")).into()),
                     ],
                 )
@@ -332,7 +338,7 @@ impl Ctx<'_> {
 
     /// A signed percentage marked as a gain or a loss (green or red on the site).
     fn signed(&self, p: f64) -> Result<String, I18nError> {
-        let text = self.c.percent(p, true)?;
+        let text = self.percent(p, true)?;
         Ok(match Delta::new(p, 0.0).trend {
             Trend::Higher => format!("<span class=\"gain\">{text}</span>"),
             Trend::Lower => format!("<span class=\"loss\">{text}</span>"),
@@ -556,7 +562,7 @@ pub fn build(
                                 ("diff", &x.value(&a.secondary, Some(d.diff.abs()))?),
                                 (
                                     "percent",
-                                    &d.percent.map_or(Ok(c.msg("value-missing")?), |p| c.percent(p.abs(), false))?,
+                                    &d.percent.map_or(Ok(c.msg("value-missing")?), |p| x.percent(p.abs(), false))?,
                                 ),
                             ],
                         )?
@@ -576,7 +582,7 @@ pub fn build(
                                 "percent",
                                 &cmp.objective
                                     .percent
-                                    .map_or(Ok(c.msg("value-missing")?), |p| c.percent(p.abs(), false))?,
+                                    .map_or(Ok(c.msg("value-missing")?), |p| x.percent(p.abs(), false))?,
                             ),
                             ("direction", if a.lower_is_better { "lower" } else { "higher" }),
                             ("secondary", &secondary),
@@ -586,7 +592,7 @@ pub fn build(
             }
         };
         let base = x.label(&sa.base);
-        let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| c.percent(g, true));
+        let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.percent(g, true));
         let adoption = match &sa.adoption {
             Adoption::Adopted { variant, gain_percent, .. } => c.fmt(
                 "adoption-adopted",
@@ -601,7 +607,7 @@ pub fn build(
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
                     ("gain", &gain(Some(*gain_percent))?),
-                    ("threshold", &c.percent(a.noise_threshold, false)?),
+                    ("threshold", &x.percent(a.noise_threshold, false)?),
                     ("base", &base),
                 ],
             )?,

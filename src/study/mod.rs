@@ -194,6 +194,16 @@ impl Study {
         self.spec.engines.iter().find(|e| *e.id.get_ref() == id)
     }
 
+    /// The model a configuration's engine is given: the checkpoint a variant chose, else the
+    /// engine's own `model`, else the study's.
+    pub fn model_of(&self, config: &Config) -> String {
+        config
+            .model
+            .clone()
+            .or_else(|| self.engine(&config.engine).and_then(|e| e.model.clone()))
+            .unwrap_or_else(|| self.spec.model.clone())
+    }
+
     pub fn profile(&self, id: &str) -> Option<&Profile> {
         self.spec.profiles.iter().find(|p| *p.id.get_ref() == id)
     }
@@ -333,8 +343,27 @@ impl Study {
                 }
             }
         }
+        let percent_decimals = &spec.display.percent_decimals;
+        if *percent_decimals.get_ref() > MAX_PERCENT_DECIMALS {
+            out.push(self.diag_at(
+                percent_decimals,
+                format!("`display.percent_decimals`: at most {MAX_PERCENT_DECIMALS} decimals"),
+            ));
+        }
+        let model_flags = self.model_flags();
         for (index, stage) in spec.stages.iter().enumerate() {
             unique(self, stage.variants.iter().map(|v| &v.id), "variant", &mut out);
+            if let (0, Some(_)) = (index, &stage.exclude_from_command)
+                && stage.base.is_none()
+            {
+                out.push(self.diag_at(
+                    &stage.id,
+                    format!(
+                        "stage `{}`: `exclude_from_command` on the first stage cannot work: its variants are where every command starts, so there is nothing to go back to. Leave the flag out of the variants, or put it in a later stage",
+                        stage.id.get_ref()
+                    ),
+                ));
+            }
             if stage.variants.is_empty() {
                 out.push(self.diag_at(&stage.id, format!("stage `{}` has no variant", stage.id.get_ref())));
             }
@@ -369,11 +398,39 @@ impl Study {
                     _ => {}
                 }
                 for flag in variant.flags.iter().chain(&variant.unset) {
-                    if Flag::parse(flag.get_ref(), &BTreeMap::new()).is_none() {
-                        out.push(
+                    match Flag::parse(flag.get_ref(), &BTreeMap::new()) {
+                        None => out.push(
                             self.diag_at(flag, format!("`{}` is not a flag (flags start with `-`)", flag.get_ref())),
-                        );
+                        ),
+                        Some(f) if model_flags.contains(&f.key) => out.push(self.diag_at(
+                            flag,
+                            format!(
+                                "`{}` gives the model, which the engine's command already gives (`{{model}}`): the command would name two models. Write the checkpoint as the variant's `model = \"...\"`",
+                                f.key
+                            ),
+                        )),
+                        Some(_) => {}
                     }
+                }
+            }
+        }
+        out
+    }
+
+    /// The flags that give an engine its model: the word before `{model}` in an engine's command
+    /// (`--model-path {model}`) or the name of `--model={model}`.
+    fn model_flags(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for engine in &self.spec.engines {
+            let words: Vec<&str> = engine.command.get_ref().split_whitespace().collect();
+            for (i, word) in words.iter().enumerate() {
+                if !word.contains("{model}") {
+                    continue;
+                }
+                if let Some((name, _)) = word.split_once('=').filter(|(n, _)| n.starts_with('-')) {
+                    out.insert(engine.aliases.get(name).cloned().unwrap_or_else(|| name.to_string()));
+                } else if let Some(prev) = i.checked_sub(1).map(|p| words[p]).filter(|p| p.starts_with('-')) {
+                    out.insert(engine.aliases.get(prev).cloned().unwrap_or_else(|| prev.to_string()));
                 }
             }
         }
@@ -569,6 +626,12 @@ impl Study {
         }
         Ok((RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.to_string() }, number))
     }
+}
+
+/// A flag's text with `{model}` replaced by the model the engine is given (a flag such as
+/// `--served-model-name {model}` names it).
+pub fn fill_model(text: &str, model: &str) -> String {
+    text.replace("{model}", model)
 }
 
 /// The longest id: ids name folders and files (`<profile>.manifest.json`, `<study>.html`), which

@@ -73,17 +73,59 @@ pub struct Spec {
     pub profiles: Vec<Profile>,
     #[serde(rename = "stage")]
     pub stages: Vec<Stage>,
-    /// Numbered notes under the conclusion.
-    #[serde(default)]
+    /// Numbered notes under the conclusion: a list of localized texts (one text alone is a list
+    /// of one).
+    #[serde(default, deserialize_with = "texts")]
     pub notes: Vec<Text>,
     /// Caveats shown as warnings under the conclusion.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "texts")]
     pub warnings: Vec<Text>,
     #[serde(default)]
     pub accuracy: Vec<Accuracy>,
     /// Extra log patterns that classify an engine's failure, tried before the built-in ones.
     #[serde(default)]
     pub failure_patterns: Vec<FailurePattern>,
+    /// How figures are shown.
+    #[serde(default)]
+    pub display: Display,
+}
+
+/// How a study's figures are shown: display only, the analysis is the same whatever they say.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Display {
+    /// Decimals of every percentage on the page (gains, changes, differences): 0 to 4.
+    #[serde(default = "default_percent_decimals")]
+    pub percent_decimals: Spanned<usize>,
+}
+
+impl Default for Display {
+    fn default() -> Display {
+        Display { percent_decimals: default_percent_decimals() }
+    }
+}
+
+fn default_percent_decimals() -> Spanned<usize> {
+    Spanned::new(0..0, 2)
+}
+
+/// The most decimals a percentage may be shown with.
+pub const MAX_PERCENT_DECIMALS: usize = 4;
+
+/// A list of localized texts, or one localized text (`notes = { en = "..." }`) as a list of one.
+fn texts<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Text>, D::Error> {
+    use serde::de::Error;
+    match toml::Value::deserialize(d)? {
+        table @ toml::Value::Table(_) => Text::deserialize(table).map(|t| vec![t]),
+        list @ toml::Value::Array(_) => Vec::<Text>::deserialize(list),
+        other => {
+            return Err(D::Error::custom(format!(
+                "expected a localized text (`{{ en = \"...\" }}`) or a list of them, found a {}",
+                other.type_str()
+            )));
+        }
+    }
+    .map_err(|e| D::Error::custom(e.message().trim()))
 }
 
 /// A regular expression over an engine's log and the failure class it tells.
@@ -276,9 +318,9 @@ pub struct Stage {
     /// Keeps the stage's adopted flags out of the recommended command.
     #[serde(default)]
     pub exclude_from_command: Option<Reason>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "texts")]
     pub notes: Vec<Text>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "texts")]
     pub warnings: Vec<Text>,
     #[serde(rename = "variant")]
     pub variants: Vec<Variant>,
@@ -313,6 +355,10 @@ pub struct Variant {
     /// Overrides the stage's base for this variant (`stage` or `stage/variant`).
     #[serde(default)]
     pub base: Option<Id>,
+    /// Another checkpoint of the model (a quantized one, say): it replaces the model wherever the
+    /// engine is given it, in this variant and every configuration built on it.
+    #[serde(default)]
+    pub model: Option<Spanned<String>>,
     /// Flags added to the base, as written on a command line: `--tp-size=8`, `-tp 8`,
     /// `--enable-dp-attention`. A flag the base has already is replaced.
     #[serde(default)]
@@ -325,9 +371,9 @@ pub struct Variant {
     /// Set when the variant could not be measured.
     #[serde(default)]
     pub failure: Option<Failure>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "texts")]
     pub notes: Vec<Text>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "texts")]
     pub warnings: Vec<Text>,
 }
 
