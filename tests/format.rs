@@ -143,3 +143,75 @@ fn percentages_take_the_studys_precision() {
     assert!(page.contains("+%40,0"), "{page}");
     assert!(page.contains("Tek tablo olarak yazılmış tek not."));
 }
+
+/// A per-GPU objective: the same throughput on twice the GPUs is half the figure, and the search
+/// ranks, adopts and shows it like any metric.
+#[test]
+fn a_derived_per_gpu_metric_is_an_objective_like_any_other() {
+    let extra = r#"objective = "tps_per_gpu"
+secondary = "latency_s"
+gpus = 2
+
+[[metric]]
+id = "tps_per_gpu"
+name = { en = "Total TPS per GPU", tr = "GPU başına toplam TPS" }
+expr = "total_token_throughput / gpus"
+unit = "tok/s"
+better = "higher"
+
+[[metric]]
+id = "latency_s"
+name = { en = "Mean latency", tr = "Ortalama gecikme" }
+expr = "(mean_ttft_ms + 9 * mean_tpot_ms) / 1000"
+unit = "s"
+better = "lower"
+decimals = 3
+"#;
+    let (_tmp, dir) = study(extra);
+    // The FP8 variant runs on one GPU: 1300 tok/s on one GPU against 1000 on two.
+    let spec = dir.join("study.toml");
+    let text =
+        std::fs::read_to_string(&spec).unwrap().replace("model = \"org/M-FP8\"", "model = \"org/M-FP8\"\ngpus = 1");
+    std::fs::write(&spec, text).unwrap();
+    let (code, out, err) = perflab(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let study = Study::load(&dir).unwrap();
+    let a = analyze(&study);
+    assert_eq!(a.objective.key, "tps_per_gpu");
+    assert_eq!(a.baseline_measure.as_ref().unwrap().value, Some(500.0));
+    let fp8 = a.stage("quantization").unwrap();
+    assert_eq!(fp8.variants[0].measure.as_ref().unwrap().value, Some(1300.0));
+    assert_eq!(fp8.adoption.step().map(|g| g.round()), Some(160.0), "1300 per GPU against 500");
+    // (100 + 9 × 20) / 1000 = 0.28 s for the baseline.
+    assert_eq!(a.baseline_measure.as_ref().unwrap().secondary.map(|s| (s * 1000.0).round()), Some(280.0));
+    let (_, page, _) = perflab(&["report", dir.to_str().unwrap()]);
+    assert!(page.contains("Total TPS per GPU: 500.00 tok/s"), "{page}");
+    assert!(page.contains("Mean latency: 0.280 s"), "{page}");
+    let (_, page, _) = perflab(&["report", dir.to_str().unwrap(), "--locale", "tr"]);
+    assert!(page.contains("GPU başına toplam TPS"));
+}
+
+#[test]
+fn a_derived_metric_is_checked_where_it_is_written() {
+    let cases = [
+        ("expr = \"total_token_throughput / (gpus\"", "metric `m`: `expr`: expected `)`"),
+        ("expr = \"total_tps / gpus\"", "metric `m`: `expr` reads `total_tps`, which is neither"),
+        ("expr = \"system('x')\"", "metric `m`: `expr`: expected an operator"),
+    ];
+    for (expr, message) in cases {
+        let extra = format!(
+            "objective = \"m\"\n\n[[metric]]\nid = \"m\"\nname = {{ en = \"m\" }}\n{expr}\nunit = \"tok/s\"\nbetter = \"higher\"\n"
+        );
+        let (_tmp, dir) = study(&extra);
+        let (code, out, _) = perflab(&["check", dir.to_str().unwrap()]);
+        assert_eq!(code, 1, "{expr}");
+        let line = out.lines().find(|l| l.contains(message)).unwrap_or_else(|| panic!("no `{message}` in {out}"));
+        assert!(line.contains("study.toml:12:"), "{line}");
+    }
+    // A derived metric without a direction cannot be the objective.
+    let extra = "objective = \"m\"\n\n[[metric]]\nid = \"m\"\nname = { en = \"m\" }\nexpr = \"completed * 2\"\nunit = \"number\"\n";
+    let (_tmp, dir) = study(extra);
+    let (code, out, _) = perflab(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("`objective`: `m` describes the run"), "{out}");
+}

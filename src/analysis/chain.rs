@@ -3,7 +3,6 @@
 
 use super::adoption::{self, Adoption, Best};
 use crate::diag::Diagnostic;
-use crate::metric::Metric;
 use crate::study::{Config, Flag, Identity, RunKey, Study, Variant};
 use std::collections::BTreeMap;
 
@@ -147,7 +146,7 @@ pub fn resolve(study: &Study) -> Chain {
     let spec = &study.spec;
     let target = spec.target_profile.get_ref().as_str();
     let objective = spec.objective.get_ref().as_str();
-    let metric = Metric::of(objective);
+    let metric = study.metric(objective);
     let mut problems = Vec::new();
 
     // Configurations are known before results: a first pass builds them all, a second measures.

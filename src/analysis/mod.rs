@@ -258,8 +258,8 @@ fn recommended(chain: &Chain, excluded: &[String]) -> Config {
 pub fn analyze(study: &Study) -> Analysis {
     let spec = &study.spec;
     let chain = resolve(study);
-    let objective = Metric::of(spec.objective.get_ref());
-    let secondary = Metric::of(spec.secondary.get_ref());
+    let objective = study.metric(spec.objective.get_ref());
+    let secondary = study.metric(spec.secondary.get_ref());
     let target = spec.target_profile.get_ref().clone();
     let secondary_of = |p: &Point| p.run.as_ref().and_then(|k| chain::metric(study, k, &secondary.key));
 

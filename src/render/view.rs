@@ -187,6 +187,9 @@ impl Ctx<'_> {
 
     /// The display name of a metric.
     fn metric_name(&self, metric: &Metric) -> Result<String, I18nError> {
+        if let Some(label) = &metric.label {
+            return Ok(markdown::plain(label.get(&self.c.locale)));
+        }
         match metric.name_message {
             Some(key) => self.c.msg(key),
             None => Ok(metric.key.clone()),

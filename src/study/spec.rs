@@ -10,7 +10,7 @@ pub type Id = Spanned<String>;
 
 /// Text in several languages: locale (`en`, `tr`, ...) → Markdown. English is required; other
 /// locales fall back to it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Text(pub BTreeMap<String, String>);
 
@@ -88,6 +88,39 @@ pub struct Spec {
     /// How figures are shown.
     #[serde(default)]
     pub display: Display,
+    /// Metrics computed from each run's own values (`[[metric]]`).
+    #[serde(default, rename = "metric")]
+    pub metrics: Vec<DerivedMetric>,
+    /// GPUs (or NPUs) a configuration uses when its variant does not say (default 1); per-GPU
+    /// metrics divide by it.
+    #[serde(default)]
+    pub gpus: Option<Spanned<u32>>,
+}
+
+/// A metric computed from a run's values by a small expression: `+ - * /`, parentheses,
+/// numbers, canonical metrics, derived metrics defined before it, and the run's setup
+/// (`gpus`, `input_tokens`, `output_tokens`, `total_requests`, `max_concurrency`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DerivedMetric {
+    /// Its key, as `objective`, `secondary` and the exports name it.
+    pub id: Id,
+    /// Its display name.
+    pub name: Text,
+    /// E.g. `total_token_throughput / gpus` or `(mean_ttft_ms + output_tokens * mean_tpot_ms) / 1000`.
+    pub expr: Spanned<String>,
+    /// `tok/s`, `req/s`, `ms`, `s`, `requests`, `tokens` or `number`.
+    pub unit: crate::metric::Unit,
+    /// `higher` or `lower`; required for an objective.
+    #[serde(default)]
+    pub better: Option<crate::metric::Direction>,
+    /// Decimals shown (default 2).
+    #[serde(default = "default_metric_decimals")]
+    pub decimals: usize,
+}
+
+fn default_metric_decimals() -> usize {
+    2
 }
 
 /// How a study's figures are shown: display only, the analysis is the same whatever they say.
@@ -359,6 +392,10 @@ pub struct Variant {
     /// engine is given it, in this variant and every configuration built on it.
     #[serde(default)]
     pub model: Option<Spanned<String>>,
+    /// GPUs this variant's configuration uses (default: the study's `gpus`); not inherited by
+    /// what builds on it.
+    #[serde(default)]
+    pub gpus: Option<Spanned<u32>>,
     /// Flags added to the base, as written on a command line: `--tp-size=8`, `-tp 8`,
     /// `--enable-dp-attention`. A flag the base has already is replaced.
     #[serde(default)]
