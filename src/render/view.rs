@@ -314,7 +314,10 @@ impl Ctx<'_> {
         let Some(p) = s.change else {
             return self.c.msg("value-missing");
         };
-        let mut text = self.signed(p)?;
+        let mut text = match self.ratio(p) {
+            Some(ratio) => ratio?,
+            None => self.signed(p)?,
+        };
         if s.regression {
             text = self.c.fmt("change-regression", &[("change", &text)])?;
         }
@@ -339,8 +342,37 @@ impl Ctx<'_> {
         Ok(text)
     }
 
-    /// A signed percentage marked as a gain or a loss (green or red on the site).
+    /// Whether gains of the objective are shown as speedups (`display.speedup`, a latency).
+    fn speedups(&self) -> bool {
+        self.study.spec.display.speedup && self.analysis.objective.lower_is_better()
+    }
+
+    /// A gain of the objective as the page shows it: in percent of the base's value, or as a
+    /// speedup (base / new − 1, in percent) when the study shows speedups.
+    fn shown_gain(&self, p: f64) -> f64 {
+        let remaining = 1.0 - p / 100.0;
+        if self.speedups() && remaining > 0.0 { (1.0 / remaining - 1.0) * 100.0 } else { p }
+    }
+
+    /// The change of the objective as a ratio, "2.7× faster", when the study shows speedups.
+    fn ratio(&self, p: f64) -> Option<Result<String, I18nError>> {
+        let remaining = 1.0 - p / 100.0;
+        if !self.speedups() || remaining <= 0.0 {
+            return None;
+        }
+        let decimals = *self.study.spec.display.percent_decimals.get_ref();
+        let (key, factor, class) = if remaining <= 1.0 {
+            ("ratio-faster", 1.0 / remaining, "gain")
+        } else {
+            ("ratio-slower", remaining, "loss")
+        };
+        let text = self.c.fmt_args(key, &[("value", Arg::Number { value: factor, decimals })]);
+        Some(text.map(|t| format!("<span class=\"{class}\">{t}</span>")))
+    }
+
+    /// A signed gain of the objective marked as a gain or a loss (green or red on the site).
     fn signed(&self, p: f64) -> Result<String, I18nError> {
+        let p = self.shown_gain(p);
         let text = self.percent(p, true)?;
         Ok(match Delta::new(p, 0.0).trend {
             Trend::Higher => format!("<span class=\"gain\">{text}</span>"),
@@ -585,7 +617,7 @@ pub fn build(
                                 "percent",
                                 &cmp.objective
                                     .percent
-                                    .map_or(Ok(c.msg("value-missing")?), |p| x.percent(p.abs(), false))?,
+                                    .map_or(Ok(c.msg("value-missing")?), |p| x.percent(x.shown_gain(p.abs()), false))?,
                             ),
                             ("direction", if a.lower_is_better { "lower" } else { "higher" }),
                             ("secondary", &secondary),
@@ -595,7 +627,7 @@ pub fn build(
             }
         };
         let base = x.label(&sa.base);
-        let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.percent(g, true));
+        let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.percent(x.shown_gain(g), true));
         let adoption = match &sa.adoption {
             Adoption::Adopted { variant, gain_percent, .. } => c.fmt(
                 "adoption-adopted",

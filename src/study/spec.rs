@@ -130,11 +130,16 @@ pub struct Display {
     /// Decimals of every percentage on the page (gains, changes, differences): 0 to 4.
     #[serde(default = "default_percent_decimals")]
     pub percent_decimals: Spanned<usize>,
+    /// For an objective that is better lower (a latency): gains are shown as speedups, the
+    /// base's value over the new one less one, in percent, and the before/after change as a
+    /// ratio ("2.7× faster"). The analysis, and so every decision, is the same.
+    #[serde(default)]
+    pub speedup: bool,
 }
 
 impl Default for Display {
     fn default() -> Display {
-        Display { percent_decimals: default_percent_decimals() }
+        Display { percent_decimals: default_percent_decimals(), speedup: false }
     }
 }
 
