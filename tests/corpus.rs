@@ -22,6 +22,22 @@ fn values(m: &Option<Measure>) -> (Option<f64>, Option<f64>) {
     m.as_ref().map_or((None, None), |m| (m.value, m.secondary))
 }
 
+/// The before/after table of a throughput page: (profile, baseline Total TPS, baseline Mean
+/// TPOT, optimized Total TPS, optimized Mean TPOT, change in percent to one decimal).
+fn assert_before_after(a: &Analysis, rows: &[(&str, &str, &str, &str, &str, &str)]) {
+    for (profile, b_tps, b_tpot, o_tps, o_tpot, change) in rows {
+        let s = a.scenarios.iter().find(|s| s.profile == *profile).unwrap();
+        let (bt, bp) = values(&s.baseline);
+        let (ot, op) = values(&s.optimized);
+        assert_eq!(
+            [shown(bt, 2), shown(bp, 2), shown(ot, 2), shown(op, 2), shown(s.change, 1)],
+            [*b_tps, *b_tpot, *o_tps, *o_tpot, *change],
+            "{profile}"
+        );
+        assert!(!s.regression, "{profile}");
+    }
+}
+
 /// Qwen3-30B-A3B on Ascend 910B (`qwen3-30b-a3b-910b.md`): a non-CUDA engine (MindIE) and a
 /// quantization stage that switches checkpoint.
 ///
@@ -46,17 +62,7 @@ fn qwen3_30b_a3b_910b() {
         ("long", "5881.36", "277.51", "13362.49", "130.97", "127.2"),
         ("very-long", "3704.57", "503.84", "10830.52", "242.08", "192.4"),
     ];
-    for (profile, b_tps, b_tpot, o_tps, o_tpot, change) in rows {
-        let s = a.scenarios.iter().find(|s| s.profile == profile).unwrap();
-        let (bt, bp) = values(&s.baseline);
-        let (ot, op) = values(&s.optimized);
-        assert_eq!(
-            [shown(bt, 2), shown(bp, 2), shown(ot, 2), shown(op, 2), shown(s.change, 1)],
-            [b_tps, b_tpot, o_tps, o_tpot, change],
-            "{profile}"
-        );
-        assert!(!s.regression);
-    }
+    assert_before_after(&a, &rows);
     // Summary of options: the engine's step, and "-" for the two stages that adopted nothing.
     let steps: Vec<String> = a.options.iter().map(|o| shown(o.step, 1)).collect();
     assert_eq!(steps, ["284.0", "-", "-"]);
@@ -97,16 +103,7 @@ fn qwen3_14b_h100() {
         ("long", "9218.03", "132.45", "12257.62", "84.93", "33.0"),
         ("very-long", "8298.56", "277.44", "10014.29", "215.93", "20.7"),
     ];
-    for (profile, b_tps, b_tpot, o_tps, o_tpot, change) in rows {
-        let s = a.scenarios.iter().find(|s| s.profile == profile).unwrap();
-        let (bt, bp) = values(&s.baseline);
-        let (ot, op) = values(&s.optimized);
-        assert_eq!(
-            [shown(bt, 2), shown(bp, 2), shown(ot, 2), shown(op, 2), shown(s.change, 1)],
-            [b_tps, b_tpot, o_tps, o_tpot, change],
-            "{profile}"
-        );
-    }
+    assert_before_after(&a, &rows);
     let steps: Vec<String> = a.options.iter().map(|o| shown(o.step, 1)).collect();
     assert_eq!(steps, ["27.4", "24.1", "-"], "the page prints 27.7 and 23.8 from a figure its block does not hold");
     assert_eq!(shown(a.total_gain, 1), "58.1");

@@ -106,21 +106,23 @@ impl Parser<'_> {
     }
 
     fn sum(&mut self) -> Result<Expr, ExprError> {
-        let mut left = self.product()?;
-        while let Some(c @ ('+' | '-')) = self.peek() {
-            self.at += 1;
-            let op = if c == '+' { Op::Add } else { Op::Subtract };
-            left = Expr::Binary(op, Box::new(left), Box::new(self.product()?));
-        }
-        Ok(left)
+        self.chain([('+', Op::Add), ('-', Op::Subtract)], Parser::product)
     }
 
     fn product(&mut self) -> Result<Expr, ExprError> {
-        let mut left = self.factor()?;
-        while let Some(c @ ('*' | '/')) = self.peek() {
+        self.chain([('*', Op::Multiply), ('/', Op::Divide)], Parser::factor)
+    }
+
+    /// Operands read by `operand` joined, left to right, by the operators of one precedence.
+    fn chain(
+        &mut self,
+        ops: [(char, Op); 2],
+        operand: fn(&mut Self) -> Result<Expr, ExprError>,
+    ) -> Result<Expr, ExprError> {
+        let mut left = operand(self)?;
+        while let Some(op) = self.peek().and_then(|c| ops.iter().find(|(o, _)| *o == c).map(|(_, op)| *op)) {
             self.at += 1;
-            let op = if c == '*' { Op::Multiply } else { Op::Divide };
-            left = Expr::Binary(op, Box::new(left), Box::new(self.factor()?));
+            left = Expr::Binary(op, Box::new(left), Box::new(operand(self)?));
         }
         Ok(left)
     }
