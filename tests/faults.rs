@@ -617,7 +617,7 @@ fn building_another_results_folder_into_the_bundled_site_is_refused() {
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(
-            "holds the site of other studies (`deepseek-v3.2-h200`, `glm-5.2-fp8-h200`, `qwen3-14b-h100`, `qwen3-30b-a3b-910b`, `qwen3-8b-h100-latency`)"
+            "holds the site of other studies (`deepseek-v3.2-h200`, `glm-4.5-air-h100`, `glm-5.2-fp8-h200`, `qwen3-14b-h100`, `qwen3-30b-a3b-910b`, `qwen3-8b-h100-latency`)"
         ),
         "{err}"
     );
