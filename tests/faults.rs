@@ -616,7 +616,12 @@ fn building_another_results_folder_into_the_bundled_site_is_refused() {
     let before = std::fs::read(site.join("en/glm-5.2-fp8-h200.html")).unwrap();
     let (code, _, err) = perflab(&["build", "--results", "examples", "--out", site.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("holds the site of other studies (`deepseek-v3.2-h200`, `glm-5.2-fp8-h200`)"), "{err}");
+    assert!(
+        err.contains(
+            "holds the site of other studies (`deepseek-v3.2-h200`, `glm-4.5-air-h100`, `glm-5.2-fp8-h200`, `qwen3-14b-h100`, `qwen3-30b-a3b-910b`, `qwen3-8b-h100-latency`)"
+        ),
+        "{err}"
+    );
     assert!(err.contains("`perflab build --results examples --out examples/site`"), "{err}");
     assert_eq!(std::fs::read(site.join("en/glm-5.2-fp8-h200.html")).unwrap(), before);
 }

@@ -107,6 +107,40 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "`failure_patterns.regex`: regex parse error",
         "\"((\"",
     ),
+    // A checkpoint given as a flag would put a second `--model-path` into SGLang's command.
+    (
+        "flags = [\"--kv-cache-dtype=fp8_e4m3\"]",
+        "flags = [\"--kv-cache-dtype=fp8_e4m3\", \"--model-path=zai-org/GLM-5.2-AWQ\"]",
+        "`--model-path` gives the model, which the engine's command already gives",
+        "\"--model-path=zai-org/GLM-5.2-AWQ\"",
+    ),
+    // The first stage's variants are where every command starts: nothing to exclude them from.
+    (
+        "id = \"engine\"\ntitle",
+        "id = \"engine\"\nexclude_from_command = { reason = { en = \"x\" } }\ntitle",
+        "`exclude_from_command` on the first stage cannot work",
+        "\"engine\"\nexclude_from_command",
+    ),
+    // A stage-level base that would throw away what the search adopted in between.
+    (
+        "id = \"memory-fraction\"\ntitle",
+        "id = \"memory-fraction\"\nbase = \"engine\"\ntitle",
+        "drops `--dp-size=8`, `--enable-dp-attention` that the search had adopted",
+        "\"engine\"\ntitle = { en = \"Memory",
+    ),
+    (
+        "noise_threshold = 2.0",
+        "noise_threshold = 2.0\ndisplay = { percent_decimals = 9 }",
+        "`display.percent_decimals`: at most 4 decimals",
+        "9 }",
+    ),
+    // Notes are localized texts: a bare string says what is expected.
+    (
+        "id = \"engine\"\ntitle",
+        "id = \"engine\"\nnotes = \"oops\"\ntitle",
+        "expected a localized text (`{ en = \"...\" }`) or a list of them, found a string",
+        "\"oops\"",
+    ),
 ];
 
 #[test]

@@ -18,7 +18,9 @@ fn page(id: &str, locale: &str, flavor: Flavor) -> String {
 
 #[test]
 fn snapshots() {
-    for id in ["glm-5.2-fp8-h200", "deepseek-v3.2-h200"] {
+    for id in
+        ["glm-5.2-fp8-h200", "deepseek-v3.2-h200", "qwen3-14b-h100", "qwen3-30b-a3b-910b", "qwen3-8b-h100-latency"]
+    {
         for locale in ["en", "tr"] {
             insta::assert_snapshot!(format!("{id}.{locale}"), page(id, locale, Flavor::Commonmark));
         }

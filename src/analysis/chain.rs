@@ -3,7 +3,6 @@
 
 use super::adoption::{self, Adoption, Best};
 use crate::diag::Diagnostic;
-use crate::metric::Metric;
 use crate::study::{Config, Flag, Identity, RunKey, Study, Variant};
 use std::collections::BTreeMap;
 
@@ -147,7 +146,7 @@ pub fn resolve(study: &Study) -> Chain {
     let spec = &study.spec;
     let target = spec.target_profile.get_ref().as_str();
     let objective = spec.objective.get_ref().as_str();
-    let metric = Metric::of(objective);
+    let metric = study.metric(objective);
     let mut problems = Vec::new();
 
     // Configurations are known before results: a first pass builds them all, a second measures.
@@ -169,7 +168,23 @@ pub fn resolve(study: &Study) -> Chain {
             }
         };
         let stage_base: Option<Point> = match &stage.base {
-            Some(b) => resolve_ref(b.get_ref(), &stages),
+            Some(b) => {
+                let named = resolve_ref(b.get_ref(), &stages);
+                if let (Some(named), Some(current)) = (&named, &current)
+                    && let Some(lost) = dropped(&current.config, &named.config)
+                {
+                    problems.push(study.diag_at(
+                        b,
+                        format!(
+                            "stage `{stage_id}`: `base = \"{}\"` builds the rest of the search on `{}`, which drops {lost} that the search had adopted by then (`{}`): every later configuration and the recommended command would lose it. Leave `base` out to build on the previous stage, or give the variants that need another starting point their own `base`",
+                            b.get_ref(),
+                            named.source,
+                            current.source
+                        ),
+                    ));
+                }
+                named
+            }
             None => current.clone(),
         };
         let mut variants = Vec::new();
@@ -197,7 +212,10 @@ pub fn resolve(study: &Study) -> Chain {
                 (None, None) => Config::default(),
             };
             let (unset, flags) = flags_of(study, &start.engine, v);
-            let config = start.with(&unset, &flags, &v.env);
+            let mut config = start.with(&unset, &flags, &v.env);
+            if let Some(model) = &v.model {
+                config.model = Some(model.get_ref().clone());
+            }
             let own = RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: target.to_string() };
             let failure = study.failure(v, &own);
             let failed = failure.is_some();
@@ -279,6 +297,22 @@ pub fn resolve(study: &Study) -> Chain {
             .map_or(empty, |x| x.point.clone())
     };
     Chain { stages, baseline, registry, problems }
+}
+
+/// What `to` loses of `from` (flags by name and value, environment variables, a checkpoint),
+/// described for a message; `None` when it keeps all of it.
+fn dropped(from: &Config, to: &Config) -> Option<String> {
+    let mut lost: Vec<String> = from
+        .flags
+        .iter()
+        .filter(|f| !to.flags.iter().any(|g| g.key == f.key && g.value == f.value))
+        .map(|f| format!("`{}`", f.text))
+        .collect();
+    lost.extend(from.env.iter().filter(|(k, v)| to.env.get(*k) != Some(v)).map(|(k, v)| format!("`{k}={v}`")));
+    if let Some(model) = from.model.as_ref().filter(|m| to.model.as_ref() != Some(m)) {
+        lost.push(format!("the checkpoint `{model}`"));
+    }
+    (!lost.is_empty()).then(|| lost.join(", "))
 }
 
 /// The metric `name` of the run `key`.

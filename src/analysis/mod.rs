@@ -218,16 +218,20 @@ fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
 /// The command of a configuration.
 pub fn command(study: &Study, source: &str, config: &Config) -> Command {
     let engine = study.engine(&config.engine);
-    let model = engine.and_then(|e| e.model.clone()).unwrap_or_else(|| study.spec.model.clone());
+    let model = study.model_of(config);
     let published = engine.map_or(String::new(), |e| e.published_command(&model));
     let aliases = engine.map(|e| e.aliases.clone()).unwrap_or_default();
-    // A flag the launch command already has takes the configuration's value there; the others
-    // are listed after it. Each flag appears once.
-    let words = crate::exec::command::split(&published).unwrap_or_default();
-    let (inline, rest): (Vec<&Flag>, Vec<&Flag>) = config
+    // The configuration's flags with the checkpoint filled in. A flag the launch command
+    // already has takes the configuration's value there; the others are listed after it. Each
+    // flag appears once.
+    let flags: Vec<Flag> = config
         .flags
         .iter()
-        .partition(|f| words.iter().any(|w| Flag::parse(w, &aliases).is_some_and(|t| t.key == f.key)));
+        .map(|f| Flag::parse(&crate::study::fill_model(&f.text, &model), &aliases).unwrap_or_else(|| f.clone()))
+        .collect();
+    let words = crate::exec::command::split(&published).unwrap_or_default();
+    let (inline, rest): (Vec<&Flag>, Vec<&Flag>) =
+        flags.iter().partition(|f| words.iter().any(|w| Flag::parse(w, &aliases).is_some_and(|t| t.key == f.key)));
     let launch = if inline.is_empty() {
         published
     } else {
@@ -252,6 +256,9 @@ fn recommended(chain: &Chain, excluded: &[String]) -> Config {
     for stage in chain.stages.iter().filter(|s| excluded.contains(&s.id)) {
         let Some(adopted) = stage.adopted() else { continue };
         let (before, after) = (&stage.base.config, &adopted.point.config);
+        if before.model != after.model {
+            config.model = before.model.clone();
+        }
         for flag in &after.flags {
             if before.flags.contains(flag) {
                 continue;
@@ -288,8 +295,8 @@ pub fn analyze(study: &Study) -> Analysis {
 pub(crate) fn analyze_results(study: &Study) -> Analysis {
     let spec = &study.spec;
     let chain = resolve(study);
-    let objective = Metric::of(spec.objective.get_ref());
-    let secondary = Metric::of(spec.secondary.get_ref());
+    let objective = study.metric(spec.objective.get_ref());
+    let secondary = study.metric(spec.secondary.get_ref());
     let target = spec.target_profile.get_ref().clone();
     let secondary_of = |p: &Point| p.run.as_ref().and_then(|k| chain::metric(study, k, &secondary.key));
 

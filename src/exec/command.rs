@@ -1,7 +1,7 @@
 //! Commands as argument vectors: templates split into words first, placeholders filled word by
 //! word, so no value ever passes through a shell.
 
-use crate::study::{Config, Engine, Profile, Rate, Study};
+use crate::study::{Config, Profile, Rate, Study};
 use anyhow::{Context, bail};
 use std::collections::BTreeMap;
 
@@ -121,21 +121,25 @@ pub fn address_warnings(study: &Study) -> Vec<crate::diag::Diagnostic> {
     out
 }
 
-/// The model an engine is given.
-pub fn model(study: &Study, engine: &Engine) -> String {
-    engine.model.clone().unwrap_or_else(|| study.spec.model.clone())
-}
-
 /// The engine's command for a configuration; `{port}` stays a placeholder until launch.
 pub fn engine_argv(study: &Study, config: &Config) -> anyhow::Result<Vec<String>> {
     let engine = study.engine(&config.engine).with_context(|| format!("no engine `{}`", config.engine))?;
-    let values = BTreeMap::from([("model", model(study, engine)), ("host", HOST.to_string())]);
+    let model = study.model_of(config);
+    let values = BTreeMap::from([("model", model.clone()), ("host", HOST.to_string())]);
     let words = split(engine.command.get_ref())?
         .iter()
         .map(|w| fill(w, &values))
         .collect::<anyhow::Result<Vec<_>>>()
         .with_context(|| format!("engine `{}` command", config.engine))?;
-    Ok(config.apply_to(&words, &engine.aliases))
+    // The checkpoint fills `{model}` in flags too; a flag of the command takes the
+    // configuration's value in place.
+    let mut filled = config.clone();
+    for f in &mut filled.flags {
+        if let Some(parsed) = crate::study::Flag::parse(&crate::study::fill_model(&f.text, &model), &engine.aliases) {
+            *f = parsed;
+        }
+    }
+    Ok(filled.apply_to(&words, &engine.aliases))
 }
 
 /// The environment of an engine start: the engine's, then the configuration's.
@@ -146,14 +150,14 @@ pub fn engine_env(study: &Study, config: &Config) -> BTreeMap<String, String> {
 }
 
 /// The benchmark's command for a profile: the study's template, or `perflab bench`.
-pub fn bench_argv(study: &Study, engine: &Engine, profile: &Profile) -> anyhow::Result<Vec<String>> {
+pub fn bench_argv(study: &Study, config: &Config, profile: &Profile) -> anyhow::Result<Vec<String>> {
     let rate = match &profile.request_rate {
         Some(Rate::PerSecond(r)) => Some(r.to_string()),
         Some(Rate::Unlimited) => Some("inf".to_string()),
         None => None,
     };
     let mut values = BTreeMap::from([
-        ("model", model(study, engine)),
+        ("model", study.model_of(config)),
         ("host", HOST.to_string()),
         ("dataset", profile.dataset.clone()),
         ("total_requests", profile.total_requests.to_string()),

@@ -96,7 +96,7 @@ pub fn staleness(study: &Study, key: &RunKey, config: &Config) -> anyhow::Result
                 .map(|w| if std::path::Path::new(w).ends_with(path) { "{dataset_path}".to_string() } else { w.clone() })
                 .collect()
         };
-        let now = command::bench_argv(study, engine, profile)?;
+        let now = command::bench_argv(study, config, profile)?;
         if relative(bench) != relative(&now) {
             out.push(Stale::Benchmark { was: bench.clone() });
         }

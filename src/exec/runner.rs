@@ -158,7 +158,7 @@ fn launch(study: &Study, job: &Job, dir: &Path) -> anyhow::Result<Launch> {
     for p in &job.profiles {
         let profile = study.profile(p).with_context(|| format!("no profile `{p}`"))?;
         let out = crate::durable::temporary(&dir.join(format!("{p}.txt")));
-        benchmarks.push((p.clone(), command::bench_argv(study, engine, profile)?, out));
+        benchmarks.push((p.clone(), command::bench_argv(study, &job.config, profile)?, out));
     }
     let mut patterns: Vec<(FailureClass, regex::Regex)> = study
         .spec
@@ -364,7 +364,7 @@ pub fn run(
             };
             for p in &job.profiles {
                 let profile = study.profile(p).context("profile")?;
-                let argv = command::bench_argv(&study, engine, profile)?;
+                let argv = command::bench_argv(&study, &job.config, profile)?;
                 let argv: Vec<String> = argv.iter().map(|w| w.replace("{port}", &port)).collect();
                 log(Event::Step(&format!("  benchmark: {}", argv.join(" "))));
             }

@@ -160,7 +160,7 @@ impl Ctx<'_> {
         let percent = match ch.percent {
             None => self.c.msg("value-missing")?,
             Some(p) => {
-                let text = self.c.percent(p, true)?;
+                let text = self.c.percent(p, true, *self.study.spec.display.percent_decimals.get_ref())?;
                 match ch.improvement.map(|g| Delta::new(g, 0.0).trend) {
                     Some(Trend::Higher) => format!("<span class=\"gain\">{text}</span>"),
                     Some(Trend::Lower) => format!("<span class=\"loss\">{text}</span>"),

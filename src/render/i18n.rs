@@ -207,9 +207,9 @@ impl Catalog {
         if frac.is_empty() { format!("{sign}{grouped}") } else { format!("{sign}{grouped}{}{frac}", self.decimal) }
     }
 
-    /// A percentage with two decimals; `signed` puts `+` before a positive one.
-    pub fn percent(&self, x: f64, signed: bool) -> Result<String, I18nError> {
-        let value = self.number(x.abs(), 2);
+    /// A percentage with `decimals` decimals; `signed` puts `+` before a positive one.
+    pub fn percent(&self, x: f64, signed: bool, decimals: usize) -> Result<String, I18nError> {
+        let value = self.number(x.abs(), decimals);
         let zero = !value.bytes().any(|b| (b'1'..=b'9').contains(&b));
         let sign = match (x < 0.0, signed) {
             _ if zero => "",
@@ -259,9 +259,11 @@ mod tests {
         assert_eq!(tr.number(13760.98, 2), "13.760,98");
         assert_eq!(tr.number(-2.5, 2), "−2,50");
         assert_eq!(en.number(-0.001, 2), "0.00");
-        assert_eq!(en.percent(219.702, true).unwrap(), "+219.70%");
-        assert_eq!(tr.percent(-52.9, true).unwrap(), "−%52,90");
-        assert_eq!(en.percent(0.0001, true).unwrap(), "0.00%");
+        assert_eq!(en.percent(219.702, true, 2).unwrap(), "+219.70%");
+        assert_eq!(tr.percent(-52.9, true, 2).unwrap(), "−%52,90");
+        assert_eq!(en.percent(0.0001, true, 2).unwrap(), "0.00%");
+        assert_eq!(en.percent(283.99, true, 1).unwrap(), "+284.0%");
+        assert_eq!(tr.percent(-0.04, true, 1).unwrap(), "%0,0");
     }
 
     #[test]

@@ -183,8 +183,17 @@ impl Ctx<'_> {
         }
     }
 
+    /// A percentage with the study's `display.percent_decimals`; `signed` puts `+` before a
+    /// positive one.
+    fn percent(&self, p: f64, signed: bool) -> Result<String, I18nError> {
+        self.c.percent(p, signed, *self.study.spec.display.percent_decimals.get_ref())
+    }
+
     /// The display name of a metric.
     pub(super) fn metric_name(&self, metric: &Metric) -> Result<String, I18nError> {
+        if let Some(label) = &metric.label {
+            return Ok(markdown::plain(label.get(&self.c.locale)));
+        }
         match metric.name_message {
             Some(key) => self.c.msg(key),
             None => Ok(metric.key.clone()),
@@ -239,8 +248,8 @@ impl Ctx<'_> {
                     "warning-noisy",
                     &[
                         ("count", Arg::count(runs.len() as u64)),
-                        ("spread", (&c.percent(*spread_percent, false)?).into()),
-                        ("threshold", (&c.percent(self.analysis.noise_threshold, false)?).into()),
+                        ("spread", (&self.percent(*spread_percent, false)?).into()),
+                        ("threshold", (&self.percent(self.analysis.noise_threshold, false)?).into()),
                         ("values", (&list.join("; ")).into()),
                     ],
                 )
@@ -330,7 +339,10 @@ impl Ctx<'_> {
         let Some(p) = s.change else {
             return self.c.msg("value-missing");
         };
-        let mut text = self.signed(p)?;
+        let mut text = match self.ratio(p) {
+            Some(ratio) => ratio?,
+            None => self.signed(p)?,
+        };
         if s.regression {
             text = self.c.fmt("change-regression", &[("change", &text)])?;
         }
@@ -355,9 +367,38 @@ impl Ctx<'_> {
         Ok(text)
     }
 
-    /// A signed percentage marked as a gain or a loss (green or red on the site).
+    /// Whether gains of the objective are shown as speedups (`display.speedup`, a latency).
+    fn speedups(&self) -> bool {
+        self.study.spec.display.speedup && self.analysis.objective.lower_is_better()
+    }
+
+    /// A gain of the objective as the page shows it: in percent of the base's value, or as a
+    /// speedup (base / new − 1, in percent) when the study shows speedups.
+    fn shown_gain(&self, p: f64) -> f64 {
+        let remaining = 1.0 - p / 100.0;
+        if self.speedups() && remaining > 0.0 { (1.0 / remaining - 1.0) * 100.0 } else { p }
+    }
+
+    /// The change of the objective as a ratio, "2.7× faster", when the study shows speedups.
+    fn ratio(&self, p: f64) -> Option<Result<String, I18nError>> {
+        let remaining = 1.0 - p / 100.0;
+        if !self.speedups() || remaining <= 0.0 {
+            return None;
+        }
+        let decimals = *self.study.spec.display.percent_decimals.get_ref();
+        let (key, factor, class) = if remaining <= 1.0 {
+            ("ratio-faster", 1.0 / remaining, "gain")
+        } else {
+            ("ratio-slower", remaining, "loss")
+        };
+        let text = self.c.fmt_args(key, &[("value", Arg::Number { value: factor, decimals })]);
+        Some(text.map(|t| format!("<span class=\"{class}\">{t}</span>")))
+    }
+
+    /// A signed gain of the objective marked as a gain or a loss (green or red on the site).
     pub(super) fn signed(&self, p: f64) -> Result<String, I18nError> {
-        let text = self.c.percent(p, true)?;
+        let p = self.shown_gain(p);
+        let text = self.percent(p, true)?;
         Ok(match Delta::new(p, 0.0).trend {
             Trend::Higher => format!("<span class=\"gain\">{text}</span>"),
             Trend::Lower => format!("<span class=\"loss\">{text}</span>"),
@@ -581,7 +622,7 @@ pub fn build(
                                 ("diff", &x.value(&a.secondary, Some(d.diff.abs()))?),
                                 (
                                     "percent",
-                                    &d.percent.map_or(Ok(c.msg("value-missing")?), |p| c.percent(p.abs(), false))?,
+                                    &d.percent.map_or(Ok(c.msg("value-missing")?), |p| x.percent(p.abs(), false))?,
                                 ),
                             ],
                         )?
@@ -601,7 +642,7 @@ pub fn build(
                                 "percent",
                                 &cmp.objective
                                     .percent
-                                    .map_or(Ok(c.msg("value-missing")?), |p| c.percent(p.abs(), false))?,
+                                    .map_or(Ok(c.msg("value-missing")?), |p| x.percent(x.shown_gain(p.abs()), false))?,
                             ),
                             ("direction", if a.lower_is_better { "lower" } else { "higher" }),
                             ("secondary", &secondary),
@@ -611,7 +652,7 @@ pub fn build(
             }
         };
         let base = x.label(&sa.base);
-        let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| c.percent(g, true));
+        let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.percent(x.shown_gain(g), true));
         let adoption = match &sa.adoption {
             Adoption::Adopted { variant, gain_percent, .. } => c.fmt(
                 "adoption-adopted",
@@ -626,7 +667,7 @@ pub fn build(
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
                     ("gain", &gain(Some(*gain_percent))?),
-                    ("threshold", &c.percent(a.noise_threshold, false)?),
+                    ("threshold", &x.percent(a.noise_threshold, false)?),
                     ("base", &base),
                 ],
             )?,

@@ -95,10 +95,13 @@ impl Flag {
     }
 }
 
-/// An engine with flags and environment variables.
+/// An engine with flags and environment variables, and the checkpoint it serves when a variant
+/// chose one.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct Config {
     pub engine: String,
+    /// The model the engine is given instead of the study's (or the engine's) model.
+    pub model: Option<String>,
     pub flags: Vec<Flag>,
     pub env: BTreeMap<String, String>,
 }
@@ -159,6 +162,7 @@ impl Config {
     pub fn identity(&self) -> Identity {
         Identity {
             engine: self.engine.clone(),
+            model: self.model.clone(),
             flags: self.flags.iter().map(|f| (f.key.clone(), f.value.clone())).collect(),
             env: self.env.clone(),
         }
@@ -172,6 +176,7 @@ impl Config {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Identity {
     engine: String,
+    model: Option<String>,
     flags: BTreeMap<String, Option<String>>,
     env: BTreeMap<String, String>,
 }

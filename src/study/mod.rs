@@ -24,6 +24,7 @@ pub use manifest::{Manifest, RecordedFailure, RunState};
 pub use spec::*;
 
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::metric::expr as metric_expr;
 use crate::parse::{self, Block};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -183,6 +184,7 @@ impl Study {
         };
         problems.extend(study.validate());
         problems.extend(study.load_runs());
+        study.derive_metrics();
         if problems.is_empty() {
             Ok(study)
         } else {
@@ -198,6 +200,76 @@ impl Study {
 
     pub fn engine(&self, id: &str) -> Option<&Engine> {
         self.spec.engines.iter().find(|e| *e.id.get_ref() == id)
+    }
+
+    /// The model a configuration's engine is given: the checkpoint a variant chose, else the
+    /// engine's own `model`, else the study's.
+    pub fn model_of(&self, config: &Config) -> String {
+        config
+            .model
+            .clone()
+            .or_else(|| self.engine(&config.engine).and_then(|e| e.model.clone()))
+            .unwrap_or_else(|| self.spec.model.clone())
+    }
+
+    /// The metric `key`: a derived metric of the study, or a canonical (or plain) one.
+    pub fn metric(&self, key: &str) -> crate::metric::Metric {
+        self.derived_metric(key).unwrap_or_else(|| crate::metric::Metric::of(key))
+    }
+
+    /// The derived metric `key` as a [`crate::metric::Metric`], when the study defines it.
+    pub fn derived_metric(&self, key: &str) -> Option<crate::metric::Metric> {
+        let d = self.spec.metrics.iter().find(|d| d.id.get_ref() == key)?;
+        Some(crate::metric::Metric {
+            key: key.to_string(),
+            unit: d.unit,
+            direction: d.better,
+            decimals: d.decimals,
+            name_message: None,
+            label: Some(d.name.clone()),
+        })
+    }
+
+    /// The value of a setup name (`gpus`, `output_tokens`, ...) for a run, in a derived metric.
+    fn setup_value(&self, key: &RunKey, name: &str) -> Option<f64> {
+        let profile = self.profile(&key.profile)?;
+        let number = |v: Option<u64>| v.map(|v| v as f64);
+        match name {
+            "gpus" => {
+                let own = self.variant(&format!("{}/{}", key.stage, key.variant)).and_then(|(_, v)| v.gpus.as_ref());
+                Some(own.or(self.spec.gpus.as_ref()).map_or(1, |g| *g.get_ref()) as f64)
+            }
+            "input_tokens" => number(profile.input_tokens),
+            "output_tokens" => number(profile.output_tokens),
+            "total_requests" => Some(profile.total_requests as f64),
+            "max_concurrency" => number(profile.max_concurrency),
+            _ => None,
+        }
+    }
+
+    /// Adds each derived metric to every run that has what it needs, in the order they are
+    /// defined (a derived metric may use the ones before it). A run without a value it needs
+    /// (or with a division by zero) gets no value, like a metric its block does not print.
+    fn derive_metrics(&mut self) {
+        let exprs: Vec<(String, metric_expr::Expr)> = self
+            .spec
+            .metrics
+            .iter()
+            .filter_map(|d| Some((d.id.get_ref().clone(), metric_expr::Expr::parse(d.expr.get_ref()).ok()?)))
+            .collect();
+        if exprs.is_empty() {
+            return;
+        }
+        let keys: Vec<RunKey> = self.runs.keys().cloned().collect();
+        for key in keys {
+            for (id, expr) in &exprs {
+                let metrics = &self.runs[&key].block.metrics;
+                let value = expr.eval(&|name| metrics.get(name).copied().or_else(|| self.setup_value(&key, name)));
+                if let (Some(v), Some(run)) = (value, self.runs.get_mut(&key)) {
+                    run.block.metrics.insert(id.clone(), v);
+                }
+            }
+        }
     }
 
     pub fn profile(&self, id: &str) -> Option<&Profile> {
@@ -256,8 +328,9 @@ impl Study {
         {
             out.push(self.diag_at(date, format!("`date`: `{}` is not a date of the form YYYY-MM-DD", date.get_ref())));
         }
+        out.extend(self.check_derived_metrics());
         for (key, metric) in [("objective", &spec.objective), ("secondary", &spec.secondary)] {
-            match crate::metric::Metric::lookup(metric.get_ref()) {
+            match self.derived_metric(metric.get_ref()).or_else(|| crate::metric::Metric::lookup(metric.get_ref())) {
                 None => out.push(
                     self.diag_at(metric, format!("`{key}`: `{}` is not a canonical metric name", metric.get_ref())),
                 ),
@@ -339,8 +412,27 @@ impl Study {
                 }
             }
         }
+        let percent_decimals = &spec.display.percent_decimals;
+        if *percent_decimals.get_ref() > MAX_PERCENT_DECIMALS {
+            out.push(self.diag_at(
+                percent_decimals,
+                format!("`display.percent_decimals`: at most {MAX_PERCENT_DECIMALS} decimals"),
+            ));
+        }
+        let model_flags = self.model_flags();
         for (index, stage) in spec.stages.iter().enumerate() {
             unique(self, stage.variants.iter().map(|v| &v.id), "variant", &mut out);
+            if let (0, Some(_)) = (index, &stage.exclude_from_command)
+                && stage.base.is_none()
+            {
+                out.push(self.diag_at(
+                    &stage.id,
+                    format!(
+                        "stage `{}`: `exclude_from_command` on the first stage cannot work: its variants are where every command starts, so there is nothing to go back to. Leave the flag out of the variants, or put it in a later stage",
+                        stage.id.get_ref()
+                    ),
+                ));
+            }
             if stage.variants.is_empty() {
                 out.push(self.diag_at(&stage.id, format!("stage `{}` has no variant", stage.id.get_ref())));
             }
@@ -375,11 +467,103 @@ impl Study {
                     _ => {}
                 }
                 for flag in variant.flags.iter().chain(&variant.unset) {
-                    if Flag::parse(flag.get_ref(), &BTreeMap::new()).is_none() {
-                        out.push(
+                    match Flag::parse(flag.get_ref(), &BTreeMap::new()) {
+                        None => out.push(
                             self.diag_at(flag, format!("`{}` is not a flag (flags start with `-`)", flag.get_ref())),
-                        );
+                        ),
+                        Some(f) if model_flags.contains(&f.key) => out.push(self.diag_at(
+                            flag,
+                            format!(
+                                "`{}` gives the model, which the engine's command already gives (`{{model}}`): the command would name two models. Write the checkpoint as the variant's `model = \"...\"`",
+                                f.key
+                            ),
+                        )),
+                        Some(_) => {}
                     }
+                }
+            }
+        }
+        out
+    }
+
+    /// Each derived metric: a free key, an expression that parses and reads only known names,
+    /// a sensible precision; and GPU counts above zero.
+    fn check_derived_metrics(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let mut defined: Vec<&str> = Vec::new();
+        for d in &self.spec.metrics {
+            let id = d.id.get_ref();
+            if crate::metric::Metric::lookup(id).is_some() || SETUP_NAMES.contains(&id.as_str()) {
+                out.push(self.diag_at(
+                    &d.id,
+                    format!("`metric.id`: `{id}` is already a metric or a setup value; choose another key"),
+                ));
+            } else if defined.contains(&id.as_str()) {
+                out.push(self.diag_at(&d.id, format!("duplicate metric id `{id}`")));
+            } else if !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                || !id.starts_with(|c: char| c.is_ascii_alphabetic())
+            {
+                out.push(self.diag_at(
+                    &d.id,
+                    format!("`metric.id`: `{id}` is not a key (letters, digits and `_`, starting with a letter)"),
+                ));
+            }
+            if d.decimals > 6 {
+                out.push(self.diag_at(&d.id, format!("metric `{id}`: `decimals` is at most 6")));
+            }
+            match metric_expr::Expr::parse(d.expr.get_ref()) {
+                Err(e) => out.push(Diagnostic::at(
+                    &self.file,
+                    &self.source,
+                    d.expr.span().start + 1 + e.offset,
+                    format!("metric `{id}`: `expr`: {}", e.message),
+                )),
+                Ok(expr) => {
+                    for name in expr.names() {
+                        let known = crate::metric::Metric::lookup(name).is_some()
+                            || SETUP_NAMES.contains(&name)
+                            || defined.contains(&name);
+                        if !known {
+                            out.push(self.diag_at(
+                                &d.expr,
+                                format!(
+                                    "metric `{id}`: `expr` reads `{name}`, which is neither a canonical metric, a metric defined above it, nor one of {}",
+                                    SETUP_NAMES.join(", ")
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+            defined.push(id);
+        }
+        let gpus = self
+            .spec
+            .gpus
+            .iter()
+            .chain(self.spec.stages.iter().flat_map(|s| &s.variants).filter_map(|v| v.gpus.as_ref()));
+        for g in gpus {
+            if *g.get_ref() == 0 {
+                out.push(self.diag_at(g, "`gpus` must be at least 1"));
+            }
+        }
+        out
+    }
+
+    /// The flags that give an engine its model: the word before `{model}` in an engine's command
+    /// (`--model-path {model}`) or the name of `--model={model}`.
+    fn model_flags(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for engine in &self.spec.engines {
+            let words: Vec<&str> = engine.command.get_ref().split_whitespace().collect();
+            for (i, word) in words.iter().enumerate() {
+                if !word.contains("{model}") {
+                    continue;
+                }
+                if let Some((name, _)) = word.split_once('=').filter(|(n, _)| n.starts_with('-')) {
+                    out.insert(engine.aliases.get(name).cloned().unwrap_or_else(|| name.to_string()));
+                } else if let Some(prev) = i.checked_sub(1).map(|p| words[p]).filter(|p| p.starts_with('-')) {
+                    out.insert(engine.aliases.get(prev).cloned().unwrap_or_else(|| prev.to_string()));
                 }
             }
         }
@@ -590,6 +774,15 @@ impl Study {
         Ok((RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.to_string() }, number))
     }
 }
+
+/// A flag's text with `{model}` replaced by the model the engine is given (a flag such as
+/// `--served-model-name {model}` names it).
+pub fn fill_model(text: &str, model: &str) -> String {
+    text.replace("{model}", model)
+}
+
+/// Values of a run's setup a derived metric may read besides its metrics.
+pub const SETUP_NAMES: &[&str] = &["gpus", "input_tokens", "output_tokens", "total_requests", "max_concurrency"];
 
 /// The longest id: ids name folders and files (`<profile>.manifest.json`, `<study>.html`), which
 /// file systems limit to 255 bytes.

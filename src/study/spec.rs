@@ -10,7 +10,7 @@ pub type Id = Spanned<String>;
 
 /// Text in several languages: locale (`en`, `tr`, ...) → Markdown. English is required; other
 /// locales fall back to it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Text(pub BTreeMap<String, String>);
 
@@ -73,17 +73,97 @@ pub struct Spec {
     pub profiles: Vec<Profile>,
     #[serde(rename = "stage")]
     pub stages: Vec<Stage>,
-    /// Numbered notes under the conclusion.
-    #[serde(default)]
+    /// Numbered notes under the conclusion: a list of localized texts (one text alone is a list
+    /// of one).
+    #[serde(default, deserialize_with = "texts")]
     pub notes: Vec<Text>,
     /// Caveats shown as warnings under the conclusion.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "texts")]
     pub warnings: Vec<Text>,
     #[serde(default)]
     pub accuracy: Vec<Accuracy>,
     /// Extra log patterns that classify an engine's failure, tried before the built-in ones.
     #[serde(default)]
     pub failure_patterns: Vec<FailurePattern>,
+    /// How figures are shown.
+    #[serde(default)]
+    pub display: Display,
+    /// Metrics computed from each run's own values (`[[metric]]`).
+    #[serde(default, rename = "metric")]
+    pub metrics: Vec<DerivedMetric>,
+    /// GPUs (or NPUs) a configuration uses when its variant does not say (default 1); per-GPU
+    /// metrics divide by it.
+    #[serde(default)]
+    pub gpus: Option<Spanned<u32>>,
+}
+
+/// A metric computed from a run's values by a small expression: `+ - * /`, parentheses,
+/// numbers, canonical metrics, derived metrics defined before it, and the run's setup
+/// (`gpus`, `input_tokens`, `output_tokens`, `total_requests`, `max_concurrency`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DerivedMetric {
+    /// Its key, as `objective`, `secondary` and the exports name it.
+    pub id: Id,
+    /// Its display name.
+    pub name: Text,
+    /// E.g. `total_token_throughput / gpus` or `(mean_ttft_ms + output_tokens * mean_tpot_ms) / 1000`.
+    pub expr: Spanned<String>,
+    /// `tok/s`, `req/s`, `ms`, `s`, `requests`, `tokens` or `number`.
+    pub unit: crate::metric::Unit,
+    /// `higher` or `lower`; required for an objective.
+    #[serde(default)]
+    pub better: Option<crate::metric::Direction>,
+    /// Decimals shown (default 2).
+    #[serde(default = "default_metric_decimals")]
+    pub decimals: usize,
+}
+
+fn default_metric_decimals() -> usize {
+    2
+}
+
+/// How a study's figures are shown: display only, the analysis is the same whatever they say.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Display {
+    /// Decimals of every percentage on the page (gains, changes, differences): 0 to 4.
+    #[serde(default = "default_percent_decimals")]
+    pub percent_decimals: Spanned<usize>,
+    /// For an objective that is better lower (a latency): gains are shown as speedups, the
+    /// base's value over the new one less one, in percent, and the before/after change as a
+    /// ratio ("2.7× faster"). The analysis, and so every decision, is the same.
+    #[serde(default)]
+    pub speedup: bool,
+}
+
+impl Default for Display {
+    fn default() -> Display {
+        Display { percent_decimals: default_percent_decimals(), speedup: false }
+    }
+}
+
+fn default_percent_decimals() -> Spanned<usize> {
+    Spanned::new(0..0, 2)
+}
+
+/// The most decimals a percentage may be shown with.
+pub const MAX_PERCENT_DECIMALS: usize = 4;
+
+/// A list of localized texts, or one localized text (`notes = { en = "..." }`) as a list of one.
+fn texts<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Text>, D::Error> {
+    use serde::de::Error;
+    match toml::Value::deserialize(d)? {
+        table @ toml::Value::Table(_) => Text::deserialize(table).map(|t| vec![t]),
+        list @ toml::Value::Array(_) => Vec::<Text>::deserialize(list),
+        other => {
+            return Err(D::Error::custom(format!(
+                "expected a localized text (`{{ en = \"...\" }}`) or a list of them, found a {}",
+                other.type_str()
+            )));
+        }
+    }
+    .map_err(|e| D::Error::custom(e.message().trim()))
 }
 
 /// A regular expression over an engine's log and the failure class it tells.
@@ -277,9 +357,9 @@ pub struct Stage {
     /// Keeps the stage's adopted flags out of the recommended command.
     #[serde(default)]
     pub exclude_from_command: Option<Reason>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "texts")]
     pub notes: Vec<Text>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "texts")]
     pub warnings: Vec<Text>,
     #[serde(rename = "variant")]
     pub variants: Vec<Variant>,
@@ -314,6 +394,14 @@ pub struct Variant {
     /// Overrides the stage's base for this variant (`stage` or `stage/variant`).
     #[serde(default)]
     pub base: Option<Id>,
+    /// Another checkpoint of the model (a quantized one, say): it replaces the model wherever the
+    /// engine is given it, in this variant and every configuration built on it.
+    #[serde(default)]
+    pub model: Option<Spanned<String>>,
+    /// GPUs this variant's configuration uses (default: the study's `gpus`); not inherited by
+    /// what builds on it.
+    #[serde(default)]
+    pub gpus: Option<Spanned<u32>>,
     /// Flags added to the base, as written on a command line: `--tp-size=8`, `-tp 8`,
     /// `--enable-dp-attention`. A flag the base has already is replaced.
     #[serde(default)]
@@ -326,9 +414,9 @@ pub struct Variant {
     /// Set when the variant could not be measured.
     #[serde(default)]
     pub failure: Option<Failure>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "texts")]
     pub notes: Vec<Text>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "texts")]
     pub warnings: Vec<Text>,
 }
 

@@ -6,6 +6,8 @@ number-decimal-separator = .
 number-group-separator = {""}
 # $sign is "+", "−" or nothing; $value is already formatted.
 percent = { $sign }{ $value }%
+ratio-faster = { $value }× faster
+ratio-slower = { $value }× slower
 value-missing = n/a
 value-none = -
 unit-ms = { $value } ms

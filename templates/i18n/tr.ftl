@@ -5,6 +5,8 @@
 number-decimal-separator = ,
 number-group-separator = .
 percent = { $sign }%{ $value }
+ratio-faster = { $value } kat daha hızlı
+ratio-slower = { $value } kat daha yavaş
 value-missing = yok
 value-none = -
 unit-ms = { $value } ms

@@ -5,21 +5,28 @@
 //! ones [`crate::parse::names`] produces. A metric that is not listed here is still shown (as a
 //! plain number) but cannot be an objective, since nobody said which way is better.
 
+pub mod expr;
+
 use crate::parse::names;
 use serde::Serialize;
 
-/// The unit a metric's canonical value is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// The unit a metric's canonical value is in. A derived metric in `study.toml` names it as
+/// `tok/s`, `req/s`, `ms`, `s`, `requests`, `tokens` or `number`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Unit {
     /// Tokens a second.
+    #[serde(rename(deserialize = "tok/s"))]
     TokensPerSecond,
     /// Requests a second.
+    #[serde(rename(deserialize = "req/s"))]
     RequestsPerSecond,
     /// Milliseconds.
+    #[serde(rename(deserialize = "ms"))]
     Milliseconds,
     /// Seconds.
+    #[serde(rename(deserialize = "s"))]
     Seconds,
     /// A number of requests.
     Requests,
@@ -50,11 +57,13 @@ impl Unit {
     }
 }
 
-/// Which way a metric improves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Which way a metric improves (`better = "higher"` or `"lower"` in `study.toml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Direction {
+    #[serde(rename(deserialize = "higher"))]
     HigherIsBetter,
+    #[serde(rename(deserialize = "lower"))]
     LowerIsBetter,
 }
 
@@ -70,6 +79,8 @@ pub struct Metric {
     pub decimals: usize,
     /// The catalog message of its display name; `None` shows the key.
     pub name_message: Option<&'static str>,
+    /// The display name a study gave a derived metric (before `name_message`).
+    pub label: Option<crate::study::Text>,
 }
 
 /// A known metric, as listed in [`SCALARS`].
@@ -129,6 +140,7 @@ impl Metric {
                 direction: k.direction,
                 decimals: k.decimals,
                 name_message: k.name_message,
+                label: None,
             });
         }
         names::latency_stat_parts(key)?;
@@ -146,12 +158,20 @@ impl Metric {
             direction: Some(Direction::LowerIsBetter),
             decimals: 2,
             name_message,
+            label: None,
         })
     }
 
     /// A metric shown as a plain number: for keys perflab does not know.
     pub fn plain(key: &str) -> Metric {
-        Metric { key: key.to_string(), unit: Unit::Number, direction: None, decimals: 2, name_message: None }
+        Metric {
+            key: key.to_string(),
+            unit: Unit::Number,
+            direction: None,
+            decimals: 2,
+            name_message: None,
+            label: None,
+        }
     }
 
     /// The metric of `key`, known or plain.
