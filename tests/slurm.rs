@@ -113,6 +113,9 @@ fn job_records(dir: &Path) -> BTreeMap<PathBuf, String> {
 /// The engine processes the nodes recorded (`.engine.json` in an attempt) or reported.
 fn node_engines(dir: &Path) -> Vec<u32> {
     let mut pids = Vec::new();
+    if !dir.join("runs").is_dir() {
+        return pids;
+    }
     for e in walkdir::WalkDir::new(dir.join("runs")).into_iter().filter_map(Result::ok) {
         let name = e.file_name().to_string_lossy();
         if (name == ".engine.json" && e.depth() > 1) || name == ".report.json" {
@@ -273,9 +276,14 @@ fn slurm_after_kill_9_the_next_run_follows_its_jobs_instead_of_submitting_them_a
     }
     let (code, err) = cluster.run(&dir);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("following Slurm job"), "{err}");
-    assert!(!err.contains("submitted Slurm job"), "{err}");
-    assert!(err.contains("2 engine starts"), "{err}");
+    for (attempt, id) in &before {
+        let variant = attempt.parent().unwrap().parent().unwrap().file_name().unwrap().to_string_lossy();
+        assert!(err.contains(&format!("engine/{variant}: following Slurm job {id} of an earlier run")), "{err}");
+    }
+    // Submitted anew: only the optimized configuration's other profile, which had not started.
+    assert_eq!(err.matches("submitted Slurm job").count(), 1, "{err}");
+    assert!(err.contains("engine/sim-b: submitted Slurm job"), "{err}");
+    assert!(err.contains("3 engine starts"), "{err}");
     for (attempt, id) in &before {
         assert!(attempt.ends_with("attempts/1"), "{}", attempt.display());
         for entry in std::fs::read_dir(attempt).unwrap() {
@@ -287,7 +295,8 @@ fn slurm_after_kill_9_the_next_run_follows_its_jobs_instead_of_submitting_them_a
             }
         }
     }
-    assert_eq!(manifests(&dir).len(), 3, "sim-a on two profiles, sim-b on one: no second attempt");
+    assert!(!dir.join("runs/engine/sim-a/attempts/2").exists(), "sim-a was not started again");
+    assert_eq!(manifests(&dir).len(), 4, "sim-a on two profiles, sim-b on two");
     no_engine_left(&dir);
 }
 

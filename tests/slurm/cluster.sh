@@ -13,11 +13,12 @@ mkdir -p "$2"
 dir=$(cd "$2" && pwd)
 conf="$dir/slurm.conf"
 
-# A TCP port on 127.0.0.1 nobody listens on (and that no other cluster of ours was given).
+# A TCP port on 127.0.0.1 nobody listens on (and that no other cluster of ours was given), below
+# the kernel's range of ephemeral ports, which client connections take at any moment.
 free_port() {
   local p
   for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 30000))
+    p=$((10000 + RANDOM % 22000))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && ! grep -qs "=$p\$\|Port=$p " "$dir/ports"; then
       echo "$p" >>"$dir/ports"
       echo "$p"
@@ -71,8 +72,8 @@ CONF
   slurmctld -f "$conf"
   slurmd -f "$conf" -N n1
   slurmd -f "$conf" -N n2
-  # Both nodes idle: bounded wait.
-  for _ in $(seq 1 100); do
+  # Both nodes idle: bounded wait (a node registers within seconds, slower on a busy machine).
+  for _ in $(seq 1 300); do
     if [ "$(sinfo -h -o '%t' -N 2>/dev/null | grep -c '^idle')" = 2 ]; then
       echo "$conf"
       return
@@ -81,6 +82,7 @@ CONF
   done
   echo "the cluster did not come up; see $dir/log" >&2
   sinfo -N >&2 || true
+  tail -n 5 "$dir"/log/*.log >&2 || true
   down
   exit 1
 }
