@@ -4,24 +4,13 @@
 
 mod common;
 
-use common::{example, manifests, run, running, serial};
+use common::{example, finish, manifests, run, running, serial, wait_for};
 use perflab::analysis::{Adoption, analyze};
 use perflab::study::{RunState, Study};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-fn wait_for(limit: Duration, mut condition: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if condition() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    condition()
-}
+use std::time::Duration;
 
 fn seconds(rfc3339: &str) -> f64 {
     chrono::DateTime::parse_from_rfc3339(rfc3339).unwrap().timestamp_millis() as f64 / 1000.0
@@ -73,17 +62,6 @@ fn spawn(dir: &Path, extra: &[&str]) -> Child {
         .unwrap()
 }
 
-fn finish(mut child: Child) -> (i32, String) {
-    let ended = wait_for(Duration::from_secs(60), || child.try_wait().unwrap().is_some());
-    if !ended {
-        let _ = child.kill();
-    }
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(ended, "perflab run did not end: {err}");
-    (out.status.code().unwrap_or(-1), err)
-}
-
 #[test]
 fn gpu_slots_run_a_stages_variants_side_by_side_each_on_its_own_gpus_and_port() {
     let _serial = serial();
@@ -99,7 +77,7 @@ fn gpu_slots_run_a_stages_variants_side_by_side_each_on_its_own_gpus_and_port() 
         }
         seen.len() >= 2
     });
-    let (code, err) = finish(child);
+    let (code, err) = finish(child, Duration::from_secs(60));
     assert_eq!(code, 0, "{err}");
     assert!(both, "two engines at once: {seen:?} {err}");
     let mut shares: Vec<&String> = seen.values().take(2).collect();
@@ -172,7 +150,7 @@ fn ctrl_c_stops_every_engine_in_flight_and_kill_9_leaves_none_after_the_next_run
     }));
     // SAFETY: kill(2) on a child process of this test.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let (code, err) = finish(child);
+    let (code, err) = finish(child, Duration::from_secs(60));
     assert_eq!(code, 130, "{err}");
     for pid in &pids {
         assert!(wait_for(Duration::from_secs(10), || !running(*pid)), "engine {pid} left running");

@@ -11,13 +11,13 @@
 
 mod common;
 
-use common::{example, manifests, perflab, root, running, serial, tiny};
+use common::{example, finish, manifests, perflab, root, running, serial, tiny, wait_for};
 use perflab::analysis::{Adoption, analyze};
 use perflab::study::{FailureClass, Manifest, RunState, Study};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A cluster of this test's own; torn down (daemons and job processes) when dropped.
 struct Cluster {
@@ -84,18 +84,6 @@ impl Drop for Cluster {
     }
 }
 
-/// Polls `condition` every 50 ms for up to `limit`; false when it never held.
-fn wait_for(limit: Duration, mut condition: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if condition() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    condition()
-}
-
 /// The job records (`.job.json`) under a study's runs: attempt folder → job id.
 fn job_records(dir: &Path) -> BTreeMap<PathBuf, String> {
     walkdir::WalkDir::new(dir.join("runs"))
@@ -132,17 +120,6 @@ fn no_engine_left(dir: &Path) {
     for pid in node_engines(dir) {
         assert!(wait_for(Duration::from_secs(10), || !running(pid)), "engine {pid} left running");
     }
-}
-
-fn finish(mut child: Child, limit: Duration) -> (i32, String) {
-    let ended = wait_for(limit, || child.try_wait().unwrap().is_some());
-    if !ended {
-        let _ = child.kill();
-    }
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(ended, "perflab run did not end: {err}");
-    (out.status.code().unwrap_or(-1), err)
 }
 
 /// What "the same results" means across backends: each run's state, each stage's adopted

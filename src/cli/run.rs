@@ -8,7 +8,6 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// Where engines run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
@@ -90,20 +89,7 @@ pub fn run(
     let backend = if dry_run { Box::new(LocalBackend::default()) } else { backend(dir, &how)? };
     // Ctrl-C, SIGTERM and SIGHUP (a dropped SSH session) stop the run in order: the engine gets
     // its grace period and every record is written. A second signal stops it at once.
-    let interrupt = Arc::new(Interrupt::default());
-    let mut signals = signal_hook::iterator::Signals::new([
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ])?;
-    {
-        let interrupt = interrupt.clone();
-        std::thread::spawn(move || {
-            for _ in signals.forever() {
-                interrupt.request();
-            }
-        });
-    }
+    let interrupt = Interrupt::on_signals()?;
     let mut rerun_set = BTreeSet::new();
     if rerun {
         let study = crate::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;

@@ -119,6 +119,21 @@ impl Interrupt {
     pub fn urgent(&self) -> bool {
         self.now.load(Ordering::SeqCst)
     }
+
+    /// An interrupt that SIGINT (Ctrl-C), SIGTERM (a scheduler cancelling a job) and SIGHUP (a
+    /// dropped SSH session) request, each signal once more.
+    pub fn on_signals() -> std::io::Result<std::sync::Arc<Interrupt>> {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let interrupt = std::sync::Arc::new(Interrupt::default());
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+        let requests = interrupt.clone();
+        std::thread::spawn(move || {
+            for _ in signals.forever() {
+                requests.request();
+            }
+        });
+        Ok(interrupt)
+    }
 }
 
 /// What a backend tells while it works.

@@ -380,20 +380,7 @@ pub fn run_job(dir: &Path) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read '{}'", path.display()))?;
     let launch: Launch =
         serde_json::from_str(&text).with_context(|| format!("'{}' is not a perflab launch", path.display()))?;
-    let interrupt = std::sync::Arc::new(Interrupt::default());
-    let mut signals = signal_hook::iterator::Signals::new([
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ])?;
-    {
-        let interrupt = interrupt.clone();
-        std::thread::spawn(move || {
-            for _ in signals.forever() {
-                interrupt.request();
-            }
-        });
-    }
+    let interrupt = Interrupt::on_signals()?;
     let backend = LocalBackend { devices: Vec::new(), in_job: true };
     let mut report = backend.execute(&launch, &interrupt, &mut |event| {
         if let Event::Step(text) = event {
