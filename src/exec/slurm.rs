@@ -151,7 +151,7 @@ impl SlurmBackend {
             None => std::env::current_exe().context("cannot tell where the perflab binary is")?,
         };
         let study = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        Ok(SlurmBackend { cluster, perflab, poll: Duration::from_millis(500), study })
+        Ok(SlurmBackend { cluster, perflab, poll: Duration::from_millis(250), study })
     }
 
     /// The `sbatch` arguments of a job for `launch`.
@@ -212,7 +212,7 @@ impl SlurmBackend {
     pub fn state(&self, id: &str) -> JobState {
         if let Ok(out) = slurm("squeue", &["-h".into(), "-j".into(), id.into(), "-o".into(), "%T".into()]) {
             let state = out.trim();
-            if !state.is_empty() && state != "COMPLETING" {
+            if !state.is_empty() {
                 return JobState::Active(state.to_string());
             }
         }
@@ -256,6 +256,11 @@ impl SlurmBackend {
         let _ = std::fs::remove_file(dir.join(JOB_RECORD));
         None
     }
+}
+
+/// The report the job's node wrote, once it is there.
+fn node_report(dir: &Path) -> Option<Report> {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(REPORT)).ok()?).ok()
 }
 
 /// Marks the attempt's running manifests interrupted.
@@ -330,6 +335,14 @@ impl Backend for SlurmBackend {
                 killed = true;
             }
             match self.state(&id) {
+                // The job's script has ended and the node reported a start that ran to its end
+                // without a signal: the cluster has nothing left to say about it (its clean-up
+                // takes seconds more).
+                JobState::Active(state)
+                    if state == "COMPLETING" && node_report(&launch.dir).is_some_and(|r| !r.interrupted) =>
+                {
+                    break ("COMPLETED".to_string(), None, None);
+                }
                 JobState::Active(state) => {
                     if state != told {
                         progress(Event::Step(&format!("Slurm job {id}: {}", state.to_lowercase())));
@@ -341,8 +354,7 @@ impl Backend for SlurmBackend {
             }
             std::thread::sleep(self.poll);
         };
-        let from_node: Option<Report> =
-            std::fs::read_to_string(launch.dir.join(REPORT)).ok().and_then(|t| serde_json::from_str(&t).ok());
+        let from_node = node_report(&launch.dir);
         let had_report = from_node.is_some();
         let mut report = from_node.unwrap_or_else(|| Report { started_at, ..Report::default() });
         report.job_id = Some(id.clone());
