@@ -21,7 +21,10 @@ fn engine_records(dir: &Path) -> BTreeMap<String, u32> {
     let Ok(entries) = std::fs::read_dir(dir.join("runs")) else { return BTreeMap::new() };
     entries
         .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().starts_with(".engine"))
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with(".engine") && name.ends_with(".json")
+        })
         .filter_map(|e| {
             let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(e.path()).ok()?).ok()?;
             Some((e.file_name().to_string_lossy().into_owned(), v["pid"].as_u64()? as u32))
