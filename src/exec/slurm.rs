@@ -125,7 +125,7 @@ fn slurm(program: &str, args: &[String]) -> Result<String, String> {
 }
 
 /// `'word'` for a POSIX shell.
-fn quote(word: &str) -> String {
+pub fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
@@ -405,44 +405,4 @@ pub fn run_job(dir: &Path) -> anyhow::Result<()> {
     let out = dir.join(REPORT);
     crate::durable::write(&out, &bytes).with_context(|| format!("cannot write '{}'", out.display()))?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn final_states_map_to_failure_classes() {
-        assert_eq!(cluster_failure("TIMEOUT", false), Some(FailureClass::TimeLimit));
-        assert_eq!(cluster_failure("NODE_FAIL", false), Some(FailureClass::NodeFailure));
-        assert_eq!(cluster_failure("OUT_OF_MEMORY", false), Some(FailureClass::JobOutOfMemory));
-        assert_eq!(cluster_failure("CANCELLED", false), Some(FailureClass::Cancelled));
-        assert_eq!(cluster_failure("CANCELLED", true), None, "Ctrl-C: interrupted, not failed");
-        assert_eq!(cluster_failure("COMPLETED", false), None);
-        assert_eq!(cluster_failure("FAILED", false), None, "the node's report says why");
-    }
-
-    #[test]
-    fn scontrol_lines_are_read() {
-        let line = "JobId=12 JobName=perflab:s:e/v UserId=root(0) JobState=TIMEOUT Reason=TimeLimit Dependency=(null) NodeList=n2 BatchHost=n2";
-        assert_eq!(
-            parse_scontrol(line),
-            JobState::Ended { state: "TIMEOUT".into(), node: Some("n2".into()), reason: Some("TimeLimit".into()) }
-        );
-        assert_eq!(parse_scontrol("slurm_load_jobs error: Invalid job id specified"), JobState::Unknown);
-    }
-
-    #[test]
-    fn a_config_file_replaces_the_keys_it_sets() {
-        let study = Cluster { partition: Some("a".into()), time_limit: Some("10".into()), ..Cluster::default() };
-        let file = Cluster { partition: Some("gpu".into()), ..Cluster::default() };
-        let merged = merge(Some(&study), Some(&file));
-        assert_eq!(merged.partition.as_deref(), Some("gpu"));
-        assert_eq!(merged.time_limit.as_deref(), Some("10"));
-    }
-
-    #[test]
-    fn script_words_are_quoted() {
-        assert_eq!(quote("/a b/it's"), r"'/a b/it'\''s'");
-    }
 }
