@@ -277,20 +277,23 @@ fn slurm_after_kill_9_the_next_run_follows_its_jobs_instead_of_submitting_them_a
     no_engine_left(&dir);
 }
 
+/// A one-variant study (with `extra` at its top) whose engine loads for ten minutes and ignores
+/// SIGTERM, with a `stop_grace` of a minute: longer than Slurm's `KillWait`.
+fn hung_engine(extra: &str) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 600 --sim-ignore-sigterm", extra);
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("start_timeout = 2\nstop_grace = 2", "start_timeout = 600\nstop_grace = 60"))
+        .unwrap();
+    (tmp, dir)
+}
+
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_a_job_past_its_time_limit_fails_as_time_limit_and_leaves_no_engine() {
     // Waiting only: no engine is measured, so it runs beside the other tests.
     let cluster = Cluster::up();
-    // An engine that never gets ready within the job's minute, and ignores SIGTERM.
-    let (_tmp, dir) = tiny(
-        "perflab-engine --port {port} --sim-startup-seconds 600 --sim-ignore-sigterm",
-        "[cluster]\ntime_limit = \"1\"\n",
-    );
-    let spec = dir.join("study.toml");
-    let text = std::fs::read_to_string(&spec).unwrap();
-    std::fs::write(&spec, text.replace("start_timeout = 2\nstop_grace = 2", "start_timeout = 600\nstop_grace = 60"))
-        .unwrap();
+    let (_tmp, dir) = hung_engine("[cluster]\ntime_limit = \"1\"\n");
     let (code, err) = cluster.run(&dir);
     assert_eq!(code, 0, "{err}");
     let m = manifests(&dir).pop().unwrap();
@@ -309,11 +312,7 @@ fn slurm_a_job_past_its_time_limit_fails_as_time_limit_and_leaves_no_engine() {
 fn slurm_a_job_cancelled_from_outside_fails_as_cancelled_and_leaves_no_engine() {
     let _serial = serial();
     let cluster = Cluster::up();
-    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 600 --sim-ignore-sigterm", "");
-    let spec = dir.join("study.toml");
-    let text = std::fs::read_to_string(&spec).unwrap();
-    std::fs::write(&spec, text.replace("start_timeout = 2\nstop_grace = 2", "start_timeout = 600\nstop_grace = 60"))
-        .unwrap();
+    let (_tmp, dir) = hung_engine("");
     let child = cluster.spawn(&dir);
     let mut engine = None;
     let started = wait_for(Duration::from_secs(60), || {
