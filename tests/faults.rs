@@ -7,23 +7,14 @@
 
 mod common;
 
-use common::{copy_dir, example, free_port, manifests, no_temporary_files, perflab, root, run, running, serial, tiny};
+use common::{
+    copy_dir, example, finish, free_port, manifests, no_temporary_files, perflab, root, run, running, serial, tiny,
+    wait_for,
+};
 use perflab::study::{FailureClass, Manifest, RunState, Study};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// Polls `condition` every 20 ms for up to `limit`; false when it never held.
-fn wait_for(limit: Duration, mut condition: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if condition() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    condition()
-}
+use std::time::Duration;
 
 /// Adds `extra` to the command of engine `id` of a study.
 fn engine_flags(dir: &Path, id: &str, extra: &str) {
@@ -79,18 +70,6 @@ fn recorded_engine(dir: &Path) -> u32 {
     });
     assert!(found, "no engine started");
     pid.unwrap() as u32
-}
-
-/// Waits for a spawned runner to end (bounded); its exit code and standard error.
-fn finish(mut child: Child, limit: Duration) -> (i32, String) {
-    let ended = wait_for(limit, || child.try_wait().unwrap().is_some());
-    if !ended {
-        let _ = child.kill();
-    }
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(ended, "perflab run did not end: {err}");
-    (out.status.code().unwrap_or(-1), err)
 }
 
 /// The first stage of the example: `sim-a` (the baseline, on both profiles) against `sim-b`.

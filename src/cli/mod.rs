@@ -138,9 +138,25 @@ pub enum Command {
         /// Print the engine and benchmark commands instead of running them.
         #[arg(long)]
         dry_run: bool,
+        /// At most N engine starts at once: a stage's variants run side by side. Default: one
+        /// locally, as many as fit the GPUs `[local]` declares, every pending one on a cluster.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        jobs: Option<u32>,
+        /// Where engines run: this machine, or one Slurm job a configuration (`[cluster]`).
+        #[arg(long, value_enum)]
+        backend: Option<run::BackendKind>,
+        /// A file with `backend`, `[local]` and `[cluster]` settings that replace the study's.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
         /// Folder holding the studies.
         #[arg(long, default_value = "results", value_name = "DIR")]
         results: PathBuf,
+    },
+    /// Runs one engine start inside a cluster job (what `perflab run --backend slurm` submits).
+    #[command(hide = true)]
+    JobRun {
+        /// The attempt's folder, with the launch the runner left there.
+        dir: PathBuf,
     },
     /// Print a study's analysis as JSON: winners, gains, the recommended command, warnings.
     ///
@@ -193,9 +209,11 @@ pub fn main() -> ExitCode {
         Command::Analyze { study, results } => analyze::run(&study, &results),
         Command::Bench(args) => bench::run(&args),
         Command::Plan { study, results } => plan::run(&study, &results),
-        Command::Run { study, stage, variant, rerun, rerun_stale, dry_run, results } => {
-            run::run(&study, &results, stage, variant, rerun, rerun_stale, dry_run)
+        Command::Run { study, stage, variant, rerun, rerun_stale, dry_run, jobs, backend, config, results } => {
+            let how = run::How { jobs: jobs.map(|j| j as usize), backend, config };
+            run::run(&study, &results, stage, variant, rerun, rerun_stale, dry_run, how)
         }
+        Command::JobRun { dir } => crate::exec::slurm::run_job(&dir).map(|()| ExitCode::SUCCESS),
         Command::Report { study, locale, flavor, results, templates } => {
             report::run(&study, &locale, flavor, &results, &templates)
         }

@@ -1,13 +1,79 @@
 //! `perflab run STUDY`
 
-use crate::exec::local::{Event, Interrupt};
-use crate::exec::{LocalBackend, RunOptions};
+use crate::exec::local::{Backend, Event, Interrupt};
+use crate::exec::{LocalBackend, RunOptions, SlurmBackend};
+use crate::study::{Cluster, LocalMachine};
+use anyhow::Context;
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
+/// Where engines run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendKind {
+    /// Processes on this machine.
+    Local,
+    /// One Slurm job a configuration.
+    Slurm,
+}
+
+/// How to run: `--jobs`, `--backend`, `--config`.
+#[derive(Debug, Default)]
+pub struct How {
+    pub jobs: Option<usize>,
+    pub backend: Option<BackendKind>,
+    pub config: Option<PathBuf>,
+}
+
+/// A `--config` file: settings of the machine or cluster, kept out of the study.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    backend: Option<BackendKind>,
+    #[serde(default)]
+    local: Option<LocalMachine>,
+    #[serde(default)]
+    cluster: Option<Cluster>,
+}
+
+/// The devices `[local]` declares: `devices`, else `0` to `gpus − 1`.
+fn devices(local: Option<&LocalMachine>) -> Vec<String> {
+    match local {
+        Some(LocalMachine { devices: Some(list), .. }) => list.clone(),
+        Some(LocalMachine { gpus: Some(n), .. }) => (0..*n).map(|d| d.to_string()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The backend `how` asks for, with the study's settings and the config file's over them.
+fn backend(dir: &Path, how: &How) -> anyhow::Result<Box<dyn Backend>> {
+    let file = match &how.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))?;
+            toml::from_str::<ConfigFile>(&text).map_err(|e| {
+                let (line, col) = e.span().map_or((0, 0), |s| crate::diag::line_col(&text, s.start));
+                anyhow::anyhow!("{}:{line}:{col}: {}", path.display(), e.message())
+            })?
+        }
+        None => ConfigFile::default(),
+    };
+    let study = crate::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
+    match how.backend.or(file.backend).unwrap_or(BackendKind::Local) {
+        BackendKind::Local => {
+            let devices = devices(file.local.as_ref().or(study.spec.local.as_ref()));
+            Ok(Box::new(LocalBackend { devices, in_job: false }))
+        }
+        BackendKind::Slurm => {
+            let cluster = crate::exec::slurm::merge(study.spec.cluster.as_ref(), file.cluster.as_ref());
+            Ok(Box::new(SlurmBackend::new(cluster, dir)?))
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     name: &str,
     results: &Path,
@@ -16,25 +82,14 @@ pub fn run(
     rerun: bool,
     rerun_stale: bool,
     dry_run: bool,
+    how: How,
 ) -> anyhow::Result<ExitCode> {
     let dirs = super::study_dirs(&[name.to_string()], results)?;
     let dir = &dirs[0];
+    let backend = if dry_run { Box::new(LocalBackend::default()) } else { backend(dir, &how)? };
     // Ctrl-C, SIGTERM and SIGHUP (a dropped SSH session) stop the run in order: the engine gets
     // its grace period and every record is written. A second signal stops it at once.
-    let interrupt = Arc::new(Interrupt::default());
-    let mut signals = signal_hook::iterator::Signals::new([
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ])?;
-    {
-        let interrupt = interrupt.clone();
-        std::thread::spawn(move || {
-            for _ in signals.forever() {
-                interrupt.request();
-            }
-        });
-    }
+    let interrupt = Interrupt::on_signals()?;
     let mut rerun_set = BTreeSet::new();
     if rerun {
         let study = crate::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
@@ -49,10 +104,10 @@ pub fn run(
             }
         }
     }
-    let options = RunOptions { stage, variant, rerun: rerun_set, rerun_stale, dry_run };
+    let options = RunOptions { stage, variant, rerun: rerun_set, rerun_stale, dry_run, jobs: how.jobs };
     let started = std::time::Instant::now();
     let mut printer = Progress::new(std::io::stderr(), std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    let summary = crate::exec::run(dir, &options, &mut LocalBackend, &interrupt, &mut |e| printer.event(e));
+    let summary = crate::exec::run(dir, &options, backend.as_ref(), &interrupt, &mut |e| printer.event(e));
     printer.finish();
     let summary = summary?;
     if dry_run {
@@ -106,13 +161,13 @@ pub struct Progress<W: Write> {
     terminal: bool,
     /// A status line is on the screen (terminal only).
     open: bool,
-    /// The engine's last log line printed (not on a terminal).
-    last: Option<String>,
+    /// The engine's last log line printed, by configuration (not on a terminal).
+    last: std::collections::BTreeMap<String, String>,
 }
 
 impl<W: Write> Progress<W> {
     pub fn new(out: W, terminal: bool) -> Progress<W> {
-        Progress { out, terminal, open: false, last: None }
+        Progress { out, terminal, open: false, last: Default::default() }
     }
 
     pub fn event(&mut self, event: Event) {
@@ -120,17 +175,17 @@ impl<W: Write> Progress<W> {
             Event::Step(text) => {
                 self.clear();
                 let _ = writeln!(self.out, "{text}");
-                self.last = None;
+                self.last.clear();
             }
-            Event::Waiting { elapsed, timeout, last_line } => {
-                let text = crate::exec::runner::waiting_line(elapsed, timeout, last_line);
+            Event::Waiting { config, elapsed, timeout, last_line } => {
+                let text = crate::exec::runner::waiting_line(config, elapsed, timeout, last_line);
                 if self.terminal {
                     let _ = write!(self.out, "\r\x1b[2K{text}");
                     let _ = self.out.flush();
                     self.open = true;
-                } else if self.last.as_deref() != Some(last_line) {
+                } else if self.last.get(config).map(String::as_str) != Some(last_line) {
                     let _ = writeln!(self.out, "{text}");
-                    self.last = Some(last_line.to_string());
+                    self.last.insert(config.to_string(), last_line.to_string());
                 }
             }
         }
@@ -155,7 +210,12 @@ mod tests {
     use std::time::Duration;
 
     fn waiting(elapsed: u64, last_line: &str) -> Event<'_> {
-        Event::Waiting { elapsed: Duration::from_secs(elapsed), timeout: Duration::from_secs(1800), last_line }
+        Event::Waiting {
+            config: "",
+            elapsed: Duration::from_secs(elapsed),
+            timeout: Duration::from_secs(1800),
+            last_line,
+        }
     }
 
     #[test]

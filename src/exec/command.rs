@@ -77,7 +77,7 @@ pub fn fill(word: &str, values: &BTreeMap<&str, String>) -> anyhow::Result<Strin
 
 /// Where an engine start listens: one answer used for the readiness probe, the benchmark and
 /// the manifest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Port {
     /// The command has `{port}`: perflab picks a free port for each start.
     Pick,

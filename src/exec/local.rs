@@ -1,5 +1,6 @@
-//! Running engine starts as local processes. This is the only place that starts processes: a
-//! backend for a cluster scheduler implements [`Backend`] the same way.
+//! Running engine starts as local processes. This is the only place that starts engines: a
+//! backend for a cluster scheduler implements [`Backend`] and runs this one on its nodes
+//! (see [`super::slurm`]).
 
 use super::command::{HOST, Port};
 use super::plan::Job;
@@ -12,10 +13,12 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// What a backend needs to run one engine start.
-#[derive(Debug, Clone)]
+/// What a backend needs to run one engine start. A cluster backend hands it to its node as JSON.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Launch {
     pub job: Job,
+    /// The attempt's folder: the engine's log, the results and manifests go there.
+    pub dir: PathBuf,
     /// Where the engine listens: the one source of the port for readiness and benchmarks.
     pub port: Port,
     /// With `{port}` to fill.
@@ -29,11 +32,35 @@ pub struct Launch {
     /// Where the engine's identity is kept while it runs, for recovery.
     pub record: PathBuf,
     /// Study patterns first, then the built-in ones.
+    #[serde(with = "patterns")]
     pub patterns: Vec<(FailureClass, regex::Regex)>,
+    /// The engine's share of the machine's GPUs: the variable that tells it (such as
+    /// `CUDA_VISIBLE_DEVICES`) and its value, `0,1`.
+    #[serde(default)]
+    pub devices: Option<(String, String)>,
+}
+
+/// Failure patterns as (class, regular expression text) pairs.
+mod patterns {
+    use crate::study::FailureClass;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(list: &[(FailureClass, regex::Regex)], s: S) -> Result<S::Ok, S::Error> {
+        let texts: Vec<(FailureClass, &str)> = list.iter().map(|(c, r)| (*c, r.as_str())).collect();
+        texts.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(FailureClass, regex::Regex)>, D::Error> {
+        let texts = Vec::<(FailureClass, String)>::deserialize(d)?;
+        texts
+            .into_iter()
+            .map(|(c, t)| regex::Regex::new(&t).map(|r| (c, r)).map_err(serde::de::Error::custom))
+            .collect()
+    }
 }
 
 /// How one benchmark went.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BenchResult {
     pub profile: String,
     pub command: Vec<String>,
@@ -42,9 +69,15 @@ pub struct BenchResult {
     pub failure: Option<(FailureClass, String)>,
 }
 
-/// How an engine start went.
-#[derive(Debug, Clone, Default)]
+/// How an engine start went (a cluster's node hands it back as JSON).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Report {
+    /// The cluster job that ran it.
+    #[serde(default)]
+    pub job_id: Option<String>,
+    /// The cluster node it ran on.
+    #[serde(default)]
+    pub node: Option<String>,
     pub pid: Option<u32>,
     /// The port the engine was given and benchmarked on.
     pub port: Option<u16>,
@@ -86,6 +119,21 @@ impl Interrupt {
     pub fn urgent(&self) -> bool {
         self.now.load(Ordering::SeqCst)
     }
+
+    /// An interrupt that SIGINT (Ctrl-C), SIGTERM (a scheduler cancelling a job) and SIGHUP (a
+    /// dropped SSH session) request, each signal once more.
+    pub fn on_signals() -> std::io::Result<std::sync::Arc<Interrupt>> {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let interrupt = std::sync::Arc::new(Interrupt::default());
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+        let requests = interrupt.clone();
+        std::thread::spawn(move || {
+            for _ in signals.forever() {
+                requests.request();
+            }
+        });
+        Ok(interrupt)
+    }
 }
 
 /// What a backend tells while it works.
@@ -93,21 +141,56 @@ impl Interrupt {
 pub enum Event<'a> {
     /// A step: `starting the engine`, `benchmark on mixed`.
     Step(&'a str),
-    /// Still waiting for the engine to serve (told about once a second).
-    Waiting { elapsed: Duration, timeout: Duration, last_line: &'a str },
+    /// Still waiting for the engine to serve (told about once a second). `config` names the
+    /// configuration when several are in flight, else it is empty.
+    Waiting { config: &'a str, elapsed: Duration, timeout: Duration, last_line: &'a str },
 }
 
-/// Runs engine starts.
-pub trait Backend {
+/// Runs engine starts; the runner calls `execute` from several threads at once.
+pub trait Backend: Sync {
     /// Starts the engine, waits until it serves, runs each benchmark (its standard output into
     /// the given file), stops the engine. `interrupt` asks it to stop.
-    fn execute(&mut self, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Report;
+    fn execute(&self, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Report;
+
+    /// How many engine starts it takes at once when `--jobs` does not say: `None` for as many
+    /// as the stage has.
+    fn capacity(&self) -> Option<usize>;
+
+    /// The machine's devices, shared out among the engines in flight (local backend only).
+    fn devices(&self) -> &[String] {
+        &[]
+    }
+
+    /// Whether it runs engine starts as jobs of a scheduler that outlive a killed runner: their
+    /// attempts are then left for [`Backend::adoptable`] instead of being marked interrupted.
+    fn follows_jobs(&self) -> bool {
+        false
+    }
+
+    /// The attempt folder of a job a killed runner left for this configuration, to follow
+    /// instead of starting it again.
+    fn adoptable(&self, _variant_dir: &Path, _job: &Job) -> Option<PathBuf> {
+        None
+    }
+
+    /// The runner has recorded the attempt in `dir`.
+    fn finished(&self, _dir: &Path) {}
 }
 
 /// Engine and benchmarks as processes on this machine. The engine runs in a process group of
 /// its own (and the benchmarks in the same group), stopped with SIGTERM, then SIGKILL.
 #[derive(Debug, Default)]
-pub struct LocalBackend;
+pub struct LocalBackend {
+    /// The GPUs engines may be given (`[local]`); empty when the study declares none.
+    pub devices: Vec<String>,
+    /// Runs inside a cluster job: the engine and benchmarks die with the process that started
+    /// them (a cluster kills that one), and a stop gives the engine at most [`JOB_GRACE`].
+    pub in_job: bool,
+}
+
+/// The grace an engine gets when its cluster job is cancelled or times out: the scheduler kills
+/// what is left of the job `KillWait` seconds later (30 by default, 5 on small clusters).
+pub const JOB_GRACE: Duration = Duration::from_secs(3);
 
 pub fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
@@ -327,8 +410,32 @@ pub fn classify(
     (fallback, line.map(|l| l.trim().to_string()).unwrap_or_default())
 }
 
+/// In a cluster job: the child gets SIGKILL when the process that started it dies, so that a job
+/// the scheduler kills leaves no engine behind (the engine's process group escapes the
+/// scheduler's own clean-up).
+fn die_with_parent(command: &mut Command) {
+    // SAFETY: prctl(2) and getppid(2) are async-signal-safe and touch no memory of ours.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() == 1 {
+                return Err(std::io::Error::other("the job's runner has ended"));
+            }
+            Ok(())
+        });
+    }
+}
+
 impl Backend for LocalBackend {
-    fn execute(&mut self, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Report {
+    fn capacity(&self) -> Option<usize> {
+        // Serial unless the machine's GPUs are declared: then as many as fit.
+        if self.devices.is_empty() { Some(1) } else { None }
+    }
+
+    fn devices(&self) -> &[String] {
+        &self.devices
+    }
+
+    fn execute(&self, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Report {
         let mut report = Report { started_at: now(), ..Report::default() };
         let fail_all = |report: &mut Report, failure: (FailureClass, String)| {
             report.benchmarks = launch
@@ -377,14 +484,19 @@ impl Backend for LocalBackend {
                 return report;
             }
         };
-        let spawned = Command::new(program(&argv[0]))
+        let mut command = Command::new(program(&argv[0]));
+        command
             .args(&argv[1..])
             .envs(&launch.job.env)
+            .envs(launch.devices.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(log.try_clone().map(Stdio::from).unwrap_or(Stdio::null()))
             .stderr(Stdio::from(log))
-            .process_group(0)
-            .spawn();
+            .process_group(0);
+        if self.in_job {
+            die_with_parent(&mut command);
+        }
+        let spawned = command.spawn();
         let mut engine = match spawned {
             Ok(c) => c,
             Err(e) => {
@@ -444,7 +556,12 @@ impl Backend for LocalBackend {
                 told = Instant::now();
                 let last = tail(&launch.log, 1);
                 let last_line = last.first().map_or("", |l| l.trim());
-                progress(Event::Waiting { elapsed: started.elapsed(), timeout: launch.start_timeout, last_line });
+                progress(Event::Waiting {
+                    config: "",
+                    elapsed: started.elapsed(),
+                    timeout: launch.start_timeout,
+                    last_line,
+                });
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -452,7 +569,14 @@ impl Backend for LocalBackend {
             for (profile, bench_argv, out) in &launch.benchmarks {
                 progress(Event::Step(&format!("benchmark on {profile}")));
                 let argv = fill_port(bench_argv, port);
-                let (result, died) = run_benchmark(&argv, out, pgid, &mut engine, interrupt, launch, &ready_url);
+                let (result, died) = run_benchmark(
+                    &argv,
+                    out,
+                    Served { pgid, child: &mut engine, ready_url: &ready_url },
+                    interrupt,
+                    launch,
+                    self.in_job,
+                );
                 report.interrupted |= interrupt.requested();
                 report.benchmarks.push(BenchResult { profile: profile.clone(), ..result });
                 if died {
@@ -465,8 +589,15 @@ impl Backend for LocalBackend {
         }
         progress(Event::Step("stopping the engine"));
         // An engine that never served may ignore SIGTERM while it loads (vLLM does): it gets a
-        // short grace; the full one is for a serving engine to finish cleanly.
-        let grace = if report.ready_at.is_some() { launch.stop_grace } else { launch.stop_grace.min(LOADING_GRACE) };
+        // short grace, and so does one inside a cluster job that is being cancelled (Slurm kills
+        // the job soon); the full one is for a serving engine to finish cleanly.
+        let grace = if report.ready_at.is_none() {
+            launch.stop_grace.min(LOADING_GRACE)
+        } else if self.in_job && report.interrupted {
+            launch.stop_grace.min(JOB_GRACE)
+        } else {
+            launch.stop_grace
+        };
         stop_group(pgid, Some(&mut engine), grace, Some(interrupt));
         report.stopped_at = Some(now());
         if report.engine_exit.is_none() {
@@ -487,16 +618,24 @@ impl Drop for RemoveOnDrop {
     }
 }
 
+/// The engine a benchmark runs against: its process group, its process and where it answers
+/// whether it serves.
+struct Served<'a> {
+    pgid: u32,
+    child: &'a mut Child,
+    ready_url: &'a str,
+}
+
 /// Runs one benchmark; the flag is true when the engine died during it.
 fn run_benchmark(
     argv: &[String],
     out: &Path,
-    pgid: u32,
-    engine: &mut Child,
+    served: Served<'_>,
     interrupt: &Interrupt,
     launch: &Launch,
-    ready_url: &str,
+    in_job: bool,
 ) -> (BenchResult, bool) {
+    let Served { pgid, child: engine, ready_url } = served;
     let mut result =
         BenchResult { profile: String::new(), command: argv.to_vec(), exit_status: None, seconds: 0.0, failure: None };
     let started = Instant::now();
@@ -512,13 +651,12 @@ fn run_benchmark(
     let err_path = out.with_extension("stderr.tmp");
     let _cleanup = RemoveOnDrop(err_path.clone());
     let err_file = std::fs::File::create(&err_path).map(Stdio::from).unwrap_or(Stdio::null());
-    let spawned = Command::new(program(&argv[0]))
-        .args(&argv[1..])
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(file))
-        .stderr(err_file)
-        .process_group(pgid as i32)
-        .spawn();
+    let mut command = Command::new(program(&argv[0]));
+    command.args(&argv[1..]).stdin(Stdio::null()).stdout(Stdio::from(file)).stderr(err_file).process_group(pgid as i32);
+    if in_job {
+        die_with_parent(&mut command);
+    }
+    let spawned = command.spawn();
     let mut child = match spawned {
         Ok(c) => c,
         Err(e) => {

@@ -140,7 +140,7 @@ pub fn record_hand_placed(study: &Study) -> anyhow::Result<usize> {
 }
 
 /// One engine start: a configuration and the profiles to benchmark on it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Job {
     pub stage: String,
     pub variant: String,
@@ -152,6 +152,10 @@ pub struct Job {
     /// The optimized configuration on the profiles the search did not measure it on, run once
     /// every stage is settled.
     pub after_search: bool,
+    /// The GPUs it takes, as the study declares them (`gpus` of its variant, of the variant it
+    /// builds on, ..., or of its engine).
+    #[serde(default)]
+    pub gpus: Option<u32>,
 }
 
 #[derive(Debug, Default)]
@@ -221,7 +225,9 @@ pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyho
                 plan.runs.push(PlannedRun { stage: outcome.id.clone(), variant: vo.id.clone(), profile, status });
             }
             if !job_profiles.is_empty() {
-                plan.jobs.push(job(study, &outcome.id, &vo.id, &vo.point.config, job_profiles)?);
+                let mut job = job(study, &outcome.id, &vo.id, &vo.point.config, job_profiles)?;
+                job.gpus = share(study, &chain, &reference);
+                plan.jobs.push(job);
             }
         }
         if !settled && unsettled.is_none() {
@@ -254,6 +260,7 @@ pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyho
         if !job_profiles.is_empty() {
             let mut job = job(study, stage, variant, &last.config, job_profiles)?;
             job.after_search = true;
+            job.gpus = share(study, &chain, &last.source);
             plan.jobs.push(job);
         }
     }
@@ -306,7 +313,28 @@ fn job(study: &Study, stage: &str, variant: &str, config: &Config, profiles: Vec
         argv: command::engine_argv(study, config)?,
         env: command::engine_env(study, config),
         after_search: false,
+        gpus: None,
     })
+}
+
+/// The GPUs a configuration takes: its variant's `gpus`, else that of the variant it builds on,
+/// and so on back, else its engine's.
+fn share(study: &Study, chain: &crate::analysis::chain::Chain, source: &str) -> Option<u32> {
+    let mut at = source.to_string();
+    // Each step goes to an earlier stage: the walk ends within as many steps as there are stages.
+    for _ in 0..=study.spec.stages.len() {
+        let (_, variant) = study.variant(&at)?;
+        if let Some(gpus) = &variant.gpus {
+            return Some(*gpus.get_ref());
+        }
+        let (stage, id) = at.split_once('/')?;
+        let outcome = chain.stages.iter().find(|s| s.id == stage)?.variants.iter().find(|v| v.id == id)?;
+        match &outcome.base {
+            Some(base) if *base != at => at = base.clone(),
+            _ => return study.engine(&outcome.point.config.engine).and_then(|e| e.gpus),
+        }
+    }
+    None
 }
 
 /// Pending and waiting runs (and stale ones, with `stale`) times the mean recorded benchmark

@@ -1,7 +1,8 @@
-//! The greedy search: run the pending variants of the first unsettled stage, let the analysis
-//! pick its winner, plan again, until nothing is pending. Each engine start is a new attempt
-//! folder (`runs/<stage>/<variant>/attempts/<n>/`) with a manifest a profile; results are
-//! written durably; a killed runner's engine is stopped on the next start.
+//! The greedy search: run the pending variants of the first unsettled stage (several at once
+//! when the backend has room), let the analysis pick its winner, plan again, until nothing is
+//! pending. Each engine start is a new attempt folder (`runs/<stage>/<variant>/attempts/<n>/`)
+//! with a manifest a profile; results are written durably; a killed runner's engines are
+//! stopped on the next start, and its cluster jobs adopted.
 
 use super::command::{self, HOST, Port};
 use super::local::{self, Backend, EngineRecord, Event, Interrupt, Launch};
@@ -10,14 +11,20 @@ use crate::study::{
     ATTEMPTS_DIR, ENGINE_LOG, FailureClass, MANIFEST_SUFFIX, Manifest, RUNS_DIR, RecordedFailure, RunState, Study,
 };
 use anyhow::{Context, bail};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The runner's lock file in `runs/`, locked with `flock` while a runner works on the study.
 const LOCK: &str = ".perflab-run.lock";
-/// The running engine's record in `runs/`: its identity, to stop it after a crash.
+/// The running engine's record in `runs/`: its identity, to stop it after a crash. An engine in
+/// the n-th slot of a parallel run (n > 0) has `.engine-<n>.json`.
 const ENGINE_RECORD: &str = ".engine.json";
+
+/// The engine record of a slot.
+fn engine_record(runs: &Path, slot: usize) -> PathBuf {
+    if slot == 0 { runs.join(ENGINE_RECORD) } else { runs.join(format!(".engine-{slot}.json")) }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
@@ -31,6 +38,8 @@ pub struct RunOptions {
     pub rerun_stale: bool,
     /// Print the commands instead of running them.
     pub dry_run: bool,
+    /// At most this many engine starts at once (`--jobs`); else the backend's capacity.
+    pub jobs: Option<usize>,
 }
 
 /// What a run did.
@@ -51,10 +60,20 @@ fn runs_dir(study: &Study) -> PathBuf {
 /// Stops an engine a killed runner left behind (only when its process id still names the same
 /// process: same start time, same command line), drops half-written files, and marks runs that
 /// were in progress as interrupted.
-fn recover(dir: &Path, log: &mut dyn FnMut(Event)) -> anyhow::Result<()> {
+fn recover(dir: &Path, cluster: bool, log: &mut dyn FnMut(Event)) -> anyhow::Result<()> {
     let runs = dir.join(RUNS_DIR);
-    let record = runs.join(ENGINE_RECORD);
-    if let Ok(text) = std::fs::read_to_string(&record) {
+    let mut records: Vec<PathBuf> = match std::fs::read_dir(&runs) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(".engine") && n.ends_with(".json"))
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    records.sort();
+    for record in records {
+        let Ok(text) = std::fs::read_to_string(&record) else { continue };
         match serde_json::from_str::<EngineRecord>(&text) {
             Ok(r) if r.process.is_current() => {
                 let pid = r.process.pid;
@@ -78,7 +97,26 @@ fn recover(dir: &Path, log: &mut dyn FnMut(Event)) -> anyhow::Result<()> {
     if !runs.is_dir() {
         return Ok(());
     }
+    // A cluster job a killed runner submitted may still be queued or running: its attempt is
+    // left as it is for the cluster backend to adopt. Another backend cannot follow it.
+    let mut jobs = BTreeSet::new();
     for entry in walkdir::WalkDir::new(&runs) {
+        let entry = entry?;
+        if entry.file_name() == super::slurm::JOB_RECORD
+            && let Some(attempt) = entry.path().parent()
+        {
+            if cluster {
+                jobs.insert(attempt.to_path_buf());
+            } else {
+                let job = super::slurm::JobRecord::read(entry.path()).map(|r| r.id).unwrap_or_default();
+                log(Event::Step(&format!(
+                    "Slurm job {job} of an earlier run ('{}') is not followed by the local backend; `perflab run --backend slurm` adopts it, `scancel {job}` stops it",
+                    attempt.display()
+                )));
+            }
+        }
+    }
+    for entry in walkdir::WalkDir::new(&runs).into_iter().filter_entry(|e| !jobs.contains(e.path())) {
         let entry = entry?;
         let path = entry.path();
         let name = entry.file_name().to_string_lossy();
@@ -152,7 +190,7 @@ fn port_of(study: &Study, engine_id: &str, argv: &[String]) -> anyhow::Result<Po
     })
 }
 
-fn launch(study: &Study, job: &Job, dir: &Path) -> anyhow::Result<Launch> {
+fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyhow::Result<Launch> {
     let engine = study.engine(&job.config.engine).with_context(|| format!("no engine `{}`", job.config.engine))?;
     let mut benchmarks = Vec::new();
     for p in &job.profiles {
@@ -169,15 +207,21 @@ fn launch(study: &Study, job: &Job, dir: &Path) -> anyhow::Result<Launch> {
     patterns.extend(local::builtin_patterns());
     let ready_url =
         engine.ready_url.clone().unwrap_or_else(|| "http://{host}:{port}/health".to_string()).replace("{host}", HOST);
+    let devices = (!slot.devices.is_empty()).then(|| {
+        let var = engine.devices_env.clone().unwrap_or_else(|| "CUDA_VISIBLE_DEVICES".to_string());
+        (var, slot.devices.join(","))
+    });
     Ok(Launch {
         job: job.clone(),
-        port: port_of(study, &job.config.engine, &job.argv)?,
+        dir: dir.to_path_buf(),
+        devices,
         ready_url,
         start_timeout: Duration::from_secs_f64(engine.start_timeout.max(0.0)),
         stop_grace: Duration::from_secs_f64(engine.stop_grace.max(0.0)),
         benchmarks,
+        port: port_of(study, &job.config.engine, &job.argv)?,
         log: dir.join(ENGINE_LOG),
-        record: runs_dir(study).join(ENGINE_RECORD),
+        record: engine_record(&runs_dir(study), slot.index),
         patterns,
     })
 }
@@ -229,22 +273,35 @@ fn judge_output(path: &Path, expected: u64, min_completed: f64) -> Output {
 fn execute(
     study: &Study,
     job: &Job,
-    backend: &mut dyn Backend,
+    backend: &dyn Backend,
     interrupt: &Interrupt,
-    summary: &mut Summary,
+    slot: &Slot,
     log: &mut dyn FnMut(Event),
-) -> anyhow::Result<()> {
-    let dir = next_attempt(&runs_dir(study).join(&job.stage).join(&job.variant))?;
-    let launch = launch(study, job, &dir)?;
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
-    let started_at = local::now();
-    for (profile, bench, _) in &launch.benchmarks {
-        manifest(study, job, bench, &started_at).write(&dir.join(format!("{profile}{MANIFEST_SUFFIX}")))?;
+) -> anyhow::Result<Summary> {
+    let mut summary = Summary::default();
+    let summary = &mut summary;
+    let variant_dir = runs_dir(study).join(&job.stage).join(&job.variant);
+    // A cluster job a killed runner submitted for this configuration is followed, not repeated.
+    let adopted = backend.adoptable(&variant_dir, job);
+    let dir = match &adopted {
+        Some(dir) => dir.clone(),
+        None => next_attempt(&variant_dir)?,
+    };
+    let launch = launch(study, job, &dir, slot)?;
+    if adopted.is_none() {
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
+        let started_at = local::now();
+        for (profile, bench, _) in &launch.benchmarks {
+            manifest(study, job, bench, &started_at).write(&dir.join(format!("{profile}{MANIFEST_SUFFIX}")))?;
+        }
     }
     let name = format!("{}/{}", job.stage, job.variant);
     let report = backend.execute(&launch, interrupt, &mut |event| match event {
         Event::Step(what) => log(Event::Step(&format!("{name}: {what}"))),
-        waiting => log(waiting),
+        Event::Waiting { elapsed, timeout, last_line, .. } => {
+            let config = if slot.named { name.as_str() } else { "" };
+            log(Event::Waiting { config, elapsed, timeout, last_line })
+        }
     });
     summary.engine_starts += 1;
     let min_completed = *study.spec.min_completed.get_ref();
@@ -259,6 +316,9 @@ fn execute(
         m.start_seconds = report.start_seconds;
         m.engine_exit_status = report.engine_exit;
         m.log_tail = report.log_tail.clone();
+        m.job_id = report.job_id.clone();
+        m.node = report.node.clone();
+        m.devices = launch.devices.as_ref().map(|(_, v)| v.clone());
         m.ended_at = Some(local::now());
         let result = report.benchmarks.iter().find(|b| b.profile == *profile);
         let expected = study.profile(profile).map_or(0, |p| p.total_requests);
@@ -321,6 +381,52 @@ fn execute(
         m.write(&path)?;
     }
     summary.interrupted |= report.interrupted;
+    backend.finished(&dir);
+    Ok(std::mem::take(summary))
+}
+
+/// Where one engine start runs: its slot (which engine record it keeps), its GPUs, and whether
+/// its progress is named (several in flight).
+#[derive(Debug, Clone, Default)]
+struct Slot {
+    index: usize,
+    devices: Vec<String>,
+    named: bool,
+}
+
+/// What the threads running engine starts tell the runner's thread.
+enum Message {
+    Step(String),
+    Waiting { config: String, elapsed: Duration, timeout: Duration, last_line: String },
+    Ended { slot: usize, result: anyhow::Result<Summary> },
+}
+
+impl Summary {
+    fn add(&mut self, other: &Summary) {
+        self.engine_starts += other.engine_starts;
+        self.benchmark_runs += other.benchmark_runs;
+        self.failed += other.failed;
+        self.interrupted |= other.interrupted;
+    }
+}
+
+/// Every declared share of GPUs fits the machine's, before anything starts.
+fn check_shares(study: &Study, devices: usize) -> anyhow::Result<()> {
+    if devices == 0 {
+        return Ok(());
+    }
+    let too_many = |gpus: Option<u32>| gpus.is_some_and(|g| g as usize > devices);
+    if let Some(engine) = study.spec.engines.iter().find(|e| too_many(e.gpus)) {
+        let gpus = engine.gpus.unwrap_or(0);
+        let why = format!("engine `{}` takes {gpus} GPUs; `[local]` declares {devices}", engine.id.get_ref());
+        bail!("{}", study.diag_at(&engine.id, why));
+    }
+    let mut variants = study.spec.stages.iter().flat_map(|s| s.variants.iter().map(move |v| (s, v)));
+    let own = |v: &crate::study::Variant| v.gpus.as_ref().map(|g| *g.get_ref());
+    if let Some((stage, v)) = variants.find(|(_, v)| too_many(own(v))) {
+        let (s, id, gpus) = (stage.id.get_ref(), v.id.get_ref(), own(v).unwrap_or(0));
+        bail!("{}", study.diag_at(&v.id, format!("`{s}/{id}` takes {gpus} GPUs; `[local]` declares {devices}")));
+    }
     Ok(())
 }
 
@@ -335,7 +441,7 @@ fn selected(stage: &str, variant: &str, options: &RunOptions) -> bool {
 pub fn run(
     dir: &Path,
     options: &RunOptions,
-    backend: &mut dyn Backend,
+    backend: &dyn Backend,
     interrupt: &Interrupt,
     log: &mut dyn FnMut(Event),
 ) -> anyhow::Result<Summary> {
@@ -377,8 +483,9 @@ pub fn run(
         return Ok(summary);
     }
     let _lock = Lock::take(&runs_dir(&study))?;
-    recover(dir, &mut |e| log(e))?;
+    recover(dir, backend.follows_jobs(), &mut |e| log(e))?;
     super::plan::record_hand_placed(&study)?;
+    check_shares(&study, backend.devices().len())?;
     let started = Instant::now();
     let mut rerun = options.rerun.clone();
     loop {
@@ -413,8 +520,7 @@ pub fn run(
         let total = plan.count(|s| matches!(s, super::Status::Pending | super::Status::Waiting { .. }));
         let number = study.stage_index(&stage).map_or(0, |i| i + 1);
         let planned = Instant::now();
-        let mut to_go = total;
-        for job in jobs {
+        let header = |job: &Job, to_go: usize| {
             let left = plan
                 .estimate_seconds
                 .map_or(String::new(), |s| format!(", about {} left", clock(s - planned.elapsed().as_secs_f64())));
@@ -423,31 +529,154 @@ pub fn run(
             } else {
                 format!("[stage {number}/{}]", study.spec.stages.len())
             };
-            log(Event::Step(&format!(
+            format!(
                 "{step} {}/{} on {} ({} to go, {} elapsed{left})",
                 job.stage,
                 job.variant,
                 job.profiles.join(", "),
                 runs_count(to_go),
                 clock(started.elapsed().as_secs_f64())
-            )));
-            execute(&study, job, backend, interrupt, &mut summary, log)?;
-            to_go = to_go.saturating_sub(job.profiles.len());
+            )
+        };
+        let done = dispatch(&study, &jobs, total, backend, options.jobs, interrupt, &header, log)?;
+        summary.add(&done);
+        for job in &jobs {
             rerun.remove(&format!("{}/{}", job.stage, job.variant));
-            if interrupt.requested() {
-                summary.interrupted = true;
-                return Ok(summary);
-            }
+        }
+        if interrupt.requested() {
+            summary.interrupted = true;
+            return Ok(summary);
         }
     }
     Ok(summary)
 }
 
-/// The line that says an engine is still loading: for how long, out of how long, and the last
-/// line of its log (cut to fit a terminal line).
-pub fn waiting_line(elapsed: Duration, timeout: Duration, last_line: &str) -> String {
+/// Runs a stage's engine starts, as many at once as `jobs` (else the backend's capacity), the
+/// GPUs and fixed ports allow; returns when every one has ended. A problem of perflab's own
+/// stops new starts and is returned once the running ones have ended.
+#[allow(clippy::too_many_arguments)]
+fn dispatch(
+    study: &Study,
+    jobs: &[&Job],
+    total: usize,
+    backend: &dyn Backend,
+    limit: Option<usize>,
+    interrupt: &Interrupt,
+    header: &dyn Fn(&Job, usize) -> String,
+    log: &mut dyn FnMut(Event),
+) -> anyhow::Result<Summary> {
+    let limit = limit.or(backend.capacity()).unwrap_or(usize::MAX).max(1);
+    let devices = backend.devices();
+    // Every share must fit the machine before anything starts.
+    let share = |job: &Job| job.gpus.map_or(devices.len(), |g| g as usize);
+    if !devices.is_empty()
+        && let Some(job) = jobs.iter().find(|j| share(j) > devices.len())
+    {
+        bail!("`{}/{}` takes {} GPUs; `[local]` declares {}", job.stage, job.variant, share(job), devices.len());
+    }
+    let fixed_port = |job: &Job| {
+        let engine = study.engine(&job.config.engine)?;
+        match command::engine_port(&job.argv, engine.ready_url.as_deref()) {
+            Ok(Port::Fixed(p)) => Some(p),
+            _ => None,
+        }
+    };
+    let mut summary = Summary::default();
+    let mut queue: Vec<&Job> = jobs.to_vec();
+    let mut to_go = total;
+    // Slot → (configuration, its fixed port, its devices).
+    let mut in_flight: BTreeMap<usize, (String, Option<u16>, Vec<usize>)> = BTreeMap::new();
+    let mut busy = vec![false; devices.len()];
+    let mut failure: Option<anyhow::Error> = None;
+    let named = limit > 1 && jobs.len() > 1;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<Message>();
+        loop {
+            let mut i = 0;
+            while i < queue.len() && in_flight.len() < limit && failure.is_none() && !interrupt.requested() {
+                let job = queue[i];
+                let port = fixed_port(job);
+                let free: Vec<usize> = (0..devices.len()).filter(|d| !busy[*d]).collect();
+                let need = if devices.is_empty() { 0 } else { share(job) };
+                let port_free = port.is_none_or(|p| in_flight.values().all(|(_, q, _)| *q != Some(p)));
+                if free.len() < need || !port_free {
+                    i += 1;
+                    continue;
+                }
+                queue.remove(i);
+                let taken: Vec<usize> = free[..need].to_vec();
+                for d in &taken {
+                    busy[*d] = true;
+                }
+                let index = (0..).find(|n| !in_flight.contains_key(n)).unwrap_or(0);
+                let name = format!("{}/{}", job.stage, job.variant);
+                let slot = Slot { index, devices: taken.iter().map(|d| devices[*d].clone()).collect(), named };
+                let mut line = header(job, to_go);
+                if !slot.devices.is_empty() {
+                    line.push_str(&format!(" on GPU {}", slot.devices.join(",")));
+                }
+                in_flight.insert(index, (name, port, taken));
+                if in_flight.len() > 1 {
+                    let names: Vec<&str> = in_flight.values().map(|(n, _, _)| n.as_str()).collect();
+                    line.push_str(&format!("; in flight: {}", names.join(", ")));
+                }
+                log(Event::Step(&line));
+                to_go = to_go.saturating_sub(job.profiles.len());
+                let tx = tx.clone();
+                scope.spawn(move || {
+                    let send = |m: Message| {
+                        let _ = tx.send(m);
+                    };
+                    let result = execute(study, job, backend, interrupt, &slot, &mut |event| match event {
+                        Event::Step(text) => send(Message::Step(text.to_string())),
+                        Event::Waiting { config, elapsed, timeout, last_line } => send(Message::Waiting {
+                            config: config.to_string(),
+                            elapsed,
+                            timeout,
+                            last_line: last_line.to_string(),
+                        }),
+                    });
+                    send(Message::Ended { slot: slot.index, result });
+                });
+            }
+            if in_flight.is_empty() {
+                break;
+            }
+            match rx.recv() {
+                Ok(Message::Step(text)) => log(Event::Step(&text)),
+                Ok(Message::Waiting { config, elapsed, timeout, last_line }) => {
+                    log(Event::Waiting { config: &config, elapsed, timeout, last_line: &last_line })
+                }
+                Ok(Message::Ended { slot, result }) => {
+                    if let Some((_, _, taken)) = in_flight.remove(&slot) {
+                        for d in taken {
+                            busy[d] = false;
+                        }
+                    }
+                    match result {
+                        Ok(done) => summary.add(&done),
+                        Err(e) => {
+                            failure.get_or_insert(e);
+                        }
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(summary),
+    }
+}
+
+/// The line that says an engine is still loading: which configuration (when several are in
+/// flight), for how long, out of how long, and the last line of its log (cut to fit a terminal
+/// line).
+pub fn waiting_line(config: &str, elapsed: Duration, timeout: Duration, last_line: &str) -> String {
     let head = format!(
-        "  waiting for the engine to serve: {} of {}",
+        "  {}waiting for the engine to serve: {} of {}",
+        if config.is_empty() { String::new() } else { format!("{config}: ") },
         clock(elapsed.as_secs_f64().floor()),
         clock(timeout.as_secs_f64())
     );

@@ -416,6 +416,10 @@ impl Ctx<'_> {
             FailureClass::BenchmarkFailure => "failure-benchmark-failure",
             FailureClass::PortInUse => "failure-port-in-use",
             FailureClass::RequestsFailed => "failure-requests-failed",
+            FailureClass::TimeLimit => "failure-time-limit",
+            FailureClass::NodeFailure => "failure-node-failure",
+            FailureClass::Cancelled => "failure-cancelled",
+            FailureClass::JobOutOfMemory => "failure-job-out-of-memory",
         })
     }
 

@@ -1,10 +1,10 @@
 //! A serving configuration: an engine, its flags and environment, built up stage by stage.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// One command-line flag as written in the study (`--tp-size=8`, `-tp 8`, `--enable-dp-attention`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Flag {
     /// The flag's name after the engine's aliases: `--dp` and `--dp-size` can be one flag.
     pub key: String,
@@ -97,7 +97,7 @@ impl Flag {
 
 /// An engine with flags and environment variables, and the checkpoint it serves when a variant
 /// chose one.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Config {
     pub engine: String,
     /// The model the engine is given instead of the study's (or the engine's) model.

@@ -58,6 +58,15 @@ pub struct Manifest {
     pub failure: Option<RecordedFailure>,
     /// The last lines of the engine's log.
     pub log_tail: Vec<String>,
+    /// The cluster job that ran the attempt (`perflab run --backend slurm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_id: Option<String>,
+    /// The cluster node it ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// The GPUs the engine was given, as its device variable said them (`0,1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub devices: Option<String>,
 }
 
 impl Manifest {
@@ -89,6 +98,9 @@ impl Manifest {
             engine_exit_status: None,
             failure: None,
             log_tail: Vec::new(),
+            job_id: None,
+            node: None,
+            devices: None,
         }
     }
 

@@ -655,8 +655,9 @@ impl Study {
             }
             let path = entry.path();
             let name = entry.file_name().to_string_lossy();
-            // The runner's own files: its lock and engine record at the top, logs beside runs.
-            if name == ENGINE_LOG || (name.starts_with('.') && entry.depth() == 1) {
+            // The runner's own files: its lock and engine records at the top, logs beside runs,
+            // a cluster job's records (dot files) in its attempt.
+            if name == ENGINE_LOG || name.starts_with('.') {
                 continue;
             }
             if name == RECORDED_FILE && entry.depth() == 1 {

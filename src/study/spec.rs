@@ -95,6 +95,56 @@ pub struct Spec {
     /// metrics divide by it.
     #[serde(default)]
     pub gpus: Option<Spanned<u32>>,
+    /// The machine `perflab run` runs on locally: its GPUs, shared out among engines at once.
+    #[serde(default)]
+    pub local: Option<LocalMachine>,
+    /// The Slurm cluster `perflab run --backend slurm` submits to.
+    #[serde(default)]
+    pub cluster: Option<Cluster>,
+}
+
+/// `[local]`: the devices of the machine `perflab run` uses with the local backend.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalMachine {
+    /// How many GPUs (devices 0 to gpus − 1).
+    #[serde(default)]
+    pub gpus: Option<u32>,
+    /// The device ids to use instead, e.g. `["0", "1", "4", "5"]`.
+    #[serde(default)]
+    pub devices: Option<Vec<String>>,
+}
+
+/// `[cluster]`: how `perflab run --backend slurm` submits its jobs (a config file given with
+/// `--config` overrides each key it sets).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cluster {
+    /// `sbatch --partition`.
+    #[serde(default)]
+    pub partition: Option<String>,
+    /// `sbatch --account`.
+    #[serde(default)]
+    pub account: Option<String>,
+    /// GPUs a node has: a job asks for its configuration's share (`gpus`), or for all of them.
+    #[serde(default)]
+    pub gpus_per_node: Option<u32>,
+    /// `sbatch --time`: `MM`, `HH:MM:SS`, `D-HH`.
+    #[serde(default)]
+    pub time_limit: Option<String>,
+    /// More `sbatch` arguments, one word each: `["--qos=high", "--exclusive"]`.
+    #[serde(default)]
+    pub sbatch_args: Vec<String>,
+    /// A folder on the file system every node shares: the study must be inside it.
+    #[serde(default)]
+    pub shared_dir: Option<String>,
+    /// The `perflab` binary as the nodes see it (default: the running one, which must then be on
+    /// the shared file system).
+    #[serde(default)]
+    pub perflab: Option<String>,
+    /// At most this many jobs queued or running at once.
+    #[serde(default)]
+    pub max_jobs: Option<usize>,
 }
 
 /// A metric computed from a run's values by a small expression: `+ - * /`, parentheses,
@@ -256,6 +306,12 @@ pub struct Engine {
     pub stop_grace: f64,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// GPUs one start of this engine takes (its configurations' share unless a variant says).
+    #[serde(default)]
+    pub gpus: Option<u32>,
+    /// The variable that tells the engine its devices (default `CUDA_VISIBLE_DEVICES`).
+    #[serde(default)]
+    pub devices_env: Option<String>,
     /// Other spellings of a flag: `"--dp" = "--dp-size"` makes them one flag.
     #[serde(default)]
     pub aliases: BTreeMap<String, String>,
@@ -398,8 +454,10 @@ pub struct Variant {
     /// engine is given it, in this variant and every configuration built on it.
     #[serde(default)]
     pub model: Option<Spanned<String>>,
-    /// GPUs this variant's configuration uses (default: the study's `gpus`); not inherited by
-    /// what builds on it.
+    /// GPUs this variant's configuration uses. For running it (GPU slots, a Slurm job's
+    /// share), the variants that build on it take as many unless they say, and the default is
+    /// the engine's `gpus`; for per-GPU metrics it counts for this variant only, and the default
+    /// is the study's `gpus`.
     #[serde(default)]
     pub gpus: Option<Spanned<u32>>,
     /// Flags added to the base, as written on a command line: `--tp-size=8`, `-tp 8`,
@@ -454,6 +512,14 @@ pub enum FailureClass {
     PortInUse,
     /// Fewer requests completed than `min_completed` asks for.
     RequestsFailed,
+    /// The cluster ended the job at its time limit.
+    TimeLimit,
+    /// The node the job ran on failed.
+    NodeFailure,
+    /// The job was cancelled from outside perflab (`scancel`).
+    Cancelled,
+    /// The cluster killed the job for using more host memory than it asked for.
+    JobOutOfMemory,
 }
 
 impl FailureClass {
@@ -468,6 +534,10 @@ impl FailureClass {
             FailureClass::BenchmarkFailure => "benchmark-failure",
             FailureClass::PortInUse => "port-in-use",
             FailureClass::RequestsFailed => "requests-failed",
+            FailureClass::TimeLimit => "time-limit",
+            FailureClass::NodeFailure => "node-failure",
+            FailureClass::Cancelled => "cancelled",
+            FailureClass::JobOutOfMemory => "job-out-of-memory",
         }
     }
 }

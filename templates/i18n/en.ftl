@@ -95,6 +95,10 @@ failure-crash = the engine crashed during the run
 failure-benchmark-failure = the benchmark command failed
 failure-port-in-use = another server already listened on the engine's port
 failure-requests-failed = too few requests completed for the run to count
+failure-time-limit = the cluster stopped the job at its time limit
+failure-node-failure = the cluster node running the job failed
+failure-cancelled = the job was cancelled on the cluster
+failure-job-out-of-memory = the cluster stopped the job for using more memory than it asked for
 
 ## Stage summary: fastest against slowest variant
 summary = { $best } reaches { $best_value } against { $worst_value } for { $worst }: { $gap } { $direction ->

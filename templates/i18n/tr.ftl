@@ -85,6 +85,10 @@ failure-crash = motor koşu sırasında çöktü
 failure-benchmark-failure = benchmark komutu başarısız oldu
 failure-port-in-use = motorun portunu zaten başka bir sunucu dinliyordu
 failure-requests-failed = sonucun sayılması için yeterli istek tamamlanmadı
+failure-time-limit = küme, işi süre sınırına ulaşınca durdurdu
+failure-node-failure = işin çalıştığı küme düğümü arızalandı
+failure-cancelled = iş kümede iptal edildi
+failure-job-out-of-memory = iş, istediğinden fazla bellek kullandığı için küme tarafından durduruldu
 
 ## Aşama özeti: en hızlı ve en yavaş varyant
 summary = { $metric } — { $best }: { $best_value }; { $worst }: { $worst_value }. { $best }, { $gap } ({ $percent }) farkla { $direction ->

@@ -126,6 +126,30 @@ pub fn manifests(dir: &Path) -> Vec<Manifest> {
         .collect()
 }
 
+/// Polls `condition` every 20 ms for up to `limit`; false when it never held.
+pub fn wait_for(limit: std::time::Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    condition()
+}
+
+/// Waits for a spawned runner to end (bounded); its exit code and standard error.
+pub fn finish(mut child: std::process::Child, limit: std::time::Duration) -> (i32, String) {
+    let ended = wait_for(limit, || child.try_wait().unwrap().is_some());
+    if !ended {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(ended, "perflab run did not end: {err}");
+    (out.status.code().unwrap_or(-1), err)
+}
+
 /// Alive and not a zombie.
 pub fn running(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))

@@ -1,0 +1,408 @@
+//! Engine starts as Slurm jobs: one job a configuration, submitted with `sbatch`, followed with
+//! `squeue` and `scontrol show job`, cancelled with `scancel` (no accounting database needed).
+//!
+//! The job runs the hidden `perflab job-run ATTEMPT` on its node, which reads the [`Launch`]
+//! the runner left in the attempt's folder (`.launch.json`), runs it with the local backend (the
+//! same code that runs engines on one machine) and writes its [`Report`] beside it
+//! (`.report.json`). The runner then records the attempt exactly as for a local start. The
+//! attempt's folder must be on a file system the nodes share.
+//!
+//! `.job.json` says which job an attempt is waiting for: a runner killed with `kill -9` leaves
+//! it, and the next one follows the job (queued, running or ended) instead of submitting it
+//! again. A job the cluster ends (time limit, node failure, `scancel` from outside, out of
+//! memory) fails its runs with a class of its own.
+
+use super::local::{Backend, Event, Interrupt, Launch, LocalBackend, Report};
+use super::plan::Job;
+use crate::study::{Cluster, FailureClass, MANIFEST_SUFFIX, Manifest, RunState};
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The job an attempt waits for, in the attempt's folder until the attempt is recorded.
+pub const JOB_RECORD: &str = ".job.json";
+/// The launch the job's node runs.
+const LAUNCH: &str = ".launch.json";
+/// What the node reports.
+const REPORT: &str = ".report.json";
+/// The job's standard output and error.
+const OUTPUT: &str = ".slurm.out";
+/// The batch script.
+const SCRIPT: &str = ".job.sh";
+/// The engine record on the node (the runner's own records stay in `runs/`).
+const NODE_ENGINE_RECORD: &str = ".engine.json";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JobRecord {
+    pub id: String,
+    pub submitted_at: String,
+}
+
+impl JobRecord {
+    pub fn read(path: &Path) -> Option<JobRecord> {
+        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+    }
+}
+
+/// The cluster's settings: the study's `[cluster]`, each key a config file sets replacing it.
+pub fn merge(study: Option<&Cluster>, file: Option<&Cluster>) -> Cluster {
+    let base = study.cloned().unwrap_or_default();
+    let Some(over) = file else { return base };
+    let over = over.clone();
+    Cluster {
+        partition: over.partition.or(base.partition),
+        account: over.account.or(base.account),
+        gpus_per_node: over.gpus_per_node.or(base.gpus_per_node),
+        time_limit: over.time_limit.or(base.time_limit),
+        sbatch_args: if over.sbatch_args.is_empty() { base.sbatch_args } else { over.sbatch_args },
+        shared_dir: over.shared_dir.or(base.shared_dir),
+        perflab: over.perflab.or(base.perflab),
+        max_jobs: over.max_jobs.or(base.max_jobs),
+    }
+}
+
+/// Where a job stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobState {
+    /// Queued or running: the state as `squeue` prints it (`PENDING`, `RUNNING`, ...).
+    Active(String),
+    /// Ended: `JobState` of `scontrol show job` (`COMPLETED`, `TIMEOUT`, ...), the node, the reason.
+    Ended { state: String, node: Option<String>, reason: Option<String> },
+    /// The cluster does not know the job (purged, or another cluster's).
+    Unknown,
+}
+
+/// The failure class of a job the cluster ended, from its final state; `None` when the job ended
+/// on its own or was cancelled by this runner (`cancelled_here`).
+pub fn cluster_failure(state: &str, cancelled_here: bool) -> Option<FailureClass> {
+    match state {
+        "TIMEOUT" | "DEADLINE" => Some(FailureClass::TimeLimit),
+        "NODE_FAIL" | "BOOT_FAIL" => Some(FailureClass::NodeFailure),
+        "OUT_OF_MEMORY" => Some(FailureClass::JobOutOfMemory),
+        "CANCELLED" | "PREEMPTED" | "REVOKED" if !cancelled_here => Some(FailureClass::Cancelled),
+        _ => None,
+    }
+}
+
+/// `Key=value` of a one-line `scontrol show job -o` answer.
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.split_whitespace().find_map(|w| w.strip_prefix(key)?.strip_prefix('=')).filter(|v| !v.is_empty())
+}
+
+/// Reads `scontrol show job -o` output.
+pub fn parse_scontrol(line: &str) -> JobState {
+    let Some(state) = field(line, "JobState") else { return JobState::Unknown };
+    let node = field(line, "NodeList").filter(|n| *n != "(null)").map(str::to_string);
+    let reason = field(line, "Reason").filter(|r| *r != "None").map(str::to_string);
+    JobState::Ended { state: state.to_string(), node, reason }
+}
+
+/// Engine starts as Slurm jobs.
+#[derive(Debug, Clone)]
+pub struct SlurmBackend {
+    pub cluster: Cluster,
+    /// The `perflab` binary the job runs.
+    pub perflab: PathBuf,
+    /// How often a job's state is asked for.
+    pub poll: Duration,
+    /// Names the jobs: `perflab:<study>:<stage>/<variant>`.
+    pub study: String,
+}
+
+/// Runs a Slurm client command; its standard output, or its error as a sentence.
+fn slurm(program: &str, args: &[String]) -> Result<String, String> {
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run `{program}` (is the Slurm client installed here?): {e}"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("`{program} {}` failed ({}): {}", args.join(" "), out.status, err.trim()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `'word'` for a POSIX shell.
+pub fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+impl SlurmBackend {
+    /// The backend for the study in `dir`; refuses a study outside the cluster's `shared_dir`
+    /// and a machine without the Slurm client.
+    pub fn new(cluster: Cluster, dir: &Path) -> anyhow::Result<SlurmBackend> {
+        let dir = dir.canonicalize().with_context(|| format!("cannot find '{}'", dir.display()))?;
+        if let Some(shared) = &cluster.shared_dir {
+            let shared_path = Path::new(shared).canonicalize().with_context(|| {
+                format!("`[cluster] shared_dir`: cannot find '{shared}' (the file system the nodes share)")
+            })?;
+            if !dir.starts_with(&shared_path) {
+                bail!(
+                    "the study '{}' is not inside `[cluster] shared_dir` '{shared}': the nodes could not write its results",
+                    dir.display()
+                );
+            }
+        }
+        slurm("sbatch", &["--version".to_string()]).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let perflab = match &cluster.perflab {
+            Some(p) => PathBuf::from(p),
+            None => std::env::current_exe().context("cannot tell where the perflab binary is")?,
+        };
+        let study = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        Ok(SlurmBackend { cluster, perflab, poll: Duration::from_millis(250), study })
+    }
+
+    /// The `sbatch` arguments of a job for `launch`.
+    pub fn sbatch_args(&self, launch: &Launch) -> Vec<String> {
+        let dir = launch.dir.display().to_string();
+        let mut args = vec![
+            "--parsable".to_string(),
+            format!("--job-name=perflab:{}:{}/{}", self.study, launch.job.stage, launch.job.variant),
+            format!("--chdir={dir}"),
+            format!("--output={dir}/{OUTPUT}"),
+            "--nodes=1".to_string(),
+            "--ntasks=1".to_string(),
+        ];
+        let c = &self.cluster;
+        args.extend(c.partition.as_ref().map(|p| format!("--partition={p}")));
+        args.extend(c.account.as_ref().map(|a| format!("--account={a}")));
+        args.extend(c.time_limit.as_ref().map(|t| format!("--time={t}")));
+        if let Some(per_node) = c.gpus_per_node {
+            args.push(format!("--gpus-per-node={}", launch.job.gpus.unwrap_or(per_node)));
+        }
+        args.extend(c.sbatch_args.iter().cloned());
+        args.push(launch.dir.join(SCRIPT).display().to_string());
+        args
+    }
+
+    /// Writes the launch and the script, submits, records the job; its id.
+    fn submit(&self, launch: &Launch) -> Result<String, String> {
+        let mut on_node = launch.clone();
+        on_node.record = launch.dir.join(NODE_ENGINE_RECORD);
+        // The cluster gives the job its GPUs (and sets CUDA_VISIBLE_DEVICES itself).
+        on_node.devices = None;
+        let write = |name: &str, bytes: &[u8]| {
+            let path = launch.dir.join(name);
+            crate::durable::write(&path, bytes).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+        };
+        let json = serde_json::to_vec_pretty(&on_node).map_err(|e| e.to_string())?;
+        write(LAUNCH, &json)?;
+        let script = format!(
+            "#!/bin/sh\n# perflab: one engine start of {}/{}\nexec {} job-run {}\n",
+            launch.job.stage,
+            launch.job.variant,
+            quote(&self.perflab.display().to_string()),
+            quote(&launch.dir.display().to_string())
+        );
+        write(SCRIPT, script.as_bytes())?;
+        let out = slurm("sbatch", &self.sbatch_args(launch))?;
+        // `--parsable` prints `id` or `id;cluster`.
+        let id = out.trim().split(';').next().unwrap_or_default().to_string();
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_digit() || c == '_') {
+            return Err(format!("sbatch printed no job id: `{}`", out.trim()));
+        }
+        let record = JobRecord { id: id.clone(), submitted_at: super::local::now() };
+        write(JOB_RECORD, &serde_json::to_vec_pretty(&record).map_err(|e| e.to_string())?)?;
+        Ok(id)
+    }
+
+    /// Where job `id` stands.
+    pub fn state(&self, id: &str) -> JobState {
+        if let Ok(out) = slurm("squeue", &["-h".into(), "-j".into(), id.into(), "-o".into(), "%T".into()]) {
+            let state = out.trim();
+            if !state.is_empty() {
+                return JobState::Active(state.to_string());
+            }
+        }
+        match slurm("scontrol", &["show".into(), "job".into(), "-o".into(), id.into()]) {
+            Ok(out) => match parse_scontrol(out.trim()) {
+                JobState::Ended { state, .. } if matches!(state.as_str(), "PENDING" | "RUNNING" | "COMPLETING") => {
+                    JobState::Active(state)
+                }
+                ended => ended,
+            },
+            Err(_) => JobState::Unknown,
+        }
+    }
+
+    fn cancel(&self, id: &str, signal: Option<&str>) {
+        let mut args: Vec<String> = signal.map(|s| vec![format!("--signal={s}")]).unwrap_or_default();
+        args.push(id.to_string());
+        let _ = slurm("scancel", &args);
+    }
+
+    /// The newest attempt of a variant that waits for a job a killed runner submitted for the
+    /// same configuration: the runner follows it instead of starting a new one. A job for another
+    /// configuration (the study changed since) is cancelled and its attempt marked interrupted.
+    fn adopt(&self, variant_dir: &Path, job: &Job) -> Option<PathBuf> {
+        let attempts = variant_dir.join(crate::study::ATTEMPTS_DIR);
+        let newest = std::fs::read_dir(&attempts)
+            .ok()?
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .max()?;
+        let dir = attempts.join(newest.to_string());
+        let record = JobRecord::read(&dir.join(JOB_RECORD))?;
+        let launch: Option<Launch> =
+            std::fs::read_to_string(dir.join(LAUNCH)).ok().and_then(|t| serde_json::from_str(&t).ok());
+        let same =
+            launch.is_some_and(|l| (&l.job.argv, &l.job.env, &l.job.profiles) == (&job.argv, &job.env, &job.profiles));
+        if same {
+            return Some(dir);
+        }
+        self.cancel(&record.id, None);
+        mark_interrupted(&dir);
+        let _ = std::fs::remove_file(dir.join(JOB_RECORD));
+        None
+    }
+}
+
+/// The report the job's node wrote, once it is there.
+fn node_report(dir: &Path) -> Option<Report> {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(REPORT)).ok()?).ok()
+}
+
+/// Marks the attempt's running manifests interrupted.
+fn mark_interrupted(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.to_string_lossy().ends_with(MANIFEST_SUFFIX)
+            && let Ok(mut m) = Manifest::read(&path)
+            && m.state == RunState::Running
+        {
+            m.state = RunState::Interrupted;
+            let _ = m.write(&path);
+        }
+    }
+}
+
+impl Backend for SlurmBackend {
+    fn capacity(&self) -> Option<usize> {
+        self.cluster.max_jobs
+    }
+
+    fn follows_jobs(&self) -> bool {
+        true
+    }
+
+    fn adoptable(&self, variant_dir: &Path, job: &Job) -> Option<PathBuf> {
+        self.adopt(variant_dir, job)
+    }
+
+    /// The attempt is recorded: it no longer waits for its job.
+    fn finished(&self, dir: &Path) {
+        let _ = std::fs::remove_file(dir.join(JOB_RECORD));
+    }
+
+    fn execute(&self, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Report {
+        let started_at = super::local::now();
+        let fail = |class: FailureClass, message: String| Report {
+            started_at: started_at.clone(),
+            start_failure: Some((class, message)),
+            ..Report::default()
+        };
+        let id = match JobRecord::read(&launch.dir.join(JOB_RECORD)) {
+            Some(record) => {
+                progress(Event::Step(&format!("following Slurm job {} of an earlier run", record.id)));
+                record.id
+            }
+            None => {
+                if interrupt.requested() {
+                    return Report { started_at, interrupted: true, ..Report::default() };
+                }
+                match self.submit(launch) {
+                    Ok(id) => {
+                        progress(Event::Step(&format!("submitted Slurm job {id}")));
+                        id
+                    }
+                    Err(message) => return fail(FailureClass::StartFailure, message),
+                }
+            }
+        };
+        let mut cancelled_here = false;
+        let mut killed = false;
+        let mut told = String::new();
+        let (state, node, reason) = loop {
+            if interrupt.requested() && !cancelled_here {
+                progress(Event::Step(&format!("cancelling Slurm job {id}")));
+                self.cancel(&id, None);
+                cancelled_here = true;
+            }
+            if interrupt.urgent() && !killed {
+                self.cancel(&id, Some("KILL"));
+                killed = true;
+            }
+            match self.state(&id) {
+                // The job's script has ended and the node reported a start that ran to its end
+                // without a signal: the cluster has nothing left to say about it (its clean-up
+                // takes seconds more).
+                JobState::Active(state)
+                    if state == "COMPLETING" && node_report(&launch.dir).is_some_and(|r| !r.interrupted) =>
+                {
+                    break ("COMPLETED".to_string(), None, None);
+                }
+                JobState::Active(state) => {
+                    if state != told {
+                        progress(Event::Step(&format!("Slurm job {id}: {}", state.to_lowercase())));
+                        told = state;
+                    }
+                }
+                JobState::Ended { state, node, reason } => break (state, node, reason),
+                JobState::Unknown => break ("UNKNOWN".to_string(), None, None),
+            }
+            std::thread::sleep(self.poll);
+        };
+        let from_node = node_report(&launch.dir);
+        let had_report = from_node.is_some();
+        let mut report = from_node.unwrap_or_else(|| Report { started_at, ..Report::default() });
+        report.job_id = Some(id.clone());
+        report.node = report.node.take().or(node);
+        let reason = reason.map_or(String::new(), |r| format!(", {r}"));
+        if let Some(class) = cluster_failure(&state, cancelled_here) {
+            let message = format!("Slurm job {id} ended {state}{reason}");
+            progress(Event::Step(&message));
+            report.interrupted = false;
+            for b in &mut report.benchmarks {
+                if b.failure.is_none() && b.exit_status.is_none() {
+                    b.failure = Some((class, message.clone()));
+                }
+            }
+            report.start_failure.get_or_insert((class, message));
+        } else if cancelled_here {
+            report.interrupted = true;
+        } else if !had_report {
+            let output = super::local::tail(&launch.dir.join(OUTPUT), 5);
+            let last = output.iter().rev().find(|l| !l.trim().is_empty()).map_or("", |l| l.trim());
+            report.start_failure = Some((
+                FailureClass::StartFailure,
+                format!("Slurm job {id} ended {state}{reason} without a report; its output ends: {last}"),
+            ));
+        }
+        report
+    }
+}
+
+/// `perflab job-run DIR` on a node: runs the launch in `DIR` with the local backend and writes
+/// its report there. SIGTERM (the scheduler cancelling the job, or its time limit) stops the
+/// engine within [`super::local::JOB_GRACE`].
+pub fn run_job(dir: &Path) -> anyhow::Result<()> {
+    let path = dir.join(LAUNCH);
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read '{}'", path.display()))?;
+    let launch: Launch =
+        serde_json::from_str(&text).with_context(|| format!("'{}' is not a perflab launch", path.display()))?;
+    let interrupt = Interrupt::on_signals()?;
+    let backend = LocalBackend { devices: Vec::new(), in_job: true };
+    let mut report = backend.execute(&launch, &interrupt, &mut |event| {
+        if let Event::Step(text) = event {
+            println!("{text}");
+        }
+    });
+    report.job_id = std::env::var("SLURM_JOB_ID").ok();
+    report.node = std::env::var("SLURMD_NODENAME").ok();
+    let bytes = serde_json::to_vec_pretty(&report)?;
+    let out = dir.join(REPORT);
+    crate::durable::write(&out, &bytes).with_context(|| format!("cannot write '{}'", out.display()))?;
+    Ok(())
+}

@@ -1,0 +1,334 @@
+//! `perflab run --backend slurm` against a real Slurm cluster that each test starts with
+//! `tests/slurm/cluster.sh` (slurmctld and two slurmd on 127.0.0.1, under a temporary folder)
+//! and tears down when it ends: the example study gives what the local backend gives; Ctrl-C
+//! cancels the study's jobs; after `kill -9` the next run follows the jobs instead of submitting
+//! them again; a job past its time limit and a job cancelled from outside fail with their own
+//! class and leave no engine behind, even one that ignores SIGTERM.
+//!
+//! These tests need Slurm's daemons (`.ci/run` installs them): they are ignored by default and
+//! every test name holds `slurm`, so `cargo test -- --include-ignored --skip slurm` leaves out
+//! exactly them.
+
+mod common;
+
+use common::{example, finish, manifests, perflab, root, running, serial, tiny, wait_for};
+use perflab::analysis::{Adoption, analyze};
+use perflab::study::{FailureClass, Manifest, RunState, Study};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A cluster of this test's own; torn down (daemons and job processes) when dropped.
+struct Cluster {
+    dir: tempfile::TempDir,
+    conf: PathBuf,
+}
+
+impl Cluster {
+    fn up() -> Cluster {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Command::new("bash")
+            .arg(root().join("tests/slurm/cluster.sh"))
+            .args(["up", dir.path().to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "cluster.sh up: {}", String::from_utf8_lossy(&out.stderr));
+        let conf = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        Cluster { dir, conf }
+    }
+
+    /// A Slurm client command against this cluster; its standard output.
+    fn client(&self, program: &str, args: &[&str]) -> String {
+        let out = Command::new(program).args(args).env("SLURM_CONF", &self.conf).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `JobState` of a job.
+    fn job_state(&self, id: &str) -> String {
+        let line = self.client("scontrol", &["show", "job", "-o", id]);
+        line.split_whitespace().find_map(|w| w.strip_prefix("JobState=")).unwrap_or("").to_string()
+    }
+
+    /// The jobs queued or running.
+    fn queue(&self) -> String {
+        self.client("squeue", &["-h", "-o", "%i %T"])
+    }
+
+    fn perflab(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_perflab"));
+        c.args(args).env("SLURM_CONF", &self.conf).current_dir(root());
+        c
+    }
+
+    fn run(&self, dir: &Path) -> (i32, String) {
+        let out = self.perflab(&["run", dir.to_str().unwrap(), "--backend", "slurm"]).output().unwrap();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+
+    fn spawn(&self, dir: &Path) -> Child {
+        self.perflab(&["run", dir.to_str().unwrap(), "--backend", "slurm"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(root().join("tests/slurm/cluster.sh"))
+            .args(["down", self.dir.path().to_str().unwrap()])
+            .status();
+    }
+}
+
+/// The job records (`.job.json`) under a study's runs: attempt folder → job id.
+fn job_records(dir: &Path) -> BTreeMap<PathBuf, String> {
+    walkdir::WalkDir::new(dir.join("runs"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == ".job.json")
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+            Some((e.path().parent()?.to_path_buf(), v["id"].as_str()?.to_string()))
+        })
+        .collect()
+}
+
+/// The engine processes the nodes recorded (`.engine.json` in an attempt) or reported.
+fn node_engines(dir: &Path) -> Vec<u32> {
+    let mut pids = Vec::new();
+    if !dir.join("runs").is_dir() {
+        return pids;
+    }
+    for e in walkdir::WalkDir::new(dir.join("runs")).into_iter().filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy();
+        if (name == ".engine.json" && e.depth() > 1) || name == ".report.json" {
+            let v: serde_json::Value =
+                std::fs::read_to_string(e.path()).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+            pids.extend(v["pid"].as_u64().map(|p| p as u32));
+        }
+    }
+    pids.extend(manifests(dir).iter().filter_map(|m| m.engine_pid));
+    pids
+}
+
+fn no_engine_left(dir: &Path) {
+    for pid in node_engines(dir) {
+        assert!(wait_for(Duration::from_secs(10), || !running(pid)), "engine {pid} left running");
+    }
+}
+
+/// What "the same results" means across backends: each run's state, each stage's adopted
+/// variant, the recommended command.
+fn outcome(dir: &Path) -> (Vec<String>, Vec<String>, String) {
+    let (code, plan, err) = perflab(&["plan", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    // `stage/variant/profile  status ...` without dates.
+    let states = plan
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            Some(format!("{} {}", words.next()?, words.next()?))
+        })
+        .collect();
+    let study = Study::load(dir).unwrap();
+    let a = analyze(&study);
+    let adopted = a
+        .stages
+        .iter()
+        .map(|s| match &s.adoption {
+            Adoption::Adopted { variant, .. } => format!("{}: {variant}", s.id),
+            _ => format!("{}: kept its base", s.id),
+        })
+        .collect();
+    let command = serde_json::to_string(&a.recommended).unwrap();
+    (states, adopted, command)
+}
+
+#[test]
+#[ignore = "needs Slurm: .ci/run installs it"]
+fn slurm_runs_the_example_study_with_the_local_backends_results() {
+    let _serial = serial();
+    let cluster = Cluster::up();
+    let (_a, local) = example(None);
+    let (_b, remote) = example(None);
+    let (code, _, err) = common::run(&local, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = cluster.run(&remote);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("11 engine starts and 10 benchmark runs (2 failed)"), "{err}");
+    assert!(err.contains("submitted Slurm job"), "{err}");
+    // The stages of two or more variants had them in flight at once.
+    assert!(err.contains("; in flight: "), "{err}");
+
+    assert_eq!(outcome(&remote), outcome(&local));
+    let remote_manifests = manifests(&remote);
+    let mut jobs: Vec<String> = remote_manifests.iter().filter_map(|m| m.job_id.clone()).collect();
+    assert_eq!(jobs.len(), remote_manifests.len(), "every manifest names its job");
+    jobs.sort();
+    jobs.dedup();
+    assert_eq!(jobs.len(), 11, "one job an engine start");
+    assert!(remote_manifests.iter().all(|m| matches!(m.node.as_deref(), Some("n1" | "n2"))));
+    assert!(job_records(&remote).is_empty(), "no attempt still waits for a job");
+    assert!(cluster.queue().trim().is_empty(), "{}", cluster.queue());
+    no_engine_left(&remote);
+    common::no_temporary_files(&remote);
+    // A second run has nothing to submit.
+    let (code, err) = cluster.run(&remote);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("0 engine starts") && !err.contains("submitted"), "{err}");
+}
+
+/// The first stage of the example with engines that take 4 s to load: long enough to act on
+/// jobs while they run.
+fn slow_engine_stage() -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = example(Some(1));
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("--sim-startup-seconds 0.3", "--sim-startup-seconds 4")).unwrap();
+    (tmp, dir)
+}
+
+/// Waits until both jobs of the engine stage run; their ids.
+fn both_running(cluster: &Cluster, dir: &Path) -> Vec<String> {
+    let mut ids = Vec::new();
+    let up = wait_for(Duration::from_secs(60), || {
+        ids = job_records(dir).into_values().collect();
+        ids.len() == 2 && ids.iter().all(|id| cluster.job_state(id) == "RUNNING")
+    });
+    assert!(up, "two running jobs: {ids:?} {}", cluster.queue());
+    ids
+}
+
+#[test]
+#[ignore = "needs Slurm: .ci/run installs it"]
+fn slurm_ctrl_c_cancels_the_studys_jobs_and_the_next_run_finishes() {
+    let _serial = serial();
+    let cluster = Cluster::up();
+    let (_tmp, dir) = slow_engine_stage();
+    let child = cluster.spawn(&dir);
+    let ids = both_running(&cluster, &dir);
+    // SAFETY: kill(2) on a child process of this test.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let (code, err) = finish(child, Duration::from_secs(60));
+    assert_eq!(code, 130, "{err}");
+    assert!(err.contains("cancelling Slurm job"), "{err}");
+    for id in &ids {
+        assert_eq!(cluster.job_state(id), "CANCELLED", "job {id}");
+    }
+    assert!(cluster.queue().trim().is_empty(), "{}", cluster.queue());
+    for m in manifests(&dir) {
+        assert_eq!(m.state, RunState::Interrupted, "{m:?}");
+    }
+    assert!(job_records(&dir).is_empty());
+    no_engine_left(&dir);
+
+    let (code, err) = cluster.run(&dir);
+    assert_eq!(code, 0, "{err}");
+    let study = Study::load(&dir).unwrap();
+    assert!(study.run("engine", "sim-a", "mixed").is_some() && study.run("engine", "sim-b", "mixed").is_some());
+    no_engine_left(&dir);
+}
+
+#[test]
+#[ignore = "needs Slurm: .ci/run installs it"]
+fn slurm_after_kill_9_the_next_run_follows_its_jobs_instead_of_submitting_them_again() {
+    let _serial = serial();
+    let cluster = Cluster::up();
+    let (_tmp, dir) = slow_engine_stage();
+    let mut child = cluster.spawn(&dir);
+    let before = {
+        both_running(&cluster, &dir);
+        job_records(&dir)
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The jobs outlive the runner.
+    for id in before.values() {
+        assert_eq!(cluster.job_state(id), "RUNNING", "job {id}");
+    }
+    let (code, err) = cluster.run(&dir);
+    assert_eq!(code, 0, "{err}");
+    for (attempt, id) in &before {
+        let variant = attempt.parent().unwrap().parent().unwrap().file_name().unwrap().to_string_lossy();
+        assert!(err.contains(&format!("engine/{variant}: following Slurm job {id} of an earlier run")), "{err}");
+    }
+    // Submitted anew: only the optimized configuration's other profile, which had not started.
+    assert_eq!(err.matches("submitted Slurm job").count(), 1, "{err}");
+    assert!(err.contains("engine/sim-b: submitted Slurm job"), "{err}");
+    assert!(err.contains("3 engine starts"), "{err}");
+    for (attempt, id) in &before {
+        assert!(attempt.ends_with("attempts/1"), "{}", attempt.display());
+        for entry in std::fs::read_dir(attempt).unwrap() {
+            let path = entry.unwrap().path();
+            if path.to_string_lossy().ends_with(".manifest.json") {
+                let m = Manifest::read(&path).unwrap();
+                assert_eq!(m.state, RunState::Done, "{m:?}");
+                assert_eq!(m.job_id.as_deref(), Some(id.as_str()));
+            }
+        }
+    }
+    assert!(!dir.join("runs/engine/sim-a/attempts/2").exists(), "sim-a was not started again");
+    assert_eq!(manifests(&dir).len(), 4, "sim-a on two profiles, sim-b on two");
+    no_engine_left(&dir);
+}
+
+/// A one-variant study (with `extra` at its top) whose engine loads for ten minutes and ignores
+/// SIGTERM, with a `stop_grace` of a minute: longer than Slurm's `KillWait`.
+fn hung_engine(extra: &str) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 600 --sim-ignore-sigterm", extra);
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("start_timeout = 2\nstop_grace = 2", "start_timeout = 600\nstop_grace = 60"))
+        .unwrap();
+    (tmp, dir)
+}
+
+#[test]
+#[ignore = "needs Slurm: .ci/run installs it"]
+fn slurm_a_job_past_its_time_limit_fails_as_time_limit_and_leaves_no_engine() {
+    // Waiting only: no engine is measured, so it runs beside the other tests.
+    let cluster = Cluster::up();
+    let (_tmp, dir) = hung_engine("[cluster]\ntime_limit = \"1\"\n");
+    let (code, err) = cluster.run(&dir);
+    assert_eq!(code, 0, "{err}");
+    let m = manifests(&dir).pop().unwrap();
+    assert_eq!(m.state, RunState::Failed, "{m:?}");
+    let failure = m.failure.clone().unwrap();
+    assert_eq!(failure.class, FailureClass::TimeLimit, "{failure:?}");
+    assert!(failure.message.contains("TIMEOUT"), "{failure:?}");
+    assert!(err.contains("failed (time-limit)"), "{err}");
+    assert!(m.job_id.is_some());
+    no_engine_left(&dir);
+    assert!(!node_engines(&dir).is_empty(), "the engine was recorded");
+}
+
+#[test]
+#[ignore = "needs Slurm: .ci/run installs it"]
+fn slurm_a_job_cancelled_from_outside_fails_as_cancelled_and_leaves_no_engine() {
+    let _serial = serial();
+    let cluster = Cluster::up();
+    let (_tmp, dir) = hung_engine("");
+    let child = cluster.spawn(&dir);
+    let mut engine = None;
+    let started = wait_for(Duration::from_secs(60), || {
+        engine = node_engines(&dir).first().copied();
+        engine.is_some_and(running)
+    });
+    assert!(started, "the engine started on a node: {}", cluster.queue());
+    let id = job_records(&dir).into_values().next().unwrap();
+    cluster.client("scancel", &[&id]);
+    let (code, err) = finish(child, Duration::from_secs(60));
+    assert_eq!(code, 0, "{err}");
+    let m = manifests(&dir).pop().unwrap();
+    let failure = m.failure.clone().unwrap();
+    assert_eq!(failure.class, FailureClass::Cancelled, "{failure:?}");
+    assert!(err.contains("failed (cancelled)"), "{err}");
+    assert_eq!(m.job_id.as_deref(), Some(id.as_str()));
+    assert!(wait_for(Duration::from_secs(10), || !running(engine.unwrap())), "the engine outlived its job");
+    no_engine_left(&dir);
+}
