@@ -402,9 +402,10 @@ pub fn classify(
             return (*class, line.trim().to_string());
         }
     }
+    // A warning that quotes an exception (vLLM's about open files does) is not the cause.
     let line = log
         .iter()
-        .find(|l| EXCEPTION.is_match(l))
+        .find(|l| EXCEPTION.is_match(l) && !l.contains("WARNING") && !l.contains("Warning"))
         .or_else(|| log.iter().rev().find(|l| l.to_ascii_lowercase().contains("error")))
         .or_else(|| log.iter().rev().find(|l| !l.trim().is_empty()));
     (fallback, line.map(|l| l.trim().to_string()).unwrap_or_default())
