@@ -109,7 +109,7 @@ fn chromium_study_page_renders_and_switches_language() {
         assert!(first["details"].as_u64().unwrap() > 20, "raw blocks stay collapsed: {result}");
         let after = &result["after"];
         assert_eq!(after["lang"], "tr", "{result}");
-        assert_eq!(after["h1"], "8×H200 üzerinde GLM-5.2 işlem hacmini artırmak", "{result}");
+        assert_eq!(after["h1"], "8×H200 üzerinde GLM-5.2 işlem hacmi optimizasyonu", "{result}");
         assert!(after["path"].as_str().unwrap().ends_with("/site/tr/glm-5.2-fp8-h200.html"), "{result}");
     }
     // The index lists both studies and its switch leads to the Turkish index.

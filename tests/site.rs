@@ -82,17 +82,15 @@ fn pages_link_languages_studies_and_exports() {
     }
     let index = text(&site, "tr/index.html");
     assert!(index.contains(
-        r#"<a href="glm-5.2-fp8-h200.html"><strong>8×H200 üzerinde GLM-5.2 işlem hacmini artırmak</strong></a>"#
+        r#"<a href="glm-5.2-fp8-h200.html"><strong>8×H200 üzerinde GLM-5.2 işlem hacmi optimizasyonu</strong></a>"#
     ));
-    assert!(
-        index.contains(r#"Dengeli: 8K giriş / 1K çıkış profilinde Toplam TPS: <span class="gain">+%219,70</span>"#)
-    );
+    assert!(index.contains(r#"Toplam TPS <span class="gain">+%219,70</span> (Balanced: 8K giriş / 1K çıkış)"#));
     let root_page = text(&site, "index.html");
     assert!(root_page.contains(r#"<a href="tr/index.html" hreflang="tr" lang="tr"><strong>Türkçe</strong></a>"#));
     let summary = text(&site, "md/SUMMARY.md");
     let turkish = summary.split("# Türkçe\n").nth(1).unwrap();
     assert!(
-        turkish.contains("- [8×H200 üzerinde GLM-5.2 işlem hacmini artırmak](tr/glm-5.2-fp8-h200.md)\n"),
+        turkish.contains("- [8×H200 üzerinde GLM-5.2 işlem hacmi optimizasyonu](tr/glm-5.2-fp8-h200.md)\n"),
         "{summary}"
     );
 }

@@ -309,7 +309,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             .zip(&outcome.variants)
             .map(|(vs, vo)| VariantAnalysis {
                 id: vo.id.clone(),
-                label: vs.label.clone(),
+                label: vs.label.english().to_string(),
                 command: command(study, &vo.point.source, &vo.point.config),
                 base: vo.base.clone(),
                 outcome: Outcome::of(vo),

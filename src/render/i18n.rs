@@ -1,7 +1,12 @@
 //! Catalogs: every sentence and label of a page, one Fluent file a language
 //! (`templates/i18n/<locale>.ftl`), and the number format of each language, set in its catalog.
+//!
+//! Besides Fluent's own, a catalog has one function: `SUFFIX($value, case: "ablative")` writes a
+//! Turkish case suffix after a name, number or unit so that it follows how the value is read
+//! ("636,24 ms'den", "%2,00'lik"; see [`crate::render::suffix`]).
 
 use crate::diag::Diagnostic;
+use crate::render::suffix;
 use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::types::{FluentNumber, FluentNumberOptions};
 use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
@@ -73,6 +78,47 @@ fn mark_number<M>(value: &FluentValue, _: &M) -> Option<String> {
     }
 }
 
+/// `SUFFIX($value, case: "…")`: the value with the suffix of that case after it. A number keeps
+/// its mark, so that the catalog still formats it; it is read with a decimal comma.
+fn suffix_function<'a>(positional: &[FluentValue<'a>], named: &FluentArgs) -> FluentValue<'a> {
+    let case = match named.get("case") {
+        Some(FluentValue::String(name)) => suffix::Case::parse(name),
+        _ => None,
+    };
+    let (Some(value), Some(case)) = (positional.first(), case) else {
+        return FluentValue::Error;
+    };
+    match value {
+        FluentValue::String(text) => FluentValue::from(suffix::attach(text, case)),
+        FluentValue::Number(n) => {
+            let decimals = n.options.minimum_fraction_digits.unwrap_or(0);
+            let read = format!("{:.*}", decimals, n.value).replace('.', ",");
+            let suffixed = suffix::attach(&read, case);
+            let marked = mark_number(value, &()).unwrap_or_default();
+            FluentValue::from(format!("{marked}{}", &suffixed[read.len()..]))
+        }
+        _ => FluentValue::Error,
+    }
+}
+
+/// Every `SUFFIX(…)` of a catalog names a known case: checked when the catalog is read, so that
+/// a typo fails at its line rather than in the middle of a page.
+fn check_suffix_cases(source: &str, file: &Path) -> Result<(), I18nError> {
+    for (at, _) in source.match_indices("SUFFIX(") {
+        let call = &source[at..];
+        let call = &call[..call.find(')').unwrap_or(call.len())];
+        let case = call.split_once("case:").map(|(_, c)| c.trim().trim_matches('"'));
+        if case.and_then(suffix::Case::parse).is_none() {
+            let message = match case {
+                Some(case) => suffix::UnknownCase(case.to_string()).to_string(),
+                None => "SUFFIX needs a case (`case: \"genitive\"`)".to_string(),
+            };
+            return Err(I18nError::Syntax(Diagnostic::at(file, source, at, message)));
+        }
+    }
+    Ok(())
+}
+
 /// One language's messages.
 pub struct Catalog {
     pub locale: String,
@@ -102,10 +148,14 @@ impl Catalog {
                 _ => None,
             })
             .collect();
+        check_suffix_cases(source, file)?;
         let lang = locale.parse().unwrap_or_else(|_| unic_langid::LanguageIdentifier::default());
         let mut bundle = FluentBundle::new_concurrent(vec![lang]);
         bundle.set_use_isolating(false);
         bundle.set_formatter(Some(mark_number));
+        bundle
+            .add_function("SUFFIX", suffix_function)
+            .map_err(|e| I18nError::Syntax(Diagnostic::new(file, 0, 0, format!("cannot add SUFFIX: {e:?}"))))?;
         bundle.add_resource(resource).map_err(|errors| {
             I18nError::Syntax(Diagnostic::new(file, 0, 0, format!("duplicate or invalid message: {:?}", errors[0])))
         })?;
@@ -271,6 +321,42 @@ mod tests {
         let en = Catalog::parse("en", BUILT_IN[0].1, Path::new("en.ftl")).unwrap();
         let e = en.msg("no-such-key").unwrap_err();
         assert_eq!(e.to_string(), "catalog `en` has no message `no-such-key`");
+    }
+
+    #[test]
+    fn suffix_follows_the_value_as_read() {
+        let source = "number-decimal-separator = ,\nnumber-group-separator = .\n\
+            from-to = { SUFFIX($a, case: \"ablative\") } { SUFFIX($b, case: \"dative\") } iniyor\n\
+            threshold = { SUFFIX($t, case: \"lik\") } eşik\n\
+            count = { SUFFIX($n, case: \"locative\") }\n";
+        let tr = Catalog::parse("tr", source, Path::new("tr.ftl")).unwrap();
+        assert_eq!(
+            tr.fmt("from-to", &[("a", "636,24 ms"), ("b", "540,79 ms")]).unwrap(),
+            "636,24 ms'den 540,79 ms'ye iniyor"
+        );
+        assert_eq!(tr.fmt("threshold", &[("t", "%16,11")]).unwrap(), "%16,11'lik eşik");
+        let n = |value, decimals| [("n", Arg::Number { value, decimals })];
+        assert_eq!(tr.fmt_args("count", &n(1000.0, 0)).unwrap(), "1.000'de");
+        assert_eq!(tr.fmt_args("count", &n(4.0, 0)).unwrap(), "4'te");
+        assert_eq!(tr.fmt_args("count", &n(2.5, 2)).unwrap(), "2,50'de");
+        let turkish = Catalog::parse("tr", BUILT_IN[1].1, Path::new("tr.ftl")).unwrap();
+        let noisy = turkish.fmt_args(
+            "warning-noisy",
+            &[
+                ("count", Arg::count(2)),
+                ("spread", "%16,11".into()),
+                ("threshold", "%2,00".into()),
+                ("values", "a, b".into()),
+            ],
+        );
+        assert!(noisy.unwrap().contains("%2,00'lik gürültü eşiğinden büyük"));
+    }
+
+    #[test]
+    fn an_unknown_suffix_case_names_file_and_line() {
+        let e =
+            Catalog::parse("xx", "a = ok\nb = { SUFFIX($x, case: \"genitiv\") }\n", Path::new("xx.ftl")).unwrap_err();
+        assert!(e.to_string().starts_with("xx.ftl:2:7: SUFFIX: unknown case `genitiv`"), "{e}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod exports;
 pub mod html;
 pub mod i18n;
 pub mod markdown;
+pub mod suffix;
 pub mod view;
 
 pub use i18n::{Arg, Catalog, I18nError};

@@ -49,9 +49,9 @@ label-summary = Summary
 label-decision = Decision
 label-goal = Goal
 label-command-template = Command template
-comparison-intro = Baseline and optimized configuration on every benchmark profile. The change column compares { $metric }; a regression is a loss larger than the noise threshold.
-options-intro = One row a stage. "Against baseline" compares the stage's best variant with the baseline; "Step gain" compares what the stage adopted with the configuration it built on, and is empty where it adopted nothing.
-scenarios-intro = How the optimized configuration holds on the other workloads, with the raw results of both configurations.
+comparison-intro = The baseline and the optimized configuration on every benchmark profile. The change column compares { $metric }; a loss larger than the noise threshold is marked as a regression.
+options-intro = Each row is one stage. "Against baseline" compares the stage's best variant with the baseline; "Step gain" compares what the stage adopted with the configuration it built on, and stays empty when the stage adopted nothing.
+scenarios-intro = How the optimized configuration fares on the other workloads, with the raw results of both configurations.
 data-warnings-intro = These measurements are shown as recorded, but should not be taken at face value:
 
 ## Conclusion
@@ -84,7 +84,7 @@ variant-failed = Did not run: { $reason }.
 variant-link = Upstream discussion: { $link }
 variant-error = Error message
 variant-missing = Not measured yet.
-variant-reused = Same configuration as { $source }; that run is reused.
+variant-reused = Same configuration as { $source }, whose run is reused here.
 variant-command = Serving command
 variant-result = Benchmark result
 failure-oom = out of memory
@@ -93,7 +93,7 @@ failure-start-failure = the server does not start
 failure-start-timeout = the server did not become ready in time
 failure-crash = the engine crashed during the run
 failure-benchmark-failure = the benchmark command failed
-failure-port-in-use = another server already listened on the engine's port
+failure-port-in-use = another server was already listening on the engine's port
 failure-requests-failed = too few requests completed for the run to count
 failure-time-limit = the cluster stopped the job at its time limit
 failure-node-failure = the cluster node running the job failed
@@ -124,15 +124,15 @@ ranking-failed = { $engine } (failed: { $reason })
 ranking-not-measured = { $engine } (not measured)
 
 ## Adoption
-adoption-adopted = Adopted: { $variant }, { $gain } over { $base }.
-adoption-within-noise = Not adopted: { $variant } beats { $base } by { $gain }, which is inside the { $threshold } noise threshold, so { $base } stays.
-adoption-not-better = Not adopted: no variant beats { $base }, which stays.
-adoption-base-is-best = Nothing changes: the best variant, { $variant }, is the configuration this stage builds on.
-adoption-overridden = Adopted by the authors: { $variant } ({ $gain }). { $reason }
-adoption-overridden-none = Not adopted, by the authors' decision; { $base } stays. { $reason }
+adoption-adopted = { $variant } is adopted, { $gain } over { $base }.
+adoption-within-noise = { $variant } beats { $base } by { $gain }, inside the { $threshold } noise threshold, so nothing is adopted and { $base } stays.
+adoption-not-better = No variant beats { $base }, so nothing is adopted and { $base } stays.
+adoption-base-is-best = Nothing changes; the best variant, { $variant }, is the configuration this stage builds on.
+adoption-overridden = { $variant } is adopted by the authors' decision ({ $gain }). { $reason }
+adoption-overridden-none = Nothing is adopted, by the authors' decision; { $base } stays. { $reason }
 adoption-no-result = No variant produced a usable result; { $base } stays.
-adoption-no-result-base = Not adopted: { $base }, which this stage builds on, has no usable result to compare with, so { $base } stays.
-adoption-no-result-zero-base = Not adopted: { $base }, which this stage builds on, measures zero, so no gain can be computed and { $base } stays.
+adoption-no-result-base = { $base }, which this stage builds on, has no usable result to compare with, so nothing is adopted and { $base } stays.
+adoption-no-result-zero-base = { $base }, which this stage builds on, measures zero, so no gain can be computed; nothing is adopted and { $base } stays.
 stage-excluded = Left out of the recommended command: { $reason }
 
 ## Summary of options
@@ -159,7 +159,7 @@ warning-noisy = The same configuration was measured { $count } times, { $spread 
 warning-implausible-peak = { $count ->
         [one] One run reports a peak output throughput above what it could have streamed
        *[other] { $count } runs report a peak output throughput above what they could have streamed
-    } (its concurrency at { $stream_limit } a request, and no more than all the tokens it produced); the "Peak output token throughput" line is an artifact of the benchmark tool and is not used: { $runs }.
+    } (its concurrency times { $stream_limit } per request, and no more than all the tokens it produced); the "Peak output token throughput" line is an artifact of the benchmark tool and is not used: { $runs }.
 warning-implausible-peak-run = { $run } reports { $peak } (at most { $ceiling })
 warning-tpot-includes-waiting = { $count ->
         [one] One run prints
@@ -192,7 +192,7 @@ chart-optimized = Optimized
 ## Site (layout.html.tera, index.html.tera)
 language-name = English
 site-title = Serving optimization guides
-site-intro = Each guide finds, stage by stage, the fastest way to serve a model on given hardware. Every figure is computed from the raw benchmark results shown in the guide.
+site-intro = Each guide searches, stage by stage, for the fastest way to serve a model on a given machine. Every figure is computed from the raw benchmark results the guide shows.
 site-languages = Languages
 site-studies = Guides
 site-headline = { $gain } { $metric } on { $profile }
@@ -234,6 +234,6 @@ changes-figure-noise = { $before } → { $after } ({ $change }, within the noise
 changes-command-same = The recommended command has not changed.
 changes-command = The recommended command has changed: { $changes }.
 changes-command-engine = The recommended engine has changed from { $before } to { $after }.
-changes-command-launch = The recommended command has changed outside its flags (the engine's command or environment).
+changes-command-launch = The recommended command has changed beyond its flags (the engine's command or its environment).
 changes-command-before = Before:
 changes-command-after = Now:

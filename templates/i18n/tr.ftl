@@ -19,7 +19,7 @@ unit-tokens = { $value } token
 ## Metrik adları
 metric-total-tps = Toplam TPS
 metric-output-tps = Çıkış TPS
-metric-request-throughput = İstek hızı
+metric-request-throughput = İstek işlem hacmi
 metric-mean-tpot = Ortalama TPOT
 metric-mean-ttft = Ortalama TTFT
 metric-mean-itl = Ortalama ITL
@@ -27,12 +27,12 @@ metric-mean-e2el = Ortalama uçtan uca gecikme
 
 ## Başlıklar (page.md.tera)
 heading-conclusion = Sonuç
-heading-comparison = Öncesi ve sonrası
+heading-comparison = Optimizasyon öncesi ve sonrası
 heading-notes = Notlar
-heading-data-warnings = Dikkatle okunması gereken veriler
-heading-setup = Deney düzeneği
+heading-data-warnings = Dikkatle okunması gereken ölçümler
+heading-setup = Deney kurulumu
 heading-engines = Motor sürümleri
-heading-benchmark = Ölçüm yöntemi
+heading-benchmark = Benchmark yöntemi
 heading-profiles = Benchmark profilleri
 heading-results = Deney sonuçları
 heading-options = Optimizasyon seçeneklerinin özeti
@@ -40,16 +40,16 @@ heading-scenarios = Diğer benchmark senaryoları
 heading-accuracy = Doğruluk denetimleri
 label-summary = Özet
 label-decision = Karar
-label-goal = Hedef
+label-goal = Optimizasyon hedefi
 label-command-template = Komut şablonu
-comparison-intro = Temel ve optimize yapılandırmanın her benchmark profilindeki sonuçları. Değişim sütunu { $metric } değerlerini karşılaştırır; gürültü eşiğini aşan kayıplar gerileme olarak işaretlenir.
-options-intro = Her aşama bir satır. "Temele göre" sütunu aşamanın en iyi varyantını temel yapılandırmayla karşılaştırır; "Adım kazancı" ise aşamada benimsenen ayarı üzerine kurulduğu yapılandırmayla karşılaştırır ve hiçbir şey benimsenmediyse boş kalır.
-scenarios-intro = Optimize yapılandırmanın diğer iş yüklerinde nasıl davrandığı; iki yapılandırmanın ham sonuçlarıyla birlikte.
-data-warnings-intro = Aşağıdaki ölçümler kaydedildiği gibi gösterilir, ancak olduğu gibi kabul edilmemelidir:
+comparison-intro = Temel yapılandırma ile optimize edilmiş yapılandırma, her benchmark profilinde. Değişim sütununda { $metric } karşılaştırılır; gürültü eşiğini aşan bir kayıp gerileme olarak işaretlenir.
+options-intro = Her satır bir aşamadır. "Temele göre" sütunu aşamanın en iyi varyantını temel yapılandırmayla, "Adım kazancı" sütunu ise aşamada benimsenen ayarı üzerine kurulduğu yapılandırmayla karşılaştırır; aşama hiçbir şeyi benimsemediyse bu hücre boş kalır.
+scenarios-intro = Optimize edilmiş yapılandırmanın diğer iş yüklerindeki sonuçları, iki yapılandırmanın ham benchmark çıktılarıyla birlikte.
+data-warnings-intro = Aşağıdaki ölçümler kayıtta olduğu gibi gösteriliyor, ancak sayılarına doğrudan güvenilmemeli:
 
 ## Sonuç
 conclusion-intro = { $model } modelini { $hardware } üzerinde sunmak için önerilen yapılandırma:
-conclusion-excluded = Ölçüldü ama bu komuta alınmadı: { $stage }. { $reason }
+conclusion-excluded = { $stage } aşaması ölçüldü, ancak bu komuta alınmadı. { $reason }
 table-profile = Benchmark profili
 table-target = { $profile } (optimizasyon hedefi)
 table-baseline = Temel yapılandırma ({ $baseline }, varsayılan ayarlar)
@@ -59,14 +59,14 @@ change-regression = { $change } (gerileme)
 
 change-lost = { $change } ({ $expected } isteğin yalnızca { $completed } tanesi tamamlandı)
 change-incomplete = { $change } (yarıda kesilmiş sonuç)
-comparison-excluded = Optimize koşular, yukarıdaki komuta alınmayan ayarları da içerir.
+comparison-excluded = Optimize edilmiş koşular, yukarıdaki komuta alınmayan ayarları da içerir.
 
-## Düzenek
+## Kurulum
 setup-model = Model
 setup-hardware = Donanım
 setup-date = Tarih
 setup-tool = Araç: { $tool }
-setup-runner = Yürüten: { $runner }
+setup-runner = Çalıştıran: { $runner }
 
 ## Varyantlar
 variant-profile = Profil: { $profile }
@@ -74,53 +74,52 @@ variant-failed = Çalıştırılamadı: { $reason }.
 variant-link = İlgili tartışma: { $link }
 variant-error = Hata iletisi
 variant-missing = Henüz ölçülmedi.
-variant-reused = Yapılandırma { $source } ile aynı; o koşunun sonucu kullanılıyor.
-variant-command = Sunum komutu
+variant-reused = { $source } ile aynı yapılandırma; o koşunun sonucu burada yeniden kullanılıyor.
+variant-command = Model sunum komutu
 variant-result = Benchmark sonucu
-failure-oom = bellek yetersiz
-failure-unsupported = motor bu yapılandırmayı kabul etmiyor
-failure-start-failure = sunucu açılmıyor
+failure-oom = bellek yetmedi
+failure-unsupported = motor bu yapılandırmayı desteklemiyor
+failure-start-failure = sunucu başlamıyor
 failure-start-timeout = sunucu zamanında hazır olmadı
 failure-crash = motor koşu sırasında çöktü
-failure-benchmark-failure = benchmark komutu başarısız oldu
-failure-port-in-use = motorun portunu zaten başka bir sunucu dinliyordu
-failure-requests-failed = sonucun sayılması için yeterli istek tamamlanmadı
+failure-benchmark-failure = benchmark komutu hata verdi
+failure-port-in-use = motorun portunu başka bir sunucu zaten dinliyordu
+failure-requests-failed = koşunun sayılması için yeterli istek tamamlanmadı
 failure-time-limit = küme, işi süre sınırına ulaşınca durdurdu
-failure-node-failure = işin çalıştığı küme düğümü arızalandı
+failure-node-failure = işi çalıştıran küme düğümü arızalandı
 failure-cancelled = iş kümede iptal edildi
-failure-job-out-of-memory = iş, istediğinden fazla bellek kullandığı için küme tarafından durduruldu
+failure-job-out-of-memory = küme, istediğinden fazla bellek kullanan işi durdurdu
 
-## Aşama özeti: en hızlı ve en yavaş varyant
-summary = { $metric } — { $best }: { $best_value }; { $worst }: { $worst_value }. { $best }, { $gap } ({ $percent }) farkla { $direction ->
-        [lower] daha düşük.
-       *[higher] önde.
-    } { $secondary }
+## Aşama özeti: en hızlı varyantın en yavaş varyantla karşılaştırması
+# summary-secondary içinde $best ve $worst biçimlenmiş değerlerdir ("540,79 ms"); SUFFIX,
+# ekleri okunuşlarına göre seçer ("636,24 ms'den 540,79 ms'ye").
+summary = En iyi sonucu { $best_value } ile “{ $best }” verdi; en yavaş varyant “{ $worst }” ise { $worst_value } ölçüldü, aradaki fark { $gap } ({ $percent }). { $secondary }
 summary-secondary = { $trend ->
-        [lower] { $metric } { $worst } değerinden { $best } değerine iniyor: { $diff } ({ $percent }) azalma.
-        [higher] { $metric } { $worst } değerinden { $best } değerine çıkıyor: { $diff } artış ({ $kind ->
+        [lower] { $metric } { SUFFIX($worst, case: "ablative") } { SUFFIX($best, case: "dative") } iniyor; azalma { $diff } ({ $percent }).
+        [higher] { $metric } { SUFFIX($worst, case: "ablative") } { SUFFIX($best, case: "dative") } çıkıyor; artış { $diff } ({ $kind ->
             [latency] { $percent } daha yavaş
            *[other] { $percent } daha fazla
         }).
-       *[same] { $metric } iki varyantta da aynı ({ $best }).
+       *[same] { $metric } iki varyantta da { $best }.
     }
 ranking = Sıralama: { $ranking }
 ranking-item = { $engine } ({ $value })
-ranking-lost = { $engine } ({ $value }, { $expected } isteğin yalnızca { $completed } tanesi tamamlandı)
+ranking-lost = { $engine } ({ $value }; { $expected } isteğin yalnızca { $completed } tanesi tamamlandı)
 ranking-not-supported = { $engine } (desteklenmiyor)
 ranking-failed = { $engine } (başarısız: { $reason })
 ranking-not-measured = { $engine } (ölçülmedi)
 
 ## Benimseme
-adoption-adopted = Benimsendi: { $variant }, { $base } yapılandırmasına göre { $gain }.
-adoption-within-noise = Benimsenmedi: { $variant }, { $base } yapılandırmasını { $gain } geçiyor; bu fark { $threshold } gürültü eşiğinin içinde kaldığı için { $base } korunuyor.
-adoption-not-better = Benimsenmedi: hiçbir varyant { $base } yapılandırmasını geçemedi; o korunuyor.
-adoption-base-is-best = Değişiklik yok: en iyi varyant olan { $variant }, bu aşamanın üzerine kurulduğu yapılandırmanın kendisi.
-adoption-overridden = Yazarların kararıyla benimsendi: { $variant } ({ $gain }). { $reason }
-adoption-overridden-none = Yazarların kararıyla benimsenmedi; { $base } korunuyor. { $reason }
-adoption-no-result = Hiçbir varyant kullanılabilir sonuç vermedi; { $base } korunuyor.
-adoption-no-result-base = Benimsenmedi: bu aşamanın üzerine kurulduğu { $base } için karşılaştırılabilecek bir sonuç yok; { $base } korunuyor.
-adoption-no-result-zero-base = Benimsenmedi: bu aşamanın üzerine kurulduğu { $base } sıfır ölçülmüş; kazanç hesaplanamıyor ve { $base } korunuyor.
-stage-excluded = Önerilen komuta alınmadı: { $reason }
+adoption-adopted = “{ $variant }” benimsendi; üzerine kurulduğu “{ $base }” karşısında kazanç { $gain }.
+adoption-within-noise = “{ $variant }”, “{ $base }” karşısında { $gain } önde; ancak bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde kaldığı için benimsenmedi ve “{ $base }” korunuyor.
+adoption-not-better = Hiçbir varyant “{ $base }” karşısında öne geçemediği için değişiklik benimsenmedi; “{ $base }” korunuyor.
+adoption-base-is-best = Değişiklik yok; en iyi varyant olan “{ $variant }” zaten bu aşamanın üzerine kurulduğu yapılandırma.
+adoption-overridden = “{ $variant }” yazarların kararıyla benimsendi ({ $gain }). { $reason }
+adoption-overridden-none = Yazarların kararıyla hiçbir varyant benimsenmedi; “{ $base }” korunuyor. { $reason }
+adoption-no-result = Hiçbir varyant kullanılabilir bir sonuç vermedi; “{ $base }” korunuyor.
+adoption-no-result-base = Bu aşamanın üzerine kurulduğu “{ $base }” için karşılaştırılabilir bir sonuç olmadığından hiçbir varyant benimsenmedi; “{ $base }” korunuyor.
+adoption-no-result-zero-base = Bu aşamanın üzerine kurulduğu “{ $base }” sıfır ölçüldüğü için kazanç hesaplanamıyor; hiçbir varyant benimsenmedi ve “{ $base }” korunuyor.
+stage-excluded = Önerilen komuta alınmadı. { $reason }
 
 ## Seçeneklerin özeti
 options-stage = Aşama
@@ -128,76 +127,76 @@ options-best = En iyi varyant
 options-vs-baseline = Temele göre
 options-step = Adım kazancı
 options-baseline = Temel yapılandırma
-options-total = Toplam (optimize, temele göre)
+options-total = Toplam (optimize edilmiş yapılandırma, temele göre)
 
 ## Diğer senaryolar
-scenario-baseline-command = Temel sunum komutu
-scenario-optimized-command = Optimize sunum komutu
+scenario-baseline-command = Temel model sunum komutu
+scenario-optimized-command = Optimize edilmiş model sunum komutu
 scenario-baseline-result = Temel benchmark sonucu
-scenario-optimized-result = Optimize benchmark sonucu
+scenario-optimized-result = Optimize edilmiş benchmark sonucu
 
 ## Veri uyarıları
-warning-lost-requests = { $run }: { $expected } isteğin yalnızca { $completed } tanesi tamamlandı; bu yüzden işlem hacmi karşılaştırılamaz ve aşamayı kazanamaz.
+warning-lost-requests = { $run }: { $expected } isteğin yalnızca { $completed } tanesi tamamlandı; bu yüzden işlem hacmi karşılaştırılamaz ve koşu aşamayı kazanamaz.
 warning-incomplete = { $run }: benchmark bloğu yarıda kesilmiş; sayıları kullanılmıyor.
-warning-noisy = Aynı yapılandırma { $count } kez ölçüldü ve sonuçlar arasında { $spread } fark çıktı; bu, { $threshold } gürültü eşiğinden fazla: { $values }.
+warning-noisy = Aynı yapılandırma { $count } kez ölçüldü ve sonuçlar birbirinden { $spread } ayrılıyor; bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinden büyük: { $values }.
 warning-implausible-peak = { $count ->
-        [one] Bir koşu
-       *[other] { $count } koşu
-    }, akıtabileceğinden yüksek bir en yüksek çıkış hızı bildiriyor (istek başına { $stream_limit } hızla eş zamanlılığı kadar, ürettiği tüm token'lardan da fazla olmamak üzere); bu "Peak output token throughput" satırı ölçüm aracının bir yan etkisidir ve kullanılmaz: { $runs }.
+        [one] Bir koşunun
+       *[other] { $count } koşunun
+    } bildirdiği en yüksek çıkış işlem hacmi, koşunun akıtabileceğinin üstünde (üst sınır, eş zamanlı istek sayısının istek başına { $stream_limit } ile çarpımıdır ve koşunun ürettiği toplam token sayısını aşamaz). "Peak output token throughput" satırı benchmark aracının ürettiği yapay bir değerdir ve kullanılmaz: { $runs }.
 warning-implausible-peak-run = { $run }: { $peak } (en fazla { $ceiling })
 warning-tpot-includes-waiting = { $count ->
         [one] Bir koşunun
        *[other] { $count } koşunun
-    } yazdırdığı "TPOT", ortalama istek gecikmesinin istek başına çıkış token sayısına bölümüdür; isteklerin kuyrukta beklediği süreyi ve ilk token'a kadar geçen süreyi de içerir, ilk token'dan sonraki token'lar arasındaki süre değildir: { $runs }.
+    } yazdırdığı "TPOT", ortalama istek gecikmesinin istek başına çıkış token sayısına bölünmesiyle bulunur; bu yüzden isteklerin kuyrukta beklediği süreyi ve ilk token'a kadar geçen süreyi de içerir, ilk token'dan sonraki token'lar arasındaki süreyi göstermez: { $runs }.
 warning-tpot-includes-waiting-run = { $run }: { $tpot } = { $latency } ÷ { $tokens } token
-warning-zero-latency = { $run }: koşu token üretmesine rağmen { $metric } 0 görünüyor.
-warning-request-count = { $run }: blokta { $counted } istek sayılıyor, profil ise { $expected } istek gönderiyor.
+warning-zero-latency = { $run }: koşu token üretmiş olmasına rağmen { $metric } 0 görünüyor.
+warning-request-count = { $run }: blok { $counted } istek sayıyor, oysa profil { $expected } istek gönderir.
 
 ## Grafikler ve dışa aktarımlar
 label-data = Ham veri
 export-csv = tüm koşular (CSV)
 export-json = analiz (JSON)
-chart-stage = { $stage }: varyantların { $metric } değerleri
-chart-comparison = Her profilde temel ve optimize { $metric }
+chart-stage = { $stage }: her varyantın { $metric } sonucu
+chart-comparison = Her profilde temel ve optimize edilmiş yapılandırmanın { $metric } sonucu
 chart-progression = Benimsenen her aşamadan sonra { $metric }
 chart-failed = çalışmadı: { $reason }
-chart-lost = { $value }, { $expected } isteğin yalnızca { $completed } tanesi
+chart-lost = { $value }; { $expected } isteğin yalnızca { $completed } tanesi
 chart-incomplete = { $value }, yarıda kesildi
 chart-best = { $value } (en iyi)
 chart-baseline = Temel
-chart-optimized = Optimize
+chart-optimized = Optimize edilmiş
 
 ## Site (layout.html.tera, index.html.tera)
 language-name = Türkçe
 site-title = Model sunumu optimizasyon rehberleri
-site-intro = Her rehber, bir modeli belirli bir donanımda en hızlı sunmanın yolunu aşama aşama arar. Rehberdeki her sayı, orada gösterilen ham benchmark sonuçlarından hesaplanır.
+site-intro = Her rehber, bir modeli belirli bir donanımda en hızlı sunmanın yolunu aşama aşama arar. Rehberdeki her sayı, rehberin gösterdiği ham benchmark sonuçlarından hesaplanır.
 site-languages = Diller
 site-studies = Rehberler
-site-headline = { $profile } profilinde { $metric }: { $gain }
+site-headline = { $metric } { $gain } ({ $profile })
 site-engines = Motorlar: { $engines }
 site-skip = İçeriğe geç
 
 ## Sonuçların yaşı ve değişenler (page.md.tera, diff.md.tera)
-age-measured-with = Ölçümde kullanılanlar: { $engines }.
+age-measured-with = Ölçümde kullanılan motorlar: { $engines }.
 # Sonuçlardaki bir motor sürümü: "SGLang v0.5.9 (2026-11-29)".
 age-engine = { $engine } { $version } ({ $dates })
-age-dates = { $first } ile { $last } arası
+age-dates = { $first } – { $last }
 age-date-unknown = tarih kaydedilmemiş
 age-study-names = { $measured }; çalışma artık { $version } sürümünü belirtiyor
 age-mixed = Bu sonuçlarda farklı motor sürümleri bir arada. Aşağıdaki koşular diğerlerinden farklı bir motor sürümüyle ya da komutla ölçüldü; yeniden ölçülene kadar (`perflab run --rerun-stale`) bu koşuları içeren karşılaştırmalar geçerli değildir:
-age-outdated = Bu sonuçlar ölçüldükten sonra çalışmanın motorları değişti. Aşağıdaki koşular, çalışmanın şimdi belirttiği yapılandırmayla henüz yeniden ölçülmedi (`perflab run --rerun-stale`):
+age-outdated = Bu sonuçlar ölçüldükten sonra çalışmadaki motorlar değişti. Aşağıdaki koşular, çalışmanın şimdi belirttiği motorlarla henüz yeniden ölçülmedi (`perflab run --rerun-stale`):
 age-run = { $run }: { $engine } { $version }, { $date }; { $reasons }
 stale-version = çalışma artık { $version } sürümünü belirtiyor
 stale-engine = artık { $engine } üzerine kurulu
 stale-command = komutu değişti: { $changes }
 stale-command-other = komutu değişti
-stale-benchmark = kıyaslama komutu değişti
+stale-benchmark = benchmark komutu değişti
 flags-added = eklenen: { $flags }
 flags-removed = kaldırılan: { $flags }
 heading-changes = Neler değişti
 changes-since-previous = bu ölçümlerin yerini aldığı sonuçlar
 changes-since-revision = çalışmanın { $revision } revizyonundaki hâli
-changes-intro = Karşılaştırılan: { $since } ({ $versions }).
+changes-intro = Karşılaştırma, { $since } ile yapıldı ({ $versions }).
 changes-stage = Aşama
 changes-best-before = Önceki en iyi
 changes-best-now = Şimdiki en iyi
@@ -206,12 +205,12 @@ changes-changed = Değişti mi
 changes-yes = evet
 changes-no = hayır
 changes-baseline = Temel, { $metric }
-changes-optimized = Optimize, { $metric }
+changes-optimized = Optimize edilmiş, { $metric }
 changes-figure = { $before } → { $after } ({ $change })
 changes-figure-noise = { $before } → { $after } ({ $change }, gürültü eşiğinin içinde)
 changes-command-same = Önerilen komut değişmedi.
 changes-command = Önerilen komut değişti: { $changes }.
-changes-command-engine = Önerilen motor { $before } yerine artık { $after }.
-changes-command-launch = Önerilen komut, bayrakları dışında değişti (motorun komutu ya da ortam değişkenleri).
+changes-command-engine = Önerilen motor değişti: { $before } yerine artık { $after }.
+changes-command-launch = Önerilen komut, bayraklarının dışında da değişti (motorun komutu ya da ortam değişkenleri).
 changes-command-before = Önce:
 changes-command-after = Şimdi:

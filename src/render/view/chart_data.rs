@@ -17,7 +17,8 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
         // The stage's best as the adoption sees it.
         let best = a.options.iter().find(|o| o.stage == sa.id).and_then(|o| o.best.clone());
         let mut bars = Vec::new();
-        for v in &sa.variants {
+        // The analysis lists a stage's variants in the study's order.
+        for (v, vs) in sa.variants.iter().zip(&ss.variants) {
             let value = v.measure.as_ref().and_then(|m| m.value);
             let shown = x.value(&a.objective, value)?;
             let (kind, note) = match &v.outcome {
@@ -43,7 +44,7 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
                 Outcome::Ran => (BarKind::Plain, shown),
             };
             let value = if kind == BarKind::Failed { None } else { value };
-            bars.push(Bar { label: v.label.clone(), value, kind, note });
+            bars.push(Bar { label: vs.label.get(&c.locale).to_string(), value, kind, note });
         }
         let title = c.fmt("chart-stage", &[("stage", ss.title.get(&c.locale)), ("metric", &axis)])?;
         out.push((stage_chart(&sa.id), crate::render::charts::bars(&title, &axis, &bars, &ticks)));

@@ -208,7 +208,9 @@ impl Ctx<'_> {
 
     /// `stage/variant` → the variant's label.
     pub(super) fn label(&self, reference: &str) -> String {
-        self.study.variant(reference).map_or(reference.to_string(), |(_, v)| markdown::plain(&v.label))
+        self.study
+            .variant(reference)
+            .map_or(reference.to_string(), |(_, v)| markdown::plain(v.label.get(&self.c.locale)))
     }
 
     pub(super) fn profile_name(&self, id: &str) -> String {

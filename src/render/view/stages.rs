@@ -96,7 +96,7 @@ impl Ctx<'_> {
         };
         Ok(VariantView {
             id: va.id.clone(),
-            label: markdown::plain(&va.label),
+            label: markdown::plain(vs.label.get(&c.locale)),
             facts,
             command: x.collapsible("variant-command", shell(&va.command), "bash")?,
             error,
