@@ -7,11 +7,17 @@
 //! site/<locale>/index.html              the studies
 //! site/<locale>/<study>.html            a study's page
 //! site/md/SUMMARY.md                    the mdBook (all languages), book.toml points here
-//! site/md/<locale>/SUMMARY.md           one language's book
+//! site/md/perflab.css                   the marks of gains and losses, for mdBook and mkdocs
+//! site/md/<locale>/SUMMARY.md           one language's book, with its book.toml and perflab.css
 //! site/md/<locale>/<study>.md           a study's page as Markdown
 //! site/md/<locale>/<study>/*.svg        its charts
-//! site/md/data/<study>.csv / .json      exports: every run, the analysis
+//! site/md/<locale>/<study>/<study>.csv  its exports beside it (and .json): a page and its
+//!                                       folder copied into another site keep every link
+//! site/md/data/<study>.csv / .json      exports: every run, the analysis (the HTML pages')
 //! ```
+//!
+//! Pages in another language than the book's (`book.toml`, English) are wrapped in
+//! `<div lang="…">` in the CommonMark flavour, so that the bilingual book marks them as such.
 
 use crate::analysis::{Analysis, analyze};
 use crate::render::html;
@@ -95,23 +101,34 @@ impl Site {
         let analyses: Vec<Analysis> = studies.iter().map(analyze).collect();
         let locales = renderer.locales();
         let mut summary_all = String::from("# Summary\n");
-        for study in studies.iter().zip(&analyses) {
-            let (study, analysis) = study;
-            site.add(format!("md/data/{}.csv", study.id), crate::render::exports::csv(study, analysis)?);
-            site.add(format!("md/data/{}.json", study.id), crate::render::exports::json(analysis)?);
+        let mut exports = Vec::new();
+        for (study, analysis) in studies.iter().zip(&analyses) {
+            let csv = crate::render::exports::csv(study, analysis)?;
+            let json = crate::render::exports::json(analysis)?;
+            site.add(format!("md/data/{}.csv", study.id), csv.clone());
+            site.add(format!("md/data/{}.json", study.id), json.clone());
+            exports.push((csv, json));
         }
+        site.add("md/perflab.css".to_string(), renderer.markdown_css().as_bytes().to_vec());
         for locale in &locales {
             let catalog = renderer.catalog(locale)?;
+            site.add(format!("md/{locale}/book.toml"), book_toml(&catalog.msg("site-title")?, locale).into_bytes());
+            site.add(format!("md/{locale}/perflab.css"), renderer.markdown_css().as_bytes().to_vec());
             let mut summary = String::from("# Summary\n\n");
             summary_all.push_str(&format!("\n# {}\n\n", catalog.msg("language-name")?));
             let mut index = Vec::new();
-            for (study, analysis) in studies.iter().zip(&analyses) {
+            for ((study, analysis), (csv, json)) in studies.iter().zip(&analyses).zip(&exports) {
                 let id = &study.id;
                 let title = study.spec.title.get(locale).to_string();
                 for (name, svg) in view::charts(study, analysis, catalog)? {
                     site.add(format!("md/{locale}/{id}/{name}"), svg.into_bytes());
                 }
-                let md = renderer.page(study, analysis, locale, flavor, &Links::markdown(id))?;
+                site.add(format!("md/{locale}/{id}/{id}.csv"), csv.clone());
+                site.add(format!("md/{locale}/{id}/{id}.json"), json.clone());
+                let mut md = renderer.page(study, analysis, locale, flavor, &Links::markdown(id))?;
+                if flavor == Flavor::Commonmark && locale != crate::render::i18n::SOURCE_LOCALE {
+                    md = format!("<div lang=\"{}\">\n\n{md}\n</div>\n", html::escape(locale));
+                }
                 site.add(format!("md/{locale}/{id}.md"), md.into_bytes());
                 let link = url_path(&format!("{id}.md"));
                 summary.push_str(&format!("- [{}]({link})\n", markdown::plain(&title)));
@@ -221,6 +238,20 @@ impl Site {
         }
         Ok(self.files.len())
     }
+}
+
+/// One language's mdBook (`site/md/<locale>/book.toml`): its pages are the folder itself, its
+/// `language` the locale, so that mdBook marks every page with it.
+fn book_toml(title: &str, locale: &str) -> String {
+    let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+    format!(
+        "# One language's book: `mdbook build` here writes it to book/.\n\
+         [book]\ntitle = {}\nlanguage = {}\nsrc = \".\"\n\n\
+         [build]\ncreate-missing = false\n\n\
+         [output.html]\nadditional-css = [\"perflab.css\"]\n",
+        quote(title),
+        quote(locale)
+    )
 }
 
 /// A link for an HTML attribute (the templates print it as it is): percent-encoded, then

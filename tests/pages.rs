@@ -40,10 +40,10 @@ fn pages_are_byte_identical_across_runs() {
 fn figures_are_formatted_per_locale() {
     let en = page("glm-5.2-fp8-h200", "en", Flavor::Commonmark);
     let tr = page("glm-5.2-fp8-h200", "tr", Flavor::Commonmark);
-    assert!(en.contains(r#"| <span class="gain">+219.70%</span> |"#), "English percentages");
-    assert!(tr.contains(r#"| <span class="gain">+%219,70</span> |"#), "Turkish percentages");
-    assert!(en.contains(r#"<span class="loss">−52.90%</span> (regression)"#));
-    assert!(tr.contains(r#"<span class="loss">−%52,90</span> (gerileme)"#));
+    assert!(en.contains(r#"| <span class="gain">▲ +219.70%</span> |"#), "English percentages");
+    assert!(tr.contains(r#"| <span class="gain">▲ +%219,70</span> |"#), "Turkish percentages");
+    assert!(en.contains(r#"<span class="loss">▼ −52.90%</span> (regression)"#));
+    assert!(tr.contains(r#"<span class="loss">▼ −%52,90</span> (gerileme)"#));
     assert!(tr.contains("13.760,98 token/sn"));
     // Raw blocks stay verbatim whatever the locale.
     assert!(tr.contains("Total Token throughput (tok/s):          13760.98\n"));

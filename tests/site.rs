@@ -72,8 +72,8 @@ fn pages_link_languages_studies_and_exports() {
     assert!(page.contains(r#"<a href="../tr/glm-5.2-fp8-h200.html" hreflang="tr" lang="tr">Türkçe</a>"#));
     assert!(page.contains(r#"<a href="deepseek-v3.2-h200.html">Optimizing DeepSeek-V3.2 throughput on 8×H200</a>"#));
     assert!(page.contains(r#"href="../md/data/glm-5.2-fp8-h200.csv""#));
-    assert!(page.contains(r#"<span class="gain">+219.70%</span>"#));
-    assert!(page.contains(r#"<span class="loss">−52.90%</span> (regression)"#));
+    assert!(page.contains(r#"<span class="gain">▲ +219.70%</span>"#));
+    assert!(page.contains(r#"<span class="loss">▼ −52.90%</span> (regression)"#));
     assert_eq!(page.matches("<figure class=\"chart\"><svg").count(), 2 + 7, "comparison, progression and one a stage");
     assert!(page.contains("<details>\n<summary>Benchmark result</summary>"));
     // Nothing is fetched from elsewhere: no scripts, no stylesheets, no remote images.
@@ -84,7 +84,7 @@ fn pages_link_languages_studies_and_exports() {
     assert!(index.contains(
         r#"<a href="glm-5.2-fp8-h200.html"><strong>8×H200 üzerinde GLM-5.2 işlem hacmi optimizasyonu</strong></a>"#
     ));
-    assert!(index.contains(r#"Toplam TPS <span class="gain">+%219,70</span> (Balanced: 8K giriş / 1K çıkış)"#));
+    assert!(index.contains(r#"Toplam TPS <span class="gain">▲ +%219,70</span> (Balanced: 8K giriş / 1K çıkış)"#));
     let root_page = text(&site, "index.html");
     assert!(root_page.contains(r#"<a href="tr/index.html" hreflang="tr" lang="tr"><strong>Türkçe</strong></a>"#));
     let summary = text(&site, "md/SUMMARY.md");
@@ -160,5 +160,7 @@ fn mdbook_renders_the_book() {
     assert!(status.success());
     let page = std::fs::read_to_string(book.join("tr/glm-5.2-fp8-h200.html")).unwrap();
     assert!(page.contains("Deney sonuçları"));
+    // The book is English; its Turkish pages say they are not.
+    assert!(page.contains("<div lang=\"tr\">"), "{page}");
     assert!(book.join("en/glm-5.2-fp8-h200/stage-engine.svg").is_file(), "charts are in the book");
 }

@@ -161,11 +161,8 @@ impl Ctx<'_> {
             None => self.c.msg("value-missing")?,
             Some(p) => {
                 let text = self.c.percent(p, true, *self.study.spec.display.percent_decimals.get_ref())?;
-                match ch.improvement.map(|g| Delta::new(g, 0.0).trend) {
-                    Some(Trend::Higher) => format!("<span class=\"gain\">{text}</span>"),
-                    Some(Trend::Lower) => format!("<span class=\"loss\">{text}</span>"),
-                    _ => text,
-                }
+                let trend = ch.improvement.map_or(Trend::Same, |g| Delta::new(g, 0.0).trend);
+                crate::render::view::marked(trend, &text)
             }
         };
         let key = if ch.beyond_noise { "changes-figure" } else { "changes-figure-noise" };

@@ -78,6 +78,81 @@ pub fn url_path(path: &str) -> String {
     out
 }
 
+/// A heading's id: lower case ASCII letters and digits joined by `-`, Turkish letters by their
+/// base letter ("1. Çıkarım motoru seçimi" → `1-cikarim-motoru-secimi`), so that an id keeps
+/// every word of its heading where a tool's own slugs would drop "ı".
+pub fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        let c = match c {
+            'ı' | 'İ' | 'î' | 'Î' => 'i',
+            'ğ' | 'Ğ' => 'g',
+            'ü' | 'Ü' | 'û' | 'Û' => 'u',
+            'ş' | 'Ş' => 's',
+            'ö' | 'Ö' => 'o',
+            'ç' | 'Ç' => 'c',
+            'â' | 'Â' => 'a',
+            c => c.to_ascii_lowercase(),
+        };
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    if out.is_empty() { "section".to_string() } else { out }
+}
+
+/// Markdown whose ATX headings (outside code blocks) carry explicit ids, `## Heading { #id }`,
+/// as mkdocs' `attr_list` reads them; a repeated id gets `-2`, `-3`, ….
+pub fn with_heading_ids(markdown: &str) -> String {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut fence: Option<String> = None;
+    let mut out = String::with_capacity(markdown.len() + 1024);
+    for line in markdown.lines() {
+        let t = line.trim_start();
+        let ticks: String = t.chars().take_while(|&c| c == '`').collect();
+        if let Some(open) = &fence {
+            if ticks.len() >= open.len() && t.trim_end() == ticks {
+                fence = None;
+            }
+        } else if ticks.len() >= 3 {
+            fence = Some(ticks);
+        } else if let Some(text) = heading_text(line) {
+            let base = slug(&plain_heading(text));
+            let n = seen.entry(base.clone()).or_insert(0);
+            *n += 1;
+            let id = if *n == 1 { base } else { format!("{base}-{n}") };
+            out.push_str(&format!("{} {{ #{id} }}\n", line.trim_end()));
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The text of an ATX heading line (`## Text`), if the line is one.
+fn heading_text(line: &str) -> Option<&str> {
+    let hashes = line.bytes().take_while(|&b| b == b'#').count();
+    let rest = &line[hashes..];
+    ((1..=6).contains(&hashes) && rest.starts_with(' ')).then(|| rest.trim())
+}
+
+/// A heading's words as a reader sees them: without Markdown's marks and entities.
+fn plain_heading(text: &str) -> String {
+    let mut out = String::new();
+    for event in Parser::new_ext(text, options()) {
+        if let Event::Text(t) | Event::Code(t) = event {
+            out.push_str(&t);
+        }
+    }
+    out
+}
+
 /// Study prose (Markdown) for a page: raw HTML is shown as text, links and images to addresses
 /// [`link_allowed`] refuses become their text, and link reference definitions to them are
 /// turned into text. Everything else is kept as written.
@@ -140,6 +215,24 @@ pub fn prose(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slugs_keep_turkish_words() {
+        assert_eq!(slug("1. Çıkarım motoru seçimi"), "1-cikarim-motoru-secimi");
+        assert_eq!(slug("Deney kurulumu"), "deney-kurulumu");
+        assert_eq!(slug("İşlem hacmi: ÖZET"), "islem-hacmi-ozet");
+        assert_eq!(slug("SGLang: TP + DP Attention"), "sglang-tp-dp-attention");
+        assert_eq!(slug("—"), "section");
+    }
+
+    #[test]
+    fn headings_get_unique_ids_outside_code() {
+        let md = "# Başlık\n\n## vLLM\n\n```bash\n# not a heading\n```\n\n#### vLLM\n\n#hashtag\n";
+        assert_eq!(
+            with_heading_ids(md),
+            "# Başlık { #baslik }\n\n## vLLM { #vllm }\n\n```bash\n# not a heading\n```\n\n#### vLLM { #vllm-2 }\n\n#hashtag\n"
+        );
+    }
 
     fn html(md: &str) -> String {
         let mut out = String::new();

@@ -30,6 +30,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("index.html.tera", include_str!("../../templates/index.html.tera")),
     ("root.html.tera", include_str!("../../templates/root.html.tera")),
     ("site.css", include_str!("../../templates/site.css")),
+    ("markdown.css", include_str!("../../templates/markdown.css")),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +60,7 @@ pub struct Renderer {
     catalogs: BTreeMap<String, Arc<Catalog>>,
     tera: HashMap<String, Tera>,
     css: String,
+    markdown_css: String,
 }
 
 impl Renderer {
@@ -78,7 +80,8 @@ impl Renderer {
                 }
             }
         }
-        let css = sources.iter().find(|(n, _)| n == "site.css").map(|(_, s)| s.clone()).unwrap_or_default();
+        let file = |name: &str| sources.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone()).unwrap_or_default();
+        let (css, markdown_css) = (file("site.css"), file("markdown.css"));
         sources.retain(|(n, _)| n.ends_with(".tera"));
         let mut tera = HashMap::new();
         for (locale, catalog) in &catalogs {
@@ -88,7 +91,13 @@ impl Renderer {
             register(&mut t, catalog.clone());
             tera.insert(locale.clone(), t);
         }
-        Ok(Renderer { catalogs, tera, css })
+        Ok(Renderer { catalogs, tera, css, markdown_css })
+    }
+
+    /// The style sheet of the Markdown pages' marks, for mkdocs' `extra_css` and mdBook's
+    /// `additional-css` (`templates/markdown.css`).
+    pub fn markdown_css(&self) -> &str {
+        &self.markdown_css
     }
 
     /// Renders an HTML template (`page.html.tera`, `index.html.tera`, `root.html.tera`) in one
@@ -123,8 +132,9 @@ impl Renderer {
         let tera = &self.tera[locale];
         let mut context = tera::Context::new();
         context.insert("page", &view);
-        let text = tera.render("page.md.tera", &context).map_err(template_error)?;
-        Ok(tidy(&text))
+        let text = tidy(&tera.render("page.md.tera", &context).map_err(template_error)?);
+        // mkdocs makes its own ids from headings and drops letters such as "ı" from them.
+        Ok(if flavor == Flavor::Mkdocs { markdown::with_heading_ids(&text) } else { text })
     }
 
     /// `perflab diff` in one language: the page's "what changed" section on its own.

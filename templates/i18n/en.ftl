@@ -237,3 +237,6 @@ changes-command-engine = The recommended engine has changed from { $before } to 
 changes-command-launch = The recommended command has changed beyond its flags (the engine's command or its environment).
 changes-command-before = Before:
 changes-command-after = Now:
+
+## Issue 14, words and drop-in Markdown: the title of a warning box in mkdocs-material
+admonition-warning = Warning

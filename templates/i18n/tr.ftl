@@ -214,3 +214,6 @@ changes-command-engine = Önerilen motor değişti: { $before } yerine artık { 
 changes-command-launch = Önerilen komut, bayraklarının dışında da değişti (motorun komutu ya da ortam değişkenleri).
 changes-command-before = Önce:
 changes-command-after = Şimdi:
+
+## Issue 14, words and drop-in Markdown: the title of a warning box in mkdocs-material
+admonition-warning = Uyarı

@@ -36,17 +36,24 @@ impl Ctx<'_> {
             ("ratio-slower", remaining, "loss")
         };
         let text = self.c.fmt_args(key, &[("value", Arg::Number { value: factor, decimals })]);
-        Some(text.map(|t| format!("<span class=\"{class}\">{t}</span>")))
+        Some(text.map(|t| marked(if class == "gain" { Trend::Higher } else { Trend::Lower }, &t)))
     }
 
     /// A signed gain of the objective marked as a gain or a loss (green or red on the site).
     pub(in crate::render) fn signed(&self, p: f64) -> Result<String, I18nError> {
         let p = self.shown_gain(p);
         let text = self.percent(p, true)?;
-        Ok(match Delta::new(p, 0.0).trend {
-            Trend::Higher => format!("<span class=\"gain\">{text}</span>"),
-            Trend::Lower => format!("<span class=\"loss\">{text}</span>"),
-            Trend::Same => text,
-        })
+        Ok(marked(Delta::new(p, 0.0).trend, &text))
+    }
+}
+
+/// A change marked as a gain (▲) or a loss (▼): in the text itself, so that the mark survives
+/// where perflab's CSS does not come along (GitHub, mkdocs, mdBook), and in a class that colours
+/// it where it does.
+pub(in crate::render) fn marked(trend: Trend, text: &str) -> String {
+    match trend {
+        Trend::Higher => format!("<span class=\"gain\">▲ {text}</span>"),
+        Trend::Lower => format!("<span class=\"loss\">▼ {text}</span>"),
+        Trend::Same => text.to_string(),
     }
 }

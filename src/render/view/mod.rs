@@ -10,6 +10,7 @@
 mod chart_data;
 mod conclusion;
 mod gains;
+pub(in crate::render) use gains::marked;
 mod results;
 mod setup;
 mod stages;
@@ -41,14 +42,16 @@ pub enum Flavor {
 pub struct Links {
     /// Prefix of chart files, e.g. `glm/` for `glm/stage-engine.svg`.
     pub charts: String,
-    /// Prefix of the exports, e.g. `../data/`.
+    /// Prefix of the exports, e.g. `glm/` for `glm/glm.csv`.
     pub data: String,
 }
 
 impl Links {
-    /// The links of a Markdown page at `<locale>/<study>.md` beside `data/`.
+    /// The links of a Markdown page at `<locale>/<study>.md`: its charts and exports are in the
+    /// folder `<locale>/<study>/` beside it, so that the page and that folder can be copied into
+    /// another site as they are.
     pub fn markdown(study: &str) -> Links {
-        Links { charts: format!("{study}/"), data: "../data/".to_string() }
+        Links { charts: format!("{study}/"), data: format!("{study}/") }
     }
 }
 
