@@ -9,6 +9,7 @@ mod parse;
 mod plan;
 mod report;
 mod run;
+mod translations;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -49,6 +50,25 @@ pub enum Command {
         /// Folder holding the studies.
         #[arg(long, default_value = "results", value_name = "DIR")]
         results: PathBuf,
+    },
+    /// List, per language, every study text with no translation: the page in that language shows
+    /// it in English (and marks it `lang="en"`).
+    ///
+    /// Prints each as `file:line:col: message`; exit code 1 when there is one.
+    #[command(display_order = 3)]
+    Translations {
+        /// Study folders or ids under --results (default: every study there).
+        #[arg(value_name = "STUDY")]
+        studies: Vec<String>,
+        /// Languages to list (default: every catalog's but English).
+        #[arg(long = "lang", value_name = "LANG")]
+        langs: Vec<String>,
+        /// Folder holding the studies.
+        #[arg(long, default_value = "results", value_name = "DIR")]
+        results: PathBuf,
+        /// Folder whose i18n/*.ftl catalogs add languages to the built-in ones.
+        #[arg(long, default_value = "templates", value_name = "DIR")]
+        templates: PathBuf,
     },
     /// Print a study's page in one language as Markdown.
     #[command(display_order = 7)]
@@ -206,6 +226,9 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Parse { files } => parse::run(&files),
         Command::Check { studies, results } => check::run(&studies, &results),
+        Command::Translations { studies, langs, results, templates } => {
+            translations::run(&studies, &results, &templates, &langs)
+        }
         Command::Analyze { study, results } => analyze::run(&study, &results),
         Command::Bench(args) => bench::run(&args),
         Command::Plan { study, results } => plan::run(&study, &results),

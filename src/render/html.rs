@@ -1,7 +1,7 @@
 //! Markdown → HTML with pulldown-cmark. Charts referenced as images are put inline, tables get a
 //! scrolling wrapper for narrow screens. Study text reaches this point already made safe by the
 //! view ([`super::markdown`]); as a second line of defence, raw HTML other than the page's own
-//! tags (`<details>`, `<summary>`, `<span class>`, `<br>`) is shown as text, and links to
+//! tags (`<details>`, `<summary>`, `<span class>`, `<br>`, `lang` on `<span>` and `<div>`) is shown as text, and links to
 //! addresses that are not allowed lose their link.
 
 use super::markdown;
@@ -13,10 +13,16 @@ fn own_html(raw: &str) -> bool {
     while let Some(start) = rest.find('<') {
         let Some(len) = rest[start..].find('>') else { return false };
         let tag = &rest[start..start + len + 1];
-        let allowed = matches!(tag, "<details>" | "</details>" | "<summary>" | "</summary>" | "<br>" | "</span>")
-            || (tag.starts_with("<span class=\"")
+        let attribute = |open: &str| {
+            tag.starts_with(open)
                 && tag.ends_with("\">")
-                && tag["<span class=\"".len()..tag.len() - 2].chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+                && tag[open.len()..tag.len() - 2].chars().all(|c| c.is_ascii_lowercase() || c == '-')
+        };
+        let allowed =
+            matches!(tag, "<details>" | "</details>" | "<summary>" | "</summary>" | "<br>" | "</span>" | "</div>")
+                || attribute("<span class=\"")
+                || attribute("<span lang=\"")
+                || attribute("<div lang=\"");
         if !allowed {
             return false;
         }

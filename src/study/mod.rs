@@ -17,6 +17,7 @@ mod config;
 mod history;
 mod manifest;
 mod spec;
+pub mod translations;
 
 pub use config::{Config, Flag, FlagChanges, Identity};
 pub use history::{Provenance, RECORDED_FILE, Recorded, read_recorded, write_recorded};

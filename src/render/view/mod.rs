@@ -175,7 +175,20 @@ pub(super) struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn text(&self, t: &Text) -> String {
-        markdown::prose(t.get(&self.c.locale))
+        self.in_english_if(t.falls_back(&self.c.locale), markdown::prose(t.get(&self.c.locale)))
+    }
+
+    /// Study text shown in English on a page in another language (it has no translation; see
+    /// `perflab translations`), marked `lang="en"` so that a browser, a screen reader or a
+    /// translation tool reads it as English.
+    fn in_english_if(&self, falls_back: bool, markdown: String) -> String {
+        if !falls_back || self.c.locale == crate::render::i18n::SOURCE_LOCALE {
+            markdown
+        } else if markdown.contains("\n\n") {
+            format!("<div lang=\"en\">\n\n{markdown}\n\n</div>")
+        } else {
+            format!("<span lang=\"en\">{markdown}</span>")
+        }
     }
 
     fn texts(&self, ts: &[Text]) -> Vec<String> {
@@ -211,9 +224,9 @@ impl Ctx<'_> {
 
     /// `stage/variant` → the variant's label.
     pub(super) fn label(&self, reference: &str) -> String {
-        self.study
-            .variant(reference)
-            .map_or(reference.to_string(), |(_, v)| markdown::plain(v.label.get(&self.c.locale)))
+        self.study.variant(reference).map_or(reference.to_string(), |(_, v)| {
+            self.in_english_if(v.label.falls_back(&self.c.locale), markdown::plain(v.label.get(&self.c.locale)))
+        })
     }
 
     pub(super) fn profile_name(&self, id: &str) -> String {

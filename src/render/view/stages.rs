@@ -96,7 +96,7 @@ impl Ctx<'_> {
         };
         Ok(VariantView {
             id: va.id.clone(),
-            label: markdown::plain(vs.label.get(&c.locale)),
+            label: x.in_english_if(vs.label.falls_back(&c.locale), markdown::plain(vs.label.get(&c.locale))),
             facts,
             command: x.collapsible("variant-command", shell(&va.command), "bash")?,
             error,
