@@ -198,10 +198,23 @@ impl Analysis {
         self.stages.iter().find(|s| s.id == id)
     }
 
-    /// The warnings about a run (`stage/variant/profile`) shown beside it; warnings about the
-    /// study as a whole are left out.
-    pub fn warnings_for(&self, run: &str) -> Vec<&Warning> {
-        self.warnings.iter().filter(|w| !w.study_wide() && w.runs().contains(&run)).collect()
+    /// The places of the page that show a run (`stage/variant/profile`): the stages whose
+    /// variants measure it (itself or reused), otherwise the other scenarios when they do.
+    pub fn shown_in(&self, run: &str) -> Vec<warnings::Place> {
+        let stages: Vec<warnings::Place> = self
+            .stages
+            .iter()
+            .filter(|s| s.variants.iter().any(|v| v.measure.as_ref().is_some_and(|m| m.run == run)))
+            .map(|s| warnings::Place::Stage(s.id.clone()))
+            .collect();
+        let in_scenarios =
+            self.scenarios.iter().flat_map(|s| [&s.baseline, &s.optimized]).flatten().any(|m| m.run == run);
+        if stages.is_empty() && in_scenarios { vec![warnings::Place::Scenarios] } else { stages }
+    }
+
+    /// The page's warnings, one group a kind, each placed where the page shows its runs.
+    pub fn warning_groups(&self) -> Vec<warnings::WarningGroup> {
+        warnings::group(&self.warnings, &|run| self.shown_in(run))
     }
 }
 

@@ -91,7 +91,86 @@ pub enum Warning {
     RequestCount { run: String, counted: u64, expected: u64 },
 }
 
+/// The kinds of [`Warning`], in the order a page shows them: what bears on a decision first,
+/// artifacts of the benchmark tool in metrics the page does not rank by last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WarningKind {
+    Noisy,
+    LostRequests,
+    Incomplete,
+    RequestCount,
+    ZeroLatency,
+    ImplausiblePeak,
+    TpotIncludesWaiting,
+}
+
+/// Where a page shows a group of warnings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "place", content = "stage")]
+pub enum Place {
+    /// With the data to read with care, near the top of the page.
+    Study,
+    /// In the stage (by id) that shows every run the group lists.
+    Stage(String),
+    /// Among the other benchmark scenarios.
+    Scenarios,
+}
+
+/// Every warning of one kind on a page, in one box at one place.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WarningGroup {
+    pub kind: WarningKind,
+    pub place: Place,
+    pub warnings: Vec<Warning>,
+}
+
+/// Groups `warnings` by kind, one group a kind, in [`WarningKind`] order. A group goes where
+/// the page shows the runs it concerns: `shown_in` gives the places that show a run. A kind
+/// that concerns the study as a whole ([`Warning::study_wide`]), or whose runs are shown in more
+/// than one place or nowhere, goes to [`Place::Study`].
+pub fn group(warnings: &[Warning], shown_in: &dyn Fn(&str) -> Vec<Place>) -> Vec<WarningGroup> {
+    let mut by_kind: BTreeMap<WarningKind, Vec<Warning>> = BTreeMap::new();
+    for w in warnings {
+        by_kind.entry(w.kind()).or_default().push(w.clone());
+    }
+    by_kind
+        .into_iter()
+        .map(|(kind, warnings)| {
+            let mut places: Vec<Place> = Vec::new();
+            for run in warnings.iter().flat_map(|w| w.runs()) {
+                let here = shown_in(run);
+                if here.is_empty() {
+                    places.push(Place::Study);
+                }
+                for p in here {
+                    if !places.contains(&p) {
+                        places.push(p);
+                    }
+                }
+            }
+            let place = match places.as_slice() {
+                [one] if !warnings.iter().any(Warning::study_wide) => one.clone(),
+                _ => Place::Study,
+            };
+            WarningGroup { kind, place, warnings }
+        })
+        .collect()
+}
+
 impl Warning {
+    pub fn kind(&self) -> WarningKind {
+        match self {
+            Warning::LostRequests { .. } => WarningKind::LostRequests,
+            Warning::Incomplete { .. } => WarningKind::Incomplete,
+            Warning::Noisy { .. } => WarningKind::Noisy,
+            Warning::ImplausiblePeak { .. } => WarningKind::ImplausiblePeak,
+            Warning::TpotIncludesWaiting { .. } => WarningKind::TpotIncludesWaiting,
+            Warning::ZeroLatency { .. } => WarningKind::ZeroLatency,
+            Warning::RequestCount { .. } => WarningKind::RequestCount,
+        }
+    }
+
     /// A warning shown once for the study rather than beside each run it lists.
     pub fn study_wide(&self) -> bool {
         matches!(self, Warning::ImplausiblePeak { .. } | Warning::TpotIncludesWaiting { .. })

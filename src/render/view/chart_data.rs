@@ -8,7 +8,7 @@ use crate::study::Study;
 /// The charts of a study's page, localized: (file name, SVG).
 pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(String, String)>, I18nError> {
     use crate::render::charts::{Bar, BarKind};
-    let x = Ctx { study, analysis, c };
+    let x = Ctx::new(study, analysis, c);
     let a = analysis;
     let axis = x.metric_name(&a.objective)?;
     let ticks = |v: f64| c.number(v, 0);

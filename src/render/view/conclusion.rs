@@ -2,6 +2,7 @@
 
 use super::{Ctx, Table, cell};
 use crate::analysis::Measure;
+use crate::analysis::warnings::Place;
 use crate::render::i18n::{Arg, I18nError};
 use crate::render::markdown;
 
@@ -53,7 +54,7 @@ impl Ctx<'_> {
             ],
             rows,
         };
-        let data_warnings: Vec<String> = a.warnings.iter().map(|w| x.warning(w)).collect::<Result<_, _>>()?;
+        let data_warnings = x.warning_boxes(&Place::Study)?;
         Ok(Conclusion { recommended_intro, excluded, comparison, data_warnings })
     }
 

@@ -22,6 +22,7 @@ pub use setup::shell;
 
 use super::i18n::{Arg, Catalog, I18nError};
 use super::markdown;
+use crate::analysis::warnings::{Place, WarningGroup};
 use crate::analysis::{Analysis, Measure};
 use crate::metric::Metric;
 use crate::study::{FailureClass, RunKey, Study, Text};
@@ -117,7 +118,6 @@ pub struct ScenarioView {
     pub baseline: Option<Collapsible>,
     pub optimized: Option<Collapsible>,
     pub commands: Vec<Collapsible>,
-    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -142,7 +142,10 @@ pub struct PageView {
     pub comparison_metric: String,
     pub notes: Vec<String>,
     pub warnings: Vec<String>,
+    /// Data warnings about the study as a whole, or about runs shown in several places.
     pub data_warnings: Vec<String>,
+    /// Data warnings about runs shown only among the other scenarios.
+    pub scenario_warnings: Vec<String>,
     pub setup: Vec<(String, String)>,
     pub engines: Vec<String>,
     pub benchmark: Vec<String>,
@@ -171,6 +174,14 @@ pub(super) struct Ctx<'a> {
     pub(super) study: &'a Study,
     pub(super) analysis: &'a Analysis,
     pub(super) c: &'a Catalog,
+    /// The page's data warnings, grouped and placed.
+    pub(super) groups: Vec<WarningGroup>,
+}
+
+impl<'a> Ctx<'a> {
+    pub(super) fn new(study: &'a Study, analysis: &'a Analysis, c: &'a Catalog) -> Ctx<'a> {
+        Ctx { study, analysis, c, groups: analysis.warning_groups() }
+    }
 }
 
 impl Ctx<'_> {
@@ -282,7 +293,7 @@ pub fn build(
     flavor: Flavor,
     links: &Links,
 ) -> Result<PageView, I18nError> {
-    let x = Ctx { study, analysis, c };
+    let x = Ctx::new(study, analysis, c);
     let spec = &study.spec;
     let a = analysis;
     let conclusion = x.conclusion()?;
@@ -319,6 +330,7 @@ pub fn build(
         notes: x.texts(&spec.notes),
         warnings: x.texts(&spec.warnings),
         data_warnings: conclusion.data_warnings,
+        scenario_warnings: x.warning_boxes(&Place::Scenarios)?,
         setup: setup.setup,
         engines: setup.age.engines.clone(),
         age: setup.age,
@@ -340,7 +352,7 @@ pub fn changes(
     c: &Catalog,
     diff: &crate::analysis::Diff,
 ) -> Result<super::age::ChangesView, I18nError> {
-    Ctx { study, analysis, c }.changes(diff)
+    Ctx::new(study, analysis, c).changes(diff)
 }
 
 /// A study's title in one language, as Markdown text.
@@ -350,12 +362,12 @@ pub fn title(study: &Study, c: &Catalog) -> String {
 
 /// The index line of a study: the engine versions and dates of its results, as plain text.
 pub fn age_line(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
-    Ctx { study, analysis, c }.measured_with(false)
+    Ctx::new(study, analysis, c).measured_with(false)
 }
 
 /// The index line of a study: its total gain on the target profile, as HTML.
 pub fn headline(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
-    let x = Ctx { study, analysis, c };
+    let x = Ctx::new(study, analysis, c);
     let gain = analysis.total_gain.map_or(c.msg("value-missing"), |g| x.signed(g))?;
     let profile = super::html::escape(study.profile(&analysis.target_profile).map_or("", |p| p.name.get(&c.locale)));
     c.fmt("site-headline", &[("gain", &gain), ("metric", &x.metric_name(&analysis.objective)?), ("profile", &profile)])

@@ -13,10 +13,6 @@ impl Ctx<'_> {
             if s.target {
                 title = c.fmt("table-target", &[("profile", &title)])?;
             }
-            let mut warnings = Vec::new();
-            for m in [&s.baseline, &s.optimized].into_iter().flatten() {
-                warnings.extend(x.warnings_for(&m.run)?);
-            }
             scenarios.push(ScenarioView {
                 title,
                 commands: vec![
@@ -25,7 +21,6 @@ impl Ctx<'_> {
                 ],
                 baseline: x.raw("scenario-baseline-result", s.baseline.as_ref())?,
                 optimized: x.raw("scenario-optimized-result", s.optimized.as_ref())?,
-                warnings,
             });
         }
         Ok(scenarios)

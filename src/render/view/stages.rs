@@ -1,6 +1,7 @@
 //! The stages: each variant's facts, command and results, and the stage around them.
 
 use super::{Ctx, Image, Links, StageView, VariantView, markdown, setup::shell, stage_chart};
+use crate::analysis::warnings::Place;
 use crate::analysis::{Outcome, VariantAnalysis};
 use crate::render::i18n::I18nError;
 use crate::study::Variant;
@@ -48,7 +49,11 @@ impl Ctx<'_> {
                 number: i + 1,
                 title: x.text(&ss.title),
                 notes: x.texts(&ss.notes),
-                warnings: x.texts(&ss.warnings),
+                warnings: x
+                    .texts(&ss.warnings)
+                    .into_iter()
+                    .chain(x.warning_boxes(&Place::Stage(sa.id.clone()))?)
+                    .collect(),
                 variants,
                 summary,
                 ranking,
@@ -90,10 +95,6 @@ impl Ctx<'_> {
                 )],
             )?);
         }
-        let warnings = match &va.measure {
-            Some(m) => x.warnings_for(&m.run)?,
-            None => Vec::new(),
-        };
         Ok(VariantView {
             id: va.id.clone(),
             label: x.in_english_if(vs.label.falls_back(&c.locale), markdown::plain(vs.label.get(&c.locale))),
@@ -102,7 +103,7 @@ impl Ctx<'_> {
             error,
             result: x.raw("variant-result", va.measure.as_ref())?,
             notes: x.texts(&vs.notes),
-            warnings: x.texts(&vs.warnings).into_iter().chain(warnings).collect(),
+            warnings: x.texts(&vs.warnings),
         })
     }
 }

@@ -2,6 +2,7 @@
 
 use super::Ctx;
 use crate::analysis::Warning;
+use crate::analysis::warnings::Place;
 use crate::metric::Metric;
 use crate::render::i18n::{Arg, I18nError};
 
@@ -98,7 +99,13 @@ impl Ctx<'_> {
         }
     }
 
-    pub(super) fn warnings_for(&self, run: &str) -> Result<Vec<String>, I18nError> {
-        self.analysis.warnings_for(run).into_iter().map(|w| self.warning(w)).collect()
+    /// The warning boxes of one place of the page: one a kind, each listing every warning of
+    /// that kind, one paragraph each (paragraphs are separated by a blank line).
+    pub(super) fn warning_boxes(&self, place: &Place) -> Result<Vec<String>, I18nError> {
+        self.groups
+            .iter()
+            .filter(|g| &g.place == place)
+            .map(|g| Ok(g.warnings.iter().map(|w| self.warning(w)).collect::<Result<Vec<_>, _>>()?.join("\n\n")))
+            .collect()
     }
 }
