@@ -250,34 +250,13 @@ pub fn command(study: &Study, source: &str, config: &Config) -> Command {
 }
 
 /// The optimized configuration without what the excluded stages changed: a flag an excluded
-/// stage added is dropped, one it changed gets back the value it had before.
+/// stage added is dropped, one it changed or dropped gets back the value it had before, and so do
+/// its environment and checkpoint.
 fn recommended(chain: &Chain, excluded: &[String]) -> Config {
     let mut config = chain.last().config.clone();
     for stage in chain.stages.iter().filter(|s| excluded.contains(&s.id)) {
-        let Some(adopted) = stage.adopted() else { continue };
-        let (before, after) = (&stage.base.config, &adopted.point.config);
-        if before.model != after.model {
-            config.model = before.model.clone();
-        }
-        for flag in &after.flags {
-            if before.flags.contains(flag) {
-                continue;
-            }
-            match before.flags.iter().find(|f| f.key == flag.key) {
-                Some(old) => config = config.with(&[], std::slice::from_ref(old), &BTreeMap::new()),
-                None => config.flags.retain(|f| f.key != flag.key),
-            }
-        }
-        for (k, v) in &after.env {
-            match before.env.get(k) {
-                Some(old) if old == v => {}
-                Some(old) => {
-                    config.env.insert(k.clone(), old.clone());
-                }
-                None => {
-                    config.env.remove(k);
-                }
-            }
+        if let Some(adopted) = stage.adopted() {
+            config = config.transplant(&adopted.point.config, &stage.base.config);
         }
     }
     config

@@ -95,6 +95,10 @@ pub struct Spec {
     /// metrics divide by it.
     #[serde(default)]
     pub gpus: Option<Spanned<u32>>,
+    /// Serving replicas a configuration runs when its variant does not say (default 1);
+    /// per-replica metrics divide by it.
+    #[serde(default)]
+    pub replicas: Option<Spanned<u32>>,
     /// The machine `perflab run` runs on locally: its GPUs, shared out among engines at once.
     #[serde(default)]
     pub local: Option<LocalMachine>,
@@ -407,6 +411,11 @@ pub struct Stage {
     /// `stage/variant`. By default the configuration adopted after the previous stage.
     #[serde(default)]
     pub base: Option<Id>,
+    /// What the variants build on and the stage is compared against (`stage` or `stage/variant`),
+    /// while the search goes on from the previous stage's configuration: what the stage adopts
+    /// is carried over onto it. Not with `base`.
+    #[serde(default)]
+    pub measured_on: Option<Id>,
     /// Overrides the measured adoption.
     #[serde(default)]
     pub adopt: Option<Adopt>,
@@ -460,6 +469,10 @@ pub struct Variant {
     /// is the study's `gpus`.
     #[serde(default)]
     pub gpus: Option<Spanned<u32>>,
+    /// Serving replicas this variant's configuration runs (`2` for two TP1 engines behind one
+    /// endpoint), for per-replica metrics; this variant only, default the study's `replicas`.
+    #[serde(default)]
+    pub replicas: Option<Spanned<u32>>,
     /// Flags added to the base, as written on a command line: `--tp-size=8`, `-tp 8`,
     /// `--enable-dp-attention`. A flag the base has already is replaced.
     #[serde(default)]
