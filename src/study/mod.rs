@@ -109,7 +109,8 @@ impl Attempt {
         match (success, failure) {
             (Some(s), Some(f)) if f.number > s.number => {
                 let changed = match (&s.manifest, &f.manifest) {
-                    (Some(a), Some(b)) => !a.same_setup(b),
+                    (Some(a), Some(b)) => !history::Provenance::of_manifest(s.number, a)
+                        .same_setup(&history::Provenance::of_manifest(f.number, b)),
                     _ => false,
                 };
                 Some(if changed { f } else { s })
