@@ -335,7 +335,9 @@ impl Study {
             out.push(self.diag_at(date, format!("`date`: `{}` is not a date of the form YYYY-MM-DD", date.get_ref())));
         }
         out.extend(self.check_derived_metrics());
-        for (key, metric) in [("objective", &spec.objective), ("secondary", &spec.secondary)] {
+        let named =
+            std::iter::once(("objective", &spec.objective)).chain(spec.secondary.iter().map(|m| ("secondary", m)));
+        for (key, metric) in named {
             match self.derived_metric(metric.get_ref()).or_else(|| crate::metric::Metric::lookup(metric.get_ref())) {
                 None => out.push(
                     self.diag_at(metric, format!("`{key}`: `{}` is not a canonical metric name", metric.get_ref())),
