@@ -440,6 +440,8 @@ fn a_stage_measured_on_an_earlier_configuration_is_compared_with_it_and_carried_
         }
         other => panic!("{other:?}"),
     }
+    // The carried configuration is, from then on, the configuration of the variant that measured it.
+    assert_eq!(s4.base, "s4/same");
     assert_eq!(a.optimized.flags, ["--a=1", "--b=2", "--c=3"]);
     assert_eq!(a.total_gain, Some(200.0));
 }

@@ -30,6 +30,16 @@ pub struct Point {
     pub value: Option<f64>,
 }
 
+impl Point {
+    /// A configuration first known by the stage that made it (`measured_on`), now found measured
+    /// by the variant of `key`: from here on it is that variant's configuration.
+    fn measured_by(&mut self, key: RunKey, value_of: impl Fn(&RunKey) -> Option<f64>) {
+        self.source = format!("{}/{}", key.stage, key.variant);
+        self.value = value_of(&key);
+        self.run = Some(key);
+    }
+}
+
 /// What happened to one variant.
 #[derive(Debug, Clone)]
 pub struct VariantOutcome {
@@ -267,10 +277,10 @@ pub fn resolve(study: &Study) -> Chain {
         // a variant that changes nothing.
         let stage_base = stage_base.map(|mut b| {
             if b.run.is_none()
+                && !b.source.contains('/')
                 && let Some(key) = registry.by_identity(&b.config, target)
             {
-                b.value = value_of(&key);
-                b.run = Some(key);
+                b.measured_by(key, value_of);
             }
             b
         });
@@ -316,8 +326,7 @@ pub fn resolve(study: &Study) -> Chain {
                     if point.config.identity() == v.point.config.identity() {
                         point = v.point.clone();
                     } else if let Some(key) = registry.by_identity(&point.config, target) {
-                        point.value = value_of(&key);
-                        point.run = Some(key);
+                        point.measured_by(key, value_of);
                     }
                     point
                 }
