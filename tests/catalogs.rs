@@ -278,3 +278,40 @@ fn the_findings_are_found() {
     assert_eq!(found("Deney düzeneği").len(), 1);
     assert!(found("`--mem-fraction-static=0.85` ile GLM-4.5 ve v0.5.14; 1.000 istek, %16,11").is_empty());
 }
+
+/// The review's findings on the Turkish pages themselves, where catalog messages, study texts and
+/// labels meet: no decimal point outside code, no English-style decision chain.
+#[test]
+fn the_turkish_pages_hold_none_of_the_findings() {
+    use perflab::render::{Flavor, Renderer};
+    let mut studies = Vec::new();
+    for dir in perflab::study::discover(&root().join("results")).unwrap() {
+        studies.push(perflab::study::Study::load(&dir).unwrap());
+    }
+    let site = perflab::site::Site::build(&studies, &Renderer::new(None).unwrap(), Flavor::Commonmark).unwrap();
+    // A version (1.2.0rc5) is not a decimal number.
+    let decimal = Regex::new(r"(^|[\s(])\d+\.\d{1,2}([\s,;:)]|\.(\s|$)|$)").unwrap();
+    let chain = Regex::new(r"\*\*Karar:\*\* \p{L}+:").unwrap();
+    let mut pages = 0;
+    for (path, bytes) in &site.files {
+        if !(path.starts_with("md/tr/") && path.ends_with(".md")) {
+            continue;
+        }
+        pages += 1;
+        let md = String::from_utf8(bytes.clone()).unwrap();
+        let mut in_code = false;
+        for line in md.lines() {
+            if line.trim_start().starts_with("```") {
+                in_code = !in_code;
+            }
+            if in_code {
+                continue;
+            }
+            let text = prose(line);
+            assert!(!decimal.is_match(&text), "{path}: a decimal point in a Turkish sentence: {line}");
+            assert!(!chain.is_match(line), "{path}: a colon chain: {line}");
+            assert!(!lower(line).contains("yan etki"), "{path}: {line}");
+        }
+    }
+    assert!(pages >= 7, "{pages}");
+}

@@ -113,7 +113,7 @@ fn a_gain_beyond_the_threshold_is_adopted() {
     assert_eq!(a.total_gain, Some(100.0));
     assert_eq!(a.options[1].step, Some(100.0));
     let text = page(&s, &a, "en");
-    assert!(text.contains("Adopted: a, +100.00% over Base."), "{text}");
+    assert!(text.contains("a is adopted, +100.00% over Base."), "{text}");
 }
 
 #[test]
@@ -127,7 +127,10 @@ fn a_gain_exactly_at_the_threshold_is_within_the_noise() {
     );
     assert_eq!(a.optimized.source, "s1/base");
     assert_eq!(a.options[1].step, None);
-    assert!(page(&s, &a, "en").contains("Not adopted: a beats Base by +25.00%, which is inside the 25.00% noise"));
+    assert!(
+        page(&s, &a, "en")
+            .contains("a beats Base by +25.00%, inside the 25.00% noise threshold, so nothing is adopted")
+    );
 }
 
 #[test]
@@ -197,8 +200,14 @@ fn a_base_without_a_value_adopts_nothing_and_says_why() {
     assert_eq!(adoption(&a, "s2"), Adoption::NoResult { reason: NoResultReason::BaseWithoutValue });
     assert_eq!(a.optimized.source, "s1/base", "nothing is adopted by default");
     let text = page(&s, &a, "en");
-    assert!(text.contains("Not adopted: Base, which this stage builds on, has no usable result"), "{text}");
-    assert!(page(&s, &a, "tr").contains("karşılaştırılabilecek bir sonuç yok"));
+    assert!(
+        text.contains("Base, which this stage builds on, has no usable result to compare with, so nothing is adopted"),
+        "{text}"
+    );
+    assert!(
+        page(&s, &a, "tr")
+            .contains("“Base” için karşılaştırılabilir bir sonuç olmadığından hiçbir varyant benimsenmedi")
+    );
 }
 
 #[test]
@@ -227,7 +236,7 @@ fn a_lower_is_better_objective_end_to_end() {
     assert_eq!(a.total_gain, Some(50.0));
     let text = page(&s, &a, "en");
     assert!(text.contains("fast reaches 50.00 s against 150.00 s for slow: 100.00 s lower"), "{text}");
-    assert!(text.contains("Adopted: fast, +50.00% over Base."), "{text}");
+    assert!(text.contains("fast is adopted, +50.00% over Base."), "{text}");
     let json = String::from_utf8(perflab::render::exports::json(&a).unwrap()).unwrap();
     assert!(json.contains("\"objective\": \"duration\""), "{json}");
 }
@@ -351,12 +360,15 @@ fn counts_follow_plural_rules_and_grouping_in_both_languages() {
     let (_t, s) = study("total_token_throughput", 2.0, &stage2(&[("a", "\"--a=1\"")], ""), &one);
     let a = analyze(&s);
     assert!(page(&s, &a, "en").contains("**⚠** One run reports a peak output throughput above what it could"));
-    assert!(page(&s, &a, "tr").contains("**⚠** Bir koşu, akıtabileceğinden"));
+    assert!(
+        page(&s, &a, "tr")
+            .contains("**⚠** Bir koşunun bildirdiği en yüksek çıkış işlem hacmi, koşunun akıtabileceğinin üstünde")
+    );
     let two = [("s1/base", peak(0)), ("s2/a", peak(1))];
     let (_t, s) = study("total_token_throughput", 2.0, &stage2(&[("a", "\"--a=1\"")], ""), &two);
     let a = analyze(&s);
     assert!(page(&s, &a, "en").contains("**⚠** 2 runs report a peak output throughput above what they could"));
-    assert!(page(&s, &a, "tr").contains("**⚠** 2 koşu, akıtabileceğinden"));
+    assert!(page(&s, &a, "tr").contains("**⚠** 2 koşunun bildirdiği en yüksek çıkış işlem hacmi"));
 
     use perflab::render::Arg;
     let r = Renderer::new(None).unwrap();
