@@ -237,3 +237,8 @@ changes-command-engine = The recommended engine has changed from { $before } to 
 changes-command-launch = The recommended command has changed outside its flags (the engine's command or environment).
 changes-command-before = Before:
 changes-command-after = Now:
+
+## Issue 14: layout, charts, warnings and summaries
+summary-range = Fastest against slowest:
+summary-runner-up = Against the runner-up, { $variant } ({ $value }): { $gain }.
+summary-over-base = Against { $variant } ({ $value }), the configuration this stage builds on: { $gain }.

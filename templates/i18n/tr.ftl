@@ -215,3 +215,8 @@ changes-command-engine = Önerilen motor { $before } yerine artık { $after }.
 changes-command-launch = Önerilen komut, bayrakları dışında değişti (motorun komutu ya da ortam değişkenleri).
 changes-command-before = Önce:
 changes-command-after = Şimdi:
+
+## Issue 14: layout, charts, warnings and summaries
+summary-range = En hızlı ile en yavaş varyantın karşılaştırması:
+summary-runner-up = İkinci sıradaki { $variant } ({ $value }) karşısında: { $gain }.
+summary-over-base = Bu aşamanın üzerine kurulduğu { $variant } ({ $value }) karşısında: { $gain }.

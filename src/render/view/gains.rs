@@ -23,8 +23,9 @@ impl Ctx<'_> {
         if self.speedups() && remaining > 0.0 { (1.0 / remaining - 1.0) * 100.0 } else { p }
     }
 
-    /// The change of the objective as a ratio, "2.7× faster", when the study shows speedups.
-    pub(super) fn ratio(&self, p: f64) -> Option<Result<String, I18nError>> {
+    /// The change of the objective as a ratio, "2.7× faster", when the study shows speedups;
+    /// marked as a gain or a loss when `marked`.
+    pub(super) fn ratio(&self, p: f64, marked: bool) -> Option<Result<String, I18nError>> {
         let remaining = 1.0 - p / 100.0;
         if !self.speedups() || remaining <= 0.0 {
             return None;
@@ -36,17 +37,23 @@ impl Ctx<'_> {
             ("ratio-slower", remaining, "loss")
         };
         let text = self.c.fmt_args(key, &[("value", Arg::Number { value: factor, decimals })]);
-        Some(text.map(|t| format!("<span class=\"{class}\">{t}</span>")))
+        Some(text.map(|t| if marked { format!("<span class=\"{class}\">{t}</span>") } else { t }))
     }
 
     /// A signed gain of the objective marked as a gain or a loss (green or red on the site).
     pub(in crate::render) fn signed(&self, p: f64) -> Result<String, I18nError> {
+        self.signed_marked(p, true)
+    }
+
+    /// A signed gain of the objective, marked as a gain or a loss only when `marked` (a figure
+    /// from a run that lost requests is not drawn as a gain).
+    pub(super) fn signed_marked(&self, p: f64, marked: bool) -> Result<String, I18nError> {
         let p = self.shown_gain(p);
         let text = self.percent(p, true)?;
         Ok(match Delta::new(p, 0.0).trend {
-            Trend::Higher => format!("<span class=\"gain\">{text}</span>"),
-            Trend::Lower => format!("<span class=\"loss\">{text}</span>"),
-            Trend::Same => text,
+            Trend::Higher if marked => format!("<span class=\"gain\">{text}</span>"),
+            Trend::Lower if marked => format!("<span class=\"loss\">{text}</span>"),
+            _ => text,
         })
     }
 }
