@@ -235,7 +235,7 @@ fn a_lower_is_better_objective_end_to_end() {
     assert_eq!((c.best.as_str(), c.worst.as_str()), ("fast", "slow"));
     assert_eq!(a.total_gain, Some(50.0));
     let text = page(&s, &a, "en");
-    assert!(text.contains("fast reaches 50.00 s against 150.00 s for slow: 100.00 s lower"), "{text}");
+    assert!(text.contains("fast reaches 50.00 s against 150.00 s for slow, 100.00 s lower"), "{text}");
     assert!(text.contains("fast is adopted, +50.00% over Base."), "{text}");
     let json = String::from_utf8(perflab::render::exports::json(&a).unwrap()).unwrap();
     assert!(json.contains("\"objective\": \"duration\""), "{json}");

@@ -102,6 +102,21 @@ pub struct Comparison {
     pub objective: Delta,
     /// The best's secondary metric against the worst's.
     pub secondary: Option<Delta>,
+    /// The best against the second best that ranks, when that is not the worst.
+    pub runner_up: Option<Versus>,
+    /// The best against the configuration the stage builds on, when that is measured
+    /// separately (not the best's own run); the gain is the step the adoption weighs.
+    pub over_base: Option<Versus>,
+}
+
+/// The best variant of a stage against another configuration.
+#[derive(Debug, Clone, Serialize)]
+pub struct Versus {
+    /// `stage/variant` of the other configuration.
+    pub source: String,
+    pub value: f64,
+    /// The best's improvement over it, in percent (positive: better).
+    pub gain: Option<f64>,
 }
 
 /// An engine's place in a stage that compares engines.
@@ -331,11 +346,37 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             (Some(b), Some(w)) if ranked().flatten().count() >= 2 => {
                 let (best, worst) = (&outcome.variants[b], &outcome.variants[w]);
                 let value = |v: &VariantOutcome| v.point.value.unwrap_or_default();
+                let versus = |source: &str, v: f64| Versus {
+                    source: source.to_string(),
+                    value: v,
+                    gain: objective.improvement(value(best), v),
+                };
+                // The second best that ranks, better values first (the first of equal values).
+                let runner_up = outcome
+                    .variants
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, v)| *i != b && v.ranks())
+                    .filter_map(|(i, v)| v.point.value.map(|x| (i, x)))
+                    .reduce(|a, c| if objective.improvement(c.1, a.1).is_some_and(|g| g > 0.0) { c } else { a })
+                    .filter(|(i, _)| *i != w && outcome.variants[*i].point.run != outcome.base.run)
+                    .map(|(i, x)| versus(&format!("{}/{}", outcome.id, outcome.variants[i].id), x));
+                // Left out when the base's run is the best's or the worst's: the decision or the
+                // comparison with the slowest already says it.
+                let over_base = outcome
+                    .base
+                    .value
+                    .filter(|_| {
+                        outcome.base.run.is_some() && ![&best.point.run, &worst.point.run].contains(&&outcome.base.run)
+                    })
+                    .map(|x| versus(&outcome.base.source, x));
                 Some(Comparison {
                     best: best.id.clone(),
                     worst: worst.id.clone(),
                     objective: Delta::new(value(best), value(worst)),
                     secondary: secondary_of(&best.point).zip(secondary_of(&worst.point)).map(|(a, b)| Delta::new(a, b)),
+                    runner_up,
+                    over_base,
                 })
             }
             _ => None,

@@ -162,7 +162,7 @@ impl Ctx<'_> {
             Some(p) => {
                 let text = self.c.percent(p, true, *self.study.spec.display.percent_decimals.get_ref())?;
                 let trend = ch.improvement.map_or(Trend::Same, |g| Delta::new(g, 0.0).trend);
-                crate::render::view::marked(trend, &text)
+                crate::render::view::mark_trend(trend, &text)
             }
         };
         let key = if ch.beyond_noise { "changes-figure" } else { "changes-figure-noise" };

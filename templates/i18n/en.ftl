@@ -101,7 +101,7 @@ failure-cancelled = the job was cancelled on the cluster
 failure-job-out-of-memory = the cluster stopped the job for using more memory than it asked for
 
 ## Stage summary: fastest against slowest variant
-summary = { $best } reaches { $best_value } against { $worst_value } for { $worst }: { $gap } { $direction ->
+summary = { $best } reaches { $best_value } against { $worst_value } for { $worst }, { $gap } { $direction ->
         [lower] lower
        *[higher] more
     } ({ $percent }). { $secondary }
@@ -237,6 +237,11 @@ changes-command-engine = The recommended engine has changed from { $before } to 
 changes-command-launch = The recommended command has changed beyond its flags (the engine's command or its environment).
 changes-command-before = Before:
 changes-command-after = Now:
+
+## Issue 14: layout, charts, warnings and summaries
+summary-range = Fastest against slowest:
+summary-runner-up = Against the runner-up, { $variant } ({ $value }): { $gain }.
+summary-over-base = Against { $variant } ({ $value }), the configuration this stage builds on: { $gain }.
 
 ## Issue 14, words and drop-in Markdown: the title of a warning box in mkdocs-material
 admonition-warning = Warning

@@ -93,7 +93,7 @@ failure-job-out-of-memory = küme, istediğinden fazla bellek kullanan işi durd
 ## Aşama özeti: en hızlı varyantın en yavaş varyantla karşılaştırması
 # summary-secondary içinde $best ve $worst biçimlenmiş değerlerdir ("540,79 ms"); SUFFIX,
 # ekleri okunuşlarına göre seçer ("636,24 ms'den 540,79 ms'ye").
-summary = En iyi sonucu { $best_value } ile “{ $best }” verdi; en yavaş varyant “{ $worst }” ise { $worst_value } ölçüldü, aradaki fark { $gap } ({ $percent }). { $secondary }
+summary = en iyi sonucu { $best_value } ile “{ $best }”, en zayıf sonucu { $worst_value } ile “{ $worst }” verdi; aradaki fark { $gap } ({ $percent }). { $secondary }
 summary-secondary = { $trend ->
         [lower] { $metric } { SUFFIX($worst, case: "ablative") } { SUFFIX($best, case: "dative") } iniyor; azalma { $diff } ({ $percent }).
         [higher] { $metric } { SUFFIX($worst, case: "ablative") } { SUFFIX($best, case: "dative") } çıkıyor; artış { $diff } ({ $kind ->
@@ -214,6 +214,11 @@ changes-command-engine = Önerilen motor değişti: { $before } yerine artık { 
 changes-command-launch = Önerilen komut, bayraklarının dışında da değişti (motorun komutu ya da ortam değişkenleri).
 changes-command-before = Önce:
 changes-command-after = Şimdi:
+
+## Issue 14: layout, charts, warnings and summaries
+summary-range = En hızlı ve en yavaş varyant karşılaştırıldığında,
+summary-runner-up = İkinci sıradaki “{ $variant }” ({ $value }) karşısındaki fark { $gain }.
+summary-over-base = Aşamanın üzerine kurulduğu “{ $variant }” ({ $value }) karşısındaki fark { $gain }.
 
 ## Issue 14, words and drop-in Markdown: the title of a warning box in mkdocs-material
 admonition-warning = Uyarı

@@ -77,9 +77,12 @@ impl Ctx<'_> {
         let Some(p) = s.change else {
             return self.c.msg("value-missing");
         };
-        let mut text = match self.ratio(p) {
+        // A change measured on a run that lost requests or was cut off is not a gain to trust.
+        let trusted =
+            [&s.baseline, &s.optimized].into_iter().flatten().all(|m| m.status == crate::analysis::RunStatus::Ok);
+        let mut text = match self.ratio(p, trusted) {
             Some(ratio) => ratio?,
-            None => self.signed(p)?,
+            None => self.signed_marked(p, trusted)?,
         };
         if s.regression {
             text = self.c.fmt("change-regression", &[("change", &text)])?;

@@ -23,34 +23,42 @@ impl Ctx<'_> {
         if self.speedups() && remaining > 0.0 { (1.0 / remaining - 1.0) * 100.0 } else { p }
     }
 
-    /// The change of the objective as a ratio, "2.7× faster", when the study shows speedups.
-    pub(super) fn ratio(&self, p: f64) -> Option<Result<String, I18nError>> {
+    /// The change of the objective as a ratio, "2.7× faster", when the study shows speedups;
+    /// marked as a gain or a loss when `marked`.
+    pub(super) fn ratio(&self, p: f64, marked: bool) -> Option<Result<String, I18nError>> {
         let remaining = 1.0 - p / 100.0;
         if !self.speedups() || remaining <= 0.0 {
             return None;
         }
         let decimals = *self.study.spec.display.percent_decimals.get_ref();
-        let (key, factor, class) = if remaining <= 1.0 {
-            ("ratio-faster", 1.0 / remaining, "gain")
+        let (key, factor, trend) = if remaining <= 1.0 {
+            ("ratio-faster", 1.0 / remaining, Trend::Higher)
         } else {
-            ("ratio-slower", remaining, "loss")
+            ("ratio-slower", remaining, Trend::Lower)
         };
         let text = self.c.fmt_args(key, &[("value", Arg::Number { value: factor, decimals })]);
-        Some(text.map(|t| marked(if class == "gain" { Trend::Higher } else { Trend::Lower }, &t)))
+        Some(text.map(|t| if marked { mark_trend(trend, &t) } else { t }))
     }
 
     /// A signed gain of the objective marked as a gain or a loss (green or red on the site).
     pub(in crate::render) fn signed(&self, p: f64) -> Result<String, I18nError> {
+        self.signed_marked(p, true)
+    }
+
+    /// A signed gain of the objective, marked as a gain or a loss only when `marked` (a figure
+    /// from a run that lost requests is not drawn as a gain).
+    pub(super) fn signed_marked(&self, p: f64, marked: bool) -> Result<String, I18nError> {
         let p = self.shown_gain(p);
         let text = self.percent(p, true)?;
-        Ok(marked(Delta::new(p, 0.0).trend, &text))
+        let trend = if marked { Delta::new(p, 0.0).trend } else { Trend::Same };
+        Ok(mark_trend(trend, &text))
     }
 }
 
 /// A change marked as a gain (▲) or a loss (▼): in the text itself, so that the mark survives
 /// where perflab's CSS does not come along (GitHub, mkdocs, mdBook), and in a class that colours
 /// it where it does.
-pub(in crate::render) fn marked(trend: Trend, text: &str) -> String {
+pub(in crate::render) fn mark_trend(trend: Trend, text: &str) -> String {
     match trend {
         Trend::Higher => format!("<span class=\"gain\">▲ {text}</span>"),
         Trend::Lower => format!("<span class=\"loss\">▼ {text}</span>"),

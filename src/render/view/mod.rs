@@ -10,7 +10,7 @@
 mod chart_data;
 mod conclusion;
 mod gains;
-pub(in crate::render) use gains::marked;
+pub(in crate::render) use gains::mark_trend;
 mod results;
 mod setup;
 mod stages;

@@ -7,7 +7,8 @@ use crate::render::markdown;
 use crate::study::{FailureClass, Stage};
 
 impl Ctx<'_> {
-    /// The stage's summary sentence: its fastest variant against its slowest.
+    /// The stage's summary: its fastest variant against its slowest (said to be that), then
+    /// against the runner-up and against the configuration the stage builds on.
     pub(super) fn summary(&self, sa: &StageAnalysis) -> Result<Option<String>, I18nError> {
         let (x, c, a) = (self, self.c, self.analysis);
         Ok(match &sa.comparison {
@@ -40,27 +41,48 @@ impl Ctx<'_> {
                         )?
                     }
                 };
-                Some(
+                let versus = |key: &str, v: &crate::analysis::Versus| -> Result<String, I18nError> {
                     c.fmt(
-                        "summary",
+                        key,
                         &[
-                            ("best", &x.label(&stage_ref(&cmp.best))),
-                            ("worst", &x.label(&stage_ref(&cmp.worst))),
-                            ("metric", &x.metric_name(&a.objective)?),
-                            ("best_value", &x.value(&a.objective, Some(cmp.objective.value))?),
-                            ("worst_value", &x.value(&a.objective, Some(cmp.objective.reference))?),
-                            ("gap", &x.value(&a.objective, Some(cmp.objective.diff.abs()))?),
-                            (
-                                "percent",
-                                &cmp.objective
-                                    .percent
-                                    .map_or(Ok(c.msg("value-missing")?), |p| x.percent(x.shown_gain(p.abs()), false))?,
-                            ),
-                            ("direction", if a.lower_is_better { "lower" } else { "higher" }),
-                            ("secondary", &secondary),
+                            ("variant", &x.label(&v.source)),
+                            ("value", &x.value(&a.objective, Some(v.value))?),
+                            ("gain", &v.gain.map_or(c.msg("value-missing"), |g| x.signed(g))?),
                         ],
-                    )?,
-                )
+                    )
+                };
+                let mut also = Vec::new();
+                if let Some(r) = &cmp.runner_up {
+                    also.push(versus("summary-runner-up", r)?);
+                }
+                if let Some(b) = &cmp.over_base {
+                    also.push(versus("summary-over-base", b)?);
+                }
+                let range = c.fmt(
+                    "summary",
+                    &[
+                        ("best", &x.label(&stage_ref(&cmp.best))),
+                        ("worst", &x.label(&stage_ref(&cmp.worst))),
+                        ("metric", &x.metric_name(&a.objective)?),
+                        ("best_value", &x.value(&a.objective, Some(cmp.objective.value))?),
+                        ("worst_value", &x.value(&a.objective, Some(cmp.objective.reference))?),
+                        ("gap", &x.value(&a.objective, Some(cmp.objective.diff.abs()))?),
+                        (
+                            "percent",
+                            &cmp.objective
+                                .percent
+                                .map_or(Ok(c.msg("value-missing")?), |p| x.percent(x.shown_gain(p.abs()), false))?,
+                        ),
+                        ("direction", if a.lower_is_better { "lower" } else { "higher" }),
+                        ("secondary", &secondary),
+                    ],
+                )?;
+                let mut text = format!("{} {}", c.msg("summary-range")?, range.trim_end());
+                for sentence in also {
+                    text.push(' ');
+                    text.push_str(&sentence);
+                }
+                Some(text)
             }
         })
     }

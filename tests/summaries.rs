@@ -1,0 +1,87 @@
+//! Stage summaries say what they compare: the fastest against the slowest (the seeds' figures),
+//! then the winner against the runner-up and against the configuration the stage builds on, with
+//! one gain a step; a change measured on a run that lost requests is never drawn as a gain.
+
+mod common;
+
+use common::root;
+use perflab::analysis::{Adoption, analyze};
+use perflab::render::{Flavor, Links, Renderer};
+use perflab::study::Study;
+
+const STUDIES: [&str; 6] = [
+    "glm-5.2-fp8-h200",
+    "deepseek-v3.2-h200",
+    "glm-4.5-air-h100",
+    "qwen3-14b-h100",
+    "qwen3-30b-a3b-910b",
+    "qwen3-8b-h100-latency",
+];
+
+fn page(id: &str) -> String {
+    let study = Study::load(&root().join("results").join(id)).unwrap();
+    Renderer::new(None).unwrap().page(&study, &analyze(&study), "en", Flavor::Commonmark, &Links::markdown(id)).unwrap()
+}
+
+#[test]
+fn the_glm_memory_stage_says_what_each_figure_compares() {
+    let md = page("glm-5.2-fp8-h200");
+    let stage = &md[md.find("### 3. Memory fraction").unwrap()..md.find("### 4.").unwrap()];
+    let summary = stage.lines().find(|l| l.starts_with("**Summary:**")).unwrap();
+    // The seeds' comparison, said to be one.
+    assert!(
+        summary.contains("Fastest against slowest: 0.85 reaches 13760.98 tok/s against 5881.79 tok/s for auto"),
+        "{summary}"
+    );
+    assert!(summary.contains("(133.96%)"), "{summary}");
+    assert!(
+        summary.contains("Against the runner-up, 0.8 (10572.77 tok/s): <span class=\"gain\">▲ +30.15%</span>"),
+        "{summary}"
+    );
+    assert!(summary.contains("Against TP + DP + DP-Attention (7011.17 tok/s)"), "{summary}");
+    let decision = stage.lines().find(|l| l.starts_with("**Decision:**")).unwrap();
+    // One gain for the step: the summary's against the base is the decision's.
+    assert!(summary.contains("+96.27%") && decision.contains("+96.27%"), "{summary}\n{decision}");
+}
+
+#[test]
+fn every_stage_has_one_gain_for_its_step() {
+    for id in STUDIES {
+        let study = Study::load(&root().join("results").join(id)).unwrap();
+        let a = analyze(&study);
+        for s in &a.stages {
+            let Some(cmp) = &s.comparison else { continue };
+            let step = match &s.adoption {
+                Adoption::Adopted { gain_percent, .. }
+                | Adoption::WithinNoise { gain_percent, .. }
+                | Adoption::NotBetter { gain_percent, .. } => Some(*gain_percent),
+                _ => None,
+            };
+            if let (Some(step), Some(base)) = (step, cmp.over_base.as_ref().and_then(|b| b.gain)) {
+                assert!((step - base).abs() < 1e-9, "{id}/{}: the decision says {step}, the summary {base}", s.id);
+            }
+            if let Some(r) = &cmp.runner_up {
+                assert_ne!(
+                    r.source,
+                    format!("{}/{}", s.id, cmp.worst),
+                    "{id}/{}: the runner-up is not the slowest",
+                    s.id
+                );
+                assert_ne!(r.source, format!("{}/{}", s.id, cmp.best));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_change_on_a_run_that_lost_requests_is_not_drawn_as_a_gain() {
+    let md = page("deepseek-v3.2-h200");
+    let row = md.lines().find(|l| l.starts_with("| Short prompt (128 in / 4 out)")).unwrap();
+    assert!(row.contains("+80.98% (only 984 of 1000 requests completed)"), "{row}");
+    assert!(!row.contains("class=\"gain\""), "{row}");
+    for id in STUDIES {
+        for line in page(id).lines().filter(|l| l.contains("requests completed")) {
+            assert!(!line.contains("class=\"gain\">") || line.starts_with("**Ranking"), "{id}: {line}");
+        }
+    }
+}
