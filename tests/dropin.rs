@@ -125,7 +125,7 @@ fn each_language_is_marked_with_its_own() {
 }
 
 #[test]
-fn mkdocs_pages_have_localized_warnings_and_heading_ids_that_keep_turkish_words() {
+fn the_mkdocs_flavour_has_localized_warnings_and_heading_ids_that_keep_turkish_words() {
     let site = build(Flavor::Mkdocs);
     let tr = text(&site, "md/tr/glm-5.2-fp8-h200.md");
     assert!(tr.contains("!!! warning \"Uyarı\"\n"), "{tr}");
