@@ -29,6 +29,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("index.html.tera", include_str!("../../templates/index.html.tera")),
     ("root.html.tera", include_str!("../../templates/root.html.tera")),
     ("site.css", include_str!("../../templates/site.css")),
+    ("perflab.js", include_str!("../../templates/perflab.js")),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +59,7 @@ pub struct Renderer {
     catalogs: BTreeMap<String, Arc<Catalog>>,
     tera: HashMap<String, Tera>,
     css: String,
+    script: String,
 }
 
 impl Renderer {
@@ -78,6 +80,7 @@ impl Renderer {
             }
         }
         let css = sources.iter().find(|(n, _)| n == "site.css").map(|(_, s)| s.clone()).unwrap_or_default();
+        let script = sources.iter().find(|(n, _)| n == "perflab.js").map(|(_, s)| s.clone()).unwrap_or_default();
         sources.retain(|(n, _)| n.ends_with(".tera"));
         let mut tera = HashMap::new();
         for (locale, catalog) in &catalogs {
@@ -87,7 +90,12 @@ impl Renderer {
             register(&mut t, catalog.clone());
             tera.insert(locale.clone(), t);
         }
-        Ok(Renderer { catalogs, tera, css })
+        Ok(Renderer { catalogs, tera, css, script })
+    }
+
+    /// The site's script (`perflab.js`): copy buttons on code blocks.
+    pub fn script(&self) -> &str {
+        &self.script
     }
 
     /// Renders an HTML template (`page.html.tera`, `index.html.tera`, `root.html.tera`) in one

@@ -185,7 +185,6 @@ chart-lost = { $value }, only { $completed } of { $expected ->
        *[other] { $expected } requests
     }
 chart-incomplete = { $value }, cut off
-chart-best = { $value } (best)
 chart-baseline = Baseline
 chart-optimized = Optimized
 
@@ -242,3 +241,8 @@ changes-command-after = Now:
 summary-range = Fastest against slowest:
 summary-runner-up = Against the runner-up, { $variant } ({ $value }): { $gain }.
 summary-over-base = Against { $variant } ({ $value }), the configuration this stage builds on: { $gain }.
+chart-adopted = { $value } (adopted)
+chart-base = { $value } (base)
+site-contents = On this page
+site-copy = Copy
+site-copied = Copied

@@ -163,7 +163,6 @@ chart-progression = Benimsenen her aşamadan sonra { $metric }
 chart-failed = çalışmadı: { $reason }
 chart-lost = { $value }, { $expected } isteğin yalnızca { $completed } tanesi
 chart-incomplete = { $value }, yarıda kesildi
-chart-best = { $value } (en iyi)
 chart-baseline = Temel
 chart-optimized = Optimize
 
@@ -220,3 +219,8 @@ changes-command-after = Şimdi:
 summary-range = En hızlı ile en yavaş varyantın karşılaştırması:
 summary-runner-up = İkinci sıradaki { $variant } ({ $value }) karşısında: { $gain }.
 summary-over-base = Bu aşamanın üzerine kurulduğu { $variant } ({ $value }) karşısında: { $gain }.
+chart-adopted = { $value } (benimsendi)
+chart-base = { $value } (temel)
+site-contents = Bu sayfada
+site-copy = Kopyala
+site-copied = Kopyalandı

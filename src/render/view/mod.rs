@@ -64,6 +64,14 @@ pub fn stage_chart(stage: &str) -> String {
     format!("stage-{stage}.svg")
 }
 pub const COMPARISON_CHART: &str = "comparison.svg";
+
+/// The file of a chart's narrow layout, beside its wide one: `stage-x.svg` → `stage-x.narrow.svg`.
+pub fn narrow_chart(name: &str) -> String {
+    match name.strip_suffix(".svg") {
+        Some(stem) => format!("{stem}.narrow.svg"),
+        None => format!("{name}.narrow"),
+    }
+}
 pub const PROGRESSION_CHART: &str = "progression.svg";
 
 #[derive(Debug, Serialize)]
