@@ -115,3 +115,19 @@ fn charts_draw_the_base_and_mark_only_what_was_adopted() {
     let narrow = svg("glm-5.2-fp8-h200", "stage-memory-fraction.narrow.svg");
     assert!(narrow.contains(r#"width="360""#) && narrow.contains("13760.98 tok/s (adopted)</text>"), "{narrow}");
 }
+
+#[test]
+fn variants_show_what_they_change_and_the_benchmark_commands_paste() {
+    let glm = page("glm-5.2-fp8-h200");
+    let variant = &glm[glm.find("#### 0.85\n").unwrap()..];
+    let facts: Vec<&str> = variant.lines().skip(2).take_while(|l| l.starts_with("- ")).collect();
+    assert!(facts.contains(&"- Changes: `--mem-fraction-static=0.85`"), "{facts:?}");
+    let deepseek = page("deepseek-v3.2-h200");
+    let method =
+        &deepseek[deepseek.find("### Benchmark profiles").unwrap()..deepseek.find("## Experiment results").unwrap()];
+    let pasteable = "vllm bench serve --model deepseek-ai/DeepSeek-V3.2 --base-url http://127.0.0.1:8000 ";
+    let profiles = Study::load(&root().join("results/deepseek-v3.2-h200")).unwrap().spec.profiles.len();
+    assert_eq!(method.matches(pasteable).count(), profiles, "one command a profile:\n{method}");
+    let commands: Vec<&str> = method.lines().filter(|l| l.starts_with("vllm bench serve")).collect();
+    assert!(commands.iter().all(|c| !c.contains('{')), "no placeholder left: {commands:?}");
+}

@@ -155,7 +155,8 @@ pub struct PageView {
     pub engines: Vec<String>,
     pub benchmark: Vec<String>,
     pub benchmark_command: Option<String>,
-    pub profiles: Vec<(String, String)>,
+    /// (name, TOML, the benchmark command a reader can paste).
+    pub profiles: Vec<(String, String, Option<String>)>,
     pub stages: Vec<StageView>,
     pub options: Table,
     pub scenarios: Vec<ScenarioView>,
