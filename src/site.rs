@@ -34,6 +34,9 @@ use std::path::Path;
 /// ones it no longer writes.
 pub const FILE_LIST: &str = ".perflab-files";
 
+/// The site's script, at its root: the only script its Content-Security-Policy allows.
+pub const SCRIPT: &str = "perflab.js";
+
 /// Files of a site by path relative to its folder.
 #[derive(Debug, Default)]
 pub struct Site {
@@ -141,13 +144,16 @@ impl Site {
                 let links = Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string() };
                 let body_md = renderer.page(study, analysis, locale, Flavor::Commonmark, &links)?;
                 let files = &site.files;
-                let body = html::render(&body_md, &|src| {
+                // A chart goes inline in both its layouts; the style sheet shows one.
+                let page = html::render_page(&body_md, &|src| {
                     let rel = src.strip_prefix("../")?;
-                    files.get(rel).map(|b| String::from_utf8_lossy(b).into_owned())
+                    let text = |rel: &str| files.get(rel).map(|b| String::from_utf8_lossy(b).into_owned());
+                    Some(format!("{}{}", text(rel)?, text(&view::narrow_chart(rel)).unwrap_or_default()))
                 });
                 let mut ctx = page_context(studies, locale, &locales, renderer, id, &format!("{id}.html"))?;
                 ctx.insert("title", &title);
-                ctx.insert("body", &body);
+                ctx.insert("body", &page.body);
+                ctx.insert("toc", &page.toc);
                 let page = renderer.html(locale, "page.html.tera", &ctx)?;
                 site.add(format!("{locale}/{id}.html"), page.into_bytes());
 
@@ -169,6 +175,8 @@ impl Site {
             site.add(format!("{locale}/index.html"), renderer.html(locale, "index.html.tera", &ctx)?.into_bytes());
         }
         site.add("md/SUMMARY.md".to_string(), summary_all.into_bytes());
+        // The site's one script (copy buttons on commands); every page works without it.
+        site.add(SCRIPT.to_string(), renderer.script().as_bytes().to_vec());
         // The entry page, in the source language, leads to every language's index.
         let source = crate::render::i18n::SOURCE_LOCALE;
         let root_locale = if locales.iter().any(|l| l == source) { source.to_string() } else { locales[0].clone() };
@@ -189,6 +197,7 @@ impl Site {
         ctx.insert("lang", &root_locale);
         ctx.insert("title", &renderer.catalog(&root_locale)?.msg("site-title")?);
         ctx.insert("home", "index.html");
+        ctx.insert("assets", "");
         ctx.insert("current", "root");
         ctx.insert("nav", &Vec::<NavItem>::new());
         ctx.insert("languages", &languages);
@@ -292,6 +301,7 @@ fn page_context(
     let mut ctx = tera::Context::new();
     ctx.insert("lang", locale);
     ctx.insert("home", "index.html");
+    ctx.insert("assets", "../");
     ctx.insert("current", current);
     ctx.insert("nav", &nav);
     ctx.insert("languages", &languages);

@@ -62,7 +62,7 @@ frame.onload = () => {{
       lang: d.documentElement.lang,
       tables: tables.length,
       visibleTables: tables.filter(visible).length,
-      charts: d.querySelectorAll('figure.chart svg').length,
+      charts: d.querySelectorAll('figure.chart').length,
       visibleCharts: [...d.querySelectorAll('figure.chart svg')].filter(visible).length,
       chartWidth: Math.max(0, ...[...d.querySelectorAll('figure.chart svg')].map(s => s.getBoundingClientRect().width)),
       pageWidth: d.documentElement.scrollWidth,
@@ -99,7 +99,7 @@ fn chromium_study_page_renders_and_switches_language() {
         // Before/after, summary of options and accuracy tables, every one laid out.
         assert_eq!(first["tables"], 3, "{result}");
         assert_eq!(first["visibleTables"], 3, "{result}");
-        // Comparison, progression and one chart a stage, every one drawn.
+        // Comparison, progression and one chart a stage, every one drawn in one of its layouts.
         assert_eq!(first["charts"], 9, "{result}");
         assert_eq!(first["visibleCharts"], 9, "{result}");
         assert!(first["chartWidth"].as_f64().unwrap() <= f64::from(width), "charts fit the screen: {result}");
@@ -116,4 +116,164 @@ fn chromium_study_page_renders_and_switches_language() {
     let result = run(browser, &harness(tmp.path(), &root().join("site/en/index.html"), 1280), 1280);
     assert_eq!(result["first"]["lang"], "en", "{result}");
     assert_eq!(result["after"]["h1"], "Model sunumu optimizasyon rehberleri", "{result}");
+}
+
+/// The pages of the committed site: (path under `site/`, whether it is a study's page).
+fn site_pages() -> Vec<(String, bool)> {
+    let list = std::fs::read_to_string(root().join("site/.perflab-files")).unwrap();
+    list.lines()
+        .filter(|l| l.ends_with(".html"))
+        .map(|l| (l.to_string(), l.contains('/') && !l.ends_with("/index.html")))
+        .collect()
+}
+
+/// A page that loads `target` in a frame of `width` pixels and measures what a reader sees:
+/// elements wider than the frame outside a scroll box, the smallest chart text as drawn, the
+/// table of contents; then follows the link to the other language.
+fn measuring_harness(dir: &std::path::Path, target: &std::path::Path, width: u32, name: &str) -> std::path::PathBuf {
+    let html = format!(
+        r#"<!DOCTYPE html><html><body style="margin:0"><iframe id="f" style="width:{width}px;height:900px;border:0" src="file://{target}"></iframe>
+<script>
+let loads = 0, first = null;
+const frame = document.getElementById('f');
+frame.onload = () => {{
+  const d = frame.contentDocument, w = frame.contentWindow;
+  loads += 1;
+  if (loads === 1) {{
+    const view = d.documentElement.clientWidth;
+    const scrolls = (el) => {{
+      for (let p = el.parentElement; p; p = p.parentElement) {{
+        const o = w.getComputedStyle(p).overflowX;
+        if ((o === 'auto' || o === 'scroll' || o === 'hidden') && p.getBoundingClientRect().right <= view + 1) return true;
+      }}
+      return false;
+    }};
+    const wide = [...d.body.querySelectorAll('*')].filter(el => {{
+      const r = el.getBoundingClientRect();
+      // Entirely off screen on purpose (the skip link until focused) is not wider.
+      return r.width > 0 && r.right > 0 && r.right > view + 1 && !scrolls(el);
+    }}).map(el => el.tagName + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right));
+    let smallest = 1000, texts = 0;
+    for (const svg of d.querySelectorAll('figure.chart svg')) {{
+      const box = svg.getBoundingClientRect();
+      if (box.width === 0) continue;
+      const scale = box.width / svg.viewBox.baseVal.width;
+      for (const t of svg.querySelectorAll('text')) {{
+        texts += 1;
+        smallest = Math.min(smallest, parseFloat(w.getComputedStyle(t).fontSize) * scale);
+      }}
+    }}
+    const toc = d.querySelector('nav.toc');
+    first = {{
+      lang: d.documentElement.lang,
+      view,
+      pageWidth: d.documentElement.scrollWidth,
+      wide: wide.slice(0, 10),
+      smallest, texts,
+      toc: toc ? toc.querySelectorAll('a').length : 0,
+      tocFixed: toc ? w.getComputedStyle(toc).position : '',
+    }};
+    const other = [...d.querySelectorAll('nav.languages a[hreflang]')].find(a => a.getAttribute('hreflang') !== d.documentElement.lang);
+    if (other) {{ first.other = other.getAttribute('hreflang'); other.click(); }} else {{ document.body.setAttribute('data-result', JSON.stringify({{first}})); }}
+  }} else {{
+    const after = {{ lang: d.documentElement.lang, path: d.location.pathname }};
+    document.body.setAttribute('data-result', JSON.stringify({{first, after}}));
+  }}
+}};
+</script></body></html>"#,
+        target = target.display()
+    );
+    let path = dir.join(format!("measure-{name}-{width}.html"));
+    std::fs::write(&path, html).unwrap();
+    path
+}
+
+/// A screenshot of `page` at `width`, kept under `target/browser/` for a reader of the test.
+fn screenshot(browser: &str, page: &std::path::Path, width: u32, out: &std::path::Path) {
+    let profile = tempfile::tempdir().unwrap();
+    let status = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            &format!("--window-size={width},2000"),
+            &format!("--user-data-dir={}", profile.path().display()),
+            &format!("--screenshot={}", out.display()),
+            &format!("file://{}", page.display()),
+        ])
+        .output()
+        .unwrap();
+    assert!(status.status.success() && out.is_file(), "no screenshot of {}", page.display());
+}
+
+#[test]
+#[ignore = "needs Chromium (.ci/run installs it): run with --include-ignored"]
+fn chromium_every_page_fits_a_phone_and_a_laptop() {
+    let browser = chromium().expect("chromium is not installed (apt-get install chromium)");
+    let tmp = tempfile::tempdir().unwrap();
+    let shots = root().join("target/browser");
+    std::fs::create_dir_all(&shots).unwrap();
+    let pages = site_pages();
+    assert!(pages.iter().filter(|p| p.1).count() >= 12, "{pages:?}");
+    for (rel, study) in &pages {
+        let page = root().join("site").join(rel);
+        let name = rel.replace('/', "-").trim_end_matches(".html").to_string();
+        for width in [390, 1280] {
+            let result = run(browser, &measuring_harness(tmp.path(), &page, width, &name), width);
+            let first = &result["first"];
+            assert!(
+                first["wide"].as_array().unwrap().is_empty(),
+                "{rel} at {width} px: wider than the screen: {result}"
+            );
+            assert!(
+                first["pageWidth"].as_f64().unwrap() <= first["view"].as_f64().unwrap() + 1.0,
+                "{rel} at {width}: {result}"
+            );
+            if *study {
+                assert!(first["texts"].as_u64().unwrap() > 20, "{rel}: charts drawn: {result}");
+                assert!(
+                    first["smallest"].as_f64().unwrap() >= 10.0,
+                    "{rel} at {width} px: chart text below 10 px: {result}"
+                );
+                assert!(first["toc"].as_u64().unwrap() >= 8, "{rel}: a table of contents: {result}");
+                let sticky = if width >= 1024 { "sticky" } else { "static" };
+                assert_eq!(first["tocFixed"], sticky, "{rel} at {width}: {result}");
+            }
+            // The language switch leads to the same page in the other language.
+            if rel != "index.html" {
+                let other = first["other"].as_str().unwrap_or_else(|| panic!("{rel}: no other language: {result}"));
+                let after = &result["after"];
+                assert_eq!(after["lang"], other, "{rel}: {result}");
+                let file = rel.split_once('/').unwrap().1;
+                assert!(after["path"].as_str().unwrap().ends_with(&format!("/site/{other}/{file}")), "{rel}: {result}");
+            }
+            screenshot(browser, &page, width, &shots.join(format!("{name}-{width}.png")));
+        }
+    }
+}
+
+fn tidy() -> Option<&'static str> {
+    Command::new("tidy").arg("-version").output().is_ok_and(|o| o.status.success()).then_some("tidy")
+}
+
+#[test]
+#[ignore = "needs tidy (.ci/run installs it): run with --include-ignored"]
+fn tidy_every_page_is_valid_html() {
+    let tidy = tidy().expect("tidy is not installed (apt-get install tidy)");
+    let pages = site_pages();
+    assert!(pages.len() >= 15, "{pages:?}");
+    for (rel, _) in pages {
+        let out = Command::new(tidy).args(["-errors", "-quiet"]).arg(root().join("site").join(&rel)).output().unwrap();
+        let report = String::from_utf8_lossy(&out.stderr);
+        // tidy does not know ARIA's `aria-current`: its one known false alarm here.
+        let problems: Vec<&str> = report
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.contains(r#"proprietary attribute "aria-current""#))
+            .collect();
+        assert!(problems.is_empty(), "{rel}:\n{}", problems.join("\n"));
+    }
 }

@@ -56,8 +56,10 @@ fn published(markdown: &str) -> String {
 
 /// What no page may hold, asserted on one HTML text.
 fn assert_harmless(name: &str, html: &str) {
-    let lower = html.to_ascii_lowercase();
-    assert!(!lower.contains("<script"), "{name}: an inline script element");
+    // The one script a page may load is the site's own file, by a fixed element.
+    let own = regex::Regex::new(r#"<script src="(\.\./)?perflab\.js"></script>"#).unwrap();
+    let lower = own.replace_all(html, "").to_ascii_lowercase();
+    assert!(!lower.contains("<script"), "{name}: a script element other than the site's own");
     let tag = regex::Regex::new(r"<[a-zA-Z][^>]*>").unwrap();
     let handler = regex::Regex::new(r#"(?i)[\s"'/]on[a-z]+\s*="#).unwrap();
     let address =
@@ -254,7 +256,11 @@ fn labels_names_and_titles_are_text() {
     assert!(html.contains("&lt;b onmouseover=alert(1)&gt;DCP&lt;/b&gt; [x](javascript:alert(1)) `"), "label as text");
     assert!(html.contains("vLLM&lt;script&gt;alert(1)&lt;/script&gt;"), "engine name as text");
     assert!(page(&files, "en/index.html").contains("&lt;svg onload=alert(1)&gt;"), "title as text in the index");
-    assert!(html.contains("<h1>&lt;svg onload=alert(1)&gt; t "), "a refused link in the title is its text");
+    let h1 = &html[html.find("<h1").unwrap()..];
+    assert!(
+        h1[h1.find('>').unwrap() + 1..].starts_with("&lt;svg onload=alert(1)&gt; t "),
+        "a refused link in the title is its text"
+    );
 }
 
 #[test]

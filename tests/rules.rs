@@ -254,7 +254,11 @@ fn ties_go_to_the_first_variant_everywhere() {
     let catalog = Renderer::new(None).unwrap();
     let charts = perflab::render::view::charts(&s, &a, catalog.catalog("en").unwrap()).unwrap();
     let svg = &charts.iter().find(|(n, _)| n == "stage-s2.svg").unwrap().1;
-    assert_eq!(svg.matches("(best)").count(), 1, "one winner on the chart, the one the decision names");
+    assert_eq!(svg.matches("(adopted)</text>").count(), 1, "one bar marked adopted, the one the decision names");
+    let desc = &svg[svg.find("<desc>").unwrap() + 6..svg.find("</desc>").unwrap()];
+    let adopted: Vec<&str> =
+        desc.split("; ").filter(|p| p.ends_with("(adopted)")).map(|p| p.split(':').next().unwrap()).collect();
+    assert_eq!(adopted, ["a"], "{desc}");
 }
 
 #[test]

@@ -76,8 +76,12 @@ fn pages_link_languages_studies_and_exports() {
     assert!(page.contains(r#"<span class="loss">▼ −52.90%</span> (regression)"#));
     assert_eq!(page.matches("<figure class=\"chart\"><svg").count(), 2 + 7, "comparison, progression and one a stage");
     assert!(page.contains("<details>\n<summary>Benchmark result</summary>"));
-    // Nothing is fetched from elsewhere: no scripts, no stylesheets, no remote images.
-    for banned in ["<script", "<link", "src=\"http", "@import", "url("] {
+    // Nothing is fetched from elsewhere: no stylesheets, no remote images, and no script but the
+    // site's own file.
+    let own_script = r#"<script src="../perflab.js"></script>"#;
+    assert_eq!(page.matches("<script").count(), 1);
+    assert!(page.contains(own_script) && site.files.contains_key("perflab.js"));
+    for banned in ["<link", "src=\"http", "@import", "url("] {
         assert!(!page.contains(banned), "page contains {banned}");
     }
     let index = text(&site, "tr/index.html");

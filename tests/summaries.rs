@@ -85,3 +85,49 @@ fn a_change_on_a_run_that_lost_requests_is_not_drawn_as_a_gain() {
         }
     }
 }
+
+#[test]
+fn charts_draw_the_base_and_mark_only_what_was_adopted() {
+    let r = Renderer::new(None).unwrap();
+    let svg = |id: &str, name: &str| {
+        let study = Study::load(&root().join("results").join(id)).unwrap();
+        let charts = perflab::render::view::charts(&study, &analyze(&study), r.catalog("en").unwrap()).unwrap();
+        charts.into_iter().find(|(n, _)| n == name).unwrap().1
+    };
+    // DeepSeek's MTP stage adopts nothing: no bar says adopted; the configuration it builds on is drawn.
+    let mtp = svg("deepseek-v3.2-h200", "stage-mtp.svg");
+    assert!(!mtp.contains("(adopted)") && !mtp.contains("(best)"), "{mtp}");
+    assert!(
+        mtp.contains("SGLang: TP + DP + DP Attention</text>") && mtp.contains("7351.59 tok/s (base)</text>"),
+        "{mtp}"
+    );
+    // GLM's memory stage: its base has a bar of its own, 0.85 is adopted; the axis ends near the top bar.
+    let memory = svg("glm-5.2-fp8-h200", "stage-memory-fraction.svg");
+    assert!(
+        memory.contains("7011.17 tok/s (base)</text>") && memory.contains("13760.98 tok/s (adopted)</text>"),
+        "{memory}"
+    );
+    assert!(memory.contains(">15000</text>") && !memory.contains(">20000</text>"), "{memory}");
+    assert!(
+        memory.contains(r#"role="img""#)
+            && memory.contains("<title>Memory fraction: Total TPS of each variant</title>")
+    );
+    let narrow = svg("glm-5.2-fp8-h200", "stage-memory-fraction.narrow.svg");
+    assert!(narrow.contains(r#"width="360""#) && narrow.contains("13760.98 tok/s (adopted)</text>"), "{narrow}");
+}
+
+#[test]
+fn variants_show_what_they_change_and_the_benchmark_commands_paste() {
+    let glm = page("glm-5.2-fp8-h200");
+    let variant = &glm[glm.find("#### 0.85\n").unwrap()..];
+    let facts: Vec<&str> = variant.lines().skip(2).take_while(|l| l.starts_with("- ")).collect();
+    assert!(facts.contains(&"- Changes: `--mem-fraction-static=0.85`"), "{facts:?}");
+    let deepseek = page("deepseek-v3.2-h200");
+    let method =
+        &deepseek[deepseek.find("### Benchmark profiles").unwrap()..deepseek.find("## Experiment results").unwrap()];
+    let pasteable = "vllm bench serve --model deepseek-ai/DeepSeek-V3.2 --base-url http://127.0.0.1:8000 ";
+    let profiles = Study::load(&root().join("results/deepseek-v3.2-h200")).unwrap().spec.profiles.len();
+    assert_eq!(method.matches(pasteable).count(), profiles, "one command a profile:\n{method}");
+    let commands: Vec<&str> = method.lines().filter(|l| l.starts_with("vllm bench serve")).collect();
+    assert!(commands.iter().all(|c| !c.contains('{')), "no placeholder left: {commands:?}");
+}

@@ -151,6 +151,21 @@ pub fn engine_env(study: &Study, config: &Config) -> BTreeMap<String, String> {
 
 /// The benchmark's command for a profile: the study's template, or `perflab bench`.
 pub fn bench_argv(study: &Study, config: &Config, profile: &Profile) -> anyhow::Result<Vec<String>> {
+    bench_words(study, config, profile, Some(&study.dir))
+}
+
+/// The benchmark's command for a profile as a page shows it: a dataset path as the study
+/// writes it (relative to the study's folder), the rest as [`bench_argv`] gives it.
+pub fn shown_bench_argv(study: &Study, config: &Config, profile: &Profile) -> anyhow::Result<Vec<String>> {
+    bench_words(study, config, profile, None)
+}
+
+fn bench_words(
+    study: &Study,
+    config: &Config,
+    profile: &Profile,
+    dir: Option<&std::path::Path>,
+) -> anyhow::Result<Vec<String>> {
     let rate = match &profile.request_rate {
         Some(Rate::PerSecond(r)) => Some(r.to_string()),
         Some(Rate::Unlimited) => Some("inf".to_string()),
@@ -163,7 +178,10 @@ pub fn bench_argv(study: &Study, config: &Config, profile: &Profile) -> anyhow::
         ("total_requests", profile.total_requests.to_string()),
     ]);
     let optional = [
-        ("dataset_path", profile.dataset_path.as_ref().map(|p| study.dir.join(p).display().to_string())),
+        (
+            "dataset_path",
+            profile.dataset_path.as_ref().map(|p| dir.map_or(p.clone(), |d| d.join(p).display().to_string())),
+        ),
         ("input_tokens", profile.input_tokens.map(|v| v.to_string())),
         ("output_tokens", profile.output_tokens.map(|v| v.to_string())),
         ("seed", profile.seed.map(|v| v.to_string())),

@@ -1,35 +1,38 @@
-//! SVG charts drawn with plotters. Text is measured with a font built into the binary, so the
-//! bytes depend on nothing but the input; browsers draw the text with their own sans-serif.
+//! SVG charts, written by hand so that every byte depends on the input alone. Each chart comes
+//! in two layouts: a wide one (760 px, labels beside the bars) and a narrow one (360 px, labels
+//! above the bars) that a phone shows at its natural size, so no text is drawn below 12 px.
+//! Text widths are estimated from the font size (browsers draw with their own sans-serif).
+//! Every chart is an image to assistive technology (`role="img"`) with a title and a
+//! description that name its numbers.
 
-use plotters::prelude::*;
-use plotters::style::FontStyle;
-use std::sync::Once;
+use std::fmt::Write;
 
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 const FAMILY: &str = "sans-serif";
-const WIDTH: u32 = 760;
+pub const WIDE: f64 = 760.0;
+pub const NARROW: f64 = 360.0;
+const MARGIN: f64 = 10.0;
+const FONT: f64 = 12.0;
+const TITLE_FONT: f64 = 15.0;
 
-const PLAIN: RGBColor = RGBColor(0x7a, 0x8c, 0xa6);
-const WINNER: RGBColor = RGBColor(0x1f, 0x8a, 0x3b);
-const DOUBTFUL: RGBColor = RGBColor(0xc9, 0x8b, 0x1c);
-const FAILED: RGBColor = RGBColor(0xb4, 0x23, 0x18);
-const BASELINE: RGBColor = RGBColor(0x7a, 0x8c, 0xa6);
-const OPTIMIZED: RGBColor = RGBColor(0x1f, 0x5f, 0xa8);
-
-fn font() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // The font is part of the binary; failing to read it is a build defect, not an input error.
-        let _ = plotters::style::register_font(FAMILY, FontStyle::Normal, FONT);
-    });
-}
+const PLAIN: &str = "#7a8ca6";
+const ADOPTED: &str = "#1f7a36";
+const DOUBTFUL: &str = "#b5780f";
+const FAILED: &str = "#b42318";
+const OPTIMIZED: &str = "#1f5fa8";
+const BASE: &str = "#5b6670";
+const TEXT: &str = "#1d2329";
+const GRID: &str = "#d8dee4";
 
 /// How a bar is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BarKind {
     Plain,
-    /// The stage's best variant.
-    Winner,
+    /// The configuration the stage builds on: outlined and dashed.
+    Base,
+    /// The variant the stage adopted.
+    Adopted,
+    /// The optimized configuration (beside the baseline on the comparison chart).
+    Optimized,
     /// Measured, but not to be trusted (lost requests, cut off).
     Doubtful,
     /// Not measured: no bar, the note says why.
@@ -41,82 +44,231 @@ pub struct Bar {
     pub label: String,
     pub value: Option<f64>,
     pub kind: BarKind,
-    /// Printed after the bar (the value, or why there is none).
+    /// Printed at the end of the bar (the value and its mark, or why there is none).
     pub note: String,
 }
 
-type DrawResult<T> = Result<T, Box<dyn std::error::Error>>;
+/// A chart in both layouts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    pub wide: String,
+    pub narrow: String,
+}
 
-fn svg_or_empty(result: DrawResult<()>, svg: String) -> String {
-    match result {
-        Ok(()) => svg,
-        // Drawing in memory only fails on a plotters defect; an empty chart is better than none.
-        Err(_) => String::new(),
+/// Text for SVG: `&`, `<`, `>` and `"` as entities.
+fn esc(text: &str) -> String {
+    super::html::escape(text)
+}
+
+/// The estimated width of `text` at `size` px.
+fn text_width(text: &str, size: f64) -> f64 {
+    text.chars().count() as f64 * size * 0.58
+}
+
+/// `text` cut to `width` px at `size`, with an ellipsis when cut.
+fn fit(text: &str, width: f64, size: f64) -> String {
+    if text_width(text, size) <= width {
+        return text.to_string();
+    }
+    let keep = ((width / (size * 0.58)).floor() as usize).saturating_sub(1).max(1);
+    let mut out: String = text.chars().take(keep).collect();
+    out.push('…');
+    out
+}
+
+/// `text` broken into lines of at most `width` px at `size`, at spaces; at most `max` lines,
+/// the last one cut with an ellipsis.
+fn wrap(text: &str, width: f64, size: f64, max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let candidate = if line.is_empty() { word.to_string() } else { format!("{line} {word}") };
+        if text_width(&candidate, size) <= width || line.is_empty() {
+            line = candidate;
+        } else {
+            lines.push(std::mem::take(&mut line));
+            line = word.to_string();
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    if lines.len() > max {
+        let rest = lines[max - 1..].join(" ");
+        lines.truncate(max - 1);
+        lines.push(rest);
+    }
+    lines.into_iter().map(|l| fit(&l, width, size)).collect()
+}
+
+/// The smallest "nice" number (1, 2, 2.5 or 5 times a power of ten) at or above `x`.
+fn nice(x: f64) -> f64 {
+    if x <= 0.0 || !x.is_finite() {
+        return 1.0;
+    }
+    let power = 10f64.powf(x.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * power).find(|v| *v >= x * (1.0 - 1e-12)).unwrap_or(10.0 * power)
+}
+
+/// The axis for values up to `max`: its end and its tick step, about five ticks, the end
+/// a little above the largest value.
+fn axis(max: f64) -> (f64, f64) {
+    let step = nice(max.max(f64::MIN_POSITIVE) / 5.0);
+    let end = (max * 1.04 / step).ceil() * step;
+    (end.max(step), step)
+}
+
+fn open(out: &mut String, width: f64, height: f64, title: &str, desc: &str, class: &str) {
+    let _ = write!(
+        out,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" class="{class}" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" style="font-family: {FAMILY}; font-size: {FONT}px"><title>{}</title><desc>{}</desc><rect width="{width}" height="{height}" fill="#ffffff"/>"##,
+        esc(title),
+        esc(desc)
+    );
+}
+
+fn title_lines(out: &mut String, lines: &[String], width: f64) -> f64 {
+    let mut y = MARGIN;
+    for l in lines {
+        y += TITLE_FONT + 4.0;
+        let _ = write!(
+            out,
+            r#"<text x="{}" y="{y}" text-anchor="middle" font-size="{TITLE_FONT}" fill="{TEXT}">{}</text>"#,
+            width / 2.0,
+            esc(l)
+        );
+    }
+    y + 10.0
+}
+
+fn color(kind: BarKind) -> &'static str {
+    match kind {
+        BarKind::Plain => PLAIN,
+        BarKind::Base => BASE,
+        BarKind::Adopted => ADOPTED,
+        BarKind::Optimized => OPTIMIZED,
+        BarKind::Doubtful => DOUBTFUL,
+        BarKind::Failed => FAILED,
     }
 }
 
-/// Horizontal bars, one a variant, on a shared axis starting at zero.
-pub fn bars(title: &str, axis: &str, bars: &[Bar], ticks: &dyn Fn(f64) -> String) -> String {
-    font();
-    let height = 70 + 34 * bars.len().max(1) as u32;
-    let mut svg = String::new();
-    let result = (|| -> DrawResult<()> {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let n = bars.len().max(1);
-        let label_width = bars.iter().map(|b| b.label.chars().count()).max().unwrap_or(4).clamp(4, 40) as u32 * 7 + 10;
-        // Room right of the longest bar for its note.
-        let plot = f64::from(WIDTH.saturating_sub(label_width + 30)).max(100.0);
-        let note = bars.iter().map(|b| b.note.chars().count()).max().unwrap_or(0) as f64 * 6.0 + 12.0;
-        let room = (note / plot).min(0.7);
-        let max = bars.iter().filter_map(|b| b.value).fold(0.0, f64::max).max(1.0) / (1.0 - room);
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, (FAMILY, 16))
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(label_width)
-            .build_cartesian_2d(0.0..max, 0.0..n as f64)?;
-        let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .x_desc(axis)
-            .x_labels(6)
-            .x_label_formatter(&|v| ticks(*v))
-            .y_labels(n * 2 + 1)
-            .y_label_formatter(&|y| {
-                let i = (n as f64 - y - 0.5).round();
-                if (n as f64 - y - 0.5 - i).abs() < 1e-6 && i >= 0.0 {
-                    labels.get(i as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
-            .label_style((FAMILY, 12))
-            .draw()?;
-        for (i, bar) in bars.iter().enumerate() {
-            let top = n as f64 - i as f64 - 0.2;
-            let bottom = n as f64 - i as f64 - 0.8;
-            let color = match bar.kind {
-                BarKind::Plain => PLAIN,
-                BarKind::Winner => WINNER,
-                BarKind::Doubtful => DOUBTFUL,
-                BarKind::Failed => FAILED,
-            };
-            let end = bar.value.unwrap_or(0.0);
-            if bar.value.is_some() {
-                chart.draw_series(std::iter::once(Rectangle::new([(0.0, bottom), (end, top)], color.filled())))?;
-            }
-            chart.draw_series(std::iter::once(Text::new(
-                bar.note.clone(),
-                (end + max * 0.01, top - 0.15),
-                (FAMILY, 12).into_font().color(&color),
-            )))?;
+/// One bar from `x0` over `len` px at `y`, `h` px high, with its note inside its end when it
+/// fits there, otherwise after it.
+fn bar(out: &mut String, b: &Bar, x0: f64, len: f64, y: f64, h: f64) {
+    let c = color(b.kind);
+    if b.value.is_some() {
+        if b.kind == BarKind::Base {
+            let _ = write!(
+                out,
+                r##"<rect x="{x0}" y="{y}" width="{:.1}" height="{h}" fill="#eef1f4" stroke="{c}" stroke-width="1.5" stroke-dasharray="5 3"/>"##,
+                len.max(1.0)
+            );
+        } else {
+            let _ = write!(out, r#"<rect x="{x0}" y="{y}" width="{:.1}" height="{h}" fill="{c}"/>"#, len.max(1.0));
         }
-        root.present()?;
-        Ok(())
-    })();
-    svg_or_empty(result, svg)
+    }
+    let base_line = y + h / 2.0 + FONT * 0.35;
+    let inside = b.value.is_some() && b.kind != BarKind::Base && text_width(&b.note, FONT) + 10.0 <= len;
+    if inside {
+        let _ = write!(
+            out,
+            r##"<text x="{:.1}" y="{base_line:.1}" text-anchor="end" fill="#ffffff">{}</text>"##,
+            x0 + len - 5.0,
+            esc(&b.note)
+        );
+    } else {
+        let fill = if b.kind == BarKind::Failed { FAILED } else { TEXT };
+        let start =
+            if b.kind == BarKind::Base && text_width(&b.note, FONT) + 10.0 <= len { x0 + 5.0 } else { x0 + len + 5.0 };
+        let _ = write!(out, r#"<text x="{start:.1}" y="{base_line:.1}" fill="{fill}">{}</text>"#, esc(&b.note));
+    }
+}
+
+/// A description naming every bar and its note.
+fn describe(bars: &[Bar]) -> String {
+    bars.iter().map(|b| format!("{}: {}", b.label, b.note)).collect::<Vec<_>>().join("; ")
+}
+
+/// Horizontal bars, one a configuration, on an axis from zero fitted to the largest value.
+pub fn bars(title: &str, axis_name: &str, bars: &[Bar], ticks: &dyn Fn(f64) -> String) -> Chart {
+    let desc = describe(bars);
+    let max = bars.iter().filter_map(|b| b.value).fold(0.0, f64::max);
+    let (end, step) = axis(max);
+    let widest_note = bars.iter().map(|b| text_width(&b.note, FONT)).fold(0.0, f64::max);
+
+    // Wide: labels in a column left of the bars.
+    let mut wide = String::new();
+    let titles = wrap(title, WIDE - 2.0 * MARGIN, TITLE_FONT, 2);
+    let label_w = bars.iter().map(|b| text_width(&b.label, FONT)).fold(30.0, f64::max).min(WIDE * 0.45);
+    let x0 = MARGIN + label_w + 8.0;
+    // A note that cannot fit inside a short bar is written after it: keep room for it.
+    let plot = WIDE - MARGIN - x0 - 8.0;
+    let row = 28.0;
+    let top0 = MARGIN + titles.len() as f64 * (TITLE_FONT + 4.0) + 10.0;
+    let height = top0 + row * bars.len().max(1) as f64 + 46.0;
+    open(&mut wide, WIDE, height, title, &desc, "wide");
+    let top = title_lines(&mut wide, &titles, WIDE);
+    let bottom = top + row * bars.len().max(1) as f64;
+    let scale = |v: f64| v / end * plot;
+    let mut t = 0.0;
+    while t <= end + step * 1e-9 {
+        let x = x0 + scale(t);
+        let _ = write!(wide, r#"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{bottom}" stroke="{GRID}"/>"#);
+        let _ = write!(
+            wide,
+            r#"<text x="{x:.1}" y="{}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
+            bottom + 16.0,
+            esc(&ticks(t))
+        );
+        t += step;
+    }
+    let _ = write!(
+        wide,
+        r#"<text x="{:.1}" y="{}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
+        x0 + plot / 2.0,
+        bottom + 34.0,
+        esc(axis_name)
+    );
+    for (i, b) in bars.iter().enumerate() {
+        let y = top + row * i as f64;
+        let _ = write!(
+            wide,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end" fill="{TEXT}">{}</text>"#,
+            x0 - 8.0,
+            y + row / 2.0 + FONT * 0.35,
+            esc(&fit(&b.label, label_w, FONT))
+        );
+        bar(&mut wide, b, x0, b.value.map_or(0.0, scale), y + 5.0, row - 10.0);
+    }
+    let _ = write!(wide, r#"<line x1="{x0}" y1="{top}" x2="{x0}" y2="{bottom}" stroke="{TEXT}"/></svg>"#);
+    let _ = widest_note;
+
+    // Narrow: each label on its own line above its bar.
+    let mut narrow = String::new();
+    let titles = wrap(title, NARROW - 2.0 * MARGIN, TITLE_FONT, 3);
+    let row = 44.0;
+    let top0 = MARGIN + titles.len() as f64 * (TITLE_FONT + 4.0) + 10.0;
+    let height = top0 + row * bars.len().max(1) as f64 + 24.0;
+    open(&mut narrow, NARROW, height, title, &desc, "narrow");
+    let top = title_lines(&mut narrow, &titles, NARROW);
+    let plot = NARROW - 2.0 * MARGIN;
+    for (i, b) in bars.iter().enumerate() {
+        let y = top + row * i as f64;
+        let _ = write!(
+            narrow,
+            r#"<text x="{MARGIN}" y="{:.1}" fill="{TEXT}">{}</text>"#,
+            y + FONT,
+            esc(&fit(&b.label, plot, FONT))
+        );
+        bar(&mut narrow, b, MARGIN, b.value.map_or(0.0, |v| v / end * plot), y + FONT + 6.0, 20.0);
+    }
+    let _ = write!(
+        narrow,
+        r#"<text x="{MARGIN}" y="{:.1}" fill="{TEXT}">{}</text></svg>"#,
+        top + row * bars.len().max(1) as f64 + 10.0,
+        esc(&format!("{axis_name}: 0 – {}", ticks(end)))
+    );
+    Chart { wide, narrow }
 }
 
 /// Two bars a group (baseline and optimized), one group a profile.
@@ -127,96 +279,164 @@ pub fn pairs(
     groups: &[(String, Option<f64>, Option<f64>)],
     format: &dyn Fn(f64) -> String,
     ticks: &dyn Fn(f64) -> String,
-) -> String {
+) -> Chart {
     let mut list = Vec::new();
     for (label, base, opt) in groups {
-        let bar = |v: &Option<f64>, kind| Bar {
-            label: String::new(),
-            value: *v,
-            kind,
-            note: v.map(format).unwrap_or_default(),
-        };
-        list.push(Bar { label: format!("{label} · {}", legend.0), ..bar(base, BarKind::Plain) });
-        list.push(Bar { label: format!("{label} · {}", legend.1), ..bar(opt, BarKind::Winner) });
+        for (name, v, kind) in [(legend.0, base, BarKind::Plain), (legend.1, opt, BarKind::Optimized)] {
+            list.push(Bar {
+                label: format!("{label} · {name}"),
+                value: *v,
+                kind,
+                note: v.map(format).unwrap_or_default(),
+            });
+        }
     }
-    let mut svg = bars(title, axis, &list, ticks);
-    // Recolour the optimized bars so the pair reads at a glance.
-    let winner = format!("#{:02X}{:02X}{:02X}", WINNER.0, WINNER.1, WINNER.2);
-    let optimized = format!("#{:02X}{:02X}{:02X}", OPTIMIZED.0, OPTIMIZED.1, OPTIMIZED.2);
-    svg = svg.replace(&winner, &optimized);
-    let _ = BASELINE;
-    svg
+    bars(title, axis, &list, ticks)
 }
 
-/// A line through the objective after each adopted stage, from the baseline to the final configuration.
+/// A line through the objective after each adopted stage, from the baseline to the final
+/// configuration (wide); the same steps as bars (narrow).
 pub fn progression(
     title: &str,
-    axis: &str,
+    axis_name: &str,
     points: &[(String, f64)],
     format: &dyn Fn(f64) -> String,
     ticks: &dyn Fn(f64) -> String,
-) -> String {
-    font();
-    let height = 380;
-    let mut svg = String::new();
-    let result =
-        (|| -> DrawResult<()> {
-            let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-            root.fill(&WHITE)?;
-            let max = points.iter().map(|p| p.1).fold(0.0, f64::max).max(1.0) * 1.2;
-            let n = points.len().max(1);
-            let labels: Vec<String> = points.iter().map(|p| p.0.clone()).collect();
-            let mut chart = ChartBuilder::on(&root)
-                .caption(title, (FAMILY, 16))
-                .margin(14)
-                .x_label_area_size(60)
-                .y_label_area_size(70)
-                .build_cartesian_2d(-0.5..(n as f64 - 0.5), 0.0..max)?;
-            chart
-                .configure_mesh()
-                .disable_x_mesh()
-                .y_desc(axis)
-                .y_label_formatter(&|v| ticks(*v))
-                .x_labels(n)
-                .x_label_formatter(&|x| {
-                    let i = x.round();
-                    if (x - i).abs() < 1e-6 && i >= 0.0 {
-                        labels.get(i as usize).cloned().unwrap_or_default()
-                    } else {
-                        String::new()
-                    }
-                })
-                .label_style((FAMILY, 11))
-                .draw()?;
-            let series: Vec<(f64, f64)> = points.iter().enumerate().map(|(i, p)| (i as f64, p.1)).collect();
-            chart.draw_series(LineSeries::new(series.clone(), OPTIMIZED.stroke_width(2)))?;
-            chart.draw_series(series.iter().map(|&(x, y)| Circle::new((x, y), 4, OPTIMIZED.filled())))?;
-            chart.draw_series(series.iter().map(|&(x, y)| {
-                Text::new(format(y), (x - 0.2, y + max * 0.04), (FAMILY, 11).into_font().color(&BLACK))
-            }))?;
-            root.present()?;
-            Ok(())
-        })();
-    svg_or_empty(result, svg)
+) -> Chart {
+    let list: Vec<Bar> = points
+        .iter()
+        .enumerate()
+        .map(|(i, (label, v))| Bar {
+            label: label.clone(),
+            value: Some(*v),
+            kind: if i == 0 { BarKind::Plain } else { BarKind::Optimized },
+            note: format(*v),
+        })
+        .collect();
+    let narrow = bars(title, axis_name, &list, ticks).narrow;
+    let desc = describe(&list);
+
+    let mut wide = String::new();
+    let titles = wrap(title, WIDE - 2.0 * MARGIN, TITLE_FONT, 2);
+    let n = points.len().max(1);
+    let (end, step) = axis(points.iter().map(|p| p.1).fold(0.0, f64::max) * 1.1);
+    let x0 = MARGIN + 70.0;
+    let plot_w = WIDE - MARGIN - x0 - 10.0;
+    let slot = plot_w / n as f64;
+    let top0 = MARGIN + titles.len() as f64 * (TITLE_FONT + 4.0) + 10.0;
+    let plot_h = 260.0;
+    let height = top0 + plot_h + 3.0 * (FONT + 3.0) + 14.0;
+    open(&mut wide, WIDE, height, title, &desc, "wide");
+    let top = title_lines(&mut wide, &titles, WIDE);
+    let bottom = top + plot_h;
+    let y_of = |v: f64| bottom - v / end * plot_h;
+    let x_of = |i: usize| x0 + slot * (i as f64 + 0.5);
+    let mut t = 0.0;
+    while t <= end + step * 1e-9 {
+        let y = y_of(t);
+        let _ = write!(wide, r#"<line x1="{x0}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{GRID}"/>"#, x0 + plot_w);
+        let _ = write!(
+            wide,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end" fill="{TEXT}">{}</text>"#,
+            x0 - 6.0,
+            y + FONT * 0.35,
+            esc(&ticks(t))
+        );
+        t += step;
+    }
+    let _ = write!(
+        wide,
+        r#"<text transform="translate({MARGIN} {:.1}) rotate(-90)" x="0" y="{FONT}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
+        (top + bottom) / 2.0,
+        esc(axis_name)
+    );
+    let path: Vec<String> =
+        points.iter().enumerate().map(|(i, p)| format!("{:.1},{:.1}", x_of(i), y_of(p.1))).collect();
+    let _ =
+        write!(wide, r#"<polyline points="{}" fill="none" stroke="{OPTIMIZED}" stroke-width="2"/>"#, path.join(" "));
+    for (i, (label, v)) in points.iter().enumerate() {
+        let (x, y) = (x_of(i), y_of(*v));
+        let _ = write!(wide, r#"<circle cx="{x:.1}" cy="{y:.1}" r="4" fill="{OPTIMIZED}"/>"#);
+        // The value sits above its point unless the line leaves or reaches it from above; then
+        // below. A white halo keeps it clear of the line either way.
+        let higher = |j: Option<usize>| j.and_then(|j| points.get(j)).is_some_and(|p| p.1 > *v);
+        let below = higher(i.checked_sub(1)) || higher(Some(i + 1));
+        let ty = if below { y + 20.0 } else { y - 10.0 };
+        let _ = write!(
+            wide,
+            r##"<text x="{x:.1}" y="{ty:.1}" text-anchor="middle" fill="{TEXT}" stroke="#ffffff" stroke-width="4" paint-order="stroke">{}</text>"##,
+            esc(&format(*v))
+        );
+        for (k, line) in wrap(label, slot - 6.0, FONT, 3).iter().enumerate() {
+            let _ = write!(
+                wide,
+                r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
+                bottom + 16.0 + k as f64 * (FONT + 3.0),
+                esc(line)
+            );
+        }
+    }
+    let _ =
+        write!(wide, r#"<line x1="{x0}" y1="{bottom}" x2="{:.1}" y2="{bottom}" stroke="{TEXT}"/></svg>"#, x0 + plot_w);
+    Chart { wide, narrow }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn list() -> Vec<Bar> {
+        vec![
+            Bar { label: "base".into(), value: Some(8.0), kind: BarKind::Base, note: "8.00 (base)".into() },
+            Bar { label: "a".into(), value: Some(8968.0), kind: BarKind::Adopted, note: "8968.00 (adopted)".into() },
+            Bar { label: "b <x>".into(), value: None, kind: BarKind::Failed, note: "failed: out of memory".into() },
+        ]
+    }
+
     #[test]
-    fn charts_are_deterministic_and_mark_failures_as_text() {
-        let list = vec![
-            Bar { label: "a".into(), value: Some(10.0), kind: BarKind::Winner, note: "10.00".into() },
-            Bar { label: "b".into(), value: None, kind: BarKind::Failed, note: "failed: out of memory".into() },
-        ];
+    fn charts_are_deterministic_accessible_and_mark_failures_as_text() {
         let ticks = |v: f64| format!("{v:.0}");
-        let one = bars("t", "tok/s", &list, &ticks);
-        assert_eq!(one, bars("t", "tok/s", &list, &ticks));
-        assert!(one.starts_with("<svg"));
-        assert!(one.contains("failed: out of memory"));
-        // One filled rectangle for the one measured variant, besides the background and frame.
-        let filled_bars = one.lines().filter(|l| l.starts_with("<rect") && l.contains("fill=\"#1F8A3B\"")).count();
-        assert_eq!(filled_bars, 1, "{one}");
+        let one = bars("t", "tok/s", &list(), &ticks);
+        assert_eq!(one, bars("t", "tok/s", &list(), &ticks));
+        for svg in [&one.wide, &one.narrow] {
+            assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+            assert!(svg.contains(r#"role="img""#) && svg.contains("<title>t</title>"), "{svg}");
+            assert!(
+                svg.contains(
+                    "<desc>base: 8.00 (base); a: 8968.00 (adopted); b &lt;x&gt;: failed: out of memory</desc>"
+                )
+            );
+            assert!(svg.contains("failed: out of memory"));
+            assert!(!svg.contains("<x>"), "study text is escaped");
+            // One filled bar for the adopted variant, one dashed for the base.
+            assert_eq!(svg.matches(&format!(r#"fill="{ADOPTED}""#)).count(), 1, "{svg}");
+            assert_eq!(svg.matches("stroke-dasharray").count(), 1, "{svg}");
+        }
+    }
+
+    #[test]
+    fn the_axis_is_fitted_to_the_largest_value() {
+        let ticks = |v: f64| format!("{v:.0}");
+        let chart = bars("t", "tok/s", &list(), &ticks);
+        // 8968 ends on a tick of 10000 at most, not three times the bar.
+        assert!(chart.wide.contains(">10000</text>") || chart.wide.contains(">9500</text>"), "{}", chart.wide);
+        assert!(!chart.wide.contains(">12000</text>") && !chart.wide.contains(">27000</text>"));
+        assert_eq!(axis(8968.0), (10000.0, 2000.0));
+    }
+
+    #[test]
+    fn progression_labels_wrap_within_their_slot() {
+        let points: Vec<(String, f64)> =
+            (0..8).map(|i| (format!("A rather long stage title number {i}"), 1000.0 * (i + 1) as f64)).collect();
+        let f = |v: f64| format!("{v:.2}");
+        let chart = progression("p", "tok/s", &points, &f, &f);
+        let slot = (WIDE - MARGIN - (MARGIN + 70.0) - 10.0) / 8.0;
+        for line in chart.wide.split("<text").skip(1) {
+            let text = &line[line.find('>').unwrap() + 1..line.find("</text>").unwrap()];
+            if text.starts_with("A rather") || text.starts_with("title") || text.starts_with("long") {
+                assert!(text_width(text, FONT) <= slot, "{text} is wider than its slot");
+            }
+        }
+        assert!(chart.narrow.contains("<desc>"));
     }
 }

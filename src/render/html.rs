@@ -31,15 +31,132 @@ fn own_html(raw: &str) -> bool {
     true
 }
 
+/// A heading of a page, for its table of contents.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Heading {
+    pub level: u8,
+    pub id: String,
+    pub text: String,
+}
+
+/// A lower-case letter or digit as ASCII: Turkish and other Latin letters lose their marks
+/// (`ç` → `c`, `ı` → `i`), other scripts are left out.
+fn ascii(c: char) -> Option<char> {
+    if c.is_ascii_alphanumeric() {
+        return Some(c);
+    }
+    let plain = match c {
+        'ç' => 'c',
+        'ğ' => 'g',
+        'ı' | 'i' | 'î' | 'í' | 'ì' | 'ï' => 'i',
+        'ö' | 'ô' | 'ó' | 'ò' => 'o',
+        'ş' => 's',
+        'ü' | 'û' | 'ú' | 'ù' => 'u',
+        'â' | 'à' | 'á' | 'ä' => 'a',
+        'é' | 'è' | 'ê' | 'ë' => 'e',
+        _ => return None,
+    };
+    Some(plain)
+}
+
+/// An id for a heading: its words in lower case and ASCII, joined by `-`, made unique on the
+/// page with a number.
+fn slug(text: &str, taken: &mut Vec<String>) -> String {
+    let mut out = String::new();
+    for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.extend(word.chars().flat_map(char::to_lowercase).filter_map(ascii));
+    }
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert_str(0, "s-");
+    }
+    let mut id = out.clone();
+    let mut n = 2;
+    while taken.contains(&id) {
+        id = format!("{out}-{n}");
+        n += 1;
+    }
+    taken.push(id.clone());
+    id
+}
+
+/// Gives every heading an id and a link to itself, and lists the second and third levels.
+fn anchor_headings(events: Vec<Event<'_>>) -> (Vec<Event<'_>>, Vec<Heading>) {
+    let mut out = Vec::with_capacity(events.len());
+    let mut toc = Vec::new();
+    let mut taken = Vec::new();
+    let mut i = 0;
+    while i < events.len() {
+        if let Event::Start(Tag::Heading { level, id: None, classes, attrs }) = &events[i] {
+            let end = (i..events.len()).find(|&j| matches!(events[j], Event::End(TagEnd::Heading(_)))).unwrap_or(i);
+            let text: String = events[i + 1..end]
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Text(t) | Event::Code(t) => Some(t.as_ref()),
+                    _ => None,
+                })
+                .collect();
+            let id = slug(&text, &mut taken);
+            let n = *level as u8;
+            if (2..=3).contains(&n) {
+                toc.push(Heading { level: n, id: id.clone(), text: text.clone() });
+            }
+            out.push(Event::Start(Tag::Heading {
+                level: *level,
+                id: Some(CowStr::from(id.clone())),
+                classes: classes.clone(),
+                attrs: attrs.clone(),
+            }));
+            out.extend(events[i + 1..end].iter().cloned());
+            if n > 1 {
+                out.push(Event::InlineHtml(CowStr::from(format!(" <a class=\"anchor\" href=\"#{id}\">#</a>"))));
+            }
+            i = end;
+            continue;
+        }
+        out.push(events[i].clone());
+        i += 1;
+    }
+    (out, toc)
+}
+
+/// A page's HTML and its table of contents.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub body: String,
+    pub toc: Vec<Heading>,
+}
+
 /// Renders `markdown`; an image whose source `inline` resolves to SVG text is replaced by it.
 pub fn render(markdown: &str, inline: &dyn Fn(&str) -> Option<String>) -> String {
+    render_page(markdown, inline).body
+}
+
+/// Renders `markdown` as [`render`] does, with heading anchors and a table of contents.
+pub fn render_page(markdown: &str, inline: &dyn Fn(&str) -> Option<String>) -> Rendered {
     let mut events = Vec::new();
     let mut skipping = false;
+    // The inlined chart whose image is being read, and its alternative text (the caption).
+    let mut chart: Option<(String, String)> = None;
     // Open links and images whose address is refused: whether each one's end is dropped too.
     let mut refused: Vec<bool> = Vec::new();
     for event in Parser::new_ext(markdown, markdown::options()) {
         match event {
-            Event::End(TagEnd::Image) if skipping => skipping = false,
+            Event::End(TagEnd::Image) if skipping => {
+                skipping = false;
+                if let Some((svg, alt)) = chart.take() {
+                    let figure =
+                        format!("<figure class=\"chart\">{svg}<figcaption>{}</figcaption></figure>", escape(&alt));
+                    events.push(Event::Html(CowStr::from(figure)));
+                }
+            }
+            Event::Text(ref t) | Event::Code(ref t) if skipping => {
+                if let Some((_, alt)) = chart.as_mut() {
+                    alt.push_str(t);
+                }
+            }
             _ if skipping => {}
             Event::Html(ref raw) | Event::InlineHtml(ref raw) if !own_html(raw) => {
                 events.push(Event::Text(CowStr::from(raw.to_string())));
@@ -66,7 +183,7 @@ pub fn render(markdown: &str, inline: &dyn Fn(&str) -> Option<String>) -> String
             }
             Event::Start(Tag::Image { ref dest_url, .. }) => match inline(dest_url) {
                 Some(svg) => {
-                    events.push(Event::Html(CowStr::from(format!("<figure class=\"chart\">{svg}</figure>"))));
+                    chart = Some((svg, String::new()));
                     skipping = true;
                 }
                 None => {
@@ -85,9 +202,26 @@ pub fn render(markdown: &str, inline: &dyn Fn(&str) -> Option<String>) -> String
             other => events.push(other),
         }
     }
+    // A figure is not phrasing content: a paragraph that holds only a chart is the figure.
+    let is_figure = |e: &Event| matches!(e, Event::Html(h) if h.starts_with("<figure class=\"chart\">"));
+    let mut kept = Vec::with_capacity(events.len());
+    let mut i = 0;
+    while i < events.len() {
+        let alone = matches!(events[i], Event::Start(Tag::Paragraph))
+            && events.get(i + 1).is_some_and(is_figure)
+            && matches!(events.get(i + 2), Some(Event::End(TagEnd::Paragraph)));
+        if alone {
+            kept.push(events[i + 1].clone());
+            i += 3;
+        } else {
+            kept.push(events[i].clone());
+            i += 1;
+        }
+    }
+    let (kept, toc) = anchor_headings(kept);
     let mut out = String::with_capacity(markdown.len() * 2);
-    html::push_html(&mut out, events.into_iter());
-    out
+    html::push_html(&mut out, kept.into_iter());
+    Rendered { body: out, toc }
 }
 
 /// Text for HTML: `&`, `<`, `>` and `"` as entities.
@@ -113,9 +247,24 @@ mod tests {
     fn charts_go_inline_and_tables_scroll() {
         let md = "![a chart](c/x.svg)\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n";
         let out = render(md, &|src| (src == "c/x.svg").then(|| "<svg></svg>".to_string()));
-        assert!(out.contains("<figure class=\"chart\"><svg></svg></figure>"), "{out}");
-        assert!(!out.contains("a chart"));
+        assert!(out.contains("<figure class=\"chart\"><svg></svg><figcaption>a chart</figcaption></figure>"), "{out}");
+        assert!(!out.contains("<p><figure"), "a figure is never inside a paragraph: {out}");
         assert!(out.contains("<div class=\"table\"><table>"), "{out}");
+    }
+
+    #[test]
+    fn headings_get_unique_ids_links_and_a_table_of_contents() {
+        let out = render_page("# T\n\n## Çıkarım motoru\n\n### 1. A\n\n### 1. A\n", &|_| None);
+        assert!(
+            out.body.contains(
+                r##"<h2 id="cikarim-motoru">Çıkarım motoru <a class="anchor" href="#cikarim-motoru">#</a></h2>"##
+            ),
+            "{}",
+            out.body
+        );
+        let ids: Vec<&str> = out.toc.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids, ["cikarim-motoru", "s-1-a", "s-1-a-2"]);
+        assert_eq!(out.toc[1].text, "1. A");
     }
 
     #[test]

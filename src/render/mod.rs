@@ -31,6 +31,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("root.html.tera", include_str!("../../templates/root.html.tera")),
     ("site.css", include_str!("../../templates/site.css")),
     ("markdown.css", include_str!("../../templates/markdown.css")),
+    ("perflab.js", include_str!("../../templates/perflab.js")),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -61,6 +62,7 @@ pub struct Renderer {
     tera: HashMap<String, Tera>,
     css: String,
     markdown_css: String,
+    script: String,
 }
 
 impl Renderer {
@@ -81,7 +83,7 @@ impl Renderer {
             }
         }
         let file = |name: &str| sources.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone()).unwrap_or_default();
-        let (css, markdown_css) = (file("site.css"), file("markdown.css"));
+        let (css, markdown_css, script) = (file("site.css"), file("markdown.css"), file("perflab.js"));
         sources.retain(|(n, _)| n.ends_with(".tera"));
         let mut tera = HashMap::new();
         for (locale, catalog) in &catalogs {
@@ -91,13 +93,18 @@ impl Renderer {
             register(&mut t, catalog.clone());
             tera.insert(locale.clone(), t);
         }
-        Ok(Renderer { catalogs, tera, css, markdown_css })
+        Ok(Renderer { catalogs, tera, css, markdown_css, script })
     }
 
     /// The style sheet of the Markdown pages' marks, for mkdocs' `extra_css` and mdBook's
     /// `additional-css` (`templates/markdown.css`).
     pub fn markdown_css(&self) -> &str {
         &self.markdown_css
+    }
+
+    /// The site's script (`perflab.js`): copy buttons on code blocks.
+    pub fn script(&self) -> &str {
+        &self.script
     }
 
     /// Renders an HTML template (`page.html.tera`, `index.html.tera`, `root.html.tera`) in one

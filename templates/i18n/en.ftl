@@ -185,7 +185,6 @@ chart-lost = { $value }, only { $completed } of { $expected ->
        *[other] { $expected } requests
     }
 chart-incomplete = { $value }, cut off
-chart-best = { $value } (best)
 chart-baseline = Baseline
 chart-optimized = Optimized
 
@@ -242,6 +241,16 @@ changes-command-after = Now:
 summary-range = Fastest against slowest:
 summary-runner-up = Against the runner-up, { $variant } ({ $value }): { $gain }.
 summary-over-base = Against { $variant } ({ $value }), the configuration this stage builds on: { $gain }.
+chart-adopted = { $value } (adopted)
+chart-base = { $value } (base)
+site-contents = On this page
+site-copy = Copy
+site-copied = Copied
+variant-changes = Changes: { $changes }
+variant-change-none = Changes nothing: the configuration this stage builds on, measured as it is.
+variant-change-engine = engine { $engine }
+variant-change-model = checkpoint { $model }
+variant-change-unset = without { $flag }
 
 ## Issue 14, words and drop-in Markdown: the title of a warning box in mkdocs-material
 admonition-warning = Warning

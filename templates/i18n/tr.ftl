@@ -162,7 +162,6 @@ chart-progression = Benimsenen her aşamadan sonra { $metric }
 chart-failed = çalışmadı: { $reason }
 chart-lost = { $value }; { $expected } isteğin yalnızca { $completed } tanesi
 chart-incomplete = { $value }, yarıda kesildi
-chart-best = { $value } (en iyi)
 chart-baseline = Temel
 chart-optimized = Optimize edilmiş
 
@@ -219,6 +218,16 @@ changes-command-after = Şimdi:
 summary-range = En hızlı ve en yavaş varyant karşılaştırıldığında,
 summary-runner-up = İkinci sıradaki “{ $variant }” ({ $value }) karşısındaki fark { $gain }.
 summary-over-base = Aşamanın üzerine kurulduğu “{ $variant }” ({ $value }) karşısındaki fark { $gain }.
+chart-adopted = { $value } (benimsendi)
+chart-base = { $value } (çıkış noktası)
+site-contents = Bu sayfada
+site-copy = Kopyala
+site-copied = Kopyalandı
+variant-changes = Değişenler: { $changes }
+variant-change-none = Hiçbir ayarı değiştirmiyor; aşamanın üzerine kurulduğu yapılandırma olduğu gibi ölçüldü.
+variant-change-engine = { $engine } motoru
+variant-change-model = { $model } checkpoint'i
+variant-change-unset = { $flag } olmadan
 
 ## Issue 14, words and drop-in Markdown: the title of a warning box in mkdocs-material
 admonition-warning = Uyarı

@@ -1,11 +1,12 @@
 //! The charts' bars and points, localized.
 
-use super::{COMPARISON_CHART, Ctx, PROGRESSION_CHART, stage_chart};
+use super::{COMPARISON_CHART, Ctx, PROGRESSION_CHART, narrow_chart, stage_chart};
 use crate::analysis::{Analysis, Outcome};
 use crate::render::i18n::{Arg, Catalog, I18nError};
 use crate::study::Study;
 
-/// The charts of a study's page, localized: (file name, SVG).
+/// The charts of a study's page, localized: (file name, SVG), each in its wide layout and,
+/// under [`narrow_chart`]'s name, its narrow one.
 pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(String, String)>, I18nError> {
     use crate::render::charts::{Bar, BarKind};
     let x = Ctx::new(study, analysis, c);
@@ -14,9 +15,24 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
     let ticks = |v: f64| c.number(v, 0);
     let mut out = Vec::new();
     for (sa, ss) in a.stages.iter().zip(&study.spec.stages) {
-        // The stage's best as the adoption sees it.
-        let best = a.options.iter().find(|o| o.stage == sa.id).and_then(|o| o.best.clone());
+        // The variant the stage adopted, and the one that is the configuration it builds on
+        // (its own run reused); without one, the base gets a bar of its own, first.
+        let adopted = sa.adoption.adopted();
+        let is_base = |v: &crate::analysis::VariantAnalysis| {
+            v.reused_from.as_deref() == Some(sa.base.as_str()) || format!("{}/{}", sa.id, v.id) == sa.base
+        };
         let mut bars = Vec::new();
+        if !sa.variants.iter().any(is_base)
+            && let Some(value) = sa.base_value
+        {
+            let shown = x.value(&a.objective, Some(value))?;
+            bars.push(Bar {
+                label: study.variant(&sa.base).map_or(sa.base.clone(), |(_, v)| v.label.get(&c.locale).to_string()),
+                value: Some(value),
+                kind: BarKind::Base,
+                note: c.fmt("chart-base", &[("value", &shown)])?,
+            });
+        }
         // The analysis lists a stage's variants in the study's order.
         for (v, vs) in sa.variants.iter().zip(&ss.variants) {
             let value = v.measure.as_ref().and_then(|m| m.value);
@@ -38,16 +54,17 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
                     )?,
                 ),
                 Outcome::Incomplete => (BarKind::Doubtful, c.fmt("chart-incomplete", &[("value", &shown)])?),
-                Outcome::Ran if best.as_deref() == Some(v.id.as_str()) => {
-                    (BarKind::Winner, c.fmt("chart-best", &[("value", &shown)])?)
+                Outcome::Ran if adopted == Some(v.id.as_str()) => {
+                    (BarKind::Adopted, c.fmt("chart-adopted", &[("value", &shown)])?)
                 }
+                Outcome::Ran if is_base(v) => (BarKind::Base, c.fmt("chart-base", &[("value", &shown)])?),
                 Outcome::Ran => (BarKind::Plain, shown),
             };
             let value = if kind == BarKind::Failed { None } else { value };
             bars.push(Bar { label: vs.label.get(&c.locale).to_string(), value, kind, note });
         }
         let title = c.fmt("chart-stage", &[("stage", ss.title.get(&c.locale)), ("metric", &axis)])?;
-        out.push((stage_chart(&sa.id), crate::render::charts::bars(&title, &axis, &bars, &ticks)));
+        push(&mut out, stage_chart(&sa.id), crate::render::charts::bars(&title, &axis, &bars, &ticks));
     }
     let format = |v: f64| c.number(v, a.objective.decimals);
     let groups: Vec<(String, Option<f64>, Option<f64>)> = a
@@ -60,10 +77,11 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
         .collect();
     let legend = (c.msg("chart-baseline")?, c.msg("chart-optimized")?);
     let title = c.fmt("chart-comparison", &[("metric", &axis)])?;
-    out.push((
+    push(
+        &mut out,
         COMPARISON_CHART.to_string(),
         crate::render::charts::pairs(&title, &axis, (&legend.0, &legend.1), &groups, &format, &ticks),
-    ));
+    );
     let mut points = Vec::new();
     if let Some(v) = a.baseline_measure.as_ref().and_then(|m| m.value) {
         points.push((c.msg("chart-baseline")?, v));
@@ -80,9 +98,16 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
         }
     }
     let title = c.fmt("chart-progression", &[("metric", &axis)])?;
-    out.push((
+    push(
+        &mut out,
         PROGRESSION_CHART.to_string(),
         crate::render::charts::progression(&title, &axis, &points, &format, &ticks),
-    ));
+    );
     Ok(out)
+}
+
+/// A chart's two files: its wide layout under `name`, its narrow one under [`narrow_chart`].
+fn push(out: &mut Vec<(String, String)>, name: String, chart: crate::render::charts::Chart) {
+    out.push((narrow_chart(&name), chart.narrow));
+    out.push((name, chart.wide));
 }

@@ -67,6 +67,14 @@ pub fn stage_chart(stage: &str) -> String {
     format!("stage-{stage}.svg")
 }
 pub const COMPARISON_CHART: &str = "comparison.svg";
+
+/// The file of a chart's narrow layout, beside its wide one: `stage-x.svg` → `stage-x.narrow.svg`.
+pub fn narrow_chart(name: &str) -> String {
+    match name.strip_suffix(".svg") {
+        Some(stem) => format!("{stem}.narrow.svg"),
+        None => format!("{name}.narrow"),
+    }
+}
 pub const PROGRESSION_CHART: &str = "progression.svg";
 
 #[derive(Debug, Serialize)]
@@ -150,7 +158,8 @@ pub struct PageView {
     pub engines: Vec<String>,
     pub benchmark: Vec<String>,
     pub benchmark_command: Option<String>,
-    pub profiles: Vec<(String, String)>,
+    /// (name, TOML, the benchmark command a reader can paste).
+    pub profiles: Vec<(String, String, Option<String>)>,
     pub stages: Vec<StageView>,
     pub options: Table,
     pub scenarios: Vec<ScenarioView>,

@@ -13,10 +13,29 @@ pub(super) struct Setup {
     pub age: AgeView,
     pub changes: Option<ChangesView>,
     pub benchmark: Vec<String>,
-    pub profiles: Vec<(String, String)>,
+    /// (name, TOML, the benchmark command a reader can paste).
+    pub profiles: Vec<(String, String, Option<String>)>,
 }
 
 impl Ctx<'_> {
+    /// The benchmark command of a profile against the optimized configuration, as a reader
+    /// would paste it: the model, the host and the engine's port filled in (a port perflab
+    /// picks at each start stays `{port}`).
+    fn bench_command(&self, profile: &Profile) -> Option<String> {
+        use crate::exec::command::{HOST, Port, engine_argv, engine_port, join, shown_bench_argv};
+        let config = crate::study::Config::new(&self.analysis.optimized.engine);
+        let argv = shown_bench_argv(self.study, &config, profile).ok()?;
+        let engine = self.study.engine(&config.engine);
+        let port = engine_argv(self.study, &config)
+            .ok()
+            .and_then(|words| engine_port(&words, engine.and_then(|e| e.ready_url.as_deref())).ok());
+        let text = join(&argv).replace("{host}", HOST);
+        Some(match port {
+            Some(Port::Fixed(p)) => text.replace("{port}", &p.to_string()),
+            _ => text,
+        })
+    }
+
     pub(super) fn setup(&self) -> Result<Setup, I18nError> {
         let (x, c, a, spec) = (self, self.c, self.analysis, &self.study.spec);
         let mut setup = vec![
@@ -35,7 +54,7 @@ impl Ctx<'_> {
         if let Some(d) = &spec.benchmark.description {
             benchmark.push(x.text(d));
         }
-        let profiles = spec.profiles.iter().map(|p| (x.text(&p.name), profile_toml(p))).collect();
+        let profiles = spec.profiles.iter().map(|p| (x.text(&p.name), profile_toml(p), x.bench_command(p))).collect();
         Ok(Setup { setup, age, changes, benchmark, profiles })
     }
 }

@@ -17,6 +17,30 @@ fn link_markdown(link: &str) -> String {
 }
 
 impl Ctx<'_> {
+    /// What a variant changes in the configuration it builds on, as written in the study:
+    /// its engine, checkpoint, flags, removed flags and environment.
+    fn variant_changes(&self, vs: &Variant) -> Result<String, I18nError> {
+        let c = self.c;
+        let mut changes = Vec::new();
+        if let Some(e) = &vs.engine {
+            let name = self.study.engine(e.get_ref()).map_or(e.get_ref().clone(), |e| e.name.clone());
+            changes.push(c.fmt("variant-change-engine", &[("engine", &markdown::plain(&name))])?);
+        }
+        if let Some(m) = &vs.model {
+            changes.push(c.fmt("variant-change-model", &[("model", &markdown::code(m.get_ref()))])?);
+        }
+        changes.extend(vs.flags.iter().map(|f| markdown::code(f.get_ref())));
+        for f in &vs.unset {
+            changes.push(c.fmt("variant-change-unset", &[("flag", &markdown::code(f.get_ref()))])?);
+        }
+        changes.extend(vs.env.iter().map(|(k, v)| markdown::code(&format!("{k}={v}"))));
+        if changes.is_empty() {
+            c.msg("variant-change-none")
+        } else {
+            c.fmt("variant-changes", &[("changes", &changes.join(", "))])
+        }
+    }
+
     pub(super) fn stages(&self, links: &Links) -> Result<Vec<StageView>, I18nError> {
         let (x, c, a, spec) = (self, self.c, self.analysis, &self.study.spec);
         let target_name = x.profile_name(&a.target_profile);
@@ -66,7 +90,7 @@ impl Ctx<'_> {
 
     fn variant(&self, va: &VariantAnalysis, vs: &Variant, target_name: &str) -> Result<VariantView, I18nError> {
         let (x, c) = (self, self.c);
-        let mut facts = vec![c.fmt("variant-profile", &[("profile", target_name)])?];
+        let mut facts = vec![c.fmt("variant-profile", &[("profile", target_name)])?, x.variant_changes(vs)?];
         let mut error = None;
         match &va.outcome {
             Outcome::Failed { class } => {
