@@ -106,7 +106,7 @@ fn a_gain_beyond_the_threshold_is_adopted() {
     let a = analyze(&s);
     assert_eq!(
         adoption(&a, "s2"),
-        Adoption::Adopted { variant: "a".into(), value: 200.0, base_value: 100.0, gain_percent: 100.0 }
+        Adoption::Adopted { variant: "a".into(), value: 200.0, base_value: 100.0, gain_percent: 100.0, interval: None }
     );
     assert_eq!(adoption(&a, "s1"), Adoption::BaseIsBest { variant: "base".into() });
     assert_eq!(a.optimized.source, "s2/a");
@@ -123,7 +123,13 @@ fn a_gain_exactly_at_the_threshold_is_within_the_noise() {
     let a = analyze(&s);
     assert_eq!(
         adoption(&a, "s2"),
-        Adoption::WithinNoise { variant: "a".into(), value: 125.0, base_value: 100.0, gain_percent: 25.0 }
+        Adoption::WithinNoise {
+            variant: "a".into(),
+            value: 125.0,
+            base_value: 100.0,
+            gain_percent: 25.0,
+            interval: None
+        }
     );
     assert_eq!(a.optimized.source, "s1/base");
     assert_eq!(a.options[1].step, None);
@@ -220,7 +226,13 @@ fn a_lower_is_better_objective_end_to_end() {
     assert!(a.lower_is_better);
     assert_eq!(
         adoption(&a, "s2"),
-        Adoption::Adopted { variant: "fast".into(), value: 50.0, base_value: 100.0, gain_percent: 50.0 }
+        Adoption::Adopted {
+            variant: "fast".into(),
+            value: 50.0,
+            base_value: 100.0,
+            gain_percent: 50.0,
+            interval: None
+        }
     );
     let c = a.stage("s2").unwrap().comparison.as_ref().unwrap();
     assert_eq!((c.best.as_str(), c.worst.as_str()), ("fast", "slow"));

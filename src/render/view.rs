@@ -139,6 +139,8 @@ pub struct PageView {
     pub age: super::age::AgeView,
     /// What changed since the previous measurement, when there is one.
     pub changes: Option<super::age::ChangesView>,
+    /// How many runs stand behind the figures (single runs, or means of repeats).
+    pub evidence: String,
 }
 
 /// A failure's link: an autolink when [`markdown::link_allowed`] allows it, otherwise text.
@@ -341,7 +343,7 @@ impl Ctx<'_> {
         };
         let mut text = match self.ratio(p) {
             Some(ratio) => ratio?,
-            None => self.signed(p)?,
+            None => self.signed_with(p, s.change_interval)?,
         };
         if s.regression {
             text = self.c.fmt("change-regression", &[("change", &text)])?;
@@ -374,7 +376,7 @@ impl Ctx<'_> {
 
     /// A gain of the objective as the page shows it: in percent of the base's value, or as a
     /// speedup (base / new − 1, in percent) when the study shows speedups.
-    fn shown_gain(&self, p: f64) -> f64 {
+    pub(super) fn shown_gain(&self, p: f64) -> f64 {
         let remaining = 1.0 - p / 100.0;
         if self.speedups() && remaining > 0.0 { (1.0 / remaining - 1.0) * 100.0 } else { p }
     }
@@ -658,19 +660,22 @@ pub fn build(
         let base = x.label(&sa.base);
         let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.percent(x.shown_gain(g), true));
         let adoption = match &sa.adoption {
-            Adoption::Adopted { variant, gain_percent, .. } => c.fmt(
+            Adoption::Adopted { variant, gain_percent, interval, .. } => c.fmt(
                 "adoption-adopted",
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
-                    ("gain", &gain(Some(*gain_percent))?),
+                    ("gain", &x.gain_with(*gain_percent, *interval)?),
                     ("base", &base),
                 ],
             )?,
-            Adoption::WithinNoise { variant, gain_percent, .. } => c.fmt(
+            Adoption::CannotTell { variant, .. } => {
+                x.cannot_tell(&sa.adoption, &x.label(&format!("{}/{variant}", sa.id)), &base)?
+            }
+            Adoption::WithinNoise { variant, gain_percent, interval, .. } => c.fmt(
                 "adoption-within-noise",
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
-                    ("gain", &gain(Some(*gain_percent))?),
+                    ("gain", &x.gain_with(*gain_percent, *interval)?),
                     ("threshold", &x.percent(a.noise_threshold, false)?),
                     ("base", &base),
                 ],
@@ -781,7 +786,7 @@ pub fn build(
             cell(&x.value(&a.objective, o.value)?),
             cell(&x.value(&a.secondary, o.secondary)?),
             o.vs_baseline.map_or(Ok(dash.clone()), |p| x.signed(p))?,
-            o.step.map_or(Ok(dash.clone()), |p| x.signed(p))?,
+            o.step.map_or(Ok(dash.clone()), |p| x.signed_with(p, o.step_interval))?,
         ]);
     }
     option_rows.push(vec![
@@ -789,8 +794,8 @@ pub fn build(
         cell(&x.label(&a.optimized.source)),
         cell(&x.value(&a.objective, a.optimized_measure.as_ref().and_then(|m| m.value))?),
         cell(&x.value(&a.secondary, a.optimized_measure.as_ref().and_then(|m| m.secondary))?),
-        a.total_gain.map_or(Ok(dash.clone()), |p| x.signed(p))?,
-        a.total_gain.map_or(Ok(dash.clone()), |p| x.signed(p))?,
+        a.total_gain.map_or(Ok(dash.clone()), |p| x.signed_with(p, a.total_gain_interval))?,
+        a.total_gain.map_or(Ok(dash.clone()), |p| x.signed_with(p, a.total_gain_interval))?,
     ]);
     let options = Table {
         headers: vec![
@@ -854,6 +859,7 @@ pub fn build(
         (c.msg("export-json")?, markdown::url_path(&format!("{}{}.json", links.data, study.id))),
     ];
     Ok(PageView {
+        evidence: x.evidence()?,
         comparison_chart,
         progression_chart,
         exports,
@@ -984,7 +990,8 @@ pub fn age_line(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Strin
 /// The index line of a study: its total gain on the target profile, as HTML.
 pub fn headline(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
     let x = Ctx { study, analysis, c };
-    let gain = analysis.total_gain.map_or(c.msg("value-missing"), |g| x.signed(g))?;
+    let gain =
+        analysis.total_gain.map_or(c.msg("value-missing"), |g| x.signed_with(g, analysis.total_gain_interval))?;
     let profile = super::html::escape(study.profile(&analysis.target_profile).map_or("", |p| p.name.get(&c.locale)));
     c.fmt("site-headline", &[("gain", &gain), ("metric", &x.metric_name(&analysis.objective)?), ("profile", &profile)])
 }

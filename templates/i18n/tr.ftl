@@ -215,3 +215,12 @@ changes-command-engine = Önerilen motor { $before } yerine artık { $after }.
 changes-command-launch = Önerilen komut, bayrakları dışında değişti (motorun komutu ya da ortam değişkenleri).
 changes-command-before = Önce:
 changes-command-after = Şimdi:
+
+# Issue 16: repeated measurements and confidence intervals
+figure-interval = { $figure } (%{ $confidence } güven aralığı { $low }–{ $high })
+adoption-cannot-tell = Karar verilemedi: { $variant }, { $base } yapılandırmasına göre { $gain } ölçüldü, ama bu aralık sıfırı da kapsıyor; fark gürültü olabilir. Daha fazla ölçüm karar verene kadar { $base } korunuyor (`perflab run --until-confident`).
+adoption-cannot-tell-threshold = Karar verilemedi: { $variant }, { $base } yapılandırmasına göre { $gain } ölçüldü; kazanç { $threshold } gürültü eşiğinin içinde, ama aralığı eşiğin ötesine uzanıyor. Daha fazla ölçüm karar verene kadar { $base } korunuyor (`perflab run --until-confident`).
+evidence-single-runs = Bu sayfadaki her değer tek bir ölçümden geliyor: hiçbir yapılandırma birden fazla kez ölçülmediği için sayfa güven aralığı veremiyor, ikinci bir ölçümün nereye düşeceğini de söyleyemiyor.
+evidence-single-runs-spread = Bu sayfadaki her değer tek bir ölçümden geliyor, bu yüzden sayfa güven aralığı veremiyor. Bir yapılandırma { $count } ayrı ölçümle ölçüldü; aynı kurulumun ölçümlerinin birbirinden ne kadar uzak düşebileceğini gösteriyorlar: { $values }; aralarındaki fark { $spread }.
+evidence-repeats = Her değer { $most } ölçümün ortalamasıdır; bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
+evidence-repeats-range = Her değer, yapılandırmasının { $fewest } ile { $most } arasında ölçümünün ortalamasıdır (tek ölçümden gelen bir değerin aralığı yoktur); bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
