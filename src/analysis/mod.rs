@@ -39,6 +39,9 @@ pub struct Measure {
     /// The objective's 95% confidence interval, for a run measured more than once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<Interval>,
+    /// The objective's measurements, summarised (for intervals of differences).
+    #[serde(skip)]
+    pub sample: Option<Sample>,
 }
 
 fn is_one(n: &usize) -> bool {
@@ -248,6 +251,7 @@ fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
         status,
         repeats: study.sample(key).len(),
         interval: objective.and_then(|s| s.interval()),
+        sample: objective,
     })
 }
 

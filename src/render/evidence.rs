@@ -38,10 +38,19 @@ impl Ctx<'_> {
             _ => text,
         };
         let Some((low, high)) = ends else { return Ok(figure) };
+        self.interval_text(&figure, low, high, decimals)
+    }
+
+    /// A figure already formatted, with the interval `low`–`high` (percentages) after it.
+    pub(super) fn with_interval(&self, figure: &str, low: f64, high: f64) -> Result<String, I18nError> {
+        self.interval_text(figure, low, high, self.percent_decimals())
+    }
+
+    fn interval_text(&self, figure: &str, low: f64, high: f64, decimals: usize) -> Result<String, I18nError> {
         self.c.fmt_args(
             "figure-interval",
             &[
-                ("figure", (&figure).into()),
+                ("figure", figure.into()),
                 ("confidence", Arg::count(u64::from(CONFIDENCE_PERCENT))),
                 ("low", (&self.c.percent(low, false, decimals)?).into()),
                 ("high", (&self.c.percent(high, false, decimals)?).into()),

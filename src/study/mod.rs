@@ -895,6 +895,12 @@ pub fn fill_model(text: &str, model: &str) -> String {
     text.replace("{model}", model)
 }
 
+/// The file of the k-th measurement (from 1) of a profile in an engine start: `<profile>.txt`,
+/// then `<profile>.r2.txt`, `<profile>.r3.txt`, ...
+pub fn result_file(profile: &str, k: u32) -> String {
+    if k <= 1 { format!("{profile}.txt") } else { format!("{profile}.r{k}.txt") }
+}
+
 /// The most measurements `repeats` may ask for.
 pub const MAX_REPEATS: u32 = 1000;
 

@@ -246,3 +246,4 @@ evidence-single-runs = Every figure on this page comes from a single run: no con
 evidence-single-runs-spread = Every figure on this page comes from a single run, so the page cannot give confidence intervals. One configuration was measured by { $count } runs, which show how far runs of the same setup can land apart: { $values }; { $spread } between them.
 evidence-repeats = Each figure is the mean of { $most } runs; a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
 evidence-repeats-range = Each figure is the mean of { $fewest } to { $most } runs of its configuration (a figure from a single run has no range); a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
+changes-figure-unclear = { $before } → { $after } ({ $change }: the runs cannot tell this from noise)

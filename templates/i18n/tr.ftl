@@ -224,3 +224,4 @@ evidence-single-runs = Bu sayfadaki her değer tek bir ölçümden geliyor: hiç
 evidence-single-runs-spread = Bu sayfadaki her değer tek bir ölçümden geliyor, bu yüzden sayfa güven aralığı veremiyor. Bir yapılandırma { $count } ayrı ölçümle ölçüldü; aynı kurulumun ölçümlerinin birbirinden ne kadar uzak düşebileceğini gösteriyorlar: { $values }; aralarındaki fark { $spread }.
 evidence-repeats = Her değer { $most } ölçümün ortalamasıdır; bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
 evidence-repeats-range = Her değer, yapılandırmasının { $fewest } ile { $most } arasında ölçümünün ortalamasıdır (tek ölçümden gelen bir değerin aralığı yoktur); bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
+changes-figure-unclear = { $before } → { $after } ({ $change }: ölçümler bunu gürültüden ayıramıyor)
