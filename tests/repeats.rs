@@ -215,10 +215,15 @@ fn attempts_that_repeat_join_the_sample_and_others_replace_it() {
     let s = Study::load(&dir).unwrap();
     let values = s.values(&perflab::study::RunKey::parse("s1/a/p"), "total_token_throughput");
     assert_eq!(values, [1190.0, 1210.0, 1200.0], "attempt 1 started the series; attempt 0 is not in it");
+    let superseded = |s: &Study| -> Vec<u32> {
+        perflab::analysis::history::superseded(s).iter().filter(|p| p.run == "s1/a/p").map(|p| p.attempt).collect()
+    };
+    assert_eq!(superseded(&s), [0], "the attempts of the sample are not superseded");
     // A measurement that does not repeat starts anew.
     attempt(4, 900.0, false);
     let s = Study::load(&dir).unwrap();
     assert_eq!(s.values(&perflab::study::RunKey::parse("s1/a/p"), "total_token_throughput"), [900.0]);
+    assert_eq!(superseded(&s), [0, 1, 2, 3]);
 }
 
 #[test]
