@@ -34,6 +34,17 @@ pub struct Point {
     pub sample: Option<Sample>,
 }
 
+impl Point {
+    /// A configuration first known by the stage that made it (`measured_on`), now found measured
+    /// by the variant of `key`: from here on it is that variant's configuration.
+    fn measured_by(&mut self, key: RunKey, sample_of: impl Fn(&RunKey) -> Option<Sample>) {
+        self.source = format!("{}/{}", key.stage, key.variant);
+        self.sample = sample_of(&key);
+        self.value = self.sample.map(|s| s.mean);
+        self.run = Some(key);
+    }
+}
+
 /// What happened to one variant.
 #[derive(Debug, Clone)]
 pub struct VariantOutcome {
@@ -128,12 +139,18 @@ impl Registry {
     /// The run of `point`'s configuration on `profile`: the variant's own, or the first stored
     /// run of the identical configuration. The flag says whether it was reused.
     pub fn find(&self, study: &Study, point: &Point, profile: &str) -> Option<(RunKey, bool)> {
-        let (stage, variant) = point.source.split_once('/')?;
-        let own = RunKey { stage: stage.into(), variant: variant.into(), profile: profile.into() };
-        if study.runs.contains_key(&own) {
-            return Some((own, false));
+        if let Some((stage, variant)) = point.source.split_once('/') {
+            let own = RunKey { stage: stage.into(), variant: variant.into(), profile: profile.into() };
+            if study.runs.contains_key(&own) {
+                return Some((own, false));
+            }
         }
-        self.0.get(&(point.config.identity(), profile.to_string())).map(|k| (k.clone(), true))
+        self.by_identity(&point.config, profile).map(|k| (k, true))
+    }
+
+    /// The first stored run of `config` on `profile`.
+    pub fn by_identity(&self, config: &Config, profile: &str) -> Option<RunKey> {
+        self.0.get(&(config.identity(), profile.to_string())).cloned()
     }
 }
 
@@ -189,7 +206,10 @@ pub fn resolve(study: &Study) -> Chain {
                 }
                 named
             }
-            None => current.clone(),
+            None => match &stage.measured_on {
+                Some(m) => resolve_ref(m.get_ref(), &stages),
+                None => current.clone(),
+            },
         };
         let mut variants = Vec::new();
         for v in &stage.variants {
@@ -260,6 +280,17 @@ pub fn resolve(study: &Study) -> Chain {
         }
         let values = variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
         let best = adoption::best(&metric, values);
+        // A configuration carried over from a `measured_on` stage may be measured only here, by
+        // a variant that changes nothing.
+        let stage_base = stage_base.map(|mut b| {
+            if b.run.is_none()
+                && !b.source.contains('/')
+                && let Some(key) = registry.by_identity(&b.config, target)
+            {
+                b.measured_by(key, sample_of);
+            }
+            b
+        });
         // The first stage is measured against the study's baseline.
         let base = stage_base.unwrap_or_else(|| {
             let baseline = spec.baseline.get_ref();
@@ -304,7 +335,28 @@ pub fn resolve(study: &Study) -> Chain {
             override_value,
         );
         let adopted = adoption.adopted().and_then(|id| variants.iter().find(|x| x.id == id));
-        let after = adopted.map_or_else(|| base.clone(), |v| v.point.clone());
+        let after = match (&stage.measured_on, &current) {
+            // Measured elsewhere: the search goes on from where it stood, with the decision carried over.
+            (Some(_), Some(current)) => match adopted {
+                Some(v) if v.point.config.identity() != current.config.identity() => {
+                    let mut point = Point {
+                        source: stage_id.clone(),
+                        config: current.config.transplant(&base.config, &v.point.config),
+                        run: None,
+                        value: None,
+                        sample: None,
+                    };
+                    if point.config.identity() == v.point.config.identity() {
+                        point = v.point.clone();
+                    } else if let Some(key) = registry.by_identity(&point.config, target) {
+                        point.measured_by(key, sample_of);
+                    }
+                    point
+                }
+                _ => current.clone(),
+            },
+            _ => adopted.map_or_else(|| base.clone(), |v| v.point.clone()),
+        };
         current = Some(after.clone());
         stages.push(StageOutcome { id: stage_id, base, variants, best, adoption, after });
     }

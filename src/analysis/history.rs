@@ -149,7 +149,7 @@ fn remeasured(study: &Study, key: &RunKey) -> bool {
 /// The results of every run that a later attempt superseded, oldest first within a run.
 pub fn superseded(study: &Study) -> Vec<PastResult> {
     let objective = study.spec.objective.get_ref();
-    let secondary = study.spec.secondary.get_ref();
+    let secondary = study.spec.first_secondary().get_ref();
     let mut out = Vec::new();
     for (key, list) in &study.attempts {
         // The attempt that stands and the attempts it repeats form one sample: none of them

@@ -32,6 +32,9 @@ pub struct Measure {
     pub value: Option<f64>,
     /// The secondary metric, the same way.
     pub secondary: Option<f64>,
+    /// The values of the study's further secondary metrics, in their order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Option<f64>>,
     pub status: RunStatus,
     /// How many measurements the run holds (shown when more than one).
     #[serde(skip_serializing_if = "is_one")]
@@ -160,6 +163,9 @@ pub struct OptionRow {
     pub best: Option<String>,
     pub value: Option<f64>,
     pub secondary: Option<f64>,
+    /// The best's values of the further secondary metrics.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Option<f64>>,
     /// The best against the baseline, in percent (cumulative view).
     pub vs_baseline: Option<f64>,
     /// The adopted configuration against the previously adopted one, in percent (step view);
@@ -194,8 +200,11 @@ pub struct Analysis {
     pub study: String,
     /// The metric stages are ranked by (serialised as its key).
     pub objective: Metric,
-    /// The metric shown beside it.
+    /// The metric shown beside it (the first of the study's `secondary`).
     pub secondary: Metric,
+    /// The study's further secondary metrics, shown in the tables after the first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Metric>,
     pub lower_is_better: bool,
     pub noise_threshold: f64,
     pub target_profile: String,
@@ -243,11 +252,13 @@ impl Analysis {
 fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
     let status = chain::run_status(study, key)?;
     let objective = Measure::sample(study, key);
-    let secondary = Sample::of(&study.values(key, study.spec.secondary.get_ref()));
+    let secondary = Sample::of(&study.values(key, study.spec.first_secondary().get_ref()));
+    let mean = |values: &[f64]| Sample::of(values).map(|s| s.mean);
     Some(Measure {
         run: key.name(),
         value: objective.map(|s| s.mean),
         secondary: secondary.map(|s| s.mean),
+        also: study.spec.secondary[1..].iter().map(|m| mean(&study.values(key, m.get_ref()))).collect(),
         status,
         repeats: study.sample(key).len(),
         interval: objective.and_then(|s| s.interval()),
@@ -290,34 +301,13 @@ pub fn command(study: &Study, source: &str, config: &Config) -> Command {
 }
 
 /// The optimized configuration without what the excluded stages changed: a flag an excluded
-/// stage added is dropped, one it changed gets back the value it had before.
+/// stage added is dropped, one it changed or dropped gets back the value it had before, and so do
+/// its environment and checkpoint.
 fn recommended(chain: &Chain, excluded: &[String]) -> Config {
     let mut config = chain.last().config.clone();
     for stage in chain.stages.iter().filter(|s| excluded.contains(&s.id)) {
-        let Some(adopted) = stage.adopted() else { continue };
-        let (before, after) = (&stage.base.config, &adopted.point.config);
-        if before.model != after.model {
-            config.model = before.model.clone();
-        }
-        for flag in &after.flags {
-            if before.flags.contains(flag) {
-                continue;
-            }
-            match before.flags.iter().find(|f| f.key == flag.key) {
-                Some(old) => config = config.with(&[], std::slice::from_ref(old), &BTreeMap::new()),
-                None => config.flags.retain(|f| f.key != flag.key),
-            }
-        }
-        for (k, v) in &after.env {
-            match before.env.get(k) {
-                Some(old) if old == v => {}
-                Some(old) => {
-                    config.env.insert(k.clone(), old.clone());
-                }
-                None => {
-                    config.env.remove(k);
-                }
-            }
+        if let Some(adopted) = stage.adopted() {
+            config = config.transplant(&adopted.point.config, &stage.base.config);
         }
     }
     config
@@ -336,7 +326,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
     let spec = &study.spec;
     let chain = resolve(study);
     let objective = study.metric(spec.objective.get_ref());
-    let secondary = study.metric(spec.secondary.get_ref());
+    let secondary = study.metric(spec.first_secondary().get_ref());
     let target = spec.target_profile.get_ref().clone();
     let secondary_of = |p: &Point| p.run.as_ref().and_then(|k| chain::metric(study, k, &secondary.key));
 
@@ -387,6 +377,10 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             best: best.map(|b| b.id.clone()),
             value: best.and_then(|b| b.point.value),
             secondary: best.and_then(|b| secondary_of(&b.point)),
+            also: best
+                .and_then(|b| b.point.run.as_ref())
+                .and_then(|k| measure(study, k))
+                .map_or_else(|| vec![None; spec.secondary.len() - 1], |m| m.also),
             vs_baseline: best
                 .and_then(|b| b.point.value)
                 .zip(chain.baseline.value)
@@ -460,6 +454,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
         warnings: warnings::find(study, &chain),
         objective,
         secondary,
+        also: spec.secondary[1..].iter().map(|m| study.metric(m.get_ref())).collect(),
         age: Age::default(),
         superseded: history::superseded(study),
         changes: None,

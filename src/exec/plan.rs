@@ -221,7 +221,8 @@ pub fn plan_with(
     for (i, (stage, outcome)) in study.spec.stages.iter().zip(&chain.stages).enumerate() {
         let mut settled = true;
         for (v, vo) in stage.variants.iter().zip(&outcome.variants) {
-            let base = v.base.as_ref().or(stage.base.as_ref()).map(|b| b.get_ref().as_str());
+            let base =
+                v.base.as_ref().or(stage.base.as_ref()).or(stage.measured_on.as_ref()).map(|b| b.get_ref().as_str());
             let required = needs(study, i, base);
             let waiting_on = unsettled
                 .as_ref()

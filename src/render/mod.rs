@@ -3,7 +3,6 @@
 
 pub mod age;
 pub mod charts;
-mod evidence;
 pub mod exports;
 pub mod html;
 pub mod i18n;

@@ -120,9 +120,4 @@ impl Manifest {
         bytes.push(b'\n');
         crate::durable::write(path, &bytes)
     }
-
-    /// The engine, its version and command: what makes two attempts measure the same thing.
-    pub fn same_setup(&self, other: &Manifest) -> bool {
-        (&self.engine, &self.engine_version, &self.command) == (&other.engine, &other.engine_version, &other.command)
-    }
 }

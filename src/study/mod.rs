@@ -113,7 +113,8 @@ impl Attempt {
                 break;
             }
             let same = match (&chosen.manifest, &a.manifest) {
-                (Some(x), Some(y)) => x.same_setup(y),
+                (Some(x), Some(y)) => history::Provenance::of_manifest(chosen.number, x)
+                    .same_setup(&history::Provenance::of_manifest(a.number, y)),
                 _ => true,
             };
             if !same {
@@ -135,7 +136,8 @@ impl Attempt {
         match (success, failure) {
             (Some(s), Some(f)) if f.number > s.number => {
                 let changed = match (&s.manifest, &f.manifest) {
-                    (Some(a), Some(b)) => !a.same_setup(b),
+                    (Some(a), Some(b)) => !history::Provenance::of_manifest(s.number, a)
+                        .same_setup(&history::Provenance::of_manifest(f.number, b)),
                     _ => false,
                 };
                 Some(if changed { f } else { s })
@@ -269,6 +271,11 @@ impl Study {
                 let own = self.variant(&format!("{}/{}", key.stage, key.variant)).and_then(|(_, v)| v.gpus.as_ref());
                 Some(own.or(self.spec.gpus.as_ref()).map_or(1, |g| *g.get_ref()) as f64)
             }
+            "replicas" => {
+                let own =
+                    self.variant(&format!("{}/{}", key.stage, key.variant)).and_then(|(_, v)| v.replicas.as_ref());
+                Some(own.or(self.spec.replicas.as_ref()).map_or(1, |g| *g.get_ref()) as f64)
+            }
             "input_tokens" => number(profile.input_tokens),
             "output_tokens" => number(profile.output_tokens),
             "total_requests" => Some(profile.total_requests as f64),
@@ -390,7 +397,9 @@ impl Study {
             out.push(self.diag_at(date, format!("`date`: `{}` is not a date of the form YYYY-MM-DD", date.get_ref())));
         }
         out.extend(self.check_derived_metrics());
-        for (key, metric) in [("objective", &spec.objective), ("secondary", &spec.secondary)] {
+        let named =
+            std::iter::once(("objective", &spec.objective)).chain(spec.secondary.iter().map(|m| ("secondary", m)));
+        for (key, metric) in named {
             match self.derived_metric(metric.get_ref()).or_else(|| crate::metric::Metric::lookup(metric.get_ref())) {
                 None => out.push(
                     self.diag_at(metric, format!("`{key}`: `{}` is not a canonical metric name", metric.get_ref())),
@@ -513,6 +522,18 @@ impl Study {
             if let Some(base) = &stage.base {
                 self.check_base(base, index, "base", &mut out);
             }
+            if let Some(on) = &stage.measured_on {
+                match &stage.base {
+                    Some(_) => out.push(self.diag_at(
+                        on,
+                        format!(
+                            "stage `{}`: `measured_on` and `base` both say where the stage starts; keep `base` to build the rest of the search on it, or `measured_on` to carry the decision over onto the previous stage's configuration",
+                            stage.id.get_ref()
+                        ),
+                    )),
+                    None => self.check_base(on, index, "measured_on", &mut out),
+                }
+            }
             if let Some(Adopt { variant: Some(v), .. }) = &stage.adopt
                 && !stage.variants.iter().any(|x| x.id.get_ref() == v.get_ref())
             {
@@ -532,7 +553,11 @@ impl Study {
                     Some(e) if self.engine(e.get_ref()).is_none() => {
                         out.push(self.diag_at(e, format!("`engine`: no engine `{}`", e.get_ref())));
                     }
-                    None if index == 0 && stage.base.is_none() && variant.base.is_none() => {
+                    None if index == 0
+                        && stage.base.is_none()
+                        && stage.measured_on.is_none()
+                        && variant.base.is_none() =>
+                    {
                         out.push(self.diag_at(
                             &variant.id,
                             format!("variant `{}` builds on nothing and needs an `engine`", variant.id.get_ref()),
@@ -611,14 +636,14 @@ impl Study {
             }
             defined.push(id);
         }
-        let gpus = self
-            .spec
-            .gpus
-            .iter()
-            .chain(self.spec.stages.iter().flat_map(|s| &s.variants).filter_map(|v| v.gpus.as_ref()));
-        for g in gpus {
-            if *g.get_ref() == 0 {
-                out.push(self.diag_at(g, "`gpus` must be at least 1"));
+        let variants = || self.spec.stages.iter().flat_map(|s| &s.variants);
+        let counts = [
+            ("gpus", self.spec.gpus.iter().chain(variants().filter_map(|v| v.gpus.as_ref())).collect::<Vec<_>>()),
+            ("replicas", self.spec.replicas.iter().chain(variants().filter_map(|v| v.replicas.as_ref())).collect()),
+        ];
+        for (key, values) in counts {
+            for g in values.into_iter().filter(|g| *g.get_ref() == 0) {
+                out.push(self.diag_at(g, format!("`{key}` must be at least 1")));
             }
         }
         out
@@ -905,7 +930,8 @@ pub fn result_file(profile: &str, k: u32) -> String {
 pub const MAX_REPEATS: u32 = 1000;
 
 /// Values of a run's setup a derived metric may read besides its metrics.
-pub const SETUP_NAMES: &[&str] = &["gpus", "input_tokens", "output_tokens", "total_requests", "max_concurrency"];
+pub const SETUP_NAMES: &[&str] =
+    &["gpus", "replicas", "input_tokens", "output_tokens", "total_requests", "max_concurrency"];
 
 /// The longest id: ids name folders and files (`<profile>.manifest.json`, `<study>.html`), which
 /// file systems limit to 255 bytes.

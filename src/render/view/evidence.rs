@@ -3,10 +3,10 @@
 //! means of repeated runs, and gains with their confidence interval, rounded to what the
 //! interval supports.
 
-use super::i18n::{Arg, I18nError};
-use super::view::Ctx;
+use super::Ctx;
 use crate::analysis::stats::{CONFIDENCE_PERCENT, Interval, supported_decimals};
 use crate::analysis::{Adoption, Delta, Trend};
+use crate::render::i18n::{Arg, I18nError};
 
 impl Ctx<'_> {
     /// A gain as a table shows it (`+10.3%`, marked as a gain or a loss), and with an interval
@@ -17,7 +17,7 @@ impl Ctx<'_> {
     }
 
     /// The same for a sentence: no gain or loss mark.
-    pub(super) fn gain_with(&self, p: f64, interval: Option<Interval>) -> Result<String, I18nError> {
+    pub(in crate::render) fn gain_with(&self, p: f64, interval: Option<Interval>) -> Result<String, I18nError> {
         self.gain_figure(p, interval, false)
     }
 
@@ -42,7 +42,7 @@ impl Ctx<'_> {
     }
 
     /// A figure already formatted, with the interval `low`–`high` (percentages) after it.
-    pub(super) fn with_interval(&self, figure: &str, low: f64, high: f64) -> Result<String, I18nError> {
+    pub(in crate::render) fn with_interval(&self, figure: &str, low: f64, high: f64) -> Result<String, I18nError> {
         self.interval_text(figure, low, high, self.percent_decimals())
     }
 

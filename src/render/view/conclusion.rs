@@ -1,0 +1,106 @@
+//! The conclusion: the recommended command and the before/after table of every profile.
+
+use super::{Ctx, Table, cell};
+use crate::analysis::Measure;
+use crate::render::i18n::{Arg, I18nError};
+use crate::render::markdown;
+
+/// The conclusion's parts of a page.
+pub(super) struct Conclusion {
+    pub recommended_intro: String,
+    pub excluded: Vec<String>,
+    pub comparison: Table,
+    pub data_warnings: Vec<String>,
+}
+
+impl Ctx<'_> {
+    pub(super) fn conclusion(&self) -> Result<Conclusion, I18nError> {
+        let (x, c, a, study) = (self, self.c, self.analysis, self.study);
+        let spec = &study.spec;
+        let recommended_intro = c.fmt(
+            "conclusion-intro",
+            &[("model", &markdown::code(&spec.model)), ("hardware", &x.text(&spec.hardware))],
+        )?;
+        let excluded = a
+            .excluded_stages
+            .iter()
+            .filter_map(|id| study.stage(id))
+            .map(|s| {
+                let reason = s.exclude_from_command.as_ref().map(|r| x.text(&r.reason)).unwrap_or_default();
+                c.fmt("conclusion-excluded", &[("stage", &x.text(&s.title)), ("reason", &reason)])
+            })
+            .collect::<Result<_, _>>()?;
+        let baseline_label = x.label(&a.baseline.source);
+        let mut rows = Vec::new();
+        for s in &a.scenarios {
+            let mut name = x.profile_name(&s.profile);
+            if s.target {
+                name = c.fmt("table-target", &[("profile", &name)])?;
+            }
+            rows.push(vec![
+                cell(&name),
+                cell(&x.measure_cell(s.baseline.as_ref(), "<br>")?),
+                cell(&x.measure_cell(s.optimized.as_ref(), "<br>")?),
+                cell(&x.change_cell(s)?),
+            ]);
+        }
+        let comparison = Table {
+            headers: vec![
+                c.msg("table-profile")?,
+                c.fmt("table-baseline", &[("baseline", &baseline_label)])?,
+                c.msg("table-optimized")?,
+                c.fmt("table-change", &[("metric", &x.metric_name(&a.objective)?)])?,
+            ],
+            rows,
+        };
+        let data_warnings: Vec<String> = a.warnings.iter().map(|w| x.warning(w)).collect::<Result<_, _>>()?;
+        Ok(Conclusion { recommended_intro, excluded, comparison, data_warnings })
+    }
+
+    /// `Total TPS: 13760.98 tok/s` and `Mean TPOT: 266.89 ms` of a measure, joined by `sep`.
+    fn measure_cell(&self, m: Option<&Measure>, sep: &str) -> Result<String, I18nError> {
+        let Some(m) = m else {
+            return self.c.msg("value-missing");
+        };
+        let a = self.analysis;
+        let shown = [(&a.objective, m.value), (&a.secondary, m.secondary)]
+            .into_iter()
+            .chain(a.also.iter().zip(m.also.iter().copied()));
+        let parts: Vec<String> = shown
+            .map(|(metric, value)| Ok(format!("{}: {}", self.metric_name(metric)?, self.value(metric, value)?)))
+            .collect::<Result<_, I18nError>>()?;
+        Ok(parts.join(sep))
+    }
+
+    fn change_cell(&self, s: &crate::analysis::Scenario) -> Result<String, I18nError> {
+        let Some(p) = s.change else {
+            return self.c.msg("value-missing");
+        };
+        let mut text = match self.ratio(p) {
+            Some(ratio) => ratio?,
+            None => self.signed_with(p, s.change_interval)?,
+        };
+        if s.regression {
+            text = self.c.fmt("change-regression", &[("change", &text)])?;
+        }
+        for m in [&s.baseline, &s.optimized].into_iter().flatten() {
+            match m.status {
+                crate::analysis::RunStatus::LostRequests { completed, expected } => {
+                    text = self.c.fmt_args(
+                        "change-lost",
+                        &[
+                            ("change", (&text).into()),
+                            ("completed", Arg::count(completed)),
+                            ("expected", Arg::count(expected)),
+                        ],
+                    )?;
+                }
+                crate::analysis::RunStatus::Incomplete => {
+                    text = self.c.fmt("change-incomplete", &[("change", &text)])?
+                }
+                crate::analysis::RunStatus::Ok => {}
+            }
+        }
+        Ok(text)
+    }
+}

@@ -1,0 +1,349 @@
+//! The page as its template sees it: every sentence localized, every number formatted.
+//! Built from the [`Analysis`] and the study's texts; no figure is computed here.
+//!
+//! One module a page section: [`conclusion`] (the recommendation and the before/after table),
+//! [`setup`] (the experiment and the benchmark), [`stages`] (the variants of each stage),
+//! [`summary`] (each stage's summary, decision and ranking, and the table of options),
+//! [`warnings`], [`results`] (other scenarios, accuracy, raw results), [`gains`] (how a
+//! gain is shown) and [`chart_data`] (the charts' bars and points).
+
+mod chart_data;
+mod conclusion;
+mod evidence;
+mod gains;
+mod results;
+mod setup;
+mod stages;
+mod summary;
+mod warnings;
+
+pub use chart_data::charts;
+pub use setup::shell;
+
+use super::i18n::{Arg, Catalog, I18nError};
+use super::markdown;
+use crate::analysis::{Analysis, Measure};
+use crate::metric::Metric;
+use crate::study::{FailureClass, RunKey, Study, Text};
+use serde::Serialize;
+
+/// Output flavours of the Markdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Flavor {
+    /// CommonMark with GFM tables and `<details>`: reads well on GitHub and in mdBook.
+    Commonmark,
+    /// mkdocs-material: collapsible admonitions (`??? info "..."`).
+    Mkdocs,
+}
+
+/// Where a page's charts and exports are, relative to the page.
+#[derive(Debug, Clone, Serialize)]
+pub struct Links {
+    /// Prefix of chart files, e.g. `glm/` for `glm/stage-engine.svg`.
+    pub charts: String,
+    /// Prefix of the exports, e.g. `../data/`.
+    pub data: String,
+}
+
+impl Links {
+    /// The links of a Markdown page at `<locale>/<study>.md` beside `data/`.
+    pub fn markdown(study: &str) -> Links {
+        Links { charts: format!("{study}/"), data: "../data/".to_string() }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Image {
+    pub alt: String,
+    pub src: String,
+}
+
+/// File names of a study's charts.
+pub fn stage_chart(stage: &str) -> String {
+    format!("stage-{stage}.svg")
+}
+pub const COMPARISON_CHART: &str = "comparison.svg";
+pub const PROGRESSION_CHART: &str = "progression.svg";
+
+#[derive(Debug, Serialize)]
+pub struct Table {
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Collapsible {
+    pub title: String,
+    /// Text shown in a code block.
+    pub code: String,
+    /// The code block's language.
+    pub lang: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct VariantView {
+    pub id: String,
+    pub label: String,
+    /// Profile, command, failure or reuse lines, as Markdown list items.
+    pub facts: Vec<String>,
+    pub command: Collapsible,
+    pub error: Option<Collapsible>,
+    pub result: Option<Collapsible>,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct StageView {
+    pub id: String,
+    pub number: usize,
+    pub title: String,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
+    pub variants: Vec<VariantView>,
+    pub summary: Option<String>,
+    pub ranking: Option<String>,
+    pub chart: Image,
+    pub adoption: String,
+    pub excluded: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ScenarioView {
+    pub title: String,
+    pub baseline: Option<Collapsible>,
+    pub optimized: Option<Collapsible>,
+    pub commands: Vec<Collapsible>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AccuracyView {
+    pub title: String,
+    pub description: Option<String>,
+    pub table: Table,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PageView {
+    pub locale: String,
+    pub flavor: Flavor,
+    pub title: String,
+    pub goal: Option<String>,
+    pub recommended_intro: String,
+    pub recommended: String,
+    pub excluded: Vec<String>,
+    pub comparison: Table,
+    /// The metric the comparison's change column is in.
+    pub comparison_metric: String,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
+    pub data_warnings: Vec<String>,
+    pub setup: Vec<(String, String)>,
+    pub engines: Vec<String>,
+    pub benchmark: Vec<String>,
+    pub benchmark_command: Option<String>,
+    pub profiles: Vec<(String, String)>,
+    pub stages: Vec<StageView>,
+    pub options: Table,
+    pub scenarios: Vec<ScenarioView>,
+    pub accuracy: Vec<AccuracyView>,
+    pub comparison_chart: Image,
+    pub progression_chart: Image,
+    /// (label, link) of the CSV and JSON exports.
+    pub exports: Vec<(String, String)>,
+    /// Which engine versions measured the results shown, and when.
+    pub age: super::age::AgeView,
+    /// What changed since the previous measurement, when there is one.
+    pub changes: Option<super::age::ChangesView>,
+    /// How many runs stand behind the figures (single runs, or means of repeats).
+    pub evidence: String,
+}
+
+/// A table cell: no line breaks, no column separators.
+pub(super) fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+pub(super) struct Ctx<'a> {
+    pub(super) study: &'a Study,
+    pub(super) analysis: &'a Analysis,
+    pub(super) c: &'a Catalog,
+}
+
+impl Ctx<'_> {
+    fn text(&self, t: &Text) -> String {
+        markdown::prose(t.get(&self.c.locale))
+    }
+
+    fn texts(&self, ts: &[Text]) -> Vec<String> {
+        ts.iter().map(|t| self.text(t)).collect()
+    }
+
+    /// A value of `metric` in its unit and precision, e.g. `13760.98 tok/s`, `266.89 ms`.
+    pub(super) fn value(&self, metric: &Metric, x: Option<f64>) -> Result<String, I18nError> {
+        let Some(x) = x else {
+            return self.c.msg("value-missing");
+        };
+        let number = Arg::Number { value: x, decimals: metric.decimals };
+        match metric.unit.message() {
+            Some(key) => self.c.fmt_args(key, &[("value", number)]),
+            None => Ok(self.c.number(x, metric.decimals)),
+        }
+    }
+
+    /// The display name of a metric.
+    pub(super) fn metric_name(&self, metric: &Metric) -> Result<String, I18nError> {
+        if let Some(label) = &metric.label {
+            return Ok(markdown::plain(label.get(&self.c.locale)));
+        }
+        match metric.name_message {
+            Some(key) => self.c.msg(key),
+            None => Ok(metric.key.clone()),
+        }
+    }
+
+    pub(super) fn stage_title(&self, id: &str) -> String {
+        self.study.stage(id).map_or(id.to_string(), |s| self.text(&s.title))
+    }
+
+    /// `stage/variant` → the variant's label.
+    pub(super) fn label(&self, reference: &str) -> String {
+        self.study.variant(reference).map_or(reference.to_string(), |(_, v)| markdown::plain(&v.label))
+    }
+
+    pub(super) fn profile_name(&self, id: &str) -> String {
+        self.study.profile(id).map_or(id.to_string(), |p| self.text(&p.name))
+    }
+
+    /// `stage/variant/profile` → "Stage › Variant (Profile)".
+    pub(super) fn run_title(&self, run: &str) -> String {
+        let k = RunKey::parse(run);
+        format!(
+            "{} › {} ({})",
+            self.stage_title(&k.stage),
+            self.label(&format!("{}/{}", k.stage, k.variant)),
+            self.profile_name(&k.profile)
+        )
+    }
+
+    fn failure_class(&self, class: FailureClass) -> Result<String, I18nError> {
+        self.c.msg(match class {
+            FailureClass::Oom => "failure-oom",
+            FailureClass::Unsupported => "failure-unsupported",
+            FailureClass::StartFailure => "failure-start-failure",
+            FailureClass::StartTimeout => "failure-start-timeout",
+            FailureClass::Crash => "failure-crash",
+            FailureClass::BenchmarkFailure => "failure-benchmark-failure",
+            FailureClass::PortInUse => "failure-port-in-use",
+            FailureClass::RequestsFailed => "failure-requests-failed",
+            FailureClass::TimeLimit => "failure-time-limit",
+            FailureClass::NodeFailure => "failure-node-failure",
+            FailureClass::Cancelled => "failure-cancelled",
+            FailureClass::JobOutOfMemory => "failure-job-out-of-memory",
+        })
+    }
+
+    fn collapsible(&self, key: &str, code: String, lang: &str) -> Result<Collapsible, I18nError> {
+        Ok(Collapsible { title: self.c.msg(key)?, code, lang: lang.to_string() })
+    }
+
+    fn raw(&self, key: &str, m: Option<&Measure>) -> Result<Option<Collapsible>, I18nError> {
+        let Some(m) = m else { return Ok(None) };
+        let Some(run) = self.study.runs.get(&RunKey::parse(&m.run)) else {
+            return Ok(None);
+        };
+        Ok(Some(self.collapsible(key, run.text.trim_end().to_string(), "text")?))
+    }
+}
+
+/// Builds the page of `study` in the catalog's language.
+pub fn build(
+    study: &Study,
+    analysis: &Analysis,
+    c: &Catalog,
+    flavor: Flavor,
+    links: &Links,
+) -> Result<PageView, I18nError> {
+    let x = Ctx { study, analysis, c };
+    let spec = &study.spec;
+    let a = analysis;
+    let conclusion = x.conclusion()?;
+    let setup = x.setup()?;
+    let stages = x.stages(links)?;
+    let options = x.options()?;
+    let scenarios = x.scenarios()?;
+    let accuracy = x.accuracy();
+    let comparison_chart = Image {
+        alt: c.fmt("chart-comparison", &[("metric", &x.metric_name(&a.objective)?)])?,
+        src: markdown::url_path(&format!("{}{COMPARISON_CHART}", links.charts)),
+    };
+    let progression_chart = Image {
+        alt: c.fmt("chart-progression", &[("metric", &x.metric_name(&a.objective)?)])?,
+        src: markdown::url_path(&format!("{}{PROGRESSION_CHART}", links.charts)),
+    };
+    let exports = vec![
+        (c.msg("export-csv")?, markdown::url_path(&format!("{}{}.csv", links.data, study.id))),
+        (c.msg("export-json")?, markdown::url_path(&format!("{}{}.json", links.data, study.id))),
+    ];
+    Ok(PageView {
+        evidence: x.evidence()?,
+        comparison_chart,
+        progression_chart,
+        exports,
+        locale: c.locale.clone(),
+        flavor,
+        title: x.text(&spec.title),
+        goal: spec.goal.as_ref().map(|g| x.text(g)),
+        recommended_intro: conclusion.recommended_intro,
+        recommended: shell(&a.recommended),
+        excluded: conclusion.excluded,
+        comparison: conclusion.comparison,
+        comparison_metric: x.metric_name(&a.objective)?,
+        notes: x.texts(&spec.notes),
+        warnings: x.texts(&spec.warnings),
+        data_warnings: conclusion.data_warnings,
+        setup: setup.setup,
+        engines: setup.age.engines.clone(),
+        age: setup.age,
+        changes: setup.changes,
+        benchmark: setup.benchmark,
+        benchmark_command: spec.benchmark.command.as_ref().map(|c| c.get_ref().clone()),
+        profiles: setup.profiles,
+        stages,
+        options,
+        scenarios,
+        accuracy,
+    })
+}
+
+/// What changed in a study, localized (for `perflab diff`).
+pub fn changes(
+    study: &Study,
+    analysis: &Analysis,
+    c: &Catalog,
+    diff: &crate::analysis::Diff,
+) -> Result<super::age::ChangesView, I18nError> {
+    Ctx { study, analysis, c }.changes(diff)
+}
+
+/// A study's title in one language, as Markdown text.
+pub fn title(study: &Study, c: &Catalog) -> String {
+    markdown::prose(study.spec.title.get(&c.locale))
+}
+
+/// The index line of a study: the engine versions and dates of its results, as plain text.
+pub fn age_line(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
+    Ctx { study, analysis, c }.measured_with(false)
+}
+
+/// The index line of a study: its total gain on the target profile, as HTML.
+pub fn headline(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
+    let x = Ctx { study, analysis, c };
+    let gain =
+        analysis.total_gain.map_or(c.msg("value-missing"), |g| x.signed_with(g, analysis.total_gain_interval))?;
+    let profile = super::html::escape(study.profile(&analysis.target_profile).map_or("", |p| p.name.get(&c.locale)));
+    c.fmt("site-headline", &[("gain", &gain), ("metric", &x.metric_name(&analysis.objective)?), ("profile", &profile)])
+}

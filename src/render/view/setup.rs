@@ -1,0 +1,91 @@
+//! The experiment's setup: model, hardware, benchmark and profiles; and how a command is shown.
+
+use super::Ctx;
+use crate::analysis::Command;
+use crate::render::age::{AgeView, ChangesView};
+use crate::render::i18n::I18nError;
+use crate::render::markdown;
+use crate::study::{Profile, Rate};
+
+/// The setup's parts of a page.
+pub(super) struct Setup {
+    pub setup: Vec<(String, String)>,
+    pub age: AgeView,
+    pub changes: Option<ChangesView>,
+    pub benchmark: Vec<String>,
+    pub profiles: Vec<(String, String)>,
+}
+
+impl Ctx<'_> {
+    pub(super) fn setup(&self) -> Result<Setup, I18nError> {
+        let (x, c, a, spec) = (self, self.c, self.analysis, &self.study.spec);
+        let mut setup = vec![
+            (c.msg("setup-model")?, markdown::code(&spec.model)),
+            (c.msg("setup-hardware")?, x.text(&spec.hardware)),
+        ];
+        if let Some(date) = &spec.date {
+            setup.push((c.msg("setup-date")?, date.get_ref().clone()));
+        }
+        let age = x.age()?;
+        let changes = a.changes.as_ref().map(|d| x.changes(d)).transpose()?;
+        let mut benchmark = vec![c.fmt("setup-tool", &[("tool", &markdown::code(&spec.benchmark.tool))])?];
+        if let Some(runner) = &spec.benchmark.runner {
+            benchmark.push(c.fmt("setup-runner", &[("runner", &markdown::plain(runner))])?);
+        }
+        if let Some(d) = &spec.benchmark.description {
+            benchmark.push(x.text(d));
+        }
+        let profiles = spec.profiles.iter().map(|p| (x.text(&p.name), profile_toml(p))).collect();
+        Ok(Setup { setup, age, changes, benchmark, profiles })
+    }
+}
+
+/// A serving command as a shell snippet: `export` lines, then one flag a line.
+pub fn shell(cmd: &Command) -> String {
+    let mut out = String::new();
+    for (k, v) in &cmd.env {
+        let quoted = if v.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:".contains(c)) {
+            v.clone()
+        } else {
+            format!("'{}'", v.replace('\'', "'\\''"))
+        };
+        out.push_str(&format!("export {k}={quoted}\n"));
+    }
+    out.push_str(&cmd.launch);
+    for flag in &cmd.flags {
+        let shown = match flag.split_once(char::is_whitespace) {
+            Some((name, value)) if value.contains(['{', '"', ' ', '\'']) && !name.contains('=') => {
+                format!("{name} '{}'", value.trim().replace('\'', "'\\''"))
+            }
+            _ => flag.clone(),
+        };
+        out.push_str(&format!(" \\\n    {shown}"));
+    }
+    out
+}
+
+fn profile_toml(p: &Profile) -> String {
+    let mut lines = vec![format!("dataset = \"{}\"", p.dataset)];
+    if let Some(path) = &p.dataset_path {
+        lines.push(format!("dataset_path = \"{path}\""));
+    }
+    for (k, v) in [("input_tokens", p.input_tokens), ("output_tokens", p.output_tokens), ("seed", p.seed)] {
+        if let Some(v) = v {
+            lines.push(format!("{k} = {v}"));
+        }
+    }
+    match &p.request_rate {
+        Some(Rate::PerSecond(r)) => lines.push(format!("request_rate = {r}")),
+        Some(Rate::Unlimited) => lines.push("request_rate = \"inf\"".to_string()),
+        None => {}
+    }
+    lines.push(format!("total_requests = {}", p.total_requests));
+    if let Some(c) = p.max_concurrency {
+        lines.push(format!("max_concurrency = {c}"));
+    }
+    if !p.args.is_empty() {
+        let words: Vec<String> = p.args.iter().map(|a| format!("{a:?}")).collect();
+        lines.push(format!("args = [{}]", words.join(", ")));
+    }
+    lines.join("\n")
+}

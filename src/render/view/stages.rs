@@ -1,0 +1,108 @@
+//! The stages: each variant's facts, command and results, and the stage around them.
+
+use super::{Ctx, Image, Links, StageView, VariantView, markdown, setup::shell, stage_chart};
+use crate::analysis::{Outcome, VariantAnalysis};
+use crate::render::i18n::I18nError;
+use crate::study::Variant;
+
+/// A failure's link: an autolink when [`markdown::link_allowed`] allows it, otherwise text.
+fn link_markdown(link: &str) -> String {
+    let autolink_safe = !link.chars().any(|c| c.is_whitespace() || c.is_control() || "<>".contains(c));
+    if markdown::link_allowed(link) && autolink_safe && link.contains(':') {
+        format!("<{link}>")
+    } else {
+        markdown::code(link)
+    }
+}
+
+impl Ctx<'_> {
+    pub(super) fn stages(&self, links: &Links) -> Result<Vec<StageView>, I18nError> {
+        let (x, c, a, spec) = (self, self.c, self.analysis, &self.study.spec);
+        let target_name = x.profile_name(&a.target_profile);
+        let mut stages = Vec::new();
+        for (i, (sa, ss)) in a.stages.iter().zip(&spec.stages).enumerate() {
+            let variants = sa
+                .variants
+                .iter()
+                .zip(&ss.variants)
+                .map(|(va, vs)| x.variant(va, vs, &target_name))
+                .collect::<Result<Vec<_>, _>>()?;
+            let summary = x.summary(sa)?;
+            let adoption = x.adoption(sa, ss)?;
+            let ranking = x.ranking(sa)?;
+            let excluded = ss
+                .exclude_from_command
+                .as_ref()
+                .map(|r| c.fmt("stage-excluded", &[("reason", &x.text(&r.reason))]))
+                .transpose()?;
+            let chart = Image {
+                alt: c.fmt(
+                    "chart-stage",
+                    &[("stage", &markdown::plain(ss.title.get(&c.locale))), ("metric", &x.metric_name(&a.objective)?)],
+                )?,
+                src: markdown::url_path(&format!("{}{}", links.charts, stage_chart(&sa.id))),
+            };
+            stages.push(StageView {
+                chart,
+                id: sa.id.clone(),
+                number: i + 1,
+                title: x.text(&ss.title),
+                notes: x.texts(&ss.notes),
+                warnings: x.texts(&ss.warnings),
+                variants,
+                summary,
+                ranking,
+                adoption,
+                excluded,
+            });
+        }
+        Ok(stages)
+    }
+
+    fn variant(&self, va: &VariantAnalysis, vs: &Variant, target_name: &str) -> Result<VariantView, I18nError> {
+        let (x, c) = (self, self.c);
+        let mut facts = vec![c.fmt("variant-profile", &[("profile", target_name)])?];
+        let mut error = None;
+        match &va.outcome {
+            Outcome::Failed { class } => {
+                facts.push(c.fmt("variant-failed", &[("reason", &x.failure_class(*class)?)])?);
+                if let Some(f) = &vs.failure {
+                    if let Some(e) = &f.explanation {
+                        facts.push(x.text(e));
+                    }
+                    if let Some(link) = &f.link {
+                        facts.push(c.fmt("variant-link", &[("link", &link_markdown(link))])?);
+                    }
+                }
+                if let Some(m) = &va.failure_message {
+                    error = Some(x.collapsible("variant-error", m.clone(), "text")?);
+                }
+            }
+            Outcome::Missing => facts.push(c.msg("variant-missing")?),
+            _ => {}
+        }
+        if let Some(source) = &va.reused_from {
+            facts.push(c.fmt(
+                "variant-reused",
+                &[(
+                    "source",
+                    &format!("{} › {}", x.stage_title(source.split('/').next().unwrap_or("")), x.label(source)),
+                )],
+            )?);
+        }
+        let warnings = match &va.measure {
+            Some(m) => x.warnings_for(&m.run)?,
+            None => Vec::new(),
+        };
+        Ok(VariantView {
+            id: va.id.clone(),
+            label: markdown::plain(&va.label),
+            facts,
+            command: x.collapsible("variant-command", shell(&va.command), "bash")?,
+            error,
+            result: x.raw("variant-result", va.measure.as_ref())?,
+            notes: x.texts(&vs.notes),
+            warnings: x.texts(&vs.warnings).into_iter().chain(warnings).collect(),
+        })
+    }
+}

@@ -1,0 +1,220 @@
+//! Each stage's summary, decision and engine ranking, and the table of options.
+
+use super::{Ctx, Table, cell};
+use crate::analysis::{Adoption, NoResultReason, Outcome, StageAnalysis, Trend};
+use crate::render::i18n::{Arg, I18nError};
+use crate::render::markdown;
+use crate::study::{FailureClass, Stage};
+
+impl Ctx<'_> {
+    /// The stage's summary sentence: its fastest variant against its slowest.
+    pub(super) fn summary(&self, sa: &StageAnalysis) -> Result<Option<String>, I18nError> {
+        let (x, c, a) = (self, self.c, self.analysis);
+        Ok(match &sa.comparison {
+            None => None,
+            Some(cmp) => {
+                let stage_ref = |v: &str| format!("{}/{v}", sa.id);
+                let secondary = match cmp.secondary {
+                    None => String::new(),
+                    Some(d) => {
+                        let trend = match d.trend {
+                            Trend::Lower => "lower",
+                            Trend::Higher => "higher",
+                            Trend::Same => "same",
+                        };
+                        let kind = if a.secondary.unit.is_time() { "latency" } else { "other" };
+                        c.fmt(
+                            "summary-secondary",
+                            &[
+                                ("trend", trend),
+                                ("kind", kind),
+                                ("metric", &x.metric_name(&a.secondary)?),
+                                ("best", &x.value(&a.secondary, Some(d.value))?),
+                                ("worst", &x.value(&a.secondary, Some(d.reference))?),
+                                ("diff", &x.value(&a.secondary, Some(d.diff.abs()))?),
+                                (
+                                    "percent",
+                                    &d.percent.map_or(Ok(c.msg("value-missing")?), |p| x.percent(p.abs(), false))?,
+                                ),
+                            ],
+                        )?
+                    }
+                };
+                Some(
+                    c.fmt(
+                        "summary",
+                        &[
+                            ("best", &x.label(&stage_ref(&cmp.best))),
+                            ("worst", &x.label(&stage_ref(&cmp.worst))),
+                            ("metric", &x.metric_name(&a.objective)?),
+                            ("best_value", &x.value(&a.objective, Some(cmp.objective.value))?),
+                            ("worst_value", &x.value(&a.objective, Some(cmp.objective.reference))?),
+                            ("gap", &x.value(&a.objective, Some(cmp.objective.diff.abs()))?),
+                            (
+                                "percent",
+                                &cmp.objective
+                                    .percent
+                                    .map_or(Ok(c.msg("value-missing")?), |p| x.percent(x.shown_gain(p.abs()), false))?,
+                            ),
+                            ("direction", if a.lower_is_better { "lower" } else { "higher" }),
+                            ("secondary", &secondary),
+                        ],
+                    )?,
+                )
+            }
+        })
+    }
+
+    /// The stage's decision: which variant is adopted, and why.
+    pub(super) fn adoption(&self, sa: &StageAnalysis, ss: &Stage) -> Result<String, I18nError> {
+        let (x, c, a) = (self, self.c, self.analysis);
+        let base = x.label(&sa.base);
+        let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.percent(x.shown_gain(g), true));
+        Ok(match &sa.adoption {
+            Adoption::Adopted { variant, gain_percent, interval, .. } => c.fmt(
+                "adoption-adopted",
+                &[
+                    ("variant", &x.label(&format!("{}/{variant}", sa.id))),
+                    ("gain", &x.gain_with(*gain_percent, *interval)?),
+                    ("base", &base),
+                ],
+            )?,
+            Adoption::CannotTell { variant, .. } => {
+                x.cannot_tell(&sa.adoption, &x.label(&format!("{}/{variant}", sa.id)), &base)?
+            }
+            Adoption::WithinNoise { variant, gain_percent, interval, .. } => c.fmt(
+                "adoption-within-noise",
+                &[
+                    ("variant", &x.label(&format!("{}/{variant}", sa.id))),
+                    ("gain", &x.gain_with(*gain_percent, *interval)?),
+                    ("threshold", &x.percent(a.noise_threshold, false)?),
+                    ("base", &base),
+                ],
+            )?,
+            Adoption::NotBetter { .. } => c.fmt("adoption-not-better", &[("base", &base)])?,
+            Adoption::BaseIsBest { variant } => {
+                c.fmt("adoption-base-is-best", &[("variant", &x.label(&format!("{}/{variant}", sa.id)))])?
+            }
+            Adoption::Overridden { variant, gain_percent } => {
+                let reason = ss.adopt.as_ref().map(|r| x.text(&r.reason)).unwrap_or_default();
+                match variant {
+                    Some(v) => c.fmt(
+                        "adoption-overridden",
+                        &[
+                            ("variant", &x.label(&format!("{}/{v}", sa.id))),
+                            ("gain", &gain(*gain_percent)?),
+                            ("reason", &reason),
+                        ],
+                    )?,
+                    None => c.fmt("adoption-overridden-none", &[("base", &base), ("reason", &reason)])?,
+                }
+            }
+            Adoption::NoResult { reason } => c.fmt(
+                match reason {
+                    NoResultReason::NoVariantRanks => "adoption-no-result",
+                    NoResultReason::BaseWithoutValue => "adoption-no-result-base",
+                    NoResultReason::ZeroBase => "adoption-no-result-zero-base",
+                },
+                &[("base", &base)],
+            )?,
+        })
+    }
+
+    /// The engines of an engine stage in order of the objective.
+    pub(super) fn ranking(&self, sa: &StageAnalysis) -> Result<Option<String>, I18nError> {
+        let (x, c, a, study) = (self, self.c, self.analysis, self.study);
+        Ok(match &sa.ranking {
+            None => None,
+            Some(ranks) => {
+                let items = ranks
+                    .iter()
+                    .map(|r| {
+                        let engine = study.engine(&r.engine).map_or(r.engine.clone(), |e| markdown::plain(&e.name));
+                        match (&r.outcome, r.value) {
+                            (Outcome::LostRequests { completed, expected }, Some(v)) => c.fmt_args(
+                                "ranking-lost",
+                                &[
+                                    ("engine", (&engine).into()),
+                                    ("value", (&x.value(&a.objective, Some(v))?).into()),
+                                    ("completed", Arg::count(*completed)),
+                                    ("expected", Arg::count(*expected)),
+                                ],
+                            ),
+                            (_, Some(v)) => c.fmt(
+                                "ranking-item",
+                                &[("engine", &engine), ("value", &x.value(&a.objective, Some(v))?)],
+                            ),
+                            (Outcome::Failed { class: FailureClass::Unsupported }, None) => {
+                                c.fmt("ranking-not-supported", &[("engine", &engine)])
+                            }
+                            (Outcome::Failed { class }, None) => {
+                                c.fmt("ranking-failed", &[("engine", &engine), ("reason", &x.failure_class(*class)?)])
+                            }
+                            (_, None) => c.fmt("ranking-not-measured", &[("engine", &engine)]),
+                        }
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let sep = if a.lower_is_better { " < " } else { " > " };
+                Some(c.fmt("ranking", &[("ranking", &items.join(sep))])?)
+            }
+        })
+    }
+
+    /// The table of options: each stage's adopted variant, its value and its gains.
+    pub(super) fn options(&self) -> Result<Table, I18nError> {
+        let (x, c, a) = (self, self.c, self.analysis);
+        let baseline_label = x.label(&a.baseline.source);
+        let dash = c.msg("value-none")?;
+        let mut option_rows = vec![vec![
+            cell(&c.msg("options-baseline")?),
+            cell(&baseline_label),
+            cell(&x.value(&a.objective, a.baseline_measure.as_ref().and_then(|m| m.value))?),
+            cell(&x.value(&a.secondary, a.baseline_measure.as_ref().and_then(|m| m.secondary))?),
+        ]];
+        option_rows[0].extend(x.also_cells(a.baseline_measure.as_ref().map(|m| &m.also[..]))?);
+        option_rows[0].extend([dash.clone(), dash.clone()]);
+        for o in &a.options {
+            let mut row = vec![
+                cell(&x.stage_title(&o.stage)),
+                cell(&o.best.as_ref().map_or(dash.clone(), |b| x.label(&format!("{}/{b}", o.stage)))),
+                cell(&x.value(&a.objective, o.value)?),
+                cell(&x.value(&a.secondary, o.secondary)?),
+            ];
+            row.extend(x.also_cells(Some(&o.also))?);
+            row.push(o.vs_baseline.map_or(Ok(dash.clone()), |p| x.signed(p))?);
+            row.push(o.step.map_or(Ok(dash.clone()), |p| x.signed_with(p, o.step_interval))?);
+            option_rows.push(row);
+        }
+        let mut total = vec![
+            cell(&c.msg("options-total")?),
+            cell(&x.label(&a.optimized.source)),
+            cell(&x.value(&a.objective, a.optimized_measure.as_ref().and_then(|m| m.value))?),
+            cell(&x.value(&a.secondary, a.optimized_measure.as_ref().and_then(|m| m.secondary))?),
+        ];
+        total.extend(x.also_cells(a.optimized_measure.as_ref().map(|m| &m.also[..]))?);
+        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.signed_with(p, a.total_gain_interval))?);
+        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.signed_with(p, a.total_gain_interval))?);
+        option_rows.push(total);
+        let mut headers = vec![
+            c.msg("options-stage")?,
+            c.msg("options-best")?,
+            x.metric_name(&a.objective)?,
+            x.metric_name(&a.secondary)?,
+        ];
+        for metric in &a.also {
+            headers.push(x.metric_name(metric)?);
+        }
+        headers.extend([c.msg("options-vs-baseline")?, c.msg("options-step")?]);
+        Ok(Table { headers, rows: option_rows })
+    }
+
+    /// The cells of the further secondary metrics (`values` in their order; none: every one missing).
+    fn also_cells(&self, values: Option<&[Option<f64>]>) -> Result<Vec<String>, I18nError> {
+        let a = self.analysis;
+        a.also
+            .iter()
+            .enumerate()
+            .map(|(i, metric)| Ok(cell(&self.value(metric, values.and_then(|v| v.get(i).copied().flatten()))?)))
+            .collect()
+    }
+}
