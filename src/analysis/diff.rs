@@ -170,3 +170,41 @@ pub(super) fn compare(b: &Analysis, a: &Analysis, now: &Study, since: Option<&st
         recommended,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::RunStatus;
+    use crate::analysis::stats::Sample;
+
+    fn measure(values: &[f64]) -> Measure {
+        let sample = Sample::of(values);
+        Measure {
+            run: "s/v/p".into(),
+            value: sample.map(|s| s.mean),
+            secondary: None,
+            also: Vec::new(),
+            status: RunStatus::Ok,
+            repeats: values.len(),
+            interval: sample.and_then(|s| s.interval()),
+            sample,
+        }
+    }
+
+    #[test]
+    fn a_change_is_real_only_when_its_interval_excludes_zero() {
+        let tps = Metric::of("total_token_throughput");
+        let change = |before: &[f64], after: &[f64]| {
+            Change::new(Some(&measure(before)), Some(&measure(after)), &tps, 2.0).unwrap()
+        };
+        // +10%, runs close together: real.
+        let c = change(&[100.0, 101.0, 99.0], &[110.0, 111.0, 109.0]);
+        assert!(c.beyond_noise && c.interval.is_some_and(|i| i.low > 0.0), "{c:?}");
+        // The same +10% with scattered runs: beyond the threshold, but not a change one can tell.
+        let c = change(&[100.0, 101.0, 99.0], &[80.0, 140.0, 110.0]);
+        assert!(!c.beyond_noise && c.interval.is_some_and(|i| i.contains_zero()), "{c:?}");
+        // Single runs: the threshold alone, as before.
+        let c = change(&[100.0], &[110.0]);
+        assert!(c.beyond_noise && c.interval.is_none());
+    }
+}
