@@ -106,7 +106,7 @@ fn a_gain_beyond_the_threshold_is_adopted() {
     let a = analyze(&s);
     assert_eq!(
         adoption(&a, "s2"),
-        Adoption::Adopted { variant: "a".into(), value: 200.0, base_value: 100.0, gain_percent: 100.0 }
+        Adoption::Adopted { variant: "a".into(), value: 200.0, base_value: 100.0, gain_percent: 100.0, interval: None }
     );
     assert_eq!(adoption(&a, "s1"), Adoption::BaseIsBest { variant: "base".into() });
     assert_eq!(a.optimized.source, "s2/a");
@@ -123,7 +123,13 @@ fn a_gain_exactly_at_the_threshold_is_within_the_noise() {
     let a = analyze(&s);
     assert_eq!(
         adoption(&a, "s2"),
-        Adoption::WithinNoise { variant: "a".into(), value: 125.0, base_value: 100.0, gain_percent: 25.0 }
+        Adoption::WithinNoise {
+            variant: "a".into(),
+            value: 125.0,
+            base_value: 100.0,
+            gain_percent: 25.0,
+            interval: None
+        }
     );
     assert_eq!(a.optimized.source, "s1/base");
     assert_eq!(a.options[1].step, None);
@@ -229,7 +235,13 @@ fn a_lower_is_better_objective_end_to_end() {
     assert!(a.lower_is_better);
     assert_eq!(
         adoption(&a, "s2"),
-        Adoption::Adopted { variant: "fast".into(), value: 50.0, base_value: 100.0, gain_percent: 50.0 }
+        Adoption::Adopted {
+            variant: "fast".into(),
+            value: 50.0,
+            base_value: 100.0,
+            gain_percent: 50.0,
+            interval: None
+        }
     );
     let c = a.stage("s2").unwrap().comparison.as_ref().unwrap();
     assert_eq!((c.best.as_str(), c.worst.as_str()), ("fast", "slow"));
@@ -443,7 +455,7 @@ fn a_stage_measured_on_an_earlier_configuration_is_compared_with_it_and_carried_
     // Compared with the first stage's configuration (100), not with s2's winner (200).
     assert_eq!(
         adoption(&a, "s3"),
-        Adoption::Adopted { variant: "b".into(), value: 110.0, base_value: 100.0, gain_percent: 10.0 }
+        Adoption::Adopted { variant: "b".into(), value: 110.0, base_value: 100.0, gain_percent: 10.0, interval: None }
     );
     // The search goes on from s2's configuration with `--b=2` added: s4's variant that changes
     // nothing measures it, and s4 is compared with that run.

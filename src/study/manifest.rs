@@ -67,6 +67,10 @@ pub struct Manifest {
     /// The GPUs the engine was given, as its device variable said them (`0,1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub devices: Option<String>,
+    /// The attempt repeats the measurement of the attempts before it (`repeats`, `perflab run
+    /// --until-confident`): its results join theirs as one sample instead of replacing them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub repeat: bool,
 }
 
 impl Manifest {
@@ -101,6 +105,7 @@ impl Manifest {
             job_id: None,
             node: None,
             devices: None,
+            repeat: false,
         }
     }
 

@@ -84,6 +84,8 @@ pub struct Attempt {
     pub number: u32,
     /// The result, when the benchmark left one.
     pub run: Option<Run>,
+    /// Its repeated measurements in the same engine start (`<profile>.r2.txt`, ...), by number.
+    pub repeats: BTreeMap<u32, Run>,
     pub manifest: Option<Manifest>,
 }
 
@@ -98,6 +100,31 @@ impl Attempt {
     pub fn failure(&self) -> Option<&RecordedFailure> {
         let m = self.manifest.as_ref().filter(|m| m.state == RunState::Failed)?;
         m.failure.as_ref().filter(|_| !self.succeeded())
+    }
+
+    /// The attempts whose results form one sample with `chosen` (a success of `attempts`):
+    /// `chosen`, and while an attempt repeats the ones before it (its manifest says `repeat`),
+    /// the successful attempts before it with the same engine, version and command, back to the
+    /// one that started the series. Newest first.
+    pub fn series<'a>(attempts: &'a [Attempt], chosen: &'a Attempt) -> Vec<&'a Attempt> {
+        let mut out = vec![chosen];
+        let mut repeats = chosen.manifest.as_ref().is_some_and(|m| m.repeat);
+        for a in attempts.iter().rev().filter(|a| a.number < chosen.number && a.succeeded()) {
+            if !repeats {
+                break;
+            }
+            let same = match (&chosen.manifest, &a.manifest) {
+                (Some(x), Some(y)) => history::Provenance::of_manifest(chosen.number, x)
+                    .same_setup(&history::Provenance::of_manifest(a.number, y)),
+                _ => true,
+            };
+            if !same {
+                break;
+            }
+            out.push(a);
+            repeats = a.manifest.as_ref().is_some_and(|m| m.repeat);
+        }
+        out
     }
 
     /// Which of a run's attempts (sorted by number) stands: the newest that succeeded, unless a
@@ -135,6 +162,9 @@ pub struct Study {
     pub spec: Spec,
     /// The result that stands for each run (see [`Attempt::select`]).
     pub runs: BTreeMap<RunKey, Run>,
+    /// The other measurements that form one sample with the result that stands: its repeats in
+    /// the same engine start and those of the attempts it repeats (see [`Study::sample`]).
+    pub repeats: BTreeMap<RunKey, Vec<Run>>,
     /// The record of the attempt that stands for each run, when `perflab run` made it.
     pub manifests: BTreeMap<RunKey, Manifest>,
     /// Every attempt at each run, oldest first.
@@ -180,6 +210,7 @@ impl Study {
             source,
             spec,
             runs: BTreeMap::new(),
+            repeats: BTreeMap::new(),
             manifests: BTreeMap::new(),
             attempts: BTreeMap::new(),
             recorded: BTreeMap::new(),
@@ -267,16 +298,47 @@ impl Study {
         if exprs.is_empty() {
             return;
         }
-        let keys: Vec<RunKey> = self.runs.keys().cloned().collect();
-        for key in keys {
+        let derive = |study: &Study, key: &RunKey, block: &mut Block| {
             for (id, expr) in &exprs {
-                let metrics = &self.runs[&key].block.metrics;
-                let value = expr.eval(&|name| metrics.get(name).copied().or_else(|| self.setup_value(&key, name)));
-                if let (Some(v), Some(run)) = (value, self.runs.get_mut(&key)) {
-                    run.block.metrics.insert(id.clone(), v);
+                let metrics = &block.metrics;
+                let value = expr.eval(&|name| metrics.get(name).copied().or_else(|| study.setup_value(key, name)));
+                if let Some(v) = value {
+                    block.metrics.insert(id.clone(), v);
                 }
             }
+        };
+        let mut runs = std::mem::take(&mut self.runs);
+        let mut repeats = std::mem::take(&mut self.repeats);
+        for (key, run) in runs.iter_mut() {
+            derive(self, key, &mut run.block);
         }
+        for (key, list) in repeats.iter_mut() {
+            for run in list {
+                derive(self, key, &mut run.block);
+            }
+        }
+        self.runs = runs;
+        self.repeats = repeats;
+    }
+
+    /// Every measurement of a run that counts: the result that stands first, then its repeats.
+    /// Empty for a run without a result.
+    pub fn sample(&self, key: &RunKey) -> Vec<&Run> {
+        let Some(run) = self.runs.get(key) else { return Vec::new() };
+        std::iter::once(run).chain(self.repeats.get(key).into_iter().flatten()).collect()
+    }
+
+    /// The values of `metric` in a run's sample (measurements without it are left out).
+    pub fn values(&self, key: &RunKey, metric: &str) -> Vec<f64> {
+        self.sample(key).iter().filter_map(|r| r.block.metric(metric)).collect()
+    }
+
+    /// The measurements `perflab run` takes of a run of `stage` on `profile`: the stage's
+    /// `repeats`, else the profile's, else the study's, else one.
+    pub fn repeats_wanted(&self, stage: &str, profile: &str) -> u32 {
+        let stage = self.stage(stage).and_then(|s| s.repeats.as_ref());
+        let profile = self.profile(profile).and_then(|p| p.repeats.as_ref());
+        stage.or(profile).or(self.spec.repeats.as_ref()).map_or(1, |r| *r.get_ref()).max(1)
     }
 
     pub fn profile(&self, id: &str) -> Option<&Profile> {
@@ -419,6 +481,19 @@ impl Study {
                         ));
                     }
                 }
+            }
+        }
+        let repeats = spec
+            .repeats
+            .iter()
+            .chain(spec.profiles.iter().filter_map(|p| p.repeats.as_ref()))
+            .chain(spec.stages.iter().filter_map(|s| s.repeats.as_ref()));
+        for r in repeats {
+            if !(1..=MAX_REPEATS).contains(r.get_ref()) {
+                out.push(self.diag_at(
+                    r,
+                    format!("`repeats`: {} is not a count of measurements from 1 to {MAX_REPEATS}", r.get_ref()),
+                ));
             }
         }
         let percent_decimals = &spec.display.percent_decimals;
@@ -695,15 +770,19 @@ impl Study {
             if SIDE_FILES.iter().any(|s| name.ends_with(s)) && !name.ends_with(MANIFEST_SUFFIX) {
                 continue;
             }
-            let (key, number) = match self.run_key(&root, path) {
+            let (key, number, repeat) = match self.run_key(&root, path) {
                 Ok(found) => found,
                 Err(message) => {
                     out.push(Diagnostic::new(path, 0, 0, message));
                     continue;
                 }
             };
-            let attempt =
-                attempts.entry(key).or_default().entry(number).or_insert(Attempt { number, run: None, manifest: None });
+            let attempt = attempts.entry(key).or_default().entry(number).or_insert(Attempt {
+                number,
+                run: None,
+                repeats: BTreeMap::new(),
+                manifest: None,
+            });
             if name.ends_with(MANIFEST_SUFFIX) {
                 match Manifest::read(path) {
                     Ok(m) => attempt.manifest = Some(m),
@@ -711,7 +790,8 @@ impl Study {
                 }
                 continue;
             }
-            if let Some(other) = &attempt.run {
+            let taken = if repeat > 1 { attempt.repeats.get(&repeat) } else { attempt.run.as_ref() };
+            if let Some(other) = taken {
                 out.push(Diagnostic::new(
                     path,
                     0,
@@ -731,18 +811,32 @@ impl Study {
                         format!("a run file holds one result; this one holds {}", blocks.len()),
                     )),
                     Ok(mut blocks) => {
-                        let block = blocks.remove(0);
-                        attempt.run = Some(Run { path: path.to_path_buf(), text, block });
+                        let run = Run { path: path.to_path_buf(), text, block: blocks.remove(0) };
+                        if repeat > 1 {
+                            attempt.repeats.insert(repeat, run);
+                        } else {
+                            attempt.run = Some(run);
+                        }
                     }
                 },
             }
         }
+        for attempt in attempts.values().flat_map(|a| a.values()) {
+            if let (None, Some(first)) = (&attempt.run, attempt.repeats.values().next()) {
+                out.push(Diagnostic::new(
+                    &first.path,
+                    0,
+                    0,
+                    "a repeated measurement without the first one (`<profile>.txt`) beside it",
+                ));
+            }
+        }
         for (key, list) in attempts {
             let list: Vec<Attempt> = list.into_values().collect();
+            self.attempts.insert(key.clone(), list.clone());
             if let Some(chosen) = Attempt::select(&list) {
                 self.stand(&key, chosen);
             }
-            self.attempts.insert(key, list);
         }
         out
     }
@@ -760,13 +854,24 @@ impl Study {
         }
         if let (true, Some(run)) = (chosen.succeeded(), &chosen.run) {
             self.runs.insert(key.clone(), run.clone());
+            let list = self.attempts.get(key).map_or(&[][..], Vec::as_slice);
+            let repeats: Vec<Run> = Attempt::series(list, chosen)
+                .into_iter()
+                .flat_map(|a| a.run.iter().filter(|_| a.number != chosen.number).chain(a.repeats.values()))
+                .cloned()
+                .collect();
+            if repeats.is_empty() {
+                self.repeats.remove(key);
+            } else {
+                self.repeats.insert(key.clone(), repeats);
+            }
         }
     }
 
     /// `runs/<stage>/<variant>/<profile>.<ext>` (attempt 0) or
-    /// `runs/<stage>/<variant>/attempts/<n>/<profile>.<ext>` → its key and attempt, or why the
-    /// file is out of place.
-    fn run_key(&self, root: &Path, path: &Path) -> Result<(RunKey, u32), String> {
+    /// `runs/<stage>/<variant>/attempts/<n>/<profile>.<ext>` → its key, attempt and repeat (1 for
+    /// `<profile>.<ext>`, k for `<profile>.r<k>.<ext>`), or why the file is out of place.
+    fn run_key(&self, root: &Path, path: &Path) -> Result<(RunKey, u32, u32), String> {
         let rel = path.strip_prefix(root).map_err(|e| e.to_string())?;
         let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
         let (stage, variant, file, number) = match parts.as_slice() {
@@ -794,10 +899,19 @@ impl Study {
         if self.variant(&format!("{stage}/{variant}")).is_none() {
             return Err(format!("stage `{stage}` has no variant `{variant}` in {SPEC_FILE}"));
         }
+        // `<profile>.r<k>.txt` is the k-th measurement (k ≥ 2) of an engine start; a profile whose
+        // id ends that way keeps its own name.
+        let (profile, repeat) = match profile.rsplit_once(".r") {
+            Some((p, k)) if self.profile(profile).is_none() && self.profile(p).is_some() => match k.parse::<u32>() {
+                Ok(n) if n >= 2 && k == n.to_string() => (p, n),
+                _ => return Err(format!("`.r{k}` is not a repeat number (.r2, .r3, ...)")),
+            },
+            _ => (profile, 1),
+        };
         if self.profile(profile).is_none() {
             return Err(format!("no profile `{profile}` in {SPEC_FILE}"));
         }
-        Ok((RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.to_string() }, number))
+        Ok((RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.to_string() }, number, repeat))
     }
 }
 
@@ -806,6 +920,15 @@ impl Study {
 pub fn fill_model(text: &str, model: &str) -> String {
     text.replace("{model}", model)
 }
+
+/// The file of the k-th measurement (from 1) of a profile in an engine start: `<profile>.txt`,
+/// then `<profile>.r2.txt`, `<profile>.r3.txt`, ...
+pub fn result_file(profile: &str, k: u32) -> String {
+    if k <= 1 { format!("{profile}.txt") } else { format!("{profile}.r{k}.txt") }
+}
+
+/// The most measurements `repeats` may ask for.
+pub const MAX_REPEATS: u32 = 1000;
 
 /// Values of a run's setup a derived metric may read besides its metrics.
 pub const SETUP_NAMES: &[&str] =
@@ -954,7 +1077,7 @@ mod tests {
                 .then(|| RecordedFailure { class: FailureClass::Oom, message: String::new() });
             m
         });
-        Attempt { number, run, manifest }
+        Attempt { number, run, repeats: BTreeMap::new(), manifest }
     }
 
     fn chosen(list: &[Attempt]) -> Option<u32> {

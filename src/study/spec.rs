@@ -118,6 +118,14 @@ pub struct Spec {
     /// The share of a profile's requests a run must complete (0 to 1); below it the run failed.
     #[serde(default = "default_min_completed")]
     pub min_completed: Spanned<f64>,
+    /// Measurements `perflab run` takes of each configuration on each profile (default 1); a
+    /// stage's or a profile's `repeats` says otherwise for its own runs.
+    #[serde(default)]
+    pub repeats: Option<Spanned<u32>>,
+    /// Takes each repeat in an engine start of its own (start-up variance counts) instead of
+    /// all of them in one start.
+    #[serde(default)]
+    pub repeat_across_restarts: bool,
     /// Profiles the baseline and the optimized configuration are compared on (all by default).
     #[serde(default)]
     pub compare_profiles: Option<Vec<Id>>,
@@ -479,6 +487,9 @@ pub struct Profile {
     /// `["--random-input-len", "{input_tokens}"]`.
     #[serde(default)]
     pub args: Vec<String>,
+    /// Measurements of each configuration on this profile, instead of the study's `repeats`.
+    #[serde(default)]
+    pub repeats: Option<Spanned<u32>>,
 }
 
 /// One step of the greedy search.
@@ -502,6 +513,10 @@ pub struct Stage {
     /// Keeps the stage's adopted flags out of the recommended command.
     #[serde(default)]
     pub exclude_from_command: Option<Reason>,
+    /// Measurements of each of the stage's configurations, instead of the profile's or the
+    /// study's `repeats`.
+    #[serde(default)]
+    pub repeats: Option<Spanned<u32>>,
     #[serde(default, deserialize_with = "texts")]
     pub notes: Vec<Text>,
     #[serde(default, deserialize_with = "texts")]

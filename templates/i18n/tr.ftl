@@ -231,3 +231,13 @@ variant-change-unset = { $flag } olmadan
 
 ## Issue 14, words and drop-in Markdown: the title of a warning box in mkdocs-material
 admonition-warning = Uyarı
+
+# Issue 16: repeated measurements and confidence intervals
+figure-interval = { $figure } (%{ $confidence } güven aralığı { $low }–{ $high })
+adoption-cannot-tell = “{ $variant }”, “{ $base }” karşısında { $gain } ölçüldü, ancak bu aralık sıfırı da kapsıyor: fark gürültü olabilir. Bu yüzden henüz hiçbir şey benimsenmedi; daha fazla koşu karar verene kadar “{ $base }” korunuyor (`perflab run --until-confident`).
+adoption-cannot-tell-threshold = “{ $variant }”, “{ $base }” karşısında { $gain } ölçüldü; kazanç { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde, ancak aralığı eşiğin ötesine uzanıyor. Bu yüzden henüz hiçbir şey benimsenmedi; daha fazla koşu karar verene kadar “{ $base }” korunuyor (`perflab run --until-confident`).
+evidence-single-runs = Bu sayfadaki her değer tek bir koşudan geliyor: hiçbir yapılandırma birden fazla kez ölçülmediği için sayfa güven aralığı veremiyor, ikinci bir koşunun nereye düşeceğini de söyleyemiyor.
+evidence-single-runs-spread = Bu sayfadaki her değer tek bir koşudan geliyor, bu yüzden sayfa güven aralığı veremiyor. Bir yapılandırma { $count } ayrı koşuyla ölçüldü ve bu koşular, aynı kurulumun sonuçlarının birbirinden ne kadar uzak düşebileceğini gösteriyor: { $values }; aralarındaki fark { $spread }.
+evidence-repeats = Her değer { $most } koşunun ortalamasıdır; bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
+evidence-repeats-range = Her değer, kendi yapılandırmasının { $fewest } ile { $most } arası koşusunun ortalamasıdır (tek koşudan gelen bir değerin aralığı yoktur); bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
+changes-figure-unclear = { $before } → { $after } ({ $change }; koşular bunu gürültüden ayıramıyor)

@@ -82,7 +82,7 @@ impl Ctx<'_> {
             [&s.baseline, &s.optimized].into_iter().flatten().all(|m| m.status == crate::analysis::RunStatus::Ok);
         let mut text = match self.ratio(p, trusted) {
             Some(ratio) => ratio?,
-            None => self.signed_marked(p, trusted)?,
+            None => self.gain_figure(p, s.change_interval, trusted)?,
         };
         if s.regression {
             text = self.c.fmt("change-regression", &[("change", &text)])?;

@@ -19,8 +19,9 @@ pub(super) struct Setup {
 
 impl Ctx<'_> {
     /// The benchmark command of a profile against the optimized configuration, as a reader
-    /// would paste it: the model, the host and the engine's port filled in (a port perflab
-    /// picks at each start stays `{port}`).
+    /// would paste it: the model, the host and the engine's port filled in. A port perflab picks
+    /// at each start is left out of the published serving command, so the engine listens on its
+    /// own default: the benchmark command reads it from `$PORT`, which the reader sets.
     fn bench_command(&self, profile: &Profile) -> Option<String> {
         use crate::exec::command::{HOST, Port, engine_argv, engine_port, join, shown_bench_argv};
         let config = crate::study::Config::new(&self.analysis.optimized.engine);
@@ -32,7 +33,7 @@ impl Ctx<'_> {
         let text = join(&argv).replace("{host}", HOST);
         Some(match port {
             Some(Port::Fixed(p)) => text.replace("{port}", &p.to_string()),
-            _ => text,
+            _ => text.replace("{port}", "$PORT"),
         })
     }
 

@@ -18,8 +18,9 @@ fn link_markdown(link: &str) -> String {
 
 impl Ctx<'_> {
     /// What a variant changes in the configuration it builds on, as written in the study:
-    /// its engine, checkpoint, flags, removed flags and environment.
-    fn variant_changes(&self, vs: &Variant) -> Result<String, I18nError> {
+    /// its engine, checkpoint, flags (`{model}` in one filled in with what the variant serves),
+    /// removed flags and environment.
+    fn variant_changes(&self, va: &VariantAnalysis, vs: &Variant) -> Result<String, I18nError> {
         let c = self.c;
         let mut changes = Vec::new();
         if let Some(e) = &vs.engine {
@@ -29,7 +30,8 @@ impl Ctx<'_> {
         if let Some(m) = &vs.model {
             changes.push(c.fmt("variant-change-model", &[("model", &markdown::code(m.get_ref()))])?);
         }
-        changes.extend(vs.flags.iter().map(|f| markdown::code(f.get_ref())));
+        changes
+            .extend(vs.flags.iter().map(|f| markdown::code(&crate::study::fill_model(f.get_ref(), &va.command.model))));
         for f in &vs.unset {
             changes.push(c.fmt("variant-change-unset", &[("flag", &markdown::code(f.get_ref()))])?);
         }
@@ -90,7 +92,7 @@ impl Ctx<'_> {
 
     fn variant(&self, va: &VariantAnalysis, vs: &Variant, target_name: &str) -> Result<VariantView, I18nError> {
         let (x, c) = (self, self.c);
-        let mut facts = vec![c.fmt("variant-profile", &[("profile", target_name)])?, x.variant_changes(vs)?];
+        let mut facts = vec![c.fmt("variant-profile", &[("profile", target_name)])?, x.variant_changes(va, vs)?];
         let mut error = None;
         match &va.outcome {
             Outcome::Failed { class } => {

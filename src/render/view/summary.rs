@@ -93,19 +93,22 @@ impl Ctx<'_> {
         let base = x.label(&sa.base);
         let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.percent(x.shown_gain(g), true));
         Ok(match &sa.adoption {
-            Adoption::Adopted { variant, gain_percent, .. } => c.fmt(
+            Adoption::Adopted { variant, gain_percent, interval, .. } => c.fmt(
                 "adoption-adopted",
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
-                    ("gain", &gain(Some(*gain_percent))?),
+                    ("gain", &x.gain_with(*gain_percent, *interval)?),
                     ("base", &base),
                 ],
             )?,
-            Adoption::WithinNoise { variant, gain_percent, .. } => c.fmt(
+            Adoption::CannotTell { variant, .. } => {
+                x.cannot_tell(&sa.adoption, &x.label(&format!("{}/{variant}", sa.id)), &base)?
+            }
+            Adoption::WithinNoise { variant, gain_percent, interval, .. } => c.fmt(
                 "adoption-within-noise",
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
-                    ("gain", &gain(Some(*gain_percent))?),
+                    ("gain", &x.gain_with(*gain_percent, *interval)?),
                     ("threshold", &x.percent(a.noise_threshold, false)?),
                     ("base", &base),
                 ],
@@ -201,7 +204,7 @@ impl Ctx<'_> {
             ];
             row.extend(x.also_cells(Some(&o.also))?);
             row.push(o.vs_baseline.map_or(Ok(dash.clone()), |p| x.signed(p))?);
-            row.push(o.step.map_or(Ok(dash.clone()), |p| x.signed(p))?);
+            row.push(o.step.map_or(Ok(dash.clone()), |p| x.signed_with(p, o.step_interval))?);
             option_rows.push(row);
         }
         let mut total = vec![
@@ -211,8 +214,8 @@ impl Ctx<'_> {
             cell(&x.value(&a.secondary, a.optimized_measure.as_ref().and_then(|m| m.secondary))?),
         ];
         total.extend(x.also_cells(a.optimized_measure.as_ref().map(|m| &m.also[..]))?);
-        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.signed(p))?);
-        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.signed(p))?);
+        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.signed_with(p, a.total_gain_interval))?);
+        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.signed_with(p, a.total_gain_interval))?);
         option_rows.push(total);
         let mut headers = vec![
             c.msg("options-stage")?,
