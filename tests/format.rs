@@ -229,3 +229,29 @@ fn a_derived_metric_is_checked_where_it_is_written() {
     assert_eq!(code, 1);
     assert!(out.contains("`objective`: `m` describes the run"), "{out}");
 }
+
+/// Two secondary metrics: the tables show both beside the objective, in the order given.
+#[test]
+fn a_list_of_secondary_metrics_is_shown_in_the_tables() {
+    let (_tmp, dir) = study("secondary = [\"mean_ttft_ms\", \"mean_tpot_ms\"]");
+    let (code, out, err) = perflab(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let a = analyze(&Study::load(&dir).unwrap());
+    assert_eq!((a.secondary.key.as_str(), a.also.len()), ("mean_ttft_ms", 1));
+    assert_eq!(a.also[0].key, "mean_tpot_ms");
+    assert_eq!(a.optimized_measure.as_ref().unwrap().also, [Some(17.0)]);
+    assert_eq!(a.options[1].also, [Some(18.0)]);
+    let (_, page, _) = perflab(&["report", dir.to_str().unwrap()]);
+    let header = page.lines().find(|l| l.contains("Mean TTFT") && l.contains("Mean TPOT") && l.starts_with('|'));
+    assert!(header.is_some(), "{page}");
+    assert!(page.contains("| 1300.00 tok/s | 100.00 ms | 18.00 ms |"), "{page}");
+
+    // An empty list, or a name that is not a metric, is an error at the key.
+    for (value, message) in [("[]", "found an empty list"), ("[\"mean_ttft_ms\", \"tpot\"]", "tpot")] {
+        let (_tmp, dir) = study(&format!("secondary = {value}"));
+        let (code, out, err) = perflab(&["check", dir.to_str().unwrap()]);
+        assert_eq!(code, 1, "{value}: {out}{err}");
+        let text = format!("{out}{err}");
+        assert!(text.contains("study.toml:7:") && text.contains(message), "{value}: {text}");
+    }
+}

@@ -106,7 +106,7 @@ fn a_gain_beyond_the_threshold_is_adopted() {
     let a = analyze(&s);
     assert_eq!(
         adoption(&a, "s2"),
-        Adoption::Adopted { variant: "a".into(), value: 200.0, base_value: 100.0, gain_percent: 100.0 }
+        Adoption::Adopted { variant: "a".into(), value: 200.0, base_value: 100.0, gain_percent: 100.0, interval: None }
     );
     assert_eq!(adoption(&a, "s1"), Adoption::BaseIsBest { variant: "base".into() });
     assert_eq!(a.optimized.source, "s2/a");
@@ -123,7 +123,13 @@ fn a_gain_exactly_at_the_threshold_is_within_the_noise() {
     let a = analyze(&s);
     assert_eq!(
         adoption(&a, "s2"),
-        Adoption::WithinNoise { variant: "a".into(), value: 125.0, base_value: 100.0, gain_percent: 25.0 }
+        Adoption::WithinNoise {
+            variant: "a".into(),
+            value: 125.0,
+            base_value: 100.0,
+            gain_percent: 25.0,
+            interval: None
+        }
     );
     assert_eq!(a.optimized.source, "s1/base");
     assert_eq!(a.options[1].step, None);
@@ -220,7 +226,13 @@ fn a_lower_is_better_objective_end_to_end() {
     assert!(a.lower_is_better);
     assert_eq!(
         adoption(&a, "s2"),
-        Adoption::Adopted { variant: "fast".into(), value: 50.0, base_value: 100.0, gain_percent: 50.0 }
+        Adoption::Adopted {
+            variant: "fast".into(),
+            value: 50.0,
+            base_value: 100.0,
+            gain_percent: 50.0,
+            interval: None
+        }
     );
     let c = a.stage("s2").unwrap().comparison.as_ref().unwrap();
     assert_eq!((c.best.as_str(), c.worst.as_str()), ("fast", "slow"));
@@ -399,4 +411,88 @@ fn a_concurrency_metric_is_shown_as_requests_not_a_rate() {
     let text = page(&s, &a, "en");
     assert!(text.contains("max_concurrent_requests: 64 requests"), "{text}");
     assert!(!text.contains("64.00 req/s"));
+}
+
+/// Three stages: `s2` adopts `--a=1`; `s3` is measured on the first stage's configuration, not on
+/// `s2`'s, so its gain is against that configuration, and what it adopts is carried onto `s2`'s.
+fn measured_on_study(carried_run: bool) -> (tempfile::TempDir, Study) {
+    let mut stages = stage2(&[("a", "\"--a=1\"")], "");
+    stages.push_str(
+        "\n[[stage]]\nid = \"s3\"\ntitle = { en = \"Third\" }\nmeasured_on = \"s1/base\"\n\
+         \n[[stage.variant]]\nid = \"b\"\nlabel = \"b\"\nflags = [\"--b=2\"]\n\
+         \n[[stage]]\nid = \"s4\"\ntitle = { en = \"Fourth\" }\n\
+         \n[[stage.variant]]\nid = \"same\"\nlabel = \"same\"\n\
+         \n[[stage.variant]]\nid = \"c\"\nlabel = \"c\"\nflags = [\"--c=3\"]\n",
+    );
+    let mut runs = vec![
+        ("s1/base", block(100.0, 10.0)),
+        ("s2/a", block(200.0, 10.0)),
+        ("s3/b", block(110.0, 10.0)),
+        ("s4/c", block(300.0, 10.0)),
+    ];
+    if carried_run {
+        runs.push(("s4/same", block(220.0, 10.0)));
+    }
+    study("total_token_throughput", 2.0, &stages, &runs)
+}
+
+#[test]
+fn a_stage_measured_on_an_earlier_configuration_is_compared_with_it_and_carried_over() {
+    let (_t, s) = measured_on_study(true);
+    let a = analyze(&s);
+    // Compared with the first stage's configuration (100), not with s2's winner (200).
+    assert_eq!(
+        adoption(&a, "s3"),
+        Adoption::Adopted { variant: "b".into(), value: 110.0, base_value: 100.0, gain_percent: 10.0, interval: None }
+    );
+    // The search goes on from s2's configuration with `--b=2` added: s4's variant that changes
+    // nothing measures it, and s4 is compared with that run.
+    let s4 = a.stage("s4").unwrap();
+    assert_eq!(s4.base_value, Some(220.0));
+    match adoption(&a, "s4") {
+        Adoption::Adopted { variant, base_value, gain_percent, .. } => {
+            assert_eq!((variant.as_str(), base_value), ("c", 220.0));
+            assert!((gain_percent - 36.3636).abs() < 1e-3, "{gain_percent}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The carried configuration is, from then on, the configuration of the variant that measured it.
+    assert_eq!(s4.base, "s4/same");
+    assert_eq!(a.optimized.flags, ["--a=1", "--b=2", "--c=3"]);
+    assert_eq!(a.total_gain, Some(200.0));
+}
+
+#[test]
+fn a_carried_over_configuration_nobody_measured_leaves_the_next_stage_without_a_base_value() {
+    let (_t, s) = measured_on_study(false);
+    let a = analyze(&s);
+    assert!(matches!(adoption(&a, "s4"), Adoption::NoResult { .. }), "{:?}", adoption(&a, "s4"));
+    assert_eq!(a.optimized.flags, ["--a=1", "--b=2"]);
+}
+
+#[test]
+fn measured_on_and_base_together_are_an_error_at_the_key() {
+    let mut stages = stage2(&[("a", "\"--a=1\"")], "base = \"s1\"\nmeasured_on = \"s1/base\"");
+    stages.push('\n');
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("synthetic");
+    std::fs::create_dir_all(dir.join("runs/s1/base")).unwrap();
+    let head = HEAD.replace("{objective}", "total_token_throughput").replace("{threshold}", "2");
+    std::fs::write(dir.join("study.toml"), format!("{head}\n{stages}")).unwrap();
+    let Err(err) = Study::load(&dir) else { panic!("loaded") };
+    let err = err.to_string();
+    assert!(err.contains("study.toml:") && err.contains("`measured_on` and `base`"), "{err}");
+}
+
+#[test]
+fn replicas_divide_a_per_replica_metric() {
+    let stages = stage2(&[("two", "\"--dp=2\"")], "")
+        + "replicas = 2\n"
+        + "\n[[metric]]\nid = \"per_replica\"\nname = { en = \"TPS per replica\" }\n\
+           expr = \"total_token_throughput / replicas\"\nunit = \"tok/s\"\nbetter = \"higher\"\n";
+    let runs = [("s1/base", block(100.0, 10.0)), ("s2/two", block(180.0, 10.0))];
+    let (_t, s) = study("per_replica", 2.0, &stages, &runs);
+    let a = analyze(&s);
+    // 180 / 2 = 90 per replica against 100: not better.
+    assert!(matches!(adoption(&a, "s2"), Adoption::NotBetter { .. }), "{:?}", adoption(&a, "s2"));
 }

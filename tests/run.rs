@@ -242,3 +242,73 @@ fn study_patterns_classify_before_the_built_in_ones() {
     assert_eq!(class, FailureClass::StartFailure);
     assert!(message.contains("Selected backend AttentionBackendEnum.CUTLASS is not valid"), "{message}");
 }
+
+/// `tiny` with a second variant that changes nothing the engine's speed depends on.
+fn two_alike(engine: &str, extra: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let (tmp, dir) = tiny(engine, extra);
+    let spec = dir.join("study.toml");
+    let mut text = std::fs::read_to_string(&spec).unwrap();
+    text.push_str("\n[[stage.variant]]\nid = \"other\"\nlabel = \"other\"\nengine = \"sim\"\nflags = [\"--sim-vocab-size 32001\"]\n");
+    std::fs::write(&spec, text).unwrap();
+    (tmp, dir)
+}
+
+const QUICK: &str = "perflab-engine --port {port} --sim-startup-seconds 0.05 --sim-decode-ms 2";
+
+#[test]
+fn repeats_are_taken_in_one_start_or_across_restarts_and_all_kept() {
+    let _serial = serial();
+    let (_tmp, dir) = two_alike(QUICK, "repeats = 3");
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("2 engine starts and 6 benchmark runs (0 failed)"), "{err}");
+    let attempt = dir.join("runs/engine/only/attempts/1");
+    for file in ["p.txt", "p.r2.txt", "p.r3.txt"] {
+        assert!(attempt.join(file).is_file(), "{file}");
+    }
+    let study = Study::load(&dir).unwrap();
+    assert_eq!(study.sample(&perflab::study::RunKey::parse("engine/only/p")).len(), 3);
+    // Nothing is pending now; asking for more measures only what is missing.
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("0 engine starts"), "{err}");
+
+    let (_tmp, dir) = two_alike(QUICK, "repeats = 2\nrepeat_across_restarts = true");
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("4 engine starts and 4 benchmark runs (0 failed)"), "{err}");
+    let second = Manifest::read(&dir.join("runs/engine/other/attempts/2/p.manifest.json")).unwrap();
+    assert!(second.repeat, "the second start adds to the first");
+    let first = Manifest::read(&dir.join("runs/engine/other/attempts/1/p.manifest.json")).unwrap();
+    assert!(!first.repeat);
+    let study = Study::load(&dir).unwrap();
+    assert_eq!(study.sample(&perflab::study::RunKey::parse("engine/other/p")).len(), 2);
+}
+
+#[test]
+fn until_confident_measures_an_unclear_stage_again_within_its_budget() {
+    let _serial = serial();
+    // Two variants of the same speed under ±30% seeded noise: two runs each cannot tell them
+    // apart, nor can four more.
+    let noisy = format!("{QUICK} --sim-noise 0.3 --sim-seed 11");
+    let (_tmp, dir) = two_alike(&noisy, "repeats = 2\nnoise_threshold = 1");
+    let (code, _, err) = run(&dir, &["--until-confident", "--budget", "4"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("until confident: 2 runs more for engine/other and engine/only"), "{err}");
+    assert!(
+        err.contains("until confident: 4 runs added; 8 runs on the target profile in all, where measuring every variant 4 times would take 8 runs; still cannot tell, the budget is spent: engine"),
+        "{err}"
+    );
+    let study = Study::load(&dir).unwrap();
+    let a = analyze(&study);
+    assert!(a.stage("engine").unwrap().adoption.unclear(), "{:?}", a.stage("engine").unwrap().adoption);
+    for v in ["only", "other"] {
+        assert_eq!(study.sample(&perflab::study::RunKey::parse(&format!("engine/{v}/p"))).len(), 4);
+    }
+    // Without --budget, --until-confident is refused.
+    let (code, _, err) = run(&dir, &["--until-confident"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run(&dir, &["--until-confident", "--budget", "soon"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is not a budget"), "{err}");
+}

@@ -9,11 +9,17 @@
 //!    ([`NoResultReason::BaseWithoutValue`], [`NoResultReason::ZeroBase`]);
 //! 5. the best variant's gain over the base, in percent of the base, is more than the noise
 //!    threshold: it is adopted; a positive gain up to the threshold (included) is within the
-//!    noise; otherwise it is not better.
+//!    noise; otherwise it is not better. When both were measured more than once, the gain has
+//!    a confidence interval (see [`super::stats`]) and a gain is adopted only when it is more
+//!    than the threshold **and** its interval excludes zero; a gain that is not adopted while its
+//!    interval reaches beyond the threshold cannot be told apart from the noise
+//!    ([`Adoption::CannotTell`]). The same holds when the base measured best: a variant whose
+//!    interval reaches beyond the threshold makes the stage one that cannot tell.
 //!
 //! The best variant is the one with the best objective among the variants that rank; of equal
 //! values, the first in the stage's order (see [`best`]).
 
+use super::stats::Interval;
 use crate::metric::Metric;
 use serde::Serialize;
 
@@ -34,12 +40,38 @@ pub enum NoResultReason {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Adoption {
-    /// The best variant beat the base by more than the noise threshold.
-    Adopted { variant: String, value: f64, base_value: f64, gain_percent: f64 },
+    /// The best variant beat the base by more than the noise threshold (and, with repeats, its
+    /// gain's interval excludes zero).
+    Adopted {
+        variant: String,
+        value: f64,
+        base_value: f64,
+        gain_percent: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        interval: Option<Interval>,
+    },
     /// The best variant beat the base, but by no more than the noise threshold.
-    WithinNoise { variant: String, value: f64, base_value: f64, gain_percent: f64 },
+    WithinNoise {
+        variant: String,
+        value: f64,
+        base_value: f64,
+        gain_percent: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        interval: Option<Interval>,
+    },
     /// The best variant is no better than the base.
-    NotBetter { variant: String, value: f64, base_value: f64, gain_percent: f64 },
+    NotBetter {
+        variant: String,
+        value: f64,
+        base_value: f64,
+        gain_percent: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        interval: Option<Interval>,
+    },
+    /// The runs cannot tell: the variant's gain over the base has an interval that reaches
+    /// beyond the noise threshold, but it is not adopted (its gain is within the threshold, or its
+    /// interval holds zero). The base stays.
+    CannotTell { variant: String, value: f64, base_value: f64, gain_percent: f64, interval: Interval },
     /// The best variant is the base's own configuration.
     BaseIsBest { variant: String },
     /// The study decided; `variant` is `None` when it adopted nothing.
@@ -53,6 +85,22 @@ impl Adoption {
     pub fn adopted(&self) -> Option<&str> {
         match self {
             Adoption::Adopted { variant, .. } | Adoption::Overridden { variant: Some(variant), .. } => Some(variant),
+            _ => None,
+        }
+    }
+
+    /// The runs could not tell the best variant from the base: more measurements may decide.
+    pub fn unclear(&self) -> bool {
+        matches!(self, Adoption::CannotTell { .. })
+    }
+
+    /// The interval of the gain behind the decision, when the runs were repeated.
+    pub fn interval(&self) -> Option<Interval> {
+        match self {
+            Adoption::Adopted { interval, .. }
+            | Adoption::WithinNoise { interval, .. }
+            | Adoption::NotBetter { interval, .. } => *interval,
+            Adoption::CannotTell { interval, .. } => Some(*interval),
             _ => None,
         }
     }
@@ -74,18 +122,23 @@ pub struct Best<'a> {
     pub value: f64,
     /// Its configuration is the base's own.
     pub is_base: bool,
+    /// The interval of its gain over the base, in percent, when both were measured repeatedly.
+    pub interval: Option<Interval>,
 }
 
 /// The study's own decision for a stage: `Some(None)` adopts nothing.
 pub type Override<'a> = Option<Option<&'a str>>;
 
 /// Decides a stage's adoption (see the module's rule). `override_value` is the value of the
-/// variant an override adopts, for its gain.
+/// variant an override adopts, for its gain. `challenger` is the best variant whose
+/// configuration is not the base's, which decides whether a stage whose base measured best can
+/// tell.
 pub fn decide(
     metric: &Metric,
     noise_threshold: f64,
     base_value: Option<f64>,
     best: Option<Best<'_>>,
+    challenger: Option<Best<'_>>,
     decided: Override<'_>,
     override_value: Option<f64>,
 ) -> Adoption {
@@ -99,6 +152,12 @@ pub fn decide(
         return Adoption::NoResult { reason: NoResultReason::NoVariantRanks };
     };
     if best.is_base {
+        if let Some(c) = challenger.filter(|c| !c.is_base && c.interval.is_some())
+            && let verdict @ Adoption::CannotTell { .. } =
+                decide(metric, noise_threshold, base_value, Some(c), None, None, None)
+        {
+            return verdict;
+        }
         return Adoption::BaseIsBest { variant: best.variant.to_string() };
     }
     let base_value = match base_value {
@@ -109,13 +168,16 @@ pub fn decide(
     let Some(gain_percent) = metric.improvement(best.value, base_value) else {
         return Adoption::NoResult { reason: NoResultReason::ZeroBase };
     };
-    let (variant, value) = (best.variant.to_string(), best.value);
-    if gain_percent > noise_threshold {
-        Adoption::Adopted { variant, value, base_value, gain_percent }
+    let (variant, value, interval) = (best.variant.to_string(), best.value, best.interval);
+    let significant = interval.is_none_or(|i| i.low > 0.0);
+    if gain_percent > noise_threshold && significant {
+        Adoption::Adopted { variant, value, base_value, gain_percent, interval }
+    } else if let Some(interval) = interval.filter(|i| i.high > noise_threshold) {
+        Adoption::CannotTell { variant, value, base_value, gain_percent, interval }
     } else if gain_percent > 0.0 {
-        Adoption::WithinNoise { variant, value, base_value, gain_percent }
+        Adoption::WithinNoise { variant, value, base_value, gain_percent, interval }
     } else {
-        Adoption::NotBetter { variant, value, base_value, gain_percent }
+        Adoption::NotBetter { variant, value, base_value, gain_percent, interval }
     }
 }
 
@@ -147,28 +209,79 @@ mod tests {
     use super::*;
 
     fn best(value: f64) -> Option<Best<'static>> {
-        Some(Best { variant: "b", value, is_base: false })
+        Some(Best { variant: "b", value, is_base: false, interval: None })
     }
 
     #[test]
     fn the_rule_on_numbers() {
         let tps = Metric::of("total_token_throughput");
         let kind = |a: Adoption| serde_json::to_value(a).unwrap()["kind"].as_str().unwrap().to_string();
-        assert_eq!(kind(decide(&tps, 2.0, Some(100.0), best(110.0), None, None)), "adopted");
-        assert_eq!(kind(decide(&tps, 2.0, Some(100.0), best(102.0), None, None)), "within-noise");
-        assert_eq!(kind(decide(&tps, 2.0, Some(100.0), best(100.0), None, None)), "not-better");
-        assert_eq!(kind(decide(&tps, 2.0, Some(100.0), best(90.0), None, None)), "not-better");
+        assert_eq!(kind(decide(&tps, 2.0, Some(100.0), best(110.0), None, None, None)), "adopted");
+        assert_eq!(kind(decide(&tps, 2.0, Some(100.0), best(102.0), None, None, None)), "within-noise");
+        assert_eq!(kind(decide(&tps, 2.0, Some(100.0), best(100.0), None, None, None)), "not-better");
+        assert_eq!(kind(decide(&tps, 2.0, Some(100.0), best(90.0), None, None, None)), "not-better");
         assert_eq!(
-            decide(&tps, 2.0, None, best(90.0), None, None),
+            decide(&tps, 2.0, None, best(90.0), None, None, None),
             Adoption::NoResult { reason: NoResultReason::BaseWithoutValue }
         );
         assert_eq!(
-            decide(&tps, 2.0, Some(0.0), best(90.0), None, None),
+            decide(&tps, 2.0, Some(0.0), best(90.0), None, None, None),
             Adoption::NoResult { reason: NoResultReason::ZeroBase }
         );
         let ms = Metric::of("mean_ttft_ms");
-        assert_eq!(kind(decide(&ms, 2.0, Some(100.0), best(50.0), None, None)), "adopted");
-        assert_eq!(kind(decide(&ms, 2.0, Some(100.0), best(150.0), None, None)), "not-better");
+        assert_eq!(kind(decide(&ms, 2.0, Some(100.0), best(50.0), None, None, None)), "adopted");
+        assert_eq!(kind(decide(&ms, 2.0, Some(100.0), best(150.0), None, None, None)), "not-better");
+    }
+
+    #[test]
+    fn with_repeats_a_gain_is_adopted_only_when_its_interval_excludes_zero() {
+        use crate::analysis::stats::{Sample, gain};
+        let tps = Metric::of("total_token_throughput");
+        let kind = |a: &Adoption| serde_json::to_value(a).unwrap()["kind"].as_str().unwrap().to_string();
+        let rule = |base: &[f64], new: &[f64]| {
+            let (b, n) = (Sample::of(base).unwrap(), Sample::of(new).unwrap());
+            let best = Best { variant: "b", value: n.mean, is_base: false, interval: gain(&tps, &n, &b) };
+            decide(&tps, 2.0, Some(b.mean), Some(best), None, None, None)
+        };
+        // Clear: +10%, tight interval.
+        let a = rule(&[100.0, 101.0, 99.0], &[110.0, 111.0, 109.0]);
+        assert_eq!(kind(&a), "adopted");
+        assert!(a.interval().unwrap().low > 2.0);
+        // The same +10% mean with runs all over the place: cannot tell, with the numbers.
+        let a = rule(&[100.0, 101.0, 99.0], &[80.0, 140.0, 110.0]);
+        assert_eq!(kind(&a), "cannot-tell");
+        assert!(
+            matches!(a, Adoption::CannotTell { gain_percent, interval, .. } if (gain_percent - 10.0).abs() < 1e-9 && interval.contains_zero())
+        );
+        assert!(a.unclear() && a.adopted().is_none());
+        // Equal values: a zero-width interval; the threshold alone decides.
+        assert_eq!(kind(&rule(&[100.0, 100.0], &[110.0, 110.0])), "adopted");
+        assert_eq!(kind(&rule(&[100.0, 100.0], &[101.0, 101.0])), "within-noise");
+        assert_eq!(kind(&rule(&[100.0, 100.0], &[100.0, 100.0])), "not-better");
+        // An outlier in the variant's runs widens its interval past zero: not adopted.
+        assert_eq!(kind(&rule(&[100.0, 100.5, 99.5, 100.0], &[105.0, 105.5, 104.5, 140.0])), "cannot-tell");
+        // A gain within the threshold whose interval stays under it is within the noise.
+        assert_eq!(kind(&rule(&[100.0, 100.2, 99.8], &[101.0, 101.2, 100.8])), "within-noise");
+        // One repeat on a side: no interval, the single-run rule.
+        let (b, n) = (Sample::of(&[100.0]).unwrap(), Sample::of(&[110.0, 130.0]).unwrap());
+        assert!(gain(&tps, &n, &b).is_none());
+    }
+
+    #[test]
+    fn a_base_that_measured_best_cannot_tell_when_a_variant_may_beat_it() {
+        let tps = Metric::of("total_token_throughput");
+        let base = Best { variant: "a", value: 100.0, is_base: true, interval: None };
+        let close = Best {
+            variant: "b",
+            value: 99.0,
+            is_base: false,
+            interval: Some(crate::analysis::stats::Interval { low: -6.0, high: 4.0 }),
+        };
+        let a = decide(&tps, 1.0, Some(100.0), Some(base), Some(close), None, None);
+        assert!(a.unclear(), "{a:?}");
+        let far = Best { interval: Some(crate::analysis::stats::Interval { low: -6.0, high: -2.0 }), ..close };
+        let a = decide(&tps, 1.0, Some(100.0), Some(base), Some(far), None, None);
+        assert_eq!(a, Adoption::BaseIsBest { variant: "a".into() });
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! measurement on the target profile, each stage's best variant and what it adopts.
 
 use super::adoption::{self, Adoption, Best};
+use super::stats::{self, Sample};
 use crate::diag::Diagnostic;
 use crate::study::{Config, Flag, Identity, RunKey, Study, Variant};
 use std::collections::BTreeMap;
@@ -27,7 +28,21 @@ pub struct Point {
     pub source: String,
     pub config: Config,
     pub run: Option<RunKey>,
+    /// The objective: the mean of the run's measurements (the value of a single run).
     pub value: Option<f64>,
+    /// The run's measurements of the objective, summarised.
+    pub sample: Option<Sample>,
+}
+
+impl Point {
+    /// A configuration first known by the stage that made it (`measured_on`), now found measured
+    /// by the variant of `key`: from here on it is that variant's configuration.
+    fn measured_by(&mut self, key: RunKey, sample_of: impl Fn(&RunKey) -> Option<Sample>) {
+        self.source = format!("{}/{}", key.stage, key.variant);
+        self.sample = sample_of(&key);
+        self.value = self.sample.map(|s| s.mean);
+        self.run = Some(key);
+    }
 }
 
 /// What happened to one variant.
@@ -124,12 +139,18 @@ impl Registry {
     /// The run of `point`'s configuration on `profile`: the variant's own, or the first stored
     /// run of the identical configuration. The flag says whether it was reused.
     pub fn find(&self, study: &Study, point: &Point, profile: &str) -> Option<(RunKey, bool)> {
-        let (stage, variant) = point.source.split_once('/')?;
-        let own = RunKey { stage: stage.into(), variant: variant.into(), profile: profile.into() };
-        if study.runs.contains_key(&own) {
-            return Some((own, false));
+        if let Some((stage, variant)) = point.source.split_once('/') {
+            let own = RunKey { stage: stage.into(), variant: variant.into(), profile: profile.into() };
+            if study.runs.contains_key(&own) {
+                return Some((own, false));
+            }
         }
-        self.0.get(&(point.config.identity(), profile.to_string())).map(|k| (k.clone(), true))
+        self.by_identity(&point.config, profile).map(|k| (k, true))
+    }
+
+    /// The first stored run of `config` on `profile`.
+    pub fn by_identity(&self, config: &Config, profile: &str) -> Option<RunKey> {
+        self.0.get(&(config.identity(), profile.to_string())).cloned()
     }
 }
 
@@ -153,9 +174,9 @@ pub fn resolve(study: &Study) -> Chain {
     // Both happen stage by stage, since a stage builds on the previous stage's winner.
     let mut registry = Registry::default();
     let mut stages: Vec<StageOutcome> = Vec::new();
-    let empty = Point { source: String::new(), config: Config::default(), run: None, value: None };
+    let empty = Point { source: String::new(), config: Config::default(), run: None, value: None, sample: None };
     let mut current: Option<Point> = None;
-    let value_of = |key: &RunKey| study.runs.get(key).and_then(|r| r.block.metric(objective));
+    let sample_of = |key: &RunKey| Sample::of(&study.values(key, objective));
 
     for stage in &spec.stages {
         let stage_id = stage.id.get_ref().clone();
@@ -185,7 +206,10 @@ pub fn resolve(study: &Study) -> Chain {
                 }
                 named
             }
-            None => current.clone(),
+            None => match &stage.measured_on {
+                Some(m) => resolve_ref(m.get_ref(), &stages),
+                None => current.clone(),
+            },
         };
         let mut variants = Vec::new();
         for v in &stage.variants {
@@ -232,7 +256,8 @@ pub fn resolve(study: &Study) -> Chain {
                     registry.0.entry((config.identity(), key.profile.clone())).or_insert(key);
                 }
             }
-            let mut point = Point { source: format!("{stage_id}/{variant_id}"), config, run: None, value: None };
+            let mut point =
+                Point { source: format!("{stage_id}/{variant_id}"), config, run: None, value: None, sample: None };
             let found = if failed { None } else { registry.find(study, &point, target) };
             if !failed && found.is_none() {
                 problems.push(study.diag_at(&v.id, format!(
@@ -241,7 +266,8 @@ pub fn resolve(study: &Study) -> Chain {
                 )));
             }
             let status = found.as_ref().and_then(|(k, _)| run_status(study, k));
-            point.value = found.as_ref().and_then(|(k, _)| value_of(k));
+            point.sample = found.as_ref().and_then(|(k, _)| sample_of(k));
+            point.value = point.sample.map(|s| s.mean);
             point.run = found.as_ref().map(|(k, _)| k.clone());
             variants.push(VariantOutcome {
                 id: variant_id,
@@ -254,6 +280,17 @@ pub fn resolve(study: &Study) -> Chain {
         }
         let values = variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
         let best = adoption::best(&metric, values);
+        // A configuration carried over from a `measured_on` stage may be measured only here, by
+        // a variant that changes nothing.
+        let stage_base = stage_base.map(|mut b| {
+            if b.run.is_none()
+                && !b.source.contains('/')
+                && let Some(key) = registry.by_identity(&b.config, target)
+            {
+                b.measured_by(key, sample_of);
+            }
+            b
+        });
         // The first stage is measured against the study's baseline.
         let base = stage_base.unwrap_or_else(|| {
             let baseline = spec.baseline.get_ref();
@@ -267,23 +304,59 @@ pub fn resolve(study: &Study) -> Chain {
         let decided = stage.adopt.as_ref().map(|a| a.variant.as_ref().map(|v| v.get_ref().as_str()));
         let override_value =
             decided.flatten().and_then(|id| variants.iter().find(|x| x.id == id)).and_then(|x| x.point.value);
+        let as_best = |i: usize| {
+            let v = &variants[i];
+            let is_base = v.point.config.identity() == base.config.identity();
+            Best {
+                variant: &v.id,
+                value: v.point.value.unwrap_or_default(),
+                is_base,
+                interval: v
+                    .point
+                    .sample
+                    .zip(base.sample)
+                    .filter(|_| !is_base)
+                    .and_then(|(n, b)| stats::gain(&metric, &n, &b)),
+            }
+        };
+        let challenger = adoption::best(
+            &metric,
+            variants
+                .iter()
+                .map(|v| v.point.value.filter(|_| v.ranks() && v.point.config.identity() != base.config.identity())),
+        );
         let adoption = adoption::decide(
             &metric,
             spec.noise_threshold,
             base.value,
-            best.map(|i| {
-                let v = &variants[i];
-                Best {
-                    variant: &v.id,
-                    value: v.point.value.unwrap_or_default(),
-                    is_base: v.point.config.identity() == base.config.identity(),
-                }
-            }),
+            best.map(as_best),
+            challenger.map(as_best),
             decided,
             override_value,
         );
         let adopted = adoption.adopted().and_then(|id| variants.iter().find(|x| x.id == id));
-        let after = adopted.map_or_else(|| base.clone(), |v| v.point.clone());
+        let after = match (&stage.measured_on, &current) {
+            // Measured elsewhere: the search goes on from where it stood, with the decision carried over.
+            (Some(_), Some(current)) => match adopted {
+                Some(v) if v.point.config.identity() != current.config.identity() => {
+                    let mut point = Point {
+                        source: stage_id.clone(),
+                        config: current.config.transplant(&base.config, &v.point.config),
+                        run: None,
+                        value: None,
+                        sample: None,
+                    };
+                    if point.config.identity() == v.point.config.identity() {
+                        point = v.point.clone();
+                    } else if let Some(key) = registry.by_identity(&point.config, target) {
+                        point.measured_by(key, sample_of);
+                    }
+                    point
+                }
+                _ => current.clone(),
+            },
+            _ => adopted.map_or_else(|| base.clone(), |v| v.point.clone()),
+        };
         current = Some(after.clone());
         stages.push(StageOutcome { id: stage_id, base, variants, best, adoption, after });
     }

@@ -2,7 +2,8 @@
 //! re-measurements (or at a git revision) and the results that stand now.
 
 use super::delta::percent_change;
-use super::{Analysis, analyze_results};
+use super::stats::Interval;
+use super::{Analysis, Measure, analyze_results};
 use crate::metric::Metric;
 use crate::study::{Flag, FlagChanges, Study};
 use serde::Serialize;
@@ -16,20 +17,27 @@ pub struct Change {
     pub percent: Option<f64>,
     /// The same, positive when the objective improved.
     pub improvement: Option<f64>,
-    /// The change is larger than the study's noise threshold.
+    /// The change is real: larger than the study's noise threshold and, when both sides were
+    /// measured repeatedly, with an interval that excludes zero.
     pub beyond_noise: bool,
+    /// The 95% confidence interval of `improvement`, when both sides were measured repeatedly.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
 }
 
 impl Change {
-    fn new(before: Option<f64>, after: Option<f64>, objective: &Metric, noise: f64) -> Option<Change> {
-        let (before, after) = (before?, after?);
+    fn new(before: Option<&Measure>, after: Option<&Measure>, objective: &Metric, noise: f64) -> Option<Change> {
+        let (b, a) = (before?, after?);
+        let (before, after) = (b.value?, a.value?);
         let gain = objective.improvement(after, before);
+        let interval = a.sample.zip(b.sample).and_then(|(x, y)| super::stats::gain(objective, &x, &y));
         Some(Change {
             before,
             after,
             percent: percent_change(after, before),
             improvement: gain,
-            beyond_noise: gain.is_some_and(|g| g.abs() > noise),
+            beyond_noise: gain.is_some_and(|g| g.abs() > noise) && interval.is_none_or(|i| !i.contains_zero()),
+            interval,
         })
     }
 }
@@ -119,12 +127,11 @@ pub(super) fn compare(b: &Analysis, a: &Analysis, now: &Study, since: Option<&st
         .iter()
         .map(|s| {
             let old = b.scenarios.iter().find(|x| x.profile == s.profile);
-            let value = |m: &Option<super::Measure>| m.as_ref().and_then(|m| m.value);
             ProfileChange {
                 profile: s.profile.clone(),
                 target: s.target,
-                baseline: Change::new(old.and_then(|o| value(&o.baseline)), value(&s.baseline), objective, noise),
-                optimized: Change::new(old.and_then(|o| value(&o.optimized)), value(&s.optimized), objective, noise),
+                baseline: Change::new(old.and_then(|o| o.baseline.as_ref()), s.baseline.as_ref(), objective, noise),
+                optimized: Change::new(old.and_then(|o| o.optimized.as_ref()), s.optimized.as_ref(), objective, noise),
             }
         })
         .collect();
@@ -161,5 +168,43 @@ pub(super) fn compare(b: &Analysis, a: &Analysis, now: &Study, since: Option<&st
         stages,
         profiles,
         recommended,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::RunStatus;
+    use crate::analysis::stats::Sample;
+
+    fn measure(values: &[f64]) -> Measure {
+        let sample = Sample::of(values);
+        Measure {
+            run: "s/v/p".into(),
+            value: sample.map(|s| s.mean),
+            secondary: None,
+            also: Vec::new(),
+            status: RunStatus::Ok,
+            repeats: values.len(),
+            interval: sample.and_then(|s| s.interval()),
+            sample,
+        }
+    }
+
+    #[test]
+    fn a_change_is_real_only_when_its_interval_excludes_zero() {
+        let tps = Metric::of("total_token_throughput");
+        let change = |before: &[f64], after: &[f64]| {
+            Change::new(Some(&measure(before)), Some(&measure(after)), &tps, 2.0).unwrap()
+        };
+        // +10%, runs close together: real.
+        let c = change(&[100.0, 101.0, 99.0], &[110.0, 111.0, 109.0]);
+        assert!(c.beyond_noise && c.interval.is_some_and(|i| i.low > 0.0), "{c:?}");
+        // The same +10% with scattered runs: beyond the threshold, but not a change one can tell.
+        let c = change(&[100.0, 101.0, 99.0], &[80.0, 140.0, 110.0]);
+        assert!(!c.beyond_noise && c.interval.is_some_and(|i| i.contains_zero()), "{c:?}");
+        // Single runs: the threshold alone, as before.
+        let c = change(&[100.0], &[110.0]);
+        assert!(c.beyond_noise && c.interval.is_none());
     }
 }

@@ -149,11 +149,14 @@ fn remeasured(study: &Study, key: &RunKey) -> bool {
 /// The results of every run that a later attempt superseded, oldest first within a run.
 pub fn superseded(study: &Study) -> Vec<PastResult> {
     let objective = study.spec.objective.get_ref();
-    let secondary = study.spec.secondary.get_ref();
+    let secondary = study.spec.first_secondary().get_ref();
     let mut out = Vec::new();
     for (key, list) in &study.attempts {
-        let standing = Attempt::select(list).map(|a| a.number);
-        for a in list.iter().filter(|a| a.succeeded() && Some(a.number) != standing) {
+        // The attempt that stands and the attempts it repeats form one sample: none of them
+        // is superseded.
+        let sample: Vec<u32> =
+            Attempt::select(list).map_or(Vec::new(), |s| Attempt::series(list, s).iter().map(|a| a.number).collect());
+        for a in list.iter().filter(|a| a.succeeded() && !sample.contains(&a.number)) {
             let Some(run) = &a.run else { continue };
             let was = study.provenance_of(key, a);
             out.push(PastResult {

@@ -6,6 +6,7 @@ pub mod chain;
 pub mod delta;
 pub mod diff;
 pub mod history;
+pub mod stats;
 pub mod warnings;
 
 pub use adoption::{Adoption, NoResultReason};
@@ -13,6 +14,7 @@ pub use chain::{Chain, Point, RunStatus, StageOutcome, VariantOutcome, resolve};
 pub use delta::{Delta, Trend};
 pub use diff::Diff;
 pub use history::{Age, Measured, PastResult};
+pub use stats::{Interval, Sample};
 pub use warnings::Warning;
 
 use crate::diag::Diagnostic;
@@ -26,9 +28,34 @@ use std::collections::BTreeMap;
 pub struct Measure {
     /// The run, as `stage/variant/profile`.
     pub run: String,
+    /// The objective: the mean of the run's measurements (the value of a single run).
     pub value: Option<f64>,
+    /// The secondary metric, the same way.
     pub secondary: Option<f64>,
+    /// The values of the study's further secondary metrics, in their order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Option<f64>>,
     pub status: RunStatus,
+    /// How many measurements the run holds (shown when more than one).
+    #[serde(skip_serializing_if = "is_one")]
+    pub repeats: usize,
+    /// The objective's 95% confidence interval, for a run measured more than once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
+    /// The objective's measurements, summarised (for intervals of differences).
+    #[serde(skip)]
+    pub sample: Option<Sample>,
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
+impl Measure {
+    /// The objective's measurements, summarised.
+    pub fn sample(study: &Study, key: &RunKey) -> Option<Sample> {
+        Sample::of(&study.values(key, study.spec.objective.get_ref()))
+    }
 }
 
 /// A configuration as a command.
@@ -151,11 +178,17 @@ pub struct OptionRow {
     pub best: Option<String>,
     pub value: Option<f64>,
     pub secondary: Option<f64>,
+    /// The best's values of the further secondary metrics.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Option<f64>>,
     /// The best against the baseline, in percent (cumulative view).
     pub vs_baseline: Option<f64>,
     /// The adopted configuration against the previously adopted one, in percent (step view);
     /// `None` for a stage that adopted nothing.
     pub step: Option<f64>,
+    /// The step's 95% confidence interval, when its runs were repeated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_interval: Option<Interval>,
 }
 
 /// The baseline and the optimized configuration on one profile.
@@ -167,6 +200,9 @@ pub struct Scenario {
     pub optimized: Option<Measure>,
     /// Optimized against baseline, objective, in percent (positive: better).
     pub change: Option<f64>,
+    /// The change's 95% confidence interval, when both runs were repeated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change_interval: Option<Interval>,
     /// Optimized against baseline, secondary metric.
     pub secondary: Option<Delta>,
     /// The optimized configuration is worse than the baseline beyond the noise threshold.
@@ -179,8 +215,11 @@ pub struct Analysis {
     pub study: String,
     /// The metric stages are ranked by (serialised as its key).
     pub objective: Metric,
-    /// The metric shown beside it.
+    /// The metric shown beside it (the first of the study's `secondary`).
     pub secondary: Metric,
+    /// The study's further secondary metrics, shown in the tables after the first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Metric>,
     pub lower_is_better: bool,
     pub noise_threshold: f64,
     pub target_profile: String,
@@ -197,6 +236,11 @@ pub struct Analysis {
     pub options: Vec<OptionRow>,
     /// Optimized against baseline on the target profile, in percent: the product of the steps.
     pub total_gain: Option<f64>,
+    /// Its 95% confidence interval, when both runs were repeated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_gain_interval: Option<Interval>,
+    /// How many times the figures were measured, and what the study shows of run-to-run spread.
+    pub evidence: warnings::Evidence,
     pub scenarios: Vec<Scenario>,
     pub warnings: Vec<Warning>,
     /// Which engine versions measured the runs read here, and when; whether they mix.
@@ -234,12 +278,19 @@ impl Analysis {
 }
 
 fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
-    let run = study.runs.get(key)?;
+    let status = chain::run_status(study, key)?;
+    let objective = Measure::sample(study, key);
+    let secondary = Sample::of(&study.values(key, study.spec.first_secondary().get_ref()));
+    let mean = |values: &[f64]| Sample::of(values).map(|s| s.mean);
     Some(Measure {
         run: key.name(),
-        value: run.block.metric(study.spec.objective.get_ref()),
-        secondary: run.block.metric(study.spec.secondary.get_ref()),
-        status: chain::run_status(study, key)?,
+        value: objective.map(|s| s.mean),
+        secondary: secondary.map(|s| s.mean),
+        also: study.spec.secondary[1..].iter().map(|m| mean(&study.values(key, m.get_ref()))).collect(),
+        status,
+        repeats: study.sample(key).len(),
+        interval: objective.and_then(|s| s.interval()),
+        sample: objective,
     })
 }
 
@@ -278,34 +329,13 @@ pub fn command(study: &Study, source: &str, config: &Config) -> Command {
 }
 
 /// The optimized configuration without what the excluded stages changed: a flag an excluded
-/// stage added is dropped, one it changed gets back the value it had before.
+/// stage added is dropped, one it changed or dropped gets back the value it had before, and so do
+/// its environment and checkpoint.
 fn recommended(chain: &Chain, excluded: &[String]) -> Config {
     let mut config = chain.last().config.clone();
     for stage in chain.stages.iter().filter(|s| excluded.contains(&s.id)) {
-        let Some(adopted) = stage.adopted() else { continue };
-        let (before, after) = (&stage.base.config, &adopted.point.config);
-        if before.model != after.model {
-            config.model = before.model.clone();
-        }
-        for flag in &after.flags {
-            if before.flags.contains(flag) {
-                continue;
-            }
-            match before.flags.iter().find(|f| f.key == flag.key) {
-                Some(old) => config = config.with(&[], std::slice::from_ref(old), &BTreeMap::new()),
-                None => config.flags.retain(|f| f.key != flag.key),
-            }
-        }
-        for (k, v) in &after.env {
-            match before.env.get(k) {
-                Some(old) if old == v => {}
-                Some(old) => {
-                    config.env.insert(k.clone(), old.clone());
-                }
-                None => {
-                    config.env.remove(k);
-                }
-            }
+        if let Some(adopted) = stage.adopted() {
+            config = config.transplant(&adopted.point.config, &stage.base.config);
         }
     }
     config
@@ -324,7 +354,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
     let spec = &study.spec;
     let chain = resolve(study);
     let objective = study.metric(spec.objective.get_ref());
-    let secondary = study.metric(spec.secondary.get_ref());
+    let secondary = study.metric(spec.first_secondary().get_ref());
     let target = spec.target_profile.get_ref().clone();
     let secondary_of = |p: &Point| p.run.as_ref().and_then(|k| chain::metric(study, k, &secondary.key));
 
@@ -401,11 +431,16 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             best: best.map(|b| b.id.clone()),
             value: best.and_then(|b| b.point.value),
             secondary: best.and_then(|b| secondary_of(&b.point)),
+            also: best
+                .and_then(|b| b.point.run.as_ref())
+                .and_then(|k| measure(study, k))
+                .map_or_else(|| vec![None; spec.secondary.len() - 1], |m| m.also),
             vs_baseline: best
                 .and_then(|b| b.point.value)
                 .zip(chain.baseline.value)
                 .and_then(|(x, y)| objective.improvement(x, y)),
             step: outcome.adoption.step(),
+            step_interval: outcome.adoption.step().and(outcome.adoption.interval()),
         });
         stages.push(StageAnalysis {
             id: outcome.id.clone(),
@@ -423,8 +458,12 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
     let excluded_stages: Vec<String> =
         spec.stages.iter().filter(|s| s.exclude_from_command.is_some()).map(|s| s.id.get_ref().clone()).collect();
     let last = chain.last();
-    let measure_on =
-        |p: &Point, profile: &str| chain.registry.find(study, p, profile).and_then(|(k, _)| measure(study, &k));
+    let run_on = |p: &Point, profile: &str| chain.registry.find(study, p, profile).map(|(k, _)| k);
+    let measure_on = |p: &Point, profile: &str| run_on(p, profile).and_then(|k| measure(study, &k));
+    let gain_interval = |profile: &str| {
+        let sample = |p: &Point| run_on(p, profile).and_then(|k| Measure::sample(study, &k));
+        sample(last).zip(sample(&chain.baseline)).and_then(|(o, b)| stats::gain(&objective, &o, &b))
+    };
     let scenarios = study
         .compare_profiles()
         .into_iter()
@@ -436,6 +475,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
                 |f: fn(&Measure) -> Option<f64>| baseline.as_ref().and_then(f).zip(optimized.as_ref().and_then(f));
             let change = pair(|m| m.value).and_then(|(b, o)| objective.improvement(o, b));
             Scenario {
+                change_interval: change.and(gain_interval(&id)),
                 target: id == target,
                 secondary: pair(|m| m.secondary).map(|(b, o)| Delta::new(o, b)),
                 regression: change.is_some_and(|c| c < -spec.noise_threshold),
@@ -462,10 +502,13 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
         stages,
         options,
         total_gain,
+        total_gain_interval: total_gain.and(gain_interval(&target)),
+        evidence: warnings::evidence(study, &chain),
         scenarios,
         warnings: warnings::find(study, &chain),
         objective,
         secondary,
+        also: spec.secondary[1..].iter().map(|m| study.metric(m.get_ref())).collect(),
         age: Age::default(),
         superseded: history::superseded(study),
         changes: None,

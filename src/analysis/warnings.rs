@@ -240,9 +240,50 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
     out
 }
 
-/// Configurations with more than one run of their own on a profile whose objective values are
-/// further apart than the noise threshold. The spread is (max − min) / max.
-fn noisy(study: &Study, chain: &Chain) -> Vec<Warning> {
+/// One configuration measured by more than one run (in several stages, or as several variants):
+/// each run's objective (its mean, with repeats) and how far apart they are. The runs stay
+/// separate, each its stage's evidence; this only reports their spread.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Spread {
+    pub runs: Vec<String>,
+    pub values: Vec<f64>,
+    /// (max − min) / max, in percent.
+    pub spread_percent: f64,
+}
+
+/// How much measuring stands behind a study's figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evidence {
+    /// The fewest and the most measurements of a run the analysis reads (1 and 1: every figure
+    /// is a single run).
+    pub fewest_repeats: usize,
+    pub most_repeats: usize,
+    /// Configurations measured by more than one run, the widest spread first.
+    pub spread: Vec<Spread>,
+}
+
+impl Evidence {
+    /// Every figure rests on one measurement.
+    pub fn single_runs(&self) -> bool {
+        self.most_repeats <= 1
+    }
+}
+
+/// The evidence of a study's figures (see [`Evidence`]).
+pub fn evidence(study: &Study, chain: &Chain) -> Evidence {
+    let counts: Vec<usize> = study.runs.keys().map(|k| study.sample(k).len()).collect();
+    let mut spread = repeated(study, chain);
+    spread.sort_by(|a, b| b.spread_percent.total_cmp(&a.spread_percent));
+    Evidence {
+        fewest_repeats: counts.iter().copied().min().unwrap_or(1),
+        most_repeats: counts.iter().copied().max().unwrap_or(1),
+        spread,
+    }
+}
+
+/// Configurations with more than one run of their own on a profile, in run order, with the
+/// spread of their objective values: (max − min) / max.
+fn repeated(study: &Study, chain: &Chain) -> Vec<Spread> {
     let objective = study.spec.objective.get_ref();
     let mut groups: BTreeMap<(Identity, String), Vec<(RunKey, f64)>> = BTreeMap::new();
     for stage in &chain.stages {
@@ -250,7 +291,7 @@ fn noisy(study: &Study, chain: &Chain) -> Vec<Warning> {
             for profile in &study.spec.profiles {
                 let key =
                     RunKey { stage: stage.id.clone(), variant: v.id.clone(), profile: profile.id.get_ref().clone() };
-                if let Some(x) = study.runs.get(&key).and_then(|r| r.block.metric(objective)) {
+                if let Some(x) = super::stats::Sample::of(&study.values(&key, objective)).map(|s| s.mean) {
                     groups.entry((v.point.config.identity(), key.profile.clone())).or_default().push((key, x));
                 }
             }
@@ -263,14 +304,21 @@ fn noisy(study: &Study, chain: &Chain) -> Vec<Warning> {
         if max <= 0.0 {
             continue;
         }
-        let spread = (max - min) / max * 100.0;
-        if spread > study.spec.noise_threshold {
-            out.push(Warning::Noisy {
-                runs: runs.iter().map(|r| r.0.name()).collect(),
-                values: runs.iter().map(|r| r.1).collect(),
-                spread_percent: spread,
-            });
-        }
+        out.push(Spread {
+            runs: runs.iter().map(|r| r.0.name()).collect(),
+            values: runs.iter().map(|r| r.1).collect(),
+            spread_percent: (max - min) / max * 100.0,
+        });
     }
     out
+}
+
+/// Configurations measured by more than one run whose objective values are further apart than
+/// the noise threshold.
+fn noisy(study: &Study, chain: &Chain) -> Vec<Warning> {
+    repeated(study, chain)
+        .into_iter()
+        .filter(|s| s.spread_percent > study.spec.noise_threshold)
+        .map(|s| Warning::Noisy { runs: s.runs, values: s.values, spread_percent: s.spread_percent })
+        .collect()
 }

@@ -148,6 +148,16 @@ pub enum Command {
         /// A file with `backend`, `[local]` and `[cluster]` settings that replace the study's.
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+        /// Before each next stage, measure a stage whose runs cannot tell its best variant from
+        /// its base again (both of them, `repeats` more each time, at least one), until they
+        /// can or the budget is spent; then say what that cost against measuring every variant
+        /// as often.
+        #[arg(long, requires = "budget")]
+        until_confident: bool,
+        /// What --until-confident may add: a number of benchmark runs (`20`) or a time for
+        /// the whole run (`90m`, `2h`).
+        #[arg(long, value_name = "RUNS|TIME")]
+        budget: Option<crate::exec::Budget>,
         /// Folder holding the studies.
         #[arg(long, default_value = "results", value_name = "DIR")]
         results: PathBuf,
@@ -209,8 +219,22 @@ pub fn main() -> ExitCode {
         Command::Analyze { study, results } => analyze::run(&study, &results),
         Command::Bench(args) => bench::run(&args),
         Command::Plan { study, results } => plan::run(&study, &results),
-        Command::Run { study, stage, variant, rerun, rerun_stale, dry_run, jobs, backend, config, results } => {
-            let how = run::How { jobs: jobs.map(|j| j as usize), backend, config };
+        Command::Run {
+            study,
+            stage,
+            variant,
+            rerun,
+            rerun_stale,
+            dry_run,
+            jobs,
+            backend,
+            config,
+            until_confident,
+            budget,
+            results,
+        } => {
+            let until_confident = budget.filter(|_| until_confident);
+            let how = run::How { jobs: jobs.map(|j| j as usize), backend, config, until_confident };
             run::run(&study, &results, stage, variant, rerun, rerun_stale, dry_run, how)
         }
         Command::JobRun { dir } => crate::exec::slurm::run_job(&dir).map(|()| ExitCode::SUCCESS),

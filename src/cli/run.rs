@@ -25,6 +25,8 @@ pub struct How {
     pub jobs: Option<usize>,
     pub backend: Option<BackendKind>,
     pub config: Option<PathBuf>,
+    /// `--until-confident --budget ...`.
+    pub until_confident: Option<crate::exec::Budget>,
 }
 
 /// A `--config` file: settings of the machine or cluster, kept out of the study.
@@ -104,7 +106,15 @@ pub fn run(
             }
         }
     }
-    let options = RunOptions { stage, variant, rerun: rerun_set, rerun_stale, dry_run, jobs: how.jobs };
+    let options = RunOptions {
+        stage,
+        variant,
+        rerun: rerun_set,
+        rerun_stale,
+        dry_run,
+        jobs: how.jobs,
+        until_confident: how.until_confident,
+    };
     let started = std::time::Instant::now();
     let mut printer = Progress::new(std::io::stderr(), std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let summary = crate::exec::run(dir, &options, backend.as_ref(), &interrupt, &mut |e| printer.event(e));
@@ -124,12 +134,37 @@ pub fn run(
         crate::exec::runner::clock(started.elapsed().as_secs_f64()),
         summary.naive_starts
     );
+    if let Some(c) = &summary.confidence {
+        let _ = writeln!(err, "{}", confidence_line(c));
+    }
     if summary.interrupted {
         let _ = writeln!(err, "interrupted: `perflab run` continues where this run stopped");
         return Ok(ExitCode::from(130));
     }
     let _ = writeln!(err, "{}", closing_hint(dir));
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `--until-confident` spent, against measuring every variant as often, and what it left
+/// undecided.
+pub fn confidence_line(c: &crate::exec::Confidence) -> String {
+    let runs = crate::exec::runner::runs_count;
+    let mut line = format!(
+        "until confident: {} added; {} on the target profile in all, where measuring every variant {} {} would take {}",
+        runs(c.added_runs),
+        runs(c.spent),
+        c.most,
+        if c.most == 1 { "time" } else { "times" },
+        runs(c.fixed)
+    );
+    match c.undecided.as_slice() {
+        [] => line.push_str("; every stage can tell"),
+        stages => {
+            let why = if c.budget_spent { ", the budget is spent" } else { "" };
+            line.push_str(&format!("; still cannot tell{why}: {}", stages.join(", ")));
+        }
+    }
+    line
 }
 
 /// What renders the results: `perflab build` for a study in `./results`, else the commands that

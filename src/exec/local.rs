@@ -627,6 +627,15 @@ struct Served<'a> {
     ready_url: &'a str,
 }
 
+/// The failure of an engine that died during a benchmark (`how`: "exited (…)"), from its log:
+/// out of memory when the log says so, else a crash, with the line that says why.
+fn died_during_benchmark(launch: &Launch, how: &str) -> (FailureClass, String) {
+    let log = tail(&launch.log, FAILURE_WINDOW);
+    let (class, line) = classify(&log, &launch.patterns, FailureClass::Crash);
+    let class = if class == FailureClass::Oom { class } else { FailureClass::Crash };
+    (class, format!("the engine {how} during the benchmark: {line}"))
+}
+
 /// Runs one benchmark; the flag is true when the engine died during it.
 fn run_benchmark(
     argv: &[String],
@@ -674,10 +683,7 @@ fn run_benchmark(
         if let Ok(Some(status)) = engine.try_wait() {
             let _ = child.kill();
             let _ = child.wait();
-            let log = tail(&launch.log, FAILURE_WINDOW);
-            let (class, line) = classify(&log, &launch.patterns, FailureClass::Crash);
-            let class = if class == FailureClass::Oom { class } else { FailureClass::Crash };
-            result.failure = Some((class, format!("the engine exited ({status}) during the benchmark: {line}")));
+            result.failure = Some(died_during_benchmark(launch, &format!("exited ({status})")));
             result.seconds = started.elapsed().as_secs_f64();
             return (result, true);
         }
@@ -690,11 +696,8 @@ fn run_benchmark(
                 // exited, died during the benchmark, whatever the benchmark made of it.
                 let exited = engine.try_wait().ok().flatten();
                 if exited.is_some() || !ready(ready_url) {
-                    let log = tail(&launch.log, FAILURE_WINDOW);
-                    let (class, line) = classify(&log, &launch.patterns, FailureClass::Crash);
-                    let class = if class == FailureClass::Oom { class } else { FailureClass::Crash };
                     let how = exited.map_or(format!("stopped answering {ready_url}"), |s| format!("exited ({s})"));
-                    result.failure = Some((class, format!("the engine {how} during the benchmark: {line}")));
+                    result.failure = Some(died_during_benchmark(launch, &how));
                     return (result, true);
                 }
                 if !status.success() {

@@ -10,5 +10,5 @@ pub mod slurm;
 
 pub use local::{Backend, LocalBackend};
 pub use plan::{Job, Plan, PlannedRun, Stale, Status, plan, record_hand_placed, staleness};
-pub use runner::{RunOptions, Summary, run};
+pub use runner::{Budget, Confidence, RunOptions, Summary, run};
 pub use slurm::SlurmBackend;

@@ -156,6 +156,19 @@ pub struct Job {
     /// builds on, ..., or of its engine).
     #[serde(default)]
     pub gpus: Option<u32>,
+    /// Measurements of a profile in this engine start (a profile not listed: one).
+    #[serde(default)]
+    pub repeats: BTreeMap<String, u32>,
+    /// Profiles whose measurements add to the run's earlier ones instead of starting anew.
+    #[serde(default)]
+    pub adds_to: BTreeSet<String>,
+}
+
+impl Job {
+    /// Measurements of `profile` this start takes.
+    pub fn measurements(&self, profile: &str) -> u32 {
+        self.repeats.get(profile).copied().unwrap_or(1).max(1)
+    }
 }
 
 #[derive(Debug, Default)]
@@ -188,6 +201,17 @@ fn needs(study: &Study, stage: usize, base: Option<&str>) -> usize {
 
 /// The plan of a study. `rerun` lists `stage/variant` whose runs are measured again.
 pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyhow::Result<Plan> {
+    plan_with(study, rerun, rerun_stale, &BTreeMap::new())
+}
+
+/// The plan with more measurements of some runs on the target profile than the study asks
+/// for: `more` maps `stage/variant` to the measurements its run should hold.
+pub fn plan_with(
+    study: &Study,
+    rerun: &BTreeSet<String>,
+    rerun_stale: bool,
+    more: &BTreeMap<String, u32>,
+) -> anyhow::Result<Plan> {
     let chain = resolve(study);
     let target = study.spec.target_profile.get_ref().clone();
     let compare: Vec<String> = study.compare_profiles().iter().map(|p| p.id.get_ref().clone()).collect();
@@ -197,7 +221,8 @@ pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyho
     for (i, (stage, outcome)) in study.spec.stages.iter().zip(&chain.stages).enumerate() {
         let mut settled = true;
         for (v, vo) in stage.variants.iter().zip(&outcome.variants) {
-            let base = v.base.as_ref().or(stage.base.as_ref()).map(|b| b.get_ref().as_str());
+            let base =
+                v.base.as_ref().or(stage.base.as_ref()).or(stage.measured_on.as_ref()).map(|b| b.get_ref().as_str());
             let required = needs(study, i, base);
             let waiting_on = unsettled
                 .as_ref()
@@ -208,18 +233,24 @@ pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyho
                 profiles.extend(compare.iter().filter(|p| **p != target).cloned());
             }
             let mut job_profiles = Vec::new();
+            let mut measurements = Measurements::default();
             for profile in profiles {
                 let key = RunKey { stage: outcome.id.clone(), variant: vo.id.clone(), profile: profile.clone() };
+                let wanted = study.repeats_wanted(&outcome.id, &profile).max(if profile == target {
+                    more.get(&reference).copied().unwrap_or(1)
+                } else {
+                    1
+                });
+                let again = rerun.contains(&reference);
                 let status = match waiting_on {
                     Some(on) => Status::Waiting { on: on.clone() },
-                    None => {
-                        status_of(study, &chain.registry, &vo.point, &key, v, rerun.contains(&reference), rerun_stale)?
-                    }
+                    None => status_of(study, &chain.registry, &vo.point, &key, v, again, rerun_stale, wanted)?,
                 };
                 if matches!(status, Status::Pending | Status::Waiting { .. }) && profile == target {
                     settled = false;
                 }
                 if status == Status::Pending {
+                    measurements.add(study, &key, &vo.point.config, again, wanted)?;
                     job_profiles.push(profile.clone());
                 }
                 plan.runs.push(PlannedRun { stage: outcome.id.clone(), variant: vo.id.clone(), profile, status });
@@ -227,6 +258,7 @@ pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyho
             if !job_profiles.is_empty() {
                 let mut job = job(study, &outcome.id, &vo.id, &vo.point.config, job_profiles)?;
                 job.gpus = share(study, &chain, &reference);
+                (job.repeats, job.adds_to) = (measurements.counts, measurements.adds_to);
                 plan.jobs.push(job);
             }
         }
@@ -239,6 +271,7 @@ pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyho
     let last = chain.last();
     if all_settled && let Some((stage, variant)) = last.source.split_once('/') {
         let mut job_profiles = Vec::new();
+        let mut measurements = Measurements::default();
         let spec_variant = study.variant(&last.source).map(|(_, v)| v);
         for profile in compare.iter().filter(|p| **p != target) {
             let key = RunKey { stage: stage.into(), variant: variant.into(), profile: profile.clone() };
@@ -246,8 +279,10 @@ pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyho
             if plan.runs.iter().any(|r| r.stage == stage && r.variant == variant && r.profile == *profile) {
                 continue;
             }
-            let status = status_of(study, &chain.registry, last, &key, v, rerun.contains(&last.source), rerun_stale)?;
+            let (again, wanted) = (rerun.contains(&last.source), study.repeats_wanted(stage, profile));
+            let status = status_of(study, &chain.registry, last, &key, v, again, rerun_stale, wanted)?;
             if status == Status::Pending {
+                measurements.add(study, &key, &last.config, again, wanted)?;
                 job_profiles.push(profile.clone());
             }
             plan.runs.push(PlannedRun {
@@ -260,6 +295,7 @@ pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyho
         if !job_profiles.is_empty() {
             let mut job = job(study, stage, variant, &last.config, job_profiles)?;
             job.after_search = true;
+            (job.repeats, job.adds_to) = (measurements.counts, measurements.adds_to);
             job.gpus = share(study, &chain, &last.source);
             plan.jobs.push(job);
         }
@@ -269,6 +305,33 @@ pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyho
     Ok(plan)
 }
 
+/// What the next engine start of a configuration measures on each profile: how many times,
+/// and whether it adds to the run's earlier measurements.
+#[derive(Default)]
+struct Measurements {
+    counts: BTreeMap<String, u32>,
+    adds_to: BTreeSet<String>,
+}
+
+impl Measurements {
+    /// A pending run of `key`, which should hold `wanted` measurements: a run that stands and
+    /// still measures what the study says gets the ones it lacks; another run, all of them.
+    /// With `repeat_across_restarts`, one a start.
+    fn add(&mut self, study: &Study, key: &RunKey, config: &Config, again: bool, wanted: u32) -> anyhow::Result<()> {
+        let adds = !again && study.runs.contains_key(key) && staleness(study, key, config)?.is_empty();
+        let have = if adds { study.sample(key).len() as u32 } else { 0 };
+        let count = if study.spec.repeat_across_restarts { 1 } else { wanted.saturating_sub(have).max(1) };
+        if count > 1 {
+            self.counts.insert(key.profile.clone(), count);
+        }
+        if adds {
+            self.adds_to.insert(key.profile.clone());
+        }
+        Ok(())
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn status_of(
     study: &Study,
     registry: &crate::analysis::chain::Registry,
@@ -277,6 +340,7 @@ fn status_of(
     variant: &crate::study::Variant,
     rerun: bool,
     rerun_stale: bool,
+    wanted: u32,
 ) -> anyhow::Result<Status> {
     if rerun && (study.runs.contains_key(key) || study.failure(variant, key).is_some()) {
         return Ok(Status::Pending);
@@ -294,6 +358,9 @@ fn status_of(
     if study.runs.contains_key(key) {
         if !stale.is_empty() {
             return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reasons: stale, failed: None } });
+        }
+        if study.sample(key).len() < wanted as usize {
+            return Ok(Status::Pending);
         }
         let date = study.manifests.get(key).and_then(|m| m.ended_at.clone());
         return Ok(Status::Done { date });
@@ -314,6 +381,8 @@ fn job(study: &Study, stage: &str, variant: &str, config: &Config, profiles: Vec
         env: command::engine_env(study, config),
         after_search: false,
         gpus: None,
+        repeats: BTreeMap::new(),
+        adds_to: BTreeSet::new(),
     })
 }
 

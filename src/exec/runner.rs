@@ -40,6 +40,60 @@ pub struct RunOptions {
     pub dry_run: bool,
     /// At most this many engine starts at once (`--jobs`); else the backend's capacity.
     pub jobs: Option<usize>,
+    /// `--until-confident`: measure the best variant and the base of a stage that cannot tell
+    /// them apart again, within this budget.
+    pub until_confident: Option<Budget>,
+}
+
+/// What `--until-confident` may spend on measurements the study does not ask for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Budget {
+    /// Benchmark runs (failed ones included).
+    Runs(usize),
+    /// Wall time of the whole `perflab run`: no measurement is added after it.
+    Time(Duration),
+}
+
+impl std::str::FromStr for Budget {
+    type Err = String;
+
+    /// `20` (runs), `90s`, `30m`, `2h`, `1.5h`.
+    fn from_str(text: &str) -> Result<Budget, String> {
+        let text = text.trim();
+        if let Ok(n) = text.parse::<usize>() {
+            return Ok(Budget::Runs(n));
+        }
+        let unit = text.chars().last().unwrap_or(' ');
+        let scale = match unit {
+            's' => 1.0,
+            'm' => 60.0,
+            'h' => 3600.0,
+            _ => return Err(format!("`{text}` is not a budget: a number of runs (20) or a time (90s, 30m, 2h)")),
+        };
+        match text[..text.len() - 1].parse::<f64>() {
+            Ok(x) if x.is_finite() && x >= 0.0 && x * scale < 1e9 => {
+                Ok(Budget::Time(Duration::from_secs_f64(x * scale)))
+            }
+            _ => Err(format!("`{text}` is not a budget: a number of runs (20) or a time (90s, 30m, 2h)")),
+        }
+    }
+}
+
+/// What `--until-confident` did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Confidence {
+    /// Benchmark runs it added (failed ones included).
+    pub added_runs: usize,
+    /// Measurements on the target profile of every variant that was measured, as they stand.
+    pub spent: usize,
+    /// The same if every such variant had been measured as often as the most measured one.
+    pub fixed: usize,
+    /// That most measured variant's count.
+    pub most: usize,
+    /// Stages that still cannot tell their best variant from their base.
+    pub undecided: Vec<String>,
+    /// The budget ran out.
+    pub budget_spent: bool,
 }
 
 /// What a run did.
@@ -51,6 +105,8 @@ pub struct Summary {
     /// One start a (variant, profile) run the study needs, reused or not.
     pub naive_starts: usize,
     pub interrupted: bool,
+    /// What `--until-confident` added, when asked.
+    pub confidence: Option<Confidence>,
 }
 
 fn runs_dir(study: &Study) -> PathBuf {
@@ -195,8 +251,11 @@ fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyhow::Result<L
     let mut benchmarks = Vec::new();
     for p in &job.profiles {
         let profile = study.profile(p).with_context(|| format!("no profile `{p}`"))?;
-        let out = crate::durable::temporary(&dir.join(format!("{p}.txt")));
-        benchmarks.push((p.clone(), command::bench_argv(study, &job.config, profile)?, out));
+        let argv = command::bench_argv(study, &job.config, profile)?;
+        for k in 1..=job.measurements(p) {
+            let out = crate::durable::temporary(&dir.join(crate::study::result_file(p, k)));
+            benchmarks.push((p.clone(), argv.clone(), out));
+        }
     }
     let mut patterns: Vec<(FailureClass, regex::Regex)> = study
         .spec
@@ -305,10 +364,14 @@ fn execute(
     });
     summary.engine_starts += 1;
     let min_completed = *study.spec.min_completed.get_ref();
-    for (profile, bench, tmp) in &launch.benchmarks {
+    for profile in &job.profiles {
         let path = dir.join(format!("{profile}{MANIFEST_SUFFIX}"));
-        let target = dir.join(format!("{profile}.txt"));
-        let mut m = manifest(study, job, bench, &report.started_at);
+        // This profile's measurements: their place in the start's benchmarks, which the report
+        // follows (it ends early when the engine died or the run was stopped).
+        let entries: Vec<(usize, &PathBuf)> =
+            launch.benchmarks.iter().enumerate().filter(|(_, b)| b.0 == *profile).map(|(i, b)| (i, &b.2)).collect();
+        let bench = entries.first().map(|(i, _)| launch.benchmarks[*i].1.clone()).unwrap_or_default();
+        let mut m = manifest(study, job, &bench, &report.started_at);
         m.engine_pid = report.pid;
         m.port = report.port;
         m.engine_ready_at = report.ready_at.clone();
@@ -319,64 +382,96 @@ fn execute(
         m.job_id = report.job_id.clone();
         m.node = report.node.clone();
         m.devices = launch.devices.as_ref().map(|(_, v)| v.clone());
+        m.repeat = job.adds_to.contains(profile);
         m.ended_at = Some(local::now());
-        let result = report.benchmarks.iter().find(|b| b.profile == *profile);
         let expected = study.profile(profile).map_or(0, |p| p.total_requests);
-        // Stopped by Ctrl-C before it ended on its own: neither a result nor a failure.
-        let cut_short = report.interrupted && result.is_none_or(|b| b.failure.is_none() && b.exit_status.is_none());
-        let mut keep_output = false;
-        let mut completed = None;
-        let failure = match result {
-            _ if cut_short => None,
-            None => Some(report.start_failure.clone().unwrap_or_else(|| match &report.died_during {
-                Some(p) => (FailureClass::Crash, format!("not run: the engine died during the benchmark on `{p}`")),
-                None => (FailureClass::BenchmarkFailure, "not run: the engine start ended before it".to_string()),
-            })),
-            Some(b) => {
-                m.exit_status = b.exit_status;
-                m.benchmark_seconds = Some(b.seconds);
-                // A benchmark that exits non-zero because too few requests succeeded (as
-                // `perflab bench` does when none did) still printed the result that says so.
-                match (b.failure.clone(), judge_output(tmp, expected, min_completed)) {
-                    (None | Some((FailureClass::BenchmarkFailure, _)), Output::TooFew(message)) => {
-                        keep_output = true;
-                        Some((FailureClass::RequestsFailed, message))
+        let mut kept: Vec<(&PathBuf, Option<(u64, u64)>)> = Vec::new();
+        let mut first_failure: Option<(FailureClass, String, bool)> = None;
+        let mut cut_short = false;
+        let mut seconds = Vec::new();
+        for (index, tmp) in &entries {
+            let result = report.benchmarks.get(*index);
+            // Stopped by Ctrl-C before it ended on its own: neither a result nor a failure.
+            if report.interrupted && result.is_none_or(|b| b.failure.is_none() && b.exit_status.is_none()) {
+                cut_short = true;
+                let _ = std::fs::remove_file(tmp);
+                continue;
+            }
+            let mut keep_output = false;
+            let failure = match result {
+                None => Some(report.start_failure.clone().unwrap_or_else(|| match &report.died_during {
+                    Some(p) => (FailureClass::Crash, format!("not run: the engine died during the benchmark on `{p}`")),
+                    None => (FailureClass::BenchmarkFailure, "not run: the engine start ended before it".to_string()),
+                })),
+                Some(b) => {
+                    m.exit_status = b.exit_status;
+                    seconds.push(b.seconds);
+                    // A benchmark that exits non-zero because too few requests succeeded (as
+                    // `perflab bench` does when none did) still printed the result that says so.
+                    match (b.failure.clone(), judge_output(tmp, expected, min_completed)) {
+                        (None | Some((FailureClass::BenchmarkFailure, _)), Output::TooFew(message)) => {
+                            keep_output = true;
+                            Some((FailureClass::RequestsFailed, message))
+                        }
+                        (Some(failure), _) => Some(failure),
+                        (None, Output::Result { completed }) => {
+                            kept.push((tmp, completed));
+                            None
+                        }
+                        (None, Output::Unusable(message)) => Some((FailureClass::BenchmarkFailure, message)),
                     }
-                    (Some(failure), _) => Some(failure),
-                    (None, Output::Result { completed: c }) => {
-                        completed = c;
-                        None
-                    }
-                    (None, Output::Unusable(message)) => Some((FailureClass::BenchmarkFailure, message)),
+                }
+            };
+            if let Some((class, message)) = failure {
+                log(Event::Step(&format!("{name} on {profile}: failed ({class}): {message}")));
+                if first_failure.is_none() && keep_output {
+                    first_failure = Some((class, message, true));
+                } else {
+                    let _ = std::fs::remove_file(tmp);
+                    first_failure.get_or_insert((class, message, false));
                 }
             }
-        };
-        if cut_short {
-            m.state = RunState::Interrupted;
-            let _ = std::fs::remove_file(tmp);
-        } else if let Some((class, message)) = failure {
-            log(Event::Step(&format!("{name} on {profile}: failed ({class}): {message}")));
+        }
+        if !seconds.is_empty() {
+            m.benchmark_seconds = Some(seconds.iter().sum::<f64>() / seconds.len() as f64);
+        }
+        if !kept.is_empty() {
+            // The measurements that succeeded, in order: `<profile>.txt`, `<profile>.r2.txt`, ...
+            m.state = RunState::Done;
+            summary.benchmark_runs += kept.len();
+            for (k, (tmp, completed)) in kept.iter().enumerate() {
+                let target = dir.join(crate::study::result_file(profile, k as u32 + 1));
+                crate::durable::persist(tmp, &target)
+                    .with_context(|| format!("cannot write '{}'", target.display()))?;
+                let lost = match completed {
+                    Some((c, e)) if c < e => format!(" ({c} of {e} requests completed)"),
+                    _ => String::new(),
+                };
+                let which =
+                    if entries.len() > 1 { format!(" ({} of {})", k + 1, entries.len()) } else { String::new() };
+                log(Event::Step(&format!(
+                    "{name} on {profile}{which}: done in {:.1} s{lost}",
+                    m.benchmark_seconds.unwrap_or(0.0)
+                )));
+            }
+            // A failed measurement's output is evidence only when nothing succeeded.
+            for (_, tmp) in &entries {
+                let _ = std::fs::remove_file(tmp);
+            }
+        } else if let Some((class, message, keep_output)) = first_failure {
             m.state = RunState::Failed;
             m.failure = Some(RecordedFailure { class, message });
             summary.failed += 1;
             if keep_output {
-                crate::durable::persist(tmp, &target)
-                    .with_context(|| format!("cannot write '{}'", target.display()))?;
-            } else {
-                let _ = std::fs::remove_file(tmp);
+                // The failed measurement's own output, kept as evidence of the failure.
+                if let Some((_, tmp)) = entries.iter().find(|(_, t)| t.exists()) {
+                    let target = dir.join(format!("{profile}.txt"));
+                    crate::durable::persist(tmp, &target)
+                        .with_context(|| format!("cannot write '{}'", target.display()))?;
+                }
             }
-        } else {
-            m.state = RunState::Done;
-            summary.benchmark_runs += 1;
-            crate::durable::persist(tmp, &target).with_context(|| format!("cannot write '{}'", target.display()))?;
-            let lost = match completed {
-                Some((c, e)) if c < e => format!(" ({c} of {e} requests completed)"),
-                _ => String::new(),
-            };
-            log(Event::Step(&format!(
-                "{name} on {profile}: done in {:.1} s{lost}",
-                m.benchmark_seconds.unwrap_or(0.0)
-            )));
+        } else if cut_short {
+            m.state = RunState::Interrupted;
         }
         m.write(&path)?;
     }
@@ -488,11 +583,49 @@ pub fn run(
     check_shares(&study, backend.devices().len())?;
     let started = Instant::now();
     let mut rerun = options.rerun.clone();
+    // `--until-confident`: measurements wanted beyond the study's, by `stage/variant`.
+    let mut more: BTreeMap<String, u32> = BTreeMap::new();
+    let mut confidence = options.until_confident.map(|_| Confidence::default());
     loop {
         let study = load()?;
-        let plan = plan(&study, &rerun, options.rerun_stale)?;
+        let plan = super::plan::plan_with(&study, &rerun, options.rerun_stale, &more)?;
         summary.naive_starts = plan.runs.iter().filter(|r| !matches!(r.status, super::Status::Waiting { .. })).count();
-        let Some(first) = plan.jobs.iter().find(|j| selected(&j.stage, &j.variant, options)) else {
+        let first = plan.jobs.iter().find(|j| selected(&j.stage, &j.variant, options));
+        if let (Some(budget), Some(spent)) = (options.until_confident, confidence.as_mut()) {
+            // A stage is settled once it has nothing pending: before the next stage starts, one
+            // that cannot tell gets more measurements of its two contenders.
+            let before = first.map_or(study.spec.stages.len(), |j| {
+                if j.after_search { study.spec.stages.len() } else { study.stage_index(&j.stage).unwrap_or(0) }
+            });
+            let left = match budget {
+                Budget::Runs(n) => n.saturating_sub(spent.added_runs),
+                Budget::Time(t) => usize::from(started.elapsed() < t) * usize::MAX,
+            };
+            if left == 0 {
+                spent.budget_spent |= !more.is_empty() || unclear_stage(&study, before).is_some();
+                more.clear();
+            } else if let Some(round) = unclear_stage(&study, before).map(|k| contenders(&study, k)) {
+                let step = study.spec.repeats.as_ref().map_or(1, |r| *r.get_ref()).max(1) as usize;
+                let per = step.min(left / round.len().max(1)).max(1);
+                let mut added = false;
+                for (source, have) in round.iter().take(left.max(1)) {
+                    let target = (*have + per) as u32;
+                    if more.get(source).is_none_or(|m| *m < target) {
+                        more.insert(source.clone(), target);
+                        added = true;
+                    }
+                }
+                if added {
+                    log(Event::Step(&format!(
+                        "until confident: {} more for {}",
+                        runs_count(per),
+                        round.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>().join(" and ")
+                    )));
+                    continue;
+                }
+            }
+        }
+        let Some(first) = first else {
             // Say why a selected stage or variant did not run.
             for r in &plan.runs {
                 if let super::Status::Waiting { on } = &r.status
@@ -540,15 +673,63 @@ pub fn run(
         };
         let done = dispatch(&study, &jobs, total, backend, options.jobs, interrupt, &header, log)?;
         summary.add(&done);
+        if let Some(c) = confidence.as_mut()
+            && jobs.iter().any(|j| more.contains_key(&format!("{}/{}", j.stage, j.variant)))
+        {
+            c.added_runs += done.benchmark_runs + done.failed;
+        }
         for job in &jobs {
             rerun.remove(&format!("{}/{}", job.stage, job.variant));
         }
         if interrupt.requested() {
             summary.interrupted = true;
-            return Ok(summary);
+            break;
         }
     }
+    if let Some(mut c) = confidence {
+        let study = load()?;
+        confidence_report(&study, &mut c);
+        summary.confidence = Some(c);
+    }
     Ok(summary)
+}
+
+/// The first stage before `before` whose runs cannot tell its best variant from its base.
+fn unclear_stage(study: &Study, before: usize) -> Option<usize> {
+    let chain = crate::analysis::resolve(study);
+    chain.stages.iter().take(before).position(|s| s.adoption.unclear())
+}
+
+/// The runs of stage `k`'s two contenders, the variant its adoption could not tell and its
+/// base, as `stage/variant` with their measurements so far.
+fn contenders(study: &Study, k: usize) -> Vec<(String, usize)> {
+    let chain = crate::analysis::resolve(study);
+    let Some(stage) = chain.stages.get(k) else { return Vec::new() };
+    let challenger = match &stage.adoption {
+        crate::analysis::Adoption::CannotTell { variant, .. } => stage.variants.iter().find(|v| v.id == *variant),
+        _ => None,
+    };
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for run in [challenger.and_then(|v| v.point.run.as_ref()), stage.base.run.as_ref()].into_iter().flatten() {
+        let source = format!("{}/{}", run.stage, run.variant);
+        if !out.iter().any(|(s, _)| *s == source) {
+            out.push((source, study.sample(run).len()));
+        }
+    }
+    out
+}
+
+/// Fills what `--until-confident` spent against measuring every variant as often, and the
+/// stages that still cannot tell.
+fn confidence_report(study: &Study, c: &mut Confidence) {
+    let chain = crate::analysis::resolve(study);
+    let target = study.spec.target_profile.get_ref();
+    let counts: Vec<usize> =
+        study.runs.keys().filter(|k| k.profile == *target).map(|k| study.sample(k).len()).collect();
+    c.spent = counts.iter().sum();
+    c.most = counts.iter().copied().max().unwrap_or(0);
+    c.fixed = counts.len() * c.most;
+    c.undecided = chain.stages.iter().filter(|s| s.adoption.unclear()).map(|s| s.id.clone()).collect();
 }
 
 /// Runs a stage's engine starts, as many at once as `jobs` (else the backend's capacity), the

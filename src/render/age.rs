@@ -168,7 +168,22 @@ impl Ctx<'_> {
                 }
             }
         };
-        let key = if ch.beyond_noise { "changes-figure" } else { "changes-figure-noise" };
+        let unclear = ch.improvement.is_some_and(|g| g.abs() > self.analysis.noise_threshold)
+            && ch.interval.is_some_and(|i| i.contains_zero());
+        let key = match (ch.beyond_noise, unclear) {
+            (true, _) => "changes-figure",
+            (false, true) => "changes-figure-unclear",
+            (false, false) => "changes-figure-noise",
+        };
+        let percent = match ch.interval {
+            Some(i) if ch.percent.is_some() => {
+                // The interval of the change as shown (not of the improvement, for a metric
+                // that is better lower).
+                let (low, high) = if self.analysis.lower_is_better { (-i.high, -i.low) } else { (i.low, i.high) };
+                self.with_interval(&percent, low, high)?
+            }
+            _ => percent,
+        };
         self.c.fmt(
             key,
             &[

@@ -117,6 +117,40 @@ pub struct EngineArgs {
     /// print them (vLLM: 60–95), so that the error is far above the log's end.
     #[arg(long, default_value_t = 0)]
     pub sim_log_after_error: usize,
+    /// Run-to-run variation of the engine's speed, as a share (0.05: up to ±5%): half of it is
+    /// drawn at each engine start, half at each benchmark (a burst of requests after the
+    /// engine was idle for [`BENCHMARK_GAP_MS`] ms), from `--sim-seed`.
+    #[arg(long, default_value_t = 0.0)]
+    pub sim_noise: f64,
+    /// The seed of `--sim-noise`'s draws.
+    #[arg(long, default_value_t = 0)]
+    pub sim_seed: u64,
+    /// A file counting the engine starts that drew from `--sim-seed` (created when missing):
+    /// each start reads it and counts itself, so that each start draws anew and the same
+    /// seed replays the same sequence. Without it every start draws as the first.
+    #[arg(long)]
+    pub sim_noise_counter: Option<std::path::PathBuf>,
+}
+
+/// Milliseconds without a request in flight after which the next request starts a new
+/// benchmark for `--sim-noise`.
+pub const BENCHMARK_GAP_MS: u64 = 50;
+
+/// A number in [−1, 1) drawn from `seed` for the `index`-th event of `stream`: SplitMix64,
+/// the same for the same arguments on every machine.
+pub fn draw(seed: u64, stream: u64, index: u64) -> f64 {
+    let mut z = seed
+        .wrapping_add(stream.wrapping_mul(0xD1B5_4A32_D192_ED03))
+        .wrapping_add(index.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+}
+
+/// The speed factor of a benchmark: `1 + noise · (start + bench) / 2`, the draws in [−1, 1).
+pub fn speed_factor(noise: f64, start: f64, bench: f64) -> f64 {
+    1.0 + noise * (start + bench) / 2.0
 }
 
 /// Why the engine refuses to start, with the message a real engine prints.
@@ -169,6 +203,12 @@ impl EngineArgs {
                     "ValueError: {name} must be a number from 0 to 1000000, got {value}"
                 )));
             }
+        }
+        if !(self.sim_noise.is_finite() && (0.0..0.9).contains(&self.sim_noise)) {
+            return Err(StartError::Unsupported(format!(
+                "ValueError: --sim-noise must be a share from 0 to 0.9, got {}",
+                self.sim_noise
+            )));
         }
         if !BACKENDS.contains(&self.attention_backend.as_str()) {
             return Err(StartError::Unsupported(format!(
@@ -239,6 +279,20 @@ mod tests {
         assert!(more.kv_tokens > base.kv_tokens);
         assert!(fp8.kv_tokens > base.kv_tokens * 19 / 10);
         assert_eq!(args(&["--mem-fraction-static", "0.9"]).capacity().unwrap(), more, "SGLang spelling");
+    }
+
+    #[test]
+    fn noise_draws_are_seeded_and_bounded() {
+        assert_eq!(draw(7, 1, 3), draw(7, 1, 3));
+        assert_ne!(draw(7, 1, 3), draw(7, 1, 4));
+        assert_ne!(draw(7, 1, 3), draw(8, 1, 3));
+        let all: Vec<f64> = (0..10_000).map(|i| draw(1, 0, i)).collect();
+        assert!(all.iter().all(|x| (-1.0..1.0).contains(x)));
+        let mean = all.iter().sum::<f64>() / all.len() as f64;
+        assert!(mean.abs() < 0.05, "{mean}");
+        assert_eq!(speed_factor(0.05, 1.0, 1.0), 1.05);
+        assert_eq!(speed_factor(0.0, 0.3, -0.9), 1.0);
+        assert!(args(&["--sim-noise", "2"]).capacity().is_err());
     }
 
     #[test]

@@ -35,6 +35,49 @@ struct State {
     streams: AtomicU64,
     /// The core died (`--sim-core-dies-after`): the server answers, the engine does not.
     dead: AtomicBool,
+    /// `--sim-noise`: this start's draw and the current benchmark's speed.
+    noise: std::sync::Mutex<Noise>,
+}
+
+/// The state of `--sim-noise`'s draws.
+struct Noise {
+    /// Which start this is, from `--sim-noise-counter`.
+    start: u64,
+    /// The start's draw.
+    start_draw: f64,
+    /// Benchmarks seen (bursts after an idle gap).
+    benchmarks: u64,
+    /// The current speed factor.
+    factor: f64,
+    /// When the engine last had nothing to do; `None` while busy.
+    idle_since: Option<std::time::Instant>,
+}
+
+impl Noise {
+    fn new(args: &EngineArgs, start: u64) -> Noise {
+        let start_draw = crate::sim::draw(args.sim_seed, 0, start);
+        Noise { start, start_draw, benchmarks: 0, factor: 1.0, idle_since: Some(std::time::Instant::now()) }
+    }
+
+    /// A request arrives: after an idle gap it starts a new benchmark, with a new draw.
+    fn busy(&mut self, args: &EngineArgs) {
+        let gap = Duration::from_millis(crate::sim::BENCHMARK_GAP_MS);
+        if self.idle_since.take().is_some_and(|t| t.elapsed() >= gap) || self.benchmarks == 0 {
+            let bench = crate::sim::draw(args.sim_seed, 1 + self.start, self.benchmarks);
+            self.benchmarks += 1;
+            self.factor = crate::sim::speed_factor(args.sim_noise, self.start_draw, bench);
+        }
+    }
+}
+
+/// Reads and counts this engine start in `--sim-noise-counter`: the number of starts before it.
+fn count_start(path: Option<&std::path::Path>) -> u64 {
+    let Some(path) = path else { return 0 };
+    let before = std::fs::read_to_string(path).ok().and_then(|t| t.trim().parse::<u64>().ok()).unwrap_or(0);
+    if let Err(e) = std::fs::write(path, format!("{}\n", before + 1)) {
+        eprintln!("WARNING cannot write --sim-noise-counter '{}': {e}", path.display());
+    }
+    before
 }
 
 /// Runs the engine until the process ends. Prints what an engine prints while it loads; exits
@@ -73,6 +116,7 @@ pub async fn serve(args: EngineArgs) -> anyhow::Result<()> {
         requests: AtomicU64::new(0),
         streams: AtomicU64::new(0),
         dead: AtomicBool::new(false),
+        noise: std::sync::Mutex::new(Noise::new(&args, count_start(args.sim_noise_counter.as_deref()))),
     });
     let accept = if args.sim_bind_late { None } else { Some(listen(&state).await?) };
     // Loading, told in quarters as engines report loading weights.
@@ -175,9 +219,15 @@ async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiv
     let mut kv_used = 0u64;
     loop {
         if running.is_empty() && waiting.is_empty() {
+            if let Ok(mut noise) = state.noise.lock() {
+                noise.idle_since.get_or_insert_with(std::time::Instant::now);
+            }
             match rx.recv().await {
                 Some(job) => waiting.push_back(job),
                 None => return,
+            }
+            if let Ok(mut noise) = state.noise.lock() {
+                noise.busy(args);
             }
         }
         while let Ok(job) = rx.try_recv() {
@@ -212,7 +262,8 @@ async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiv
         let occupancy = running.len() as f64 / cap.max_seqs as f64;
         let decode = if decoding { args.sim_decode_ms * (1.0 + args.sim_batch_penalty * occupancy) } else { 0.0 };
         let work = (decode + prefilled as f64 * args.sim_prefill_ms_per_1k / 1000.0) / cap.speedup;
-        let step_ms = (work + cap.overhead_ms) * cap.step_factor;
+        let speed = state.noise.lock().map_or(1.0, |n| n.factor);
+        let step_ms = (work + cap.overhead_ms) * cap.step_factor / speed;
         tokio::time::sleep(Duration::from_secs_f64(step_ms.max(0.05) / 1000.0)).await;
         let mut finished = 0;
         running.retain_mut(|s| {

@@ -126,6 +126,29 @@ impl Config {
         out
     }
 
+    /// This configuration with the change that turned `from` into `to` made to it as well: the
+    /// flags `to` added or changed are set, the flags it dropped are removed, its environment
+    /// changes likewise, and its checkpoint when it chose another. Used to carry a stage's
+    /// decision onto another configuration (`measured_on`) and to take an excluded stage's back.
+    pub fn transplant(&self, from: &Config, to: &Config) -> Config {
+        let set: Vec<Flag> = to.flags.iter().filter(|f| !from.flags.contains(f)).cloned().collect();
+        let dropped: Vec<String> =
+            from.flags.iter().filter(|f| !to.flags.iter().any(|g| g.key == f.key)).map(|f| f.key.clone()).collect();
+        let mut out = self.with(&dropped, &set, &BTreeMap::new());
+        for (k, v) in &to.env {
+            if from.env.get(k) != Some(v) {
+                out.env.insert(k.clone(), v.clone());
+            }
+        }
+        for k in from.env.keys().filter(|k| !to.env.contains_key(*k)) {
+            out.env.remove(k);
+        }
+        if from.model != to.model {
+            out.model = to.model.clone();
+        }
+        out
+    }
+
     /// An engine's command words with this configuration's flags applied: a flag the command
     /// already has (its name after `aliases`) takes this configuration's value where it stands,
     /// so that each flag appears once with the value that applies; the other flags follow.
@@ -187,6 +210,23 @@ mod tests {
 
     fn flags(list: &[&str], aliases: &BTreeMap<String, String>) -> Vec<Flag> {
         list.iter().map(|t| Flag::parse(t, aliases).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_change_carries_over_and_back() {
+        let none = BTreeMap::new();
+        let mut env = BTreeMap::new();
+        env.insert("X".to_string(), "1".to_string());
+        let from = Config::new("e").with(&[], &flags(&["--a 1", "--b 1"], &none), &BTreeMap::new());
+        let to = from.with(&["--b".to_string()], &flags(&["--a 2", "--c"], &none), &env);
+        let other = Config::new("e").with(&[], &flags(&["--b 1", "--d 4"], &none), &BTreeMap::new());
+        let carried = other.transplant(&from, &to);
+        let text: Vec<&str> = carried.flags.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(text, ["--d 4", "--a 2", "--c"]);
+        assert_eq!(carried.env, env);
+        // Taking the change back restores what it dropped and removes what it added.
+        let back = to.transplant(&to, &from);
+        assert_eq!(back.identity(), from.identity());
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub struct Provenance {
 }
 
 impl Provenance {
-    fn of_manifest(attempt: u32, m: &Manifest) -> Provenance {
+    pub(crate) fn of_manifest(attempt: u32, m: &Manifest) -> Provenance {
         let when = m.ended_at.as_deref().or(m.engine_ready_at.as_deref()).unwrap_or(&m.started_at);
         Provenance {
             attempt,
@@ -52,8 +52,8 @@ impl Provenance {
         }
     }
 
-    /// Engine, version and command: what makes two measurements measure the same thing.
-    /// (The same test as [`Manifest::same_setup`], for results placed by hand too.)
+    /// Engine, version and command: what makes two measurements (attempts of `perflab run` or
+    /// results placed by hand) measure the same thing.
     pub fn same_setup(&self, other: &Provenance) -> bool {
         (&self.engine, &self.engine_version, &self.command) == (&other.engine, &other.engine_version, &other.command)
     }

@@ -67,6 +67,10 @@ pub struct Manifest {
     /// The GPUs the engine was given, as its device variable said them (`0,1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub devices: Option<String>,
+    /// The attempt repeats the measurement of the attempts before it (`repeats`, `perflab run
+    /// --until-confident`): its results join theirs as one sample instead of replacing them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub repeat: bool,
 }
 
 impl Manifest {
@@ -101,6 +105,7 @@ impl Manifest {
             job_id: None,
             node: None,
             devices: None,
+            repeat: false,
         }
     }
 
@@ -114,10 +119,5 @@ impl Manifest {
         let mut bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
         bytes.push(b'\n');
         crate::durable::write(path, &bytes)
-    }
-
-    /// The engine, its version and command: what makes two attempts measure the same thing.
-    pub fn same_setup(&self, other: &Manifest) -> bool {
-        (&self.engine, &self.engine_version, &self.command) == (&other.engine, &other.engine_version, &other.command)
     }
 }

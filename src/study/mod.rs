@@ -83,6 +83,8 @@ pub struct Attempt {
     pub number: u32,
     /// The result, when the benchmark left one.
     pub run: Option<Run>,
+    /// Its repeated measurements in the same engine start (`<profile>.r2.txt`, ...), by number.
+    pub repeats: BTreeMap<u32, Run>,
     pub manifest: Option<Manifest>,
 }
 
@@ -99,6 +101,31 @@ impl Attempt {
         m.failure.as_ref().filter(|_| !self.succeeded())
     }
 
+    /// The attempts whose results form one sample with `chosen` (a success of `attempts`):
+    /// `chosen`, and while an attempt repeats the ones before it (its manifest says `repeat`),
+    /// the successful attempts before it with the same engine, version and command, back to the
+    /// one that started the series. Newest first.
+    pub fn series<'a>(attempts: &'a [Attempt], chosen: &'a Attempt) -> Vec<&'a Attempt> {
+        let mut out = vec![chosen];
+        let mut repeats = chosen.manifest.as_ref().is_some_and(|m| m.repeat);
+        for a in attempts.iter().rev().filter(|a| a.number < chosen.number && a.succeeded()) {
+            if !repeats {
+                break;
+            }
+            let same = match (&chosen.manifest, &a.manifest) {
+                (Some(x), Some(y)) => history::Provenance::of_manifest(chosen.number, x)
+                    .same_setup(&history::Provenance::of_manifest(a.number, y)),
+                _ => true,
+            };
+            if !same {
+                break;
+            }
+            out.push(a);
+            repeats = a.manifest.as_ref().is_some_and(|m| m.repeat);
+        }
+        out
+    }
+
     /// Which of a run's attempts (sorted by number) stands: the newest that succeeded, unless a
     /// newer one failed with another engine, engine version or command (the configuration
     /// changed and its new form failed). A failed repeat of the same command never replaces a
@@ -109,7 +136,8 @@ impl Attempt {
         match (success, failure) {
             (Some(s), Some(f)) if f.number > s.number => {
                 let changed = match (&s.manifest, &f.manifest) {
-                    (Some(a), Some(b)) => !a.same_setup(b),
+                    (Some(a), Some(b)) => !history::Provenance::of_manifest(s.number, a)
+                        .same_setup(&history::Provenance::of_manifest(f.number, b)),
                     _ => false,
                 };
                 Some(if changed { f } else { s })
@@ -133,6 +161,9 @@ pub struct Study {
     pub spec: Spec,
     /// The result that stands for each run (see [`Attempt::select`]).
     pub runs: BTreeMap<RunKey, Run>,
+    /// The other measurements that form one sample with the result that stands: its repeats in
+    /// the same engine start and those of the attempts it repeats (see [`Study::sample`]).
+    pub repeats: BTreeMap<RunKey, Vec<Run>>,
     /// The record of the attempt that stands for each run, when `perflab run` made it.
     pub manifests: BTreeMap<RunKey, Manifest>,
     /// Every attempt at each run, oldest first.
@@ -178,6 +209,7 @@ impl Study {
             source,
             spec,
             runs: BTreeMap::new(),
+            repeats: BTreeMap::new(),
             manifests: BTreeMap::new(),
             attempts: BTreeMap::new(),
             recorded: BTreeMap::new(),
@@ -239,6 +271,11 @@ impl Study {
                 let own = self.variant(&format!("{}/{}", key.stage, key.variant)).and_then(|(_, v)| v.gpus.as_ref());
                 Some(own.or(self.spec.gpus.as_ref()).map_or(1, |g| *g.get_ref()) as f64)
             }
+            "replicas" => {
+                let own =
+                    self.variant(&format!("{}/{}", key.stage, key.variant)).and_then(|(_, v)| v.replicas.as_ref());
+                Some(own.or(self.spec.replicas.as_ref()).map_or(1, |g| *g.get_ref()) as f64)
+            }
             "input_tokens" => number(profile.input_tokens),
             "output_tokens" => number(profile.output_tokens),
             "total_requests" => Some(profile.total_requests as f64),
@@ -260,16 +297,47 @@ impl Study {
         if exprs.is_empty() {
             return;
         }
-        let keys: Vec<RunKey> = self.runs.keys().cloned().collect();
-        for key in keys {
+        let derive = |study: &Study, key: &RunKey, block: &mut Block| {
             for (id, expr) in &exprs {
-                let metrics = &self.runs[&key].block.metrics;
-                let value = expr.eval(&|name| metrics.get(name).copied().or_else(|| self.setup_value(&key, name)));
-                if let (Some(v), Some(run)) = (value, self.runs.get_mut(&key)) {
-                    run.block.metrics.insert(id.clone(), v);
+                let metrics = &block.metrics;
+                let value = expr.eval(&|name| metrics.get(name).copied().or_else(|| study.setup_value(key, name)));
+                if let Some(v) = value {
+                    block.metrics.insert(id.clone(), v);
                 }
             }
+        };
+        let mut runs = std::mem::take(&mut self.runs);
+        let mut repeats = std::mem::take(&mut self.repeats);
+        for (key, run) in runs.iter_mut() {
+            derive(self, key, &mut run.block);
         }
+        for (key, list) in repeats.iter_mut() {
+            for run in list {
+                derive(self, key, &mut run.block);
+            }
+        }
+        self.runs = runs;
+        self.repeats = repeats;
+    }
+
+    /// Every measurement of a run that counts: the result that stands first, then its repeats.
+    /// Empty for a run without a result.
+    pub fn sample(&self, key: &RunKey) -> Vec<&Run> {
+        let Some(run) = self.runs.get(key) else { return Vec::new() };
+        std::iter::once(run).chain(self.repeats.get(key).into_iter().flatten()).collect()
+    }
+
+    /// The values of `metric` in a run's sample (measurements without it are left out).
+    pub fn values(&self, key: &RunKey, metric: &str) -> Vec<f64> {
+        self.sample(key).iter().filter_map(|r| r.block.metric(metric)).collect()
+    }
+
+    /// The measurements `perflab run` takes of a run of `stage` on `profile`: the stage's
+    /// `repeats`, else the profile's, else the study's, else one.
+    pub fn repeats_wanted(&self, stage: &str, profile: &str) -> u32 {
+        let stage = self.stage(stage).and_then(|s| s.repeats.as_ref());
+        let profile = self.profile(profile).and_then(|p| p.repeats.as_ref());
+        stage.or(profile).or(self.spec.repeats.as_ref()).map_or(1, |r| *r.get_ref()).max(1)
     }
 
     pub fn profile(&self, id: &str) -> Option<&Profile> {
@@ -329,7 +397,9 @@ impl Study {
             out.push(self.diag_at(date, format!("`date`: `{}` is not a date of the form YYYY-MM-DD", date.get_ref())));
         }
         out.extend(self.check_derived_metrics());
-        for (key, metric) in [("objective", &spec.objective), ("secondary", &spec.secondary)] {
+        let named =
+            std::iter::once(("objective", &spec.objective)).chain(spec.secondary.iter().map(|m| ("secondary", m)));
+        for (key, metric) in named {
             match self.derived_metric(metric.get_ref()).or_else(|| crate::metric::Metric::lookup(metric.get_ref())) {
                 None => out.push(
                     self.diag_at(metric, format!("`{key}`: `{}` is not a canonical metric name", metric.get_ref())),
@@ -412,6 +482,19 @@ impl Study {
                 }
             }
         }
+        let repeats = spec
+            .repeats
+            .iter()
+            .chain(spec.profiles.iter().filter_map(|p| p.repeats.as_ref()))
+            .chain(spec.stages.iter().filter_map(|s| s.repeats.as_ref()));
+        for r in repeats {
+            if !(1..=MAX_REPEATS).contains(r.get_ref()) {
+                out.push(self.diag_at(
+                    r,
+                    format!("`repeats`: {} is not a count of measurements from 1 to {MAX_REPEATS}", r.get_ref()),
+                ));
+            }
+        }
         let percent_decimals = &spec.display.percent_decimals;
         if *percent_decimals.get_ref() > MAX_PERCENT_DECIMALS {
             out.push(self.diag_at(
@@ -439,6 +522,18 @@ impl Study {
             if let Some(base) = &stage.base {
                 self.check_base(base, index, "base", &mut out);
             }
+            if let Some(on) = &stage.measured_on {
+                match &stage.base {
+                    Some(_) => out.push(self.diag_at(
+                        on,
+                        format!(
+                            "stage `{}`: `measured_on` and `base` both say where the stage starts; keep `base` to build the rest of the search on it, or `measured_on` to carry the decision over onto the previous stage's configuration",
+                            stage.id.get_ref()
+                        ),
+                    )),
+                    None => self.check_base(on, index, "measured_on", &mut out),
+                }
+            }
             if let Some(Adopt { variant: Some(v), .. }) = &stage.adopt
                 && !stage.variants.iter().any(|x| x.id.get_ref() == v.get_ref())
             {
@@ -458,7 +553,11 @@ impl Study {
                     Some(e) if self.engine(e.get_ref()).is_none() => {
                         out.push(self.diag_at(e, format!("`engine`: no engine `{}`", e.get_ref())));
                     }
-                    None if index == 0 && stage.base.is_none() && variant.base.is_none() => {
+                    None if index == 0
+                        && stage.base.is_none()
+                        && stage.measured_on.is_none()
+                        && variant.base.is_none() =>
+                    {
                         out.push(self.diag_at(
                             &variant.id,
                             format!("variant `{}` builds on nothing and needs an `engine`", variant.id.get_ref()),
@@ -537,14 +636,14 @@ impl Study {
             }
             defined.push(id);
         }
-        let gpus = self
-            .spec
-            .gpus
-            .iter()
-            .chain(self.spec.stages.iter().flat_map(|s| &s.variants).filter_map(|v| v.gpus.as_ref()));
-        for g in gpus {
-            if *g.get_ref() == 0 {
-                out.push(self.diag_at(g, "`gpus` must be at least 1"));
+        let variants = || self.spec.stages.iter().flat_map(|s| &s.variants);
+        let counts = [
+            ("gpus", self.spec.gpus.iter().chain(variants().filter_map(|v| v.gpus.as_ref())).collect::<Vec<_>>()),
+            ("replicas", self.spec.replicas.iter().chain(variants().filter_map(|v| v.replicas.as_ref())).collect()),
+        ];
+        for (key, values) in counts {
+            for g in values.into_iter().filter(|g| *g.get_ref() == 0) {
+                out.push(self.diag_at(g, format!("`{key}` must be at least 1")));
             }
         }
         out
@@ -670,15 +769,19 @@ impl Study {
             if SIDE_FILES.iter().any(|s| name.ends_with(s)) && !name.ends_with(MANIFEST_SUFFIX) {
                 continue;
             }
-            let (key, number) = match self.run_key(&root, path) {
+            let (key, number, repeat) = match self.run_key(&root, path) {
                 Ok(found) => found,
                 Err(message) => {
                     out.push(Diagnostic::new(path, 0, 0, message));
                     continue;
                 }
             };
-            let attempt =
-                attempts.entry(key).or_default().entry(number).or_insert(Attempt { number, run: None, manifest: None });
+            let attempt = attempts.entry(key).or_default().entry(number).or_insert(Attempt {
+                number,
+                run: None,
+                repeats: BTreeMap::new(),
+                manifest: None,
+            });
             if name.ends_with(MANIFEST_SUFFIX) {
                 match Manifest::read(path) {
                     Ok(m) => attempt.manifest = Some(m),
@@ -686,7 +789,8 @@ impl Study {
                 }
                 continue;
             }
-            if let Some(other) = &attempt.run {
+            let taken = if repeat > 1 { attempt.repeats.get(&repeat) } else { attempt.run.as_ref() };
+            if let Some(other) = taken {
                 out.push(Diagnostic::new(
                     path,
                     0,
@@ -706,18 +810,32 @@ impl Study {
                         format!("a run file holds one result; this one holds {}", blocks.len()),
                     )),
                     Ok(mut blocks) => {
-                        let block = blocks.remove(0);
-                        attempt.run = Some(Run { path: path.to_path_buf(), text, block });
+                        let run = Run { path: path.to_path_buf(), text, block: blocks.remove(0) };
+                        if repeat > 1 {
+                            attempt.repeats.insert(repeat, run);
+                        } else {
+                            attempt.run = Some(run);
+                        }
                     }
                 },
             }
         }
+        for attempt in attempts.values().flat_map(|a| a.values()) {
+            if let (None, Some(first)) = (&attempt.run, attempt.repeats.values().next()) {
+                out.push(Diagnostic::new(
+                    &first.path,
+                    0,
+                    0,
+                    "a repeated measurement without the first one (`<profile>.txt`) beside it",
+                ));
+            }
+        }
         for (key, list) in attempts {
             let list: Vec<Attempt> = list.into_values().collect();
+            self.attempts.insert(key.clone(), list.clone());
             if let Some(chosen) = Attempt::select(&list) {
                 self.stand(&key, chosen);
             }
-            self.attempts.insert(key, list);
         }
         out
     }
@@ -735,13 +853,24 @@ impl Study {
         }
         if let (true, Some(run)) = (chosen.succeeded(), &chosen.run) {
             self.runs.insert(key.clone(), run.clone());
+            let list = self.attempts.get(key).map_or(&[][..], Vec::as_slice);
+            let repeats: Vec<Run> = Attempt::series(list, chosen)
+                .into_iter()
+                .flat_map(|a| a.run.iter().filter(|_| a.number != chosen.number).chain(a.repeats.values()))
+                .cloned()
+                .collect();
+            if repeats.is_empty() {
+                self.repeats.remove(key);
+            } else {
+                self.repeats.insert(key.clone(), repeats);
+            }
         }
     }
 
     /// `runs/<stage>/<variant>/<profile>.<ext>` (attempt 0) or
-    /// `runs/<stage>/<variant>/attempts/<n>/<profile>.<ext>` → its key and attempt, or why the
-    /// file is out of place.
-    fn run_key(&self, root: &Path, path: &Path) -> Result<(RunKey, u32), String> {
+    /// `runs/<stage>/<variant>/attempts/<n>/<profile>.<ext>` → its key, attempt and repeat (1 for
+    /// `<profile>.<ext>`, k for `<profile>.r<k>.<ext>`), or why the file is out of place.
+    fn run_key(&self, root: &Path, path: &Path) -> Result<(RunKey, u32, u32), String> {
         let rel = path.strip_prefix(root).map_err(|e| e.to_string())?;
         let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
         let (stage, variant, file, number) = match parts.as_slice() {
@@ -769,10 +898,19 @@ impl Study {
         if self.variant(&format!("{stage}/{variant}")).is_none() {
             return Err(format!("stage `{stage}` has no variant `{variant}` in {SPEC_FILE}"));
         }
+        // `<profile>.r<k>.txt` is the k-th measurement (k ≥ 2) of an engine start; a profile whose
+        // id ends that way keeps its own name.
+        let (profile, repeat) = match profile.rsplit_once(".r") {
+            Some((p, k)) if self.profile(profile).is_none() && self.profile(p).is_some() => match k.parse::<u32>() {
+                Ok(n) if n >= 2 && k == n.to_string() => (p, n),
+                _ => return Err(format!("`.r{k}` is not a repeat number (.r2, .r3, ...)")),
+            },
+            _ => (profile, 1),
+        };
         if self.profile(profile).is_none() {
             return Err(format!("no profile `{profile}` in {SPEC_FILE}"));
         }
-        Ok((RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.to_string() }, number))
+        Ok((RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.to_string() }, number, repeat))
     }
 }
 
@@ -782,8 +920,18 @@ pub fn fill_model(text: &str, model: &str) -> String {
     text.replace("{model}", model)
 }
 
+/// The file of the k-th measurement (from 1) of a profile in an engine start: `<profile>.txt`,
+/// then `<profile>.r2.txt`, `<profile>.r3.txt`, ...
+pub fn result_file(profile: &str, k: u32) -> String {
+    if k <= 1 { format!("{profile}.txt") } else { format!("{profile}.r{k}.txt") }
+}
+
+/// The most measurements `repeats` may ask for.
+pub const MAX_REPEATS: u32 = 1000;
+
 /// Values of a run's setup a derived metric may read besides its metrics.
-pub const SETUP_NAMES: &[&str] = &["gpus", "input_tokens", "output_tokens", "total_requests", "max_concurrency"];
+pub const SETUP_NAMES: &[&str] =
+    &["gpus", "replicas", "input_tokens", "output_tokens", "total_requests", "max_concurrency"];
 
 /// The longest id: ids name folders and files (`<profile>.manifest.json`, `<study>.html`), which
 /// file systems limit to 255 bytes.
@@ -928,7 +1076,7 @@ mod tests {
                 .then(|| RecordedFailure { class: FailureClass::Oom, message: String::new() });
             m
         });
-        Attempt { number, run, manifest }
+        Attempt { number, run, repeats: BTreeMap::new(), manifest }
     }
 
     fn chosen(list: &[Attempt]) -> Option<u32> {

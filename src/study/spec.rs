@@ -54,15 +54,24 @@ pub struct Spec {
     /// Canonical metric to maximise (or minimise, for a latency `*_ms` metric).
     #[serde(default = "default_objective")]
     pub objective: Id,
-    /// Canonical metric shown beside the objective.
-    #[serde(default = "default_secondary")]
-    pub secondary: Id,
+    /// Metrics shown beside the objective: one (`"mean_tpot_ms"`) or a list, the first in
+    /// sentences, every one in the tables.
+    #[serde(default = "default_secondary", deserialize_with = "ids")]
+    pub secondary: Vec<Id>,
     /// Differences smaller than this, in percent, are run-to-run noise.
     #[serde(default = "default_noise")]
     pub noise_threshold: f64,
     /// The share of a profile's requests a run must complete (0 to 1); below it the run failed.
     #[serde(default = "default_min_completed")]
     pub min_completed: Spanned<f64>,
+    /// Measurements `perflab run` takes of each configuration on each profile (default 1); a
+    /// stage's or a profile's `repeats` says otherwise for its own runs.
+    #[serde(default)]
+    pub repeats: Option<Spanned<u32>>,
+    /// Takes each repeat in an engine start of its own (start-up variance counts) instead of
+    /// all of them in one start.
+    #[serde(default)]
+    pub repeat_across_restarts: bool,
     /// Profiles the baseline and the optimized configuration are compared on (all by default).
     #[serde(default)]
     pub compare_profiles: Option<Vec<Id>>,
@@ -95,6 +104,10 @@ pub struct Spec {
     /// metrics divide by it.
     #[serde(default)]
     pub gpus: Option<Spanned<u32>>,
+    /// Serving replicas a configuration runs when its variant does not say (default 1);
+    /// per-replica metrics divide by it.
+    #[serde(default)]
+    pub replicas: Option<Spanned<u32>>,
     /// The machine `perflab run` runs on locally: its GPUs, shared out among engines at once.
     #[serde(default)]
     pub local: Option<LocalMachine>,
@@ -228,8 +241,33 @@ fn default_objective() -> Id {
     Spanned::new(0..0, crate::parse::names::TOTAL_TOKEN_THROUGHPUT.to_string())
 }
 
-fn default_secondary() -> Id {
-    Spanned::new(0..0, crate::parse::names::MEAN_TPOT_MS.to_string())
+fn default_secondary() -> Vec<Id> {
+    vec![Spanned::new(0..0, crate::parse::names::MEAN_TPOT_MS.to_string())]
+}
+
+/// One name or a non-empty list of names; each keeps the span of the value it was written in.
+fn ids<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Id>, D::Error> {
+    use serde::de::Error;
+    let value = Spanned::<toml::Value>::deserialize(d)?;
+    let span = value.span();
+    let name = |v: &toml::Value| match v {
+        toml::Value::String(s) => Ok(Spanned::new(span.clone(), s.clone())),
+        other => Err(D::Error::custom(format!("expected a metric name, found a {}", other.type_str()))),
+    };
+    match value.get_ref() {
+        toml::Value::Array(items) if items.is_empty() => {
+            Err(D::Error::custom("expected a metric name or a list of them, found an empty list"))
+        }
+        toml::Value::Array(items) => items.iter().map(name).collect(),
+        one => name(one).map(|id| vec![id]),
+    }
+}
+
+impl Spec {
+    /// The first secondary metric: the one sentences speak of.
+    pub fn first_secondary(&self) -> &Id {
+        &self.secondary[0]
+    }
 }
 
 fn default_noise() -> f64 {
@@ -395,6 +433,9 @@ pub struct Profile {
     /// `["--random-input-len", "{input_tokens}"]`.
     #[serde(default)]
     pub args: Vec<String>,
+    /// Measurements of each configuration on this profile, instead of the study's `repeats`.
+    #[serde(default)]
+    pub repeats: Option<Spanned<u32>>,
 }
 
 /// One step of the greedy search.
@@ -407,12 +448,21 @@ pub struct Stage {
     /// `stage/variant`. By default the configuration adopted after the previous stage.
     #[serde(default)]
     pub base: Option<Id>,
+    /// What the variants build on and the stage is compared against (`stage` or `stage/variant`),
+    /// while the search goes on from the previous stage's configuration: what the stage adopts
+    /// is carried over onto it. Not with `base`.
+    #[serde(default)]
+    pub measured_on: Option<Id>,
     /// Overrides the measured adoption.
     #[serde(default)]
     pub adopt: Option<Adopt>,
     /// Keeps the stage's adopted flags out of the recommended command.
     #[serde(default)]
     pub exclude_from_command: Option<Reason>,
+    /// Measurements of each of the stage's configurations, instead of the profile's or the
+    /// study's `repeats`.
+    #[serde(default)]
+    pub repeats: Option<Spanned<u32>>,
     #[serde(default, deserialize_with = "texts")]
     pub notes: Vec<Text>,
     #[serde(default, deserialize_with = "texts")]
@@ -460,6 +510,10 @@ pub struct Variant {
     /// is the study's `gpus`.
     #[serde(default)]
     pub gpus: Option<Spanned<u32>>,
+    /// Serving replicas this variant's configuration runs (`2` for two TP1 engines behind one
+    /// endpoint), for per-replica metrics; this variant only, default the study's `replicas`.
+    #[serde(default)]
+    pub replicas: Option<Spanned<u32>>,
     /// Flags added to the base, as written on a command line: `--tp-size=8`, `-tp 8`,
     /// `--enable-dp-attention`. A flag the base has already is replaced.
     #[serde(default)]

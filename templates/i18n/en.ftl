@@ -237,7 +237,17 @@ changes-command-launch = The recommended command has changed outside its flags (
 changes-command-before = Before:
 changes-command-after = Now:
 
-## Issue 14: layout, charts, warnings and summaries
+# Issue 16: repeated measurements and confidence intervals
+figure-interval = { $figure } ({ $confidence }% CI { $low }–{ $high })
+adoption-cannot-tell = Cannot tell: { $variant } measured { $gain } against { $base }, but that interval holds zero, so the difference may be noise; { $base } stays until more runs decide (`perflab run --until-confident`).
+adoption-cannot-tell-threshold = Cannot tell: { $variant } measured { $gain } against { $base }; the gain is within the { $threshold } noise threshold, but its interval reaches beyond it, so { $base } stays until more runs decide (`perflab run --until-confident`).
+evidence-single-runs = Every figure on this page comes from a single run: no configuration was measured more than once, so the page cannot give confidence intervals or say how far a second run would land.
+evidence-single-runs-spread = Every figure on this page comes from a single run, so the page cannot give confidence intervals. One configuration was measured by { $count } runs, which show how far runs of the same setup can land apart: { $values }; { $spread } between them.
+evidence-repeats = Each figure is the mean of { $most } runs; a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
+evidence-repeats-range = Each figure is the mean of { $fewest } to { $most } runs of its configuration (a figure from a single run has no range); a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
+changes-figure-unclear = { $before } → { $after } ({ $change }: the runs cannot tell this from noise)
+
+# Issue 14: layout, charts, warnings and summaries
 summary-range = Fastest against slowest:
 summary-runner-up = Against the runner-up, { $variant } ({ $value }): { $gain }.
 summary-over-base = Against { $variant } ({ $value }), the configuration this stage builds on: { $gain }.

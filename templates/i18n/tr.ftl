@@ -215,7 +215,17 @@ changes-command-launch = Önerilen komut, bayrakları dışında değişti (moto
 changes-command-before = Önce:
 changes-command-after = Şimdi:
 
-## Issue 14: layout, charts, warnings and summaries
+# Issue 16: repeated measurements and confidence intervals
+figure-interval = { $figure } (%{ $confidence } güven aralığı { $low }–{ $high })
+adoption-cannot-tell = Karar verilemedi: { $variant }, { $base } yapılandırmasına göre { $gain } ölçüldü, ama bu aralık sıfırı da kapsıyor; fark gürültü olabilir. Daha fazla ölçüm karar verene kadar { $base } korunuyor (`perflab run --until-confident`).
+adoption-cannot-tell-threshold = Karar verilemedi: { $variant }, { $base } yapılandırmasına göre { $gain } ölçüldü; kazanç { $threshold } gürültü eşiğinin içinde, ama aralığı eşiğin ötesine uzanıyor. Daha fazla ölçüm karar verene kadar { $base } korunuyor (`perflab run --until-confident`).
+evidence-single-runs = Bu sayfadaki her değer tek bir ölçümden geliyor: hiçbir yapılandırma birden fazla kez ölçülmediği için sayfa güven aralığı veremiyor, ikinci bir ölçümün nereye düşeceğini de söyleyemiyor.
+evidence-single-runs-spread = Bu sayfadaki her değer tek bir ölçümden geliyor, bu yüzden sayfa güven aralığı veremiyor. Bir yapılandırma { $count } ayrı ölçümle ölçüldü; aynı kurulumun ölçümlerinin birbirinden ne kadar uzak düşebileceğini gösteriyorlar: { $values }; aralarındaki fark { $spread }.
+evidence-repeats = Her değer { $most } ölçümün ortalamasıdır; bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
+evidence-repeats-range = Her değer, yapılandırmasının { $fewest } ile { $most } arasında ölçümünün ortalamasıdır (tek ölçümden gelen bir değerin aralığı yoktur); bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
+changes-figure-unclear = { $before } → { $after } ({ $change }: ölçümler bunu gürültüden ayıramıyor)
+
+# Issue 14: layout, charts, warnings and summaries
 summary-range = En hızlı ile en yavaş varyantın karşılaştırması:
 summary-runner-up = İkinci sıradaki { $variant } ({ $value }) karşısında: { $gain }.
 summary-over-base = Bu aşamanın üzerine kurulduğu { $variant } ({ $value }) karşısında: { $gain }.

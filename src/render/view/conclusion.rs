@@ -64,13 +64,13 @@ impl Ctx<'_> {
             return self.c.msg("value-missing");
         };
         let a = self.analysis;
-        Ok(format!(
-            "{}: {}{sep}{}: {}",
-            self.metric_name(&a.objective)?,
-            self.value(&a.objective, m.value)?,
-            self.metric_name(&a.secondary)?,
-            self.value(&a.secondary, m.secondary)?
-        ))
+        let shown = [(&a.objective, m.value), (&a.secondary, m.secondary)]
+            .into_iter()
+            .chain(a.also.iter().zip(m.also.iter().copied()));
+        let parts: Vec<String> = shown
+            .map(|(metric, value)| Ok(format!("{}: {}", self.metric_name(metric)?, self.value(metric, value)?)))
+            .collect::<Result<_, I18nError>>()?;
+        Ok(parts.join(sep))
     }
 
     fn change_cell(&self, s: &crate::analysis::Scenario) -> Result<String, I18nError> {
@@ -82,7 +82,7 @@ impl Ctx<'_> {
             [&s.baseline, &s.optimized].into_iter().flatten().all(|m| m.status == crate::analysis::RunStatus::Ok);
         let mut text = match self.ratio(p, trusted) {
             Some(ratio) => ratio?,
-            None => self.signed_marked(p, trusted)?,
+            None => self.gain_figure(p, s.change_interval, trusted)?,
         };
         if s.regression {
             text = self.c.fmt("change-regression", &[("change", &text)])?;

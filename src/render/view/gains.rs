@@ -1,7 +1,6 @@
 //! How a gain of the objective is shown: in percent or as a speedup, marked as a gain or a loss.
 
 use super::Ctx;
-use crate::analysis::{Delta, Trend};
 use crate::render::i18n::{Arg, I18nError};
 
 impl Ctx<'_> {
@@ -42,18 +41,6 @@ impl Ctx<'_> {
 
     /// A signed gain of the objective marked as a gain or a loss (green or red on the site).
     pub(in crate::render) fn signed(&self, p: f64) -> Result<String, I18nError> {
-        self.signed_marked(p, true)
-    }
-
-    /// A signed gain of the objective, marked as a gain or a loss only when `marked` (a figure
-    /// from a run that lost requests is not drawn as a gain).
-    pub(super) fn signed_marked(&self, p: f64, marked: bool) -> Result<String, I18nError> {
-        let p = self.shown_gain(p);
-        let text = self.percent(p, true)?;
-        Ok(match Delta::new(p, 0.0).trend {
-            Trend::Higher if marked => format!("<span class=\"gain\">{text}</span>"),
-            Trend::Lower if marked => format!("<span class=\"loss\">{text}</span>"),
-            _ => text,
-        })
+        self.gain_figure(p, None, true)
     }
 }

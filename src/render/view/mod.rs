@@ -9,6 +9,7 @@
 
 mod chart_data;
 mod conclusion;
+mod evidence;
 mod gains;
 mod results;
 mod setup;
@@ -169,6 +170,8 @@ pub struct PageView {
     pub age: super::age::AgeView,
     /// What changed since the previous measurement, when there is one.
     pub changes: Option<super::age::ChangesView>,
+    /// How many runs stand behind the figures (single runs, or means of repeats).
+    pub evidence: String,
 }
 
 /// A table cell: no line breaks, no column separators.
@@ -306,6 +309,7 @@ pub fn build(
         (c.msg("export-json")?, markdown::url_path(&format!("{}{}.json", links.data, study.id))),
     ];
     Ok(PageView {
+        evidence: x.evidence()?,
         comparison_chart,
         progression_chart,
         exports,
@@ -359,7 +363,8 @@ pub fn age_line(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Strin
 /// The index line of a study: its total gain on the target profile, as HTML.
 pub fn headline(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
     let x = Ctx::new(study, analysis, c);
-    let gain = analysis.total_gain.map_or(c.msg("value-missing"), |g| x.signed(g))?;
+    let gain =
+        analysis.total_gain.map_or(c.msg("value-missing"), |g| x.signed_with(g, analysis.total_gain_interval))?;
     let profile = super::html::escape(study.profile(&analysis.target_profile).map_or("", |p| p.name.get(&c.locale)));
     c.fmt("site-headline", &[("gain", &gain), ("metric", &x.metric_name(&analysis.objective)?), ("profile", &profile)])
 }

@@ -29,7 +29,9 @@ impl Ctx<'_> {
         if let Some(m) = &vs.model {
             changes.push(c.fmt("variant-change-model", &[("model", &markdown::code(m.get_ref()))])?);
         }
-        changes.extend(vs.flags.iter().map(|f| markdown::code(f.get_ref())));
+        // `{model}` in a flag is the variant's checkpoint, or the study's model.
+        let model = vs.model.as_ref().map_or(self.study.spec.model.as_str(), |m| m.get_ref().as_str());
+        changes.extend(vs.flags.iter().map(|f| markdown::code(&crate::study::fill_model(f.get_ref(), model))));
         for f in &vs.unset {
             changes.push(c.fmt("variant-change-unset", &[("flag", &markdown::code(f.get_ref()))])?);
         }

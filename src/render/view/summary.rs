@@ -93,19 +93,22 @@ impl Ctx<'_> {
         let base = x.label(&sa.base);
         let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.percent(x.shown_gain(g), true));
         Ok(match &sa.adoption {
-            Adoption::Adopted { variant, gain_percent, .. } => c.fmt(
+            Adoption::Adopted { variant, gain_percent, interval, .. } => c.fmt(
                 "adoption-adopted",
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
-                    ("gain", &gain(Some(*gain_percent))?),
+                    ("gain", &x.gain_with(*gain_percent, *interval)?),
                     ("base", &base),
                 ],
             )?,
-            Adoption::WithinNoise { variant, gain_percent, .. } => c.fmt(
+            Adoption::CannotTell { variant, .. } => {
+                x.cannot_tell(&sa.adoption, &x.label(&format!("{}/{variant}", sa.id)), &base)?
+            }
+            Adoption::WithinNoise { variant, gain_percent, interval, .. } => c.fmt(
                 "adoption-within-noise",
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
-                    ("gain", &gain(Some(*gain_percent))?),
+                    ("gain", &x.gain_with(*gain_percent, *interval)?),
                     ("threshold", &x.percent(a.noise_threshold, false)?),
                     ("base", &base),
                 ],
@@ -189,37 +192,51 @@ impl Ctx<'_> {
             cell(&baseline_label),
             cell(&x.value(&a.objective, a.baseline_measure.as_ref().and_then(|m| m.value))?),
             cell(&x.value(&a.secondary, a.baseline_measure.as_ref().and_then(|m| m.secondary))?),
-            dash.clone(),
-            dash.clone(),
         ]];
+        option_rows[0].extend(x.also_cells(a.baseline_measure.as_ref().map(|m| &m.also[..]))?);
+        option_rows[0].extend([dash.clone(), dash.clone()]);
         for o in &a.options {
-            option_rows.push(vec![
+            let mut row = vec![
                 cell(&x.stage_title(&o.stage)),
                 cell(&o.best.as_ref().map_or(dash.clone(), |b| x.label(&format!("{}/{b}", o.stage)))),
                 cell(&x.value(&a.objective, o.value)?),
                 cell(&x.value(&a.secondary, o.secondary)?),
-                o.vs_baseline.map_or(Ok(dash.clone()), |p| x.signed(p))?,
-                o.step.map_or(Ok(dash.clone()), |p| x.signed(p))?,
-            ]);
+            ];
+            row.extend(x.also_cells(Some(&o.also))?);
+            row.push(o.vs_baseline.map_or(Ok(dash.clone()), |p| x.signed(p))?);
+            row.push(o.step.map_or(Ok(dash.clone()), |p| x.signed_with(p, o.step_interval))?);
+            option_rows.push(row);
         }
-        option_rows.push(vec![
+        let mut total = vec![
             cell(&c.msg("options-total")?),
             cell(&x.label(&a.optimized.source)),
             cell(&x.value(&a.objective, a.optimized_measure.as_ref().and_then(|m| m.value))?),
             cell(&x.value(&a.secondary, a.optimized_measure.as_ref().and_then(|m| m.secondary))?),
-            a.total_gain.map_or(Ok(dash.clone()), |p| x.signed(p))?,
-            a.total_gain.map_or(Ok(dash.clone()), |p| x.signed(p))?,
-        ]);
-        Ok(Table {
-            headers: vec![
-                c.msg("options-stage")?,
-                c.msg("options-best")?,
-                x.metric_name(&a.objective)?,
-                x.metric_name(&a.secondary)?,
-                c.msg("options-vs-baseline")?,
-                c.msg("options-step")?,
-            ],
-            rows: option_rows,
-        })
+        ];
+        total.extend(x.also_cells(a.optimized_measure.as_ref().map(|m| &m.also[..]))?);
+        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.signed_with(p, a.total_gain_interval))?);
+        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.signed_with(p, a.total_gain_interval))?);
+        option_rows.push(total);
+        let mut headers = vec![
+            c.msg("options-stage")?,
+            c.msg("options-best")?,
+            x.metric_name(&a.objective)?,
+            x.metric_name(&a.secondary)?,
+        ];
+        for metric in &a.also {
+            headers.push(x.metric_name(metric)?);
+        }
+        headers.extend([c.msg("options-vs-baseline")?, c.msg("options-step")?]);
+        Ok(Table { headers, rows: option_rows })
+    }
+
+    /// The cells of the further secondary metrics (`values` in their order; none: every one missing).
+    fn also_cells(&self, values: Option<&[Option<f64>]>) -> Result<Vec<String>, I18nError> {
+        let a = self.analysis;
+        a.also
+            .iter()
+            .enumerate()
+            .map(|(i, metric)| Ok(cell(&self.value(metric, values.and_then(|v| v.get(i).copied().flatten()))?)))
+            .collect()
     }
 }
