@@ -319,7 +319,7 @@ pub fn progression(
     let mut wide = String::new();
     let titles = wrap(title, WIDE - 2.0 * MARGIN, TITLE_FONT, 2);
     let n = points.len().max(1);
-    let (end, step) = axis(points.iter().map(|p| p.1).fold(0.0, f64::max) * 1.1);
+    let (end, step) = axis(points.iter().map(|p| p.1).fold(0.0, f64::max));
     let x0 = MARGIN + 70.0;
     let plot_w = WIDE - MARGIN - x0 - 10.0;
     let slot = plot_w / n as f64;
@@ -357,14 +357,19 @@ pub fn progression(
     for (i, (label, v)) in points.iter().enumerate() {
         let (x, y) = (x_of(i), y_of(*v));
         let _ = write!(wide, r#"<circle cx="{x:.1}" cy="{y:.1}" r="4" fill="{OPTIMIZED}"/>"#);
-        // The value sits above its point unless the line leaves or reaches it from above; then
-        // below. A white halo keeps it clear of the line either way.
+        // The value goes where the line is not: above its point when neither neighbour is
+        // higher, below on the side the line does not come from otherwise. A white halo keeps
+        // it legible where a steep line passes close.
         let higher = |j: Option<usize>| j.and_then(|j| points.get(j)).is_some_and(|p| p.1 > *v);
-        let below = higher(i.checked_sub(1)) || higher(Some(i + 1));
-        let ty = if below { y + 20.0 } else { y - 10.0 };
+        let (tx, ty, anchor) = match (higher(i.checked_sub(1)), higher(Some(i + 1))) {
+            (false, false) => (x, y - 10.0, "middle"),
+            (false, true) => (x + 6.0, y + 18.0, "start"),
+            (true, false) => (x - 6.0, y + 18.0, "end"),
+            (true, true) => (x, y + 20.0, "middle"),
+        };
         let _ = write!(
             wide,
-            r##"<text x="{x:.1}" y="{ty:.1}" text-anchor="middle" fill="{TEXT}" stroke="#ffffff" stroke-width="4" paint-order="stroke">{}</text>"##,
+            r##"<text x="{tx:.1}" y="{ty:.1}" text-anchor="{anchor}" fill="{TEXT}" stroke="#ffffff" stroke-width="4" paint-order="stroke">{}</text>"##,
             esc(&format(*v))
         );
         for (k, line) in wrap(label, slot - 6.0, FONT, 3).iter().enumerate() {
@@ -422,6 +427,49 @@ mod tests {
         assert!(chart.wide.contains(">10000</text>") || chart.wide.contains(">9500</text>"), "{}", chart.wide);
         assert!(!chart.wide.contains(">12000</text>") && !chart.wide.contains(">27000</text>"));
         assert_eq!(axis(8968.0), (10000.0, 2000.0));
+    }
+
+    /// The number of an attribute of an SVG element's text.
+    fn attr(tag: &str, name: &str) -> f64 {
+        let start = tag.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        tag[start..start + tag[start..].find('"').unwrap()].parse().unwrap()
+    }
+
+    #[test]
+    fn the_progression_line_never_crosses_a_value() {
+        let f = |v: f64| format!("{v:.2}");
+        for values in
+            [[5481.9, 6487.5, 7011.2, 13761.0, 14451.1, 17525.8], [9000.0, 3000.0, 9000.0, 3000.0, 9000.0, 100.0]]
+        {
+            let points: Vec<(String, f64)> = values.iter().enumerate().map(|(i, v)| (format!("s{i}"), *v)).collect();
+            let wide = progression("p", "tok/s", &points, &f, &f).wide;
+            let line = &wide[wide.find("<polyline points=\"").unwrap() + 18..];
+            let line: Vec<(f64, f64)> = line[..line.find('"').unwrap()]
+                .split(' ')
+                .map(|p| p.split_once(',').map(|(x, y)| (x.parse().unwrap(), y.parse().unwrap())).unwrap())
+                .collect();
+            for tag in wide.split("<text").filter(|t| t.contains("paint-order")) {
+                let (x, y) = (attr(tag, "x"), attr(tag, "y"));
+                let text = &tag[tag.find('>').unwrap() + 1..tag.find("</text>").unwrap()];
+                let w = text_width(text, FONT);
+                let left = if tag.contains("\"start\"") {
+                    x
+                } else if tag.contains("\"end\"") {
+                    x - w
+                } else {
+                    x - w / 2.0
+                };
+                for pair in line.windows(2) {
+                    for k in 0..=200 {
+                        let t = k as f64 / 200.0;
+                        let (px, py) =
+                            (pair[0].0 + (pair[1].0 - pair[0].0) * t, pair[0].1 + (pair[1].1 - pair[0].1) * t);
+                        let inside = px > left && px < left + w && py > y - FONT && py < y + 2.0;
+                        assert!(!inside, "the line crosses {text} at ({px:.0}, {py:.0})");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

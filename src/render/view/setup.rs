@@ -19,9 +19,8 @@ pub(super) struct Setup {
 
 impl Ctx<'_> {
     /// The benchmark command of a profile against the optimized configuration, as a reader
-    /// would paste it: the model, the host and the engine's port filled in. A port perflab picks
-    /// at each start is left out of the published serving command, so the engine listens on its
-    /// own default: the benchmark command reads it from `$PORT`, which the reader sets.
+    /// would paste it: the model, the host and the engine's port filled in; `None` when the
+    /// engine's port is one perflab picks at each start.
     fn bench_command(&self, profile: &Profile) -> Option<String> {
         use crate::exec::command::{HOST, Port, engine_argv, engine_port, join, shown_bench_argv};
         let config = crate::study::Config::new(&self.analysis.optimized.engine);
@@ -30,11 +29,9 @@ impl Ctx<'_> {
         let port = engine_argv(self.study, &config)
             .ok()
             .and_then(|words| engine_port(&words, engine.and_then(|e| e.ready_url.as_deref())).ok());
-        let text = join(&argv).replace("{host}", HOST);
-        Some(match port {
-            Some(Port::Fixed(p)) => text.replace("{port}", &p.to_string()),
-            _ => text.replace("{port}", "$PORT"),
-        })
+        // A port perflab picks at each start is not one a reader can paste: no command then.
+        let Some(Port::Fixed(port)) = port else { return None };
+        Some(join(&argv).replace("{host}", HOST).replace("{port}", &port.to_string()))
     }
 
     pub(super) fn setup(&self) -> Result<Setup, I18nError> {
