@@ -2,41 +2,23 @@
 //! engine start, across attempts that repeat), the intervals and the adoption rule they feed,
 //! what a page says about them, and a configuration measured by two stages kept apart.
 
+#[macro_use]
+mod common;
+
 use perflab::analysis::{Adoption, Analysis, analyze};
 use perflab::render::{Flavor, Links, Renderer};
 use perflab::study::Study;
 
-const HEAD: &str = r#"
+const HEAD: &str = concat!(
+    r#"
 model = "m"
 baseline = "s1/a"
 target_profile = "p"
 noise_threshold = 2
 
-[title]
-en = "Synthetic"
-
-[hardware]
-en = "one GPU"
-
-[benchmark]
-tool = "vllm bench serve"
-
-[[engine]]
-id = "e"
-name = "Engine"
-version = "1"
-command = "serve {model}"
-
-[[profile]]
-id = "p"
-name = { en = "Profile" }
-dataset = "random"
-total_requests = 100
-
-[[stage]]
-id = "s1"
-title = { en = "First" }
-
+"#,
+    synthetic_setup!(),
+    r#"
 [[stage.variant]]
 id = "a"
 label = "A"
@@ -47,18 +29,11 @@ id = "b"
 label = "B"
 engine = "e"
 flags = ["--fast"]
-"#;
+"#
+);
 
 fn block(tps: f64) -> String {
-    format!(
-        "============ Serving Benchmark Result ============\n\
-         Successful requests:                     100\n\
-         Benchmark duration (s):                  10.00\n\
-         Total generated tokens:                  1000\n\
-         Total Token throughput (tok/s):          {tps:.2}\n\
-         Mean TPOT (ms):                          10.00\n\
-         ==================================================\n"
-    )
+    common::vllm_block(tps, 10.0, "")
 }
 
 /// A study whose variants `a` and `b` hold these measurements each, in one folder:

@@ -2,67 +2,41 @@
 //! outcome, ties, a lower-is-better objective, configuration identity, every warning kind, and
 //! plurals and number grouping on the page.
 
+#[macro_use]
+mod common;
+
 use perflab::analysis::{Adoption, Analysis, NoResultReason, Warning, analyze};
 use perflab::render::{Flavor, Links, Renderer};
 use perflab::study::Study;
 
 /// The top of every synthetic study: one engine, one profile of 100 requests, a first stage
 /// holding only the baseline. `{objective}` and `{threshold}` are filled in.
-const HEAD: &str = r#"
+const HEAD: &str = concat!(
+    r#"
 model = "m"
 baseline = "s1/base"
 target_profile = "p"
 objective = "{objective}"
 noise_threshold = {threshold}
 
-[title]
-en = "Synthetic"
-
-[hardware]
-en = "one GPU"
-
-[benchmark]
-tool = "vllm bench serve"
-
-[[engine]]
-id = "e"
-name = "Engine"
-version = "1"
-command = "serve {model}"
-
-[[profile]]
-id = "p"
-name = { en = "Profile" }
-dataset = "random"
-total_requests = 100
-
-[[stage]]
-id = "s1"
-title = { en = "First" }
-
+"#,
+    synthetic_setup!(),
+    r#"
 [[stage.variant]]
 id = "base"
 label = "Base"
 engine = "e"
-"#;
+"#
+);
 
 /// A vLLM block of a run with `tps` total tokens a second and `duration` seconds.
 fn block(tps: f64, duration: f64) -> String {
-    block_with(tps, duration, "")
+    common::vllm_block(tps, duration, "")
 }
 
 /// A block with extra lines before the closing line.
 fn block_with(tps: f64, duration: f64, extra: &str) -> String {
-    format!(
-        "============ Serving Benchmark Result ============\n\
-         Successful requests:                     100\n\
-         Benchmark duration (s):                  {duration:.2}\n\
-         Total generated tokens:                  1000\n\
-         Total Token throughput (tok/s):          {tps:.2}\n\
-         Mean TPOT (ms):                          10.00\n\
-         {extra}\
-         ==================================================\n"
-    )
+    common::vllm_block(tps, duration, extra)
 }
 
 /// A study in a temporary folder: `stages` is TOML after the first stage, `runs` are

@@ -207,3 +207,51 @@ engine = "sim"
     std::fs::write(dir.join("study.toml"), spec).unwrap();
     (tmp, dir)
 }
+
+/// The setup of the tiny synthetic studies of the rules tests: title, hardware, one engine `e`,
+/// one profile `p` of 100 requests, and the opening of a first stage `s1` (its variants follow).
+#[allow(unused_macros)]
+macro_rules! synthetic_setup {
+    () => {
+        r#"[title]
+en = "Synthetic"
+
+[hardware]
+en = "one GPU"
+
+[benchmark]
+tool = "vllm bench serve"
+
+[[engine]]
+id = "e"
+name = "Engine"
+version = "1"
+command = "serve {model}"
+
+[[profile]]
+id = "p"
+name = { en = "Profile" }
+dataset = "random"
+total_requests = 100
+
+[[stage]]
+id = "s1"
+title = { en = "First" }
+"#
+    };
+}
+
+/// A vLLM block of a run of 100 requests with `tps` total tokens a second and `duration`
+/// seconds, with `extra` lines before the closing line.
+pub fn vllm_block(tps: f64, duration: f64, extra: &str) -> String {
+    format!(
+        "============ Serving Benchmark Result ============\n\
+         Successful requests:                     100\n\
+         Benchmark duration (s):                  {duration:.2}\n\
+         Total generated tokens:                  1000\n\
+         Total Token throughput (tok/s):          {tps:.2}\n\
+         Mean TPOT (ms):                          10.00\n\
+         {extra}\
+         ==================================================\n"
+    )
+}
