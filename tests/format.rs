@@ -119,7 +119,7 @@ fn a_checkpoint_replaces_the_model_everywhere_and_once() {
     // What `perflab run` starts and benchmarks: the checkpoint, on the engine and in the client.
     let chain = perflab::analysis::resolve(&study);
     let config = &chain.variant("quantization/fp8").unwrap().point.config;
-    let argv = perflab::exec::command::engine_argv(&study, config).unwrap();
+    let argv = perflab::study::command::engine_argv(&study, config).unwrap();
     assert_eq!(argv.iter().filter(|w| *w == "org/M-FP8").count(), 2, "{argv:?}");
     assert_eq!(argv.iter().filter(|w| *w == "--model-path").count(), 1, "{argv:?}");
     let bench = "vllm bench serve --model {model} --num-prompts {total_requests}";
@@ -128,7 +128,7 @@ fn a_checkpoint_replaces_the_model_everywhere_and_once() {
         .replace("tool = \"vllm bench serve\"", &format!("tool = \"vllm bench serve\"\ncommand = \"{bench}\""));
     std::fs::write(dir.join("study.toml"), text).unwrap();
     let study = Study::load(&dir).unwrap();
-    let argv = perflab::exec::command::bench_argv(&study, config, study.profile("p").unwrap()).unwrap();
+    let argv = perflab::study::command::bench_argv(&study, config, study.profile("p").unwrap()).unwrap();
     assert_eq!(argv[..5], ["vllm", "bench", "serve", "--model", "org/M-FP8"]);
 }
 

@@ -310,14 +310,14 @@ pub fn command(study: &Study, source: &str, config: &Config) -> Command {
         .iter()
         .map(|f| Flag::parse(&crate::study::fill_model(&f.text, &model), &aliases).unwrap_or_else(|| f.clone()))
         .collect();
-    let words = crate::exec::command::split(&published).unwrap_or_default();
+    let words = crate::study::command::split(&published).unwrap_or_default();
     let (inline, rest): (Vec<&Flag>, Vec<&Flag>) =
         flags.iter().partition(|f| words.iter().any(|w| Flag::parse(w, &aliases).is_some_and(|t| t.key == f.key)));
     let launch = if inline.is_empty() {
         published
     } else {
         let only = Config { flags: inline.into_iter().cloned().collect(), ..Config::new(&config.engine) };
-        crate::exec::command::join(&only.apply_to(&words, &aliases))
+        crate::study::command::join(&only.apply_to(&words, &aliases))
     };
     let mut env = engine.map(|e| e.env.clone()).unwrap_or_default();
     env.extend(config.env.clone());

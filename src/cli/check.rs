@@ -17,7 +17,7 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
             Ok(study) => {
                 let found = analysis::check(&study);
                 // Engines `perflab run` could not benchmark: their port cannot be known.
-                for w in crate::exec::command::address_warnings(&study) {
+                for w in crate::study::command::address_warnings(&study) {
                     println!("{w}");
                 }
                 if found.is_empty() {

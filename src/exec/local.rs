@@ -2,9 +2,9 @@
 //! backend for a cluster scheduler implements [`Backend`] and runs this one on its nodes
 //! (see [`super::slurm`]).
 
-use super::command::{HOST, Port};
 use super::plan::Job;
 use crate::study::FailureClass;
+use crate::study::command::{HOST, Port};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::process::CommandExt;

@@ -2,7 +2,6 @@
 //! runs them stage by stage ([`runner`]), through a [`Backend`] that starts the processes: on
 //! this machine ([`local`]) or as jobs of a Slurm cluster ([`slurm`]).
 
-pub mod command;
 pub mod local;
 pub mod plan;
 pub mod runner;

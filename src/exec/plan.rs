@@ -1,7 +1,7 @@
 //! Which runs a study needs, given what is on disk.
 
-use super::command;
 use crate::analysis::{Chain, Point, resolve};
+use crate::study::command;
 use crate::study::{Config, FailureClass, Flag, FlagChanges, RunKey, Study};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};

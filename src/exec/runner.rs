@@ -4,9 +4,9 @@
 //! with a manifest a profile; results are written durably; a killed runner's engines are
 //! stopped on the next start, and its cluster jobs adopted.
 
-use super::command::{self, HOST, Port};
 use super::local::{self, Backend, EngineRecord, Event, Interrupt, Launch};
 use super::plan::{Job, plan};
+use crate::study::command::{self, HOST, Port};
 use crate::study::{
     ATTEMPTS_DIR, ENGINE_LOG, FailureClass, MANIFEST_SUFFIX, Manifest, RUNS_DIR, RecordedFailure, RunState, Study,
 };

@@ -1,7 +1,6 @@
 //! Pages from analyses: tera templates (`templates/`, built in and overridable file by file),
 //! Fluent catalogs ([`i18n`]) and the page view ([`view`]).
 
-pub mod age;
 pub mod charts;
 pub mod exports;
 pub mod html;

@@ -13,6 +13,7 @@
 //! [`Attempt::select`]. A variant whose configuration is identical to one measured earlier needs
 //! no run file: the earlier run is reused.
 
+pub mod command;
 mod config;
 mod history;
 mod manifest;

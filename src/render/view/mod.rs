@@ -7,6 +7,7 @@
 //! [`warnings`], [`results`] (other scenarios, accuracy, raw results), [`gains`] (how a
 //! gain is shown) and [`chart_data`] (the charts' bars and points).
 
+pub mod age;
 mod chart_data;
 mod conclusion;
 mod evidence;
@@ -170,9 +171,9 @@ pub struct PageView {
     /// (label, link) of the CSV and JSON exports.
     pub exports: Vec<(String, String)>,
     /// Which engine versions measured the results shown, and when.
-    pub age: super::age::AgeView,
+    pub age: age::AgeView,
     /// What changed since the previous measurement, when there is one.
-    pub changes: Option<super::age::ChangesView>,
+    pub changes: Option<age::ChangesView>,
     /// How many runs stand behind the figures (single runs, or means of repeats).
     pub evidence: String,
 }
@@ -364,7 +365,7 @@ pub fn changes(
     analysis: &Analysis,
     c: &Catalog,
     diff: &crate::analysis::Diff,
-) -> Result<super::age::ChangesView, I18nError> {
+) -> Result<age::ChangesView, I18nError> {
     Ctx::new(study, analysis, c).changes(diff)
 }
 

@@ -1,8 +1,8 @@
 //! The experiment's setup: model, hardware, benchmark and profiles; and how a command is shown.
 
 use super::Ctx;
+use super::age::{AgeView, ChangesView};
 use crate::analysis::Command;
-use crate::render::age::{AgeView, ChangesView};
 use crate::render::i18n::I18nError;
 use crate::render::markdown;
 use crate::study::{Profile, Rate};
@@ -22,7 +22,7 @@ impl Ctx<'_> {
     /// would paste it: the model, the host and the engine's port filled in; `None` when the
     /// engine's port is one perflab picks at each start.
     fn bench_command(&self, profile: &Profile) -> Option<String> {
-        use crate::exec::command::{HOST, Port, engine_argv, engine_port, join, shown_bench_argv};
+        use crate::study::command::{HOST, Port, engine_argv, engine_port, join, shown_bench_argv};
         let config = crate::study::Config::new(&self.analysis.optimized.engine);
         let argv = shown_bench_argv(self.study, &config, profile).ok()?;
         let engine = self.study.engine(&config.engine);

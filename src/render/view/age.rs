@@ -2,14 +2,14 @@
 //! when, the warning when they mix versions or no longer match the study, and what changed
 //! since the previous measurement. `perflab diff` prints the last part on its own.
 
-use super::i18n::I18nError;
-use super::markdown::{code, plain};
-use super::view::{Ctx, Table, cell};
+use super::{Ctx, Table, cell};
 use crate::analysis::diff::{Change, Diff};
 use crate::analysis::history::{EngineAge, VersionAge};
 use crate::analysis::{Delta, Trend};
 use crate::exec::Stale;
 use crate::metric::Metric;
+use crate::render::i18n::I18nError;
+use crate::render::markdown::{code, plain};
 use crate::study::FlagChanges;
 use serde::Serialize;
 
@@ -278,7 +278,7 @@ impl Ctx<'_> {
         if command.is_empty() {
             command.push(c.msg(if same { "changes-command-same" } else { "changes-command-launch" })?);
         }
-        let shown = |cmd: &crate::analysis::Command| (!same).then(|| super::view::shell(cmd));
+        let shown = |cmd: &crate::analysis::Command| (!same).then(|| super::shell(cmd));
         Ok(ChangesView {
             intro,
             stages,
