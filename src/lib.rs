@@ -16,6 +16,7 @@ pub mod render;
 pub mod sim;
 pub mod site;
 pub mod study;
+pub mod text;
 
 pub use metric::{Direction, Metric, Unit};
 pub use parse::{Block, Format, ParseError, Parsed, parse_str, parse_text};

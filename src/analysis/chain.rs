@@ -110,6 +110,12 @@ impl Chain {
         self.stages.iter().find(|x| x.id == s)?.variants.iter().find(|x| x.id == v)
     }
 
+    /// The configuration a run of `stage/variant` measures as the search stands now.
+    pub fn config_of(&self, key: &RunKey) -> Option<&Config> {
+        let stage = self.stages.iter().find(|s| s.id == key.stage)?;
+        stage.variants.iter().find(|v| v.id == key.variant).map(|v| &v.point.config)
+    }
+
     /// The configuration after the last stage.
     pub fn last(&self) -> &Point {
         self.stages.last().map_or(&self.baseline, |s| &s.after)

@@ -1,25 +1,13 @@
-//! Differences between two measurements: the arithmetic behind every "+x%" on a page.
+//! Differences between two measurements: which way a value moved ([`Trend`]) and by how much
+//! ([`Delta`]); the percentages themselves are [`crate::metric::percent_change`] and
+//! [`crate::metric::improvement`].
 
+use crate::metric::percent_change;
 use serde::Serialize;
 
 /// Figures are shown with two decimals; differences smaller than half a unit of the last shown
 /// digit read as "no change".
 pub const SHOWN_DECIMALS: i32 = 2;
-
-/// `new` relative to `reference`, in percent of `reference`: +10 means 10% more.
-/// `None` when the reference is zero and the new value is not (no meaningful ratio).
-pub fn percent_change(new: f64, reference: f64) -> Option<f64> {
-    if reference == 0.0 {
-        return (new == 0.0).then_some(0.0);
-    }
-    Some((new - reference) / reference.abs() * 100.0)
-}
-
-/// How much better `new` is than `reference`, in percent of `reference`, for a metric where
-/// higher is better or (with `lower_is_better`) lower is better. Positive is an improvement.
-pub fn improvement(new: f64, reference: f64, lower_is_better: bool) -> Option<f64> {
-    percent_change(new, reference).map(|p| if lower_is_better { -p } else { p })
-}
 
 /// Which way a value moved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -75,16 +63,6 @@ mod tests {
         assert_eq!(percent_change(0.0, 0.0), Some(0.0));
         let d = Delta::new(3.0, 0.0);
         assert_eq!((d.diff, d.percent, d.trend), (3.0, None, Trend::Higher));
-    }
-
-    #[test]
-    fn lower_is_better_turns_a_reduction_into_a_gain() {
-        // Mean TPOT from 594.26 ms to 266.89 ms: 55.09% better.
-        let gain = improvement(266.89, 594.26, true).unwrap();
-        assert!((gain - 55.09).abs() < 0.005, "{gain}");
-        let gain = improvement(13760.98, 5881.79, false).unwrap();
-        assert!((gain - 133.96).abs() < 0.005, "{gain}");
-        assert!(improvement(110.0, 100.0, true).unwrap() < 0.0);
     }
 
     #[test]

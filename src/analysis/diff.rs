@@ -1,10 +1,10 @@
 //! What changed between two states of a study: the results that stood before its newest
 //! re-measurements (or at a git revision) and the results that stand now.
 
-use super::delta::percent_change;
 use super::stats::Interval;
 use super::{Analysis, Measure, analyze_results};
-use crate::metric::Metric;
+use crate::metric::{Metric, percent_change};
+use crate::study::command::Command;
 use crate::study::{Flag, FlagChanges, Study};
 use serde::Serialize;
 
@@ -67,8 +67,8 @@ pub struct ProfileChange {
 /// The recommended command before and after.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CommandChange {
-    pub before: super::Command,
-    pub after: super::Command,
+    pub before: Command,
+    pub after: Command,
     /// The flags' changes (by name; across engines when the engine changed too).
     pub flags: FlagChanges,
 }
@@ -135,8 +135,7 @@ pub(super) fn compare(b: &Analysis, a: &Analysis, now: &Study, since: Option<&st
             }
         })
         .collect();
-    let flags =
-        |c: &super::Command| c.flags.iter().filter_map(|f| Flag::parse(f, &Default::default())).collect::<Vec<_>>();
+    let flags = |c: &Command| c.flags.iter().filter_map(|f| Flag::parse(f, &Default::default())).collect::<Vec<_>>();
     let recommended = CommandChange {
         before: b.recommended.clone(),
         after: a.recommended.clone(),

@@ -3,8 +3,7 @@
 //! earlier results a re-measurement superseded (kept on disk, listed in the exports).
 
 use super::{Analysis, Chain};
-use crate::exec::plan::{Stale, config_of, staleness};
-use crate::study::{Attempt, RunKey, Study};
+use crate::study::{Attempt, RunKey, Stale, Study, staleness};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -89,7 +88,7 @@ fn runs_read(a: &Analysis) -> BTreeSet<RunKey> {
 pub fn age(study: &Study, chain: &Chain, a: &Analysis) -> Age {
     let mut runs = Vec::new();
     for key in runs_read(a) {
-        let Some(config) = config_of(chain, &key) else { continue };
+        let Some(config) = chain.config_of(&key) else { continue };
         let was = study.provenance(&key);
         runs.push(Measured {
             run: key.name(),

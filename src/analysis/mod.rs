@@ -19,9 +19,9 @@ pub use warnings::Warning;
 
 use crate::diag::Diagnostic;
 use crate::metric::Metric;
-use crate::study::{Config, FailureClass, Flag, RunKey, Study};
+use crate::study::command::{self, Command};
+use crate::study::{Config, FailureClass, RunKey, Study};
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// A measured value of the objective and the secondary metric.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,21 +56,6 @@ impl Measure {
     pub fn sample(study: &Study, key: &RunKey) -> Option<Sample> {
         Sample::of(&study.values(key, study.spec.objective.get_ref()))
     }
-}
-
-/// A configuration as a command.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Command {
-    /// `stage/variant` it comes from.
-    pub source: String,
-    pub engine: String,
-    /// The engine's launch command with the model filled in.
-    pub launch: String,
-    /// The model (or checkpoint) it serves: what `{model}` in a flag stands for.
-    pub model: String,
-    /// Flags as written, in order.
-    pub flags: Vec<String>,
-    pub env: BTreeMap<String, String>,
 }
 
 /// How a variant fared.
@@ -296,41 +281,6 @@ fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
     })
 }
 
-/// The command of a configuration.
-pub fn command(study: &Study, source: &str, config: &Config) -> Command {
-    let engine = study.engine(&config.engine);
-    let model = study.model_of(config);
-    let published = engine.map_or(String::new(), |e| e.published_command(&model));
-    let aliases = engine.map(|e| e.aliases.clone()).unwrap_or_default();
-    // The configuration's flags with the checkpoint filled in. A flag the launch command
-    // already has takes the configuration's value there; the others are listed after it. Each
-    // flag appears once.
-    let flags: Vec<Flag> = config
-        .flags
-        .iter()
-        .map(|f| Flag::parse(&crate::study::fill_model(&f.text, &model), &aliases).unwrap_or_else(|| f.clone()))
-        .collect();
-    let words = crate::study::command::split(&published).unwrap_or_default();
-    let (inline, rest): (Vec<&Flag>, Vec<&Flag>) =
-        flags.iter().partition(|f| words.iter().any(|w| Flag::parse(w, &aliases).is_some_and(|t| t.key == f.key)));
-    let launch = if inline.is_empty() {
-        published
-    } else {
-        let only = Config { flags: inline.into_iter().cloned().collect(), ..Config::new(&config.engine) };
-        crate::study::command::join(&only.apply_to(&words, &aliases))
-    };
-    let mut env = engine.map(|e| e.env.clone()).unwrap_or_default();
-    env.extend(config.env.clone());
-    Command {
-        source: source.to_string(),
-        engine: config.engine.clone(),
-        launch,
-        model,
-        flags: rest.iter().map(|f| f.text.clone()).collect(),
-        env,
-    }
-}
-
 /// The optimized configuration without what the excluded stages changed: a flag an excluded
 /// stage added is dropped, one it changed or dropped gets back the value it had before, and so do
 /// its environment and checkpoint.
@@ -371,7 +321,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             .map(|(vs, vo)| VariantAnalysis {
                 id: vo.id.clone(),
                 label: vs.label.english().to_string(),
-                command: command(study, &vo.point.source, &vo.point.config),
+                command: command::shown(study, &vo.point.source, &vo.point.config),
                 base: vo.base.clone(),
                 outcome: Outcome::of(vo),
                 measure: vo.point.run.as_ref().and_then(|k| measure(study, k)),
@@ -496,11 +446,11 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
         lower_is_better: objective.lower_is_better(),
         noise_threshold: spec.noise_threshold,
         target_profile: target.clone(),
-        baseline: command(study, &chain.baseline.source, &chain.baseline.config),
+        baseline: command::shown(study, &chain.baseline.source, &chain.baseline.config),
         baseline_measure: chain.baseline.run.as_ref().and_then(|k| measure(study, k)),
-        optimized: command(study, &last.source, &last.config),
+        optimized: command::shown(study, &last.source, &last.config),
         optimized_measure: last.run.as_ref().and_then(|k| measure(study, k)),
-        recommended: command(study, &last.source, &recommended(&chain, &excluded_stages)),
+        recommended: command::shown(study, &last.source, &recommended(&chain, &excluded_stages)),
         excluded_stages,
         stages,
         options,

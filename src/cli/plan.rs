@@ -1,6 +1,7 @@
 //! `perflab plan STUDY`
 
-use crate::exec::{Stale, Status, plan, record_hand_placed, runner::clock};
+use crate::exec::{Status, plan, record_hand_placed, runner::clock};
+use crate::study::Stale;
 use crate::study::Study;
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -8,6 +8,6 @@ pub mod runner;
 pub mod slurm;
 
 pub use local::{Backend, LocalBackend};
-pub use plan::{Job, Plan, PlannedRun, Stale, Status, plan, record_hand_placed, staleness};
+pub use plan::{Job, Plan, PlannedRun, Status, plan, record_hand_placed};
 pub use runner::{Budget, Confidence, RunOptions, Summary, run};
 pub use slurm::SlurmBackend;

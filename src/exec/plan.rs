@@ -1,8 +1,8 @@
 //! Which runs a study needs, given what is on disk.
 
-use crate::analysis::{Chain, Point, resolve};
+use crate::analysis::{Point, resolve};
 use crate::study::command;
-use crate::study::{Config, FailureClass, Flag, FlagChanges, RunKey, Study};
+use crate::study::{Config, FailureClass, RunKey, Stale, Study, staleness};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,83 +33,6 @@ pub struct PlannedRun {
     pub status: Status,
 }
 
-/// Why a run's result no longer measures what the study says.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
-pub enum Stale {
-    /// The engine's version changed in the study.
-    Version { was: String, now: String },
-    /// Another engine: an earlier stage's winner is another engine now.
-    Engine { was: String, now: String },
-    /// The effective command changed: an earlier stage adopted another variant, or the study
-    /// changed a flag of the engine or of a variant on the way. `changes` is empty when only
-    /// words other than flags changed (the program, the model).
-    Command { was: Vec<String>, changes: FlagChanges },
-    /// The benchmark's command changed.
-    Benchmark { was: Vec<String> },
-}
-
-impl Stale {
-    /// A line for the terminal.
-    pub fn describe(&self) -> String {
-        match self {
-            Stale::Version { was, now } => format!("engine version {was} → {now}"),
-            Stale::Engine { was, now } => format!("engine {was} → {now}"),
-            Stale::Command { was, changes } if changes.is_empty() => {
-                format!("the command changed (was `{}`)", was.join(" "))
-            }
-            Stale::Command { changes, .. } => format!("the command changed: {}", changes.describe()),
-            Stale::Benchmark { was } => format!("the benchmark command changed (was `{}`)", was.join(" ")),
-        }
-    }
-
-    /// The reasons, one line.
-    pub fn describe_all(reasons: &[Stale]) -> String {
-        reasons.iter().map(Stale::describe).collect::<Vec<_>>().join("; ")
-    }
-}
-
-/// Why the result that stands for `key` no longer measures `config` as the study says it now:
-/// empty when it does, or when nothing recorded what measured it (a run placed by hand that
-/// `runs/recorded.json` does not name).
-pub fn staleness(study: &Study, key: &RunKey, config: &Config) -> anyhow::Result<Vec<Stale>> {
-    let Some(was) = study.provenance(key) else { return Ok(Vec::new()) };
-    let mut out = Vec::new();
-    let Some(engine) = study.engine(&config.engine) else { return Ok(out) };
-    if was.engine != config.engine {
-        out.push(Stale::Engine { was: was.engine.clone(), now: config.engine.clone() });
-    } else if was.engine_version != engine.version {
-        out.push(Stale::Version { was: was.engine_version.clone(), now: engine.version.clone() });
-    }
-    let argv = command::engine_argv(study, config)?;
-    if was.command != argv && was.engine == config.engine {
-        let changes = FlagChanges::between(&Flag::from_argv(&was.command), &Flag::from_argv(&argv));
-        out.push(Stale::Command { was: was.command.clone(), changes });
-    }
-    if let (Some(bench), Some(profile)) = (&was.benchmark_command, study.profile(&key.profile)) {
-        // The dataset's path is absolute: the same file in a moved or cloned study is the same.
-        let relative = |words: &[String]| -> Vec<String> {
-            let Some(path) = &profile.dataset_path else { return words.to_vec() };
-            let path = std::path::Path::new(path);
-            words
-                .iter()
-                .map(|w| if std::path::Path::new(w).ends_with(path) { "{dataset_path}".to_string() } else { w.clone() })
-                .collect()
-        };
-        let now = command::bench_argv(study, config, profile)?;
-        if relative(bench) != relative(&now) {
-            out.push(Stale::Benchmark { was: bench.clone() });
-        }
-    }
-    Ok(out)
-}
-
-/// The configuration a run of `stage/variant` measures as the search stands now.
-pub fn config_of<'a>(chain: &'a Chain, key: &RunKey) -> Option<&'a Config> {
-    let stage = chain.stages.iter().find(|s| s.id == key.stage)?;
-    stage.variants.iter().find(|v| v.id == key.variant).map(|v| &v.point.config)
-}
-
 /// Records in `runs/recorded.json` what the study names now (engine, version, command, its
 /// `date`) for every run placed by hand it does not name yet, so that a later version bump does
 /// not relabel them. Returns how many it recorded.
@@ -121,7 +44,7 @@ pub fn record_hand_placed(study: &Study) -> anyhow::Result<usize> {
     let chain = resolve(study);
     let mut recorded = study.recorded.clone();
     for key in &unrecorded {
-        let Some(config) = config_of(&chain, key) else { continue };
+        let Some(config) = chain.config_of(key) else { continue };
         let Some(engine) = study.engine(&config.engine) else { continue };
         recorded.insert(
             key.clone(),

@@ -5,6 +5,7 @@
 //! addresses that are not allowed lose their link.
 
 use super::markdown;
+pub use super::markdown::escape;
 use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd, html};
 
 /// Whether raw HTML in a page's Markdown is made only of the tags the page templates write.
@@ -222,21 +223,6 @@ pub fn render_page(markdown: &str, inline: &dyn Fn(&str) -> Option<String>) -> R
     let mut out = String::with_capacity(markdown.len() * 2);
     html::push_html(&mut out, kept.into_iter());
     Rendered { body: out, toc }
-}
-
-/// Text for HTML: `&`, `<`, `>` and `"` as entities.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ pub fn link_allowed(url: &str) -> bool {
 /// Line breaks become spaces.
 pub fn plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in super::html::escape(text).chars() {
+    for c in escape(text).chars() {
         if "\\`[]*!".contains(c) {
             out.push('\\');
         }
@@ -182,7 +182,7 @@ pub fn prose(text: &str) -> String {
             skip_until = None;
         }
         match event {
-            Event::Html(_) | Event::InlineHtml(_) => edits.push((range.clone(), super::html::escape(&text[range]))),
+            Event::Html(_) | Event::InlineHtml(_) => edits.push((range.clone(), escape(&text[range]))),
             // The link's text (an autolink's text is its address) is kept, as text.
             Event::Start(Tag::Link { ref dest_url, .. } | Tag::Image { ref dest_url, .. })
                 if !link_allowed(dest_url) =>
@@ -209,6 +209,21 @@ pub fn prose(text: &str) -> String {
         at = range.end;
     }
     out.push_str(&text[at..]);
+    out
+}
+
+/// Text for HTML: `&`, `<`, `>` and `"` as entities.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
     out
 }
 

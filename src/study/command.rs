@@ -1,8 +1,11 @@
-//! Commands as argument vectors: templates split into words first, placeholders filled word by
-//! word, so no value ever passes through a shell.
+//! What command a configuration is, run or shown: the engine's and the benchmark's argument
+//! vectors, the environment, the port, and the serving command a page publishes. Templates are
+//! split into words first and placeholders filled word by word, so no value ever passes through a
+//! shell.
 
-use crate::study::{Config, Profile, Rate, Study};
+use crate::study::{Config, Flag, Profile, Rate, Study};
 use anyhow::{Context, bail};
+use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// The host engines listen on and benchmarks connect to.
@@ -244,6 +247,80 @@ fn bench_words(
     }
     argv.extend(extra);
     Ok(argv)
+}
+
+/// A configuration as a command.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Command {
+    /// `stage/variant` it comes from.
+    pub source: String,
+    pub engine: String,
+    /// The engine's launch command with the model filled in.
+    pub launch: String,
+    /// The model (or checkpoint) it serves: what `{model}` in a flag stands for.
+    pub model: String,
+    /// Flags as written, in order.
+    pub flags: Vec<String>,
+    pub env: BTreeMap<String, String>,
+}
+
+/// The command of a configuration.
+pub fn shown(study: &Study, source: &str, config: &Config) -> Command {
+    let engine = study.engine(&config.engine);
+    let model = study.model_of(config);
+    let published = engine.map_or(String::new(), |e| e.published_command(&model));
+    let aliases = engine.map(|e| e.aliases.clone()).unwrap_or_default();
+    // The configuration's flags with the checkpoint filled in. A flag the launch command
+    // already has takes the configuration's value there; the others are listed after it. Each
+    // flag appears once.
+    let flags: Vec<Flag> = config
+        .flags
+        .iter()
+        .map(|f| Flag::parse(&crate::study::fill_model(&f.text, &model), &aliases).unwrap_or_else(|| f.clone()))
+        .collect();
+    let words = split(&published).unwrap_or_default();
+    let (inline, rest): (Vec<&Flag>, Vec<&Flag>) =
+        flags.iter().partition(|f| words.iter().any(|w| Flag::parse(w, &aliases).is_some_and(|t| t.key == f.key)));
+    let launch = if inline.is_empty() {
+        published
+    } else {
+        let only = Config { flags: inline.into_iter().cloned().collect(), ..Config::new(&config.engine) };
+        join(&only.apply_to(&words, &aliases))
+    };
+    let mut env = engine.map(|e| e.env.clone()).unwrap_or_default();
+    env.extend(config.env.clone());
+    Command {
+        source: source.to_string(),
+        engine: config.engine.clone(),
+        launch,
+        model,
+        flags: rest.iter().map(|f| f.text.clone()).collect(),
+        env,
+    }
+}
+
+/// A serving command as a shell snippet: `export` lines, then one flag a line.
+pub fn shell(cmd: &Command) -> String {
+    let mut out = String::new();
+    for (k, v) in &cmd.env {
+        let quoted = if v.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:".contains(c)) {
+            v.clone()
+        } else {
+            format!("'{}'", v.replace('\'', "'\\''"))
+        };
+        out.push_str(&format!("export {k}={quoted}\n"));
+    }
+    out.push_str(&cmd.launch);
+    for flag in &cmd.flags {
+        let shown = match flag.split_once(char::is_whitespace) {
+            Some((name, value)) if value.contains(['{', '"', ' ', '\'']) && !name.contains('=') => {
+                format!("{name} '{}'", value.trim().replace('\'', "'\\''"))
+            }
+            _ => flag.clone(),
+        };
+        out.push_str(&format!(" \\\n    {shown}"));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1,8 +1,10 @@
 //! A run's history: what measured each of its attempts (engine, version, command, date), the
-//! record of the runs placed by hand (`runs/recorded.json`), and the study as it stood before
-//! its newest re-measurements.
+//! record of the runs placed by hand (`runs/recorded.json`), the study as it stood before its
+//! newest re-measurements, and whether a stored result still measures what the study says
+//! ([`staleness`]).
 
-use super::{Attempt, Manifest, RunKey, RunState, Study};
+use super::command;
+use super::{Attempt, Config, Flag, FlagChanges, Manifest, RunKey, RunState, Study};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -162,6 +164,77 @@ impl Study {
         }
         Some(before)
     }
+}
+
+/// Why a run's result no longer measures what the study says.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Stale {
+    /// The engine's version changed in the study.
+    Version { was: String, now: String },
+    /// Another engine: an earlier stage's winner is another engine now.
+    Engine { was: String, now: String },
+    /// The effective command changed: an earlier stage adopted another variant, or the study
+    /// changed a flag of the engine or of a variant on the way. `changes` is empty when only
+    /// words other than flags changed (the program, the model).
+    Command { was: Vec<String>, changes: FlagChanges },
+    /// The benchmark's command changed.
+    Benchmark { was: Vec<String> },
+}
+
+impl Stale {
+    /// A line for the terminal.
+    pub fn describe(&self) -> String {
+        match self {
+            Stale::Version { was, now } => format!("engine version {was} → {now}"),
+            Stale::Engine { was, now } => format!("engine {was} → {now}"),
+            Stale::Command { was, changes } if changes.is_empty() => {
+                format!("the command changed (was `{}`)", was.join(" "))
+            }
+            Stale::Command { changes, .. } => format!("the command changed: {}", changes.describe()),
+            Stale::Benchmark { was } => format!("the benchmark command changed (was `{}`)", was.join(" ")),
+        }
+    }
+
+    /// The reasons, one line.
+    pub fn describe_all(reasons: &[Stale]) -> String {
+        reasons.iter().map(Stale::describe).collect::<Vec<_>>().join("; ")
+    }
+}
+
+/// Why the result that stands for `key` no longer measures `config` as the study says it now:
+/// empty when it does, or when nothing recorded what measured it (a run placed by hand that
+/// `runs/recorded.json` does not name).
+pub fn staleness(study: &Study, key: &RunKey, config: &Config) -> anyhow::Result<Vec<Stale>> {
+    let Some(was) = study.provenance(key) else { return Ok(Vec::new()) };
+    let mut out = Vec::new();
+    let Some(engine) = study.engine(&config.engine) else { return Ok(out) };
+    if was.engine != config.engine {
+        out.push(Stale::Engine { was: was.engine.clone(), now: config.engine.clone() });
+    } else if was.engine_version != engine.version {
+        out.push(Stale::Version { was: was.engine_version.clone(), now: engine.version.clone() });
+    }
+    let argv = command::engine_argv(study, config)?;
+    if was.command != argv && was.engine == config.engine {
+        let changes = FlagChanges::between(&Flag::from_argv(&was.command), &Flag::from_argv(&argv));
+        out.push(Stale::Command { was: was.command.clone(), changes });
+    }
+    if let (Some(bench), Some(profile)) = (&was.benchmark_command, study.profile(&key.profile)) {
+        // The dataset's path is absolute: the same file in a moved or cloned study is the same.
+        let relative = |words: &[String]| -> Vec<String> {
+            let Some(path) = &profile.dataset_path else { return words.to_vec() };
+            let path = std::path::Path::new(path);
+            words
+                .iter()
+                .map(|w| if std::path::Path::new(w).ends_with(path) { "{dataset_path}".to_string() } else { w.clone() })
+                .collect()
+        };
+        let now = command::bench_argv(study, config, profile)?;
+        if relative(bench) != relative(&now) {
+            out.push(Stale::Benchmark { was: bench.clone() });
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

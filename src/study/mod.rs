@@ -21,7 +21,7 @@ mod spec;
 pub mod translations;
 
 pub use config::{Config, Flag, FlagChanges, Identity};
-pub use history::{Provenance, RECORDED_FILE, Recorded, read_recorded, write_recorded};
+pub use history::{Provenance, RECORDED_FILE, Recorded, Stale, read_recorded, staleness, write_recorded};
 pub use manifest::{Manifest, RecordedFailure, RunState};
 pub use spec::*;
 

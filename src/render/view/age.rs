@@ -6,11 +6,11 @@ use super::{Ctx, Table, cell};
 use crate::analysis::diff::{Change, Diff};
 use crate::analysis::history::{EngineAge, VersionAge};
 use crate::analysis::{Delta, Trend};
-use crate::exec::Stale;
 use crate::metric::Metric;
 use crate::render::i18n::I18nError;
 use crate::render::markdown::{code, plain};
-use crate::study::FlagChanges;
+use crate::study::command::{Command, shell};
+use crate::study::{FlagChanges, Stale};
 use serde::Serialize;
 
 /// The age of a page's results, localized.
@@ -278,7 +278,7 @@ impl Ctx<'_> {
         if command.is_empty() {
             command.push(c.msg(if same { "changes-command-same" } else { "changes-command-launch" })?);
         }
-        let shown = |cmd: &crate::analysis::Command| (!same).then(|| super::shell(cmd));
+        let shown = |cmd: &Command| (!same).then(|| shell(cmd));
         Ok(ChangesView {
             intro,
             stages,

@@ -2,7 +2,8 @@
 //! Built from the [`Analysis`] and the study's texts; no figure is computed here.
 //!
 //! One module a page section: [`conclusion`] (the recommendation and the before/after table),
-//! [`setup`] (the experiment and the benchmark), [`stages`] (the variants of each stage),
+//! [`setup`] (the experiment and the benchmark), [`age`] (which versions measured the results,
+//! and what changed since the previous measurement), [`stages`] (the variants of each stage),
 //! [`summary`] (each stage's summary, decision and ranking, and the table of options),
 //! [`warnings`], [`results`] (other scenarios, accuracy, raw results), [`gains`] (how a
 //! gain is shown) and [`chart_data`] (the charts' bars and points).
@@ -19,8 +20,8 @@ mod stages;
 mod summary;
 mod warnings;
 
+use crate::study::command::shell;
 pub use chart_data::charts;
-pub use setup::shell;
 
 use super::i18n::{Arg, Catalog, I18nError};
 use super::markdown;

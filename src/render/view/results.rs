@@ -1,8 +1,9 @@
 //! Other scenarios, accuracy tables and raw results.
 
-use super::{AccuracyView, Ctx, ScenarioView, Table, cell, setup::shell};
+use super::{AccuracyView, Ctx, ScenarioView, Table, cell};
 use crate::render::i18n::I18nError;
 use crate::render::markdown;
+use crate::study::command::shell;
 
 impl Ctx<'_> {
     pub(super) fn scenarios(&self) -> Result<Vec<ScenarioView>, I18nError> {

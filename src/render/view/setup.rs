@@ -2,7 +2,6 @@
 
 use super::Ctx;
 use super::age::{AgeView, ChangesView};
-use crate::analysis::Command;
 use crate::render::i18n::I18nError;
 use crate::render::markdown;
 use crate::study::{Profile, Rate};
@@ -55,30 +54,6 @@ impl Ctx<'_> {
         let profiles = spec.profiles.iter().map(|p| (x.text(&p.name), profile_toml(p), x.bench_command(p))).collect();
         Ok(Setup { setup, age, changes, benchmark, profiles })
     }
-}
-
-/// A serving command as a shell snippet: `export` lines, then one flag a line.
-pub fn shell(cmd: &Command) -> String {
-    let mut out = String::new();
-    for (k, v) in &cmd.env {
-        let quoted = if v.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:".contains(c)) {
-            v.clone()
-        } else {
-            format!("'{}'", v.replace('\'', "'\\''"))
-        };
-        out.push_str(&format!("export {k}={quoted}\n"));
-    }
-    out.push_str(&cmd.launch);
-    for flag in &cmd.flags {
-        let shown = match flag.split_once(char::is_whitespace) {
-            Some((name, value)) if value.contains(['{', '"', ' ', '\'']) && !name.contains('=') => {
-                format!("{name} '{}'", value.trim().replace('\'', "'\\''"))
-            }
-            _ => flag.clone(),
-        };
-        out.push_str(&format!(" \\\n    {shown}"));
-    }
-    out
 }
 
 fn profile_toml(p: &Profile) -> String {

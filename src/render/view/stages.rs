@@ -1,10 +1,11 @@
 //! The stages: each variant's facts, command and results, and the stage around them.
 
-use super::{Ctx, Image, Links, StageView, VariantView, markdown, setup::shell, stage_chart};
+use super::{Ctx, Image, Links, StageView, VariantView, markdown, stage_chart};
 use crate::analysis::warnings::Place;
 use crate::analysis::{Outcome, VariantAnalysis};
 use crate::render::i18n::I18nError;
 use crate::study::Variant;
+use crate::study::command::shell;
 
 /// A failure's link: an autolink when [`markdown::link_allowed`] allows it, otherwise text.
 fn link_markdown(link: &str) -> String {
