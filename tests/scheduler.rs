@@ -3,7 +3,8 @@
 //! script's quoting. (No test name here holds the scheduler's name: `--skip slurm` leaves out
 //! exactly the tests that need a cluster, in tests/slurm.rs.)
 
-use perflab::exec::slurm::{JobState, cluster_failure, merge, parse_scontrol, quote};
+use perflab::exec::slurm::{JobState, cluster_failure, merge, parse_scontrol};
+use perflab::study::command::quote;
 use perflab::study::{Cluster, FailureClass};
 
 #[test]

@@ -14,6 +14,7 @@
 
 use super::local::{Backend, Event, Interrupt, Launch, LocalBackend, Report};
 use super::plan::Job;
+use crate::study::command::quote;
 use crate::study::{Cluster, FailureClass, MANIFEST_SUFFIX, Manifest, RunState};
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
@@ -122,11 +123,6 @@ fn slurm(program: &str, args: &[String]) -> Result<String, String> {
         return Err(format!("`{program} {}` failed ({}): {}", args.join(" "), out.status, err.trim()));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// `'word'` for a POSIX shell.
-pub fn quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
 }
 
 impl SlurmBackend {

@@ -11,52 +11,29 @@ use std::collections::BTreeMap;
 /// The host engines listen on and benchmarks connect to.
 pub const HOST: &str = "127.0.0.1";
 
-/// Splits a command template into words: whitespace separates, '...' and "..." group.
+/// Splits a command template into words as a POSIX shell would: whitespace separates, '...'
+/// and "..." group, a backslash escapes.
 pub fn split(template: &str) -> anyhow::Result<Vec<String>> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quote: Option<char> = None;
-    let mut in_word = false;
-    for c in template.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                in_word = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            (None, c) => {
-                word.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if quote.is_some() {
-        bail!("unclosed quote in `{template}`");
-    }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
+    shell_words::split(template).with_context(|| format!("cannot read `{template}` as a command"))
 }
 
-/// Joins words into a command line that [`split`] reads back: a word with whitespace or quotes
-/// is quoted.
+/// One word as a POSIX shell reads it back unchanged: as it is when it holds only letters,
+/// digits and `-_./:=,+@%`; quoted otherwise (spaces, quotes, braces a shell would expand, `$`,
+/// `*`, `~`, non-ASCII text, ...).
+pub fn quote(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        return word.to_string();
+    }
+    let quoted = shell_words::quote(word);
+    // shell-words leaves a word without a character special to it as it is; a brace or a
+    // non-ASCII letter still gets quotes here.
+    if quoted == word { format!("'{word}'") } else { quoted.into_owned() }
+}
+
+/// Joins words into a command line that [`split`] (and a shell) reads back word for word.
 pub fn join(words: &[String]) -> String {
-    let quoted = |w: &String| {
-        if w.is_empty() || w.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
-            if w.contains('\'') { format!("\"{w}\"") } else { format!("'{w}'") }
-        } else {
-            w.clone()
-        }
-    };
-    words.iter().map(quoted).collect::<Vec<_>>().join(" ")
+    words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
 }
 
 /// Fills `{name}` placeholders of one word. A placeholder without a value is an error.
@@ -299,26 +276,17 @@ pub fn shown(study: &Study, source: &str, config: &Config) -> Command {
     }
 }
 
-/// A serving command as a shell snippet: `export` lines, then one flag a line.
+/// A serving command as a shell snippet: `export` lines, then one flag a line, every word
+/// quoted where a shell would read it otherwise.
 pub fn shell(cmd: &Command) -> String {
     let mut out = String::new();
     for (k, v) in &cmd.env {
-        let quoted = if v.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:".contains(c)) {
-            v.clone()
-        } else {
-            format!("'{}'", v.replace('\'', "'\\''"))
-        };
-        out.push_str(&format!("export {k}={quoted}\n"));
+        out.push_str(&format!("export {k}={}\n", quote(v)));
     }
     out.push_str(&cmd.launch);
     for flag in &cmd.flags {
-        let shown = match flag.split_once(char::is_whitespace) {
-            Some((name, value)) if value.contains(['{', '"', ' ', '\'']) && !name.contains('=') => {
-                format!("{name} '{}'", value.trim().replace('\'', "'\\''"))
-            }
-            _ => flag.clone(),
-        };
-        out.push_str(&format!(" \\\n    {shown}"));
+        let words = Flag::parse(flag, &BTreeMap::new()).map_or_else(|| vec![flag.clone()], |f| f.argv());
+        out.push_str(&format!(" \\\n    {}", join(&words)));
     }
     out
 }
@@ -346,5 +314,66 @@ mod tests {
         assert_eq!(engine_port(&words("e"), Some("http://127.0.0.1:18555/health")), Ok(Port::Fixed(18555)));
         assert!(engine_port(&words("vllm serve m"), None).is_err());
         assert!(engine_port(&words("vllm serve m"), Some("http://{host}:{port}/health")).is_err());
+    }
+
+    /// What bash makes of a snippet whose command is `printf '%s\n'`: the words it passes.
+    fn bash_words(snippet: &str) -> Vec<String> {
+        let out = std::process::Command::new("bash").arg("-c").arg(snippet).output().expect("bash runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_shown_command_reaches_the_shell_word_for_word() {
+        let json = r#"--speculative-config={"method":"mtp","num_speculative_tokens":1}"#;
+        let cmd = Command {
+            source: "s/v".into(),
+            engine: "e".into(),
+            launch: "printf '%s\\n' \"$X\"".into(),
+            model: "m".into(),
+            flags: vec![
+                json.into(),
+                "--override-generation-config {\"a\": 1, \"b\": [2,3]}".into(),
+                "--chat-template it's \"x\"".into(),
+                "--served-model-name=a,b".into(),
+                "--pattern=*.{a,b}".into(),
+                "--tensor-parallel-size 2".into(),
+                "--enforce-eager".into(),
+            ],
+            env: BTreeMap::from([("X".into(), "it's {a,b} $HOME".into())]),
+        };
+        let shown = shell(&cmd);
+        assert!(shown.contains("\\\n    --tensor-parallel-size 2 \\\n"), "{shown}");
+        assert!(shown.contains("\\\n    --served-model-name=a,b \\\n"), "{shown}");
+        assert_eq!(
+            bash_words(&shown),
+            [
+                "it's {a,b} $HOME",
+                json,
+                "--override-generation-config",
+                r#"{"a": 1, "b": [2,3]}"#,
+                "--chat-template",
+                r#"it's "x""#,
+                "--served-model-name=a,b",
+                "--pattern=*.{a,b}",
+                "--tensor-parallel-size",
+                "2",
+                "--enforce-eager",
+            ]
+        );
+    }
+
+    #[test]
+    fn joined_words_split_back_and_paste_into_bash() {
+        let words: Vec<String> =
+            ["vllm", "serve", "a b", "it's \"both\"", "", "{x,y}", "~/m", "$PATH", "--x={\"k\":[1,2]}", "é"]
+                .map(String::from)
+                .to_vec();
+        let line = join(&words);
+        assert_eq!(split(&line).unwrap(), words);
+        let mut printed = words.clone();
+        printed.remove(0);
+        printed.remove(0);
+        assert_eq!(bash_words(&format!("printf '%s\\n' {}", join(&printed))), printed);
     }
 }

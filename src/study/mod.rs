@@ -656,7 +656,8 @@ impl Study {
     fn model_flags(&self) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         for engine in &self.spec.engines {
-            let words: Vec<&str> = engine.command.get_ref().split_whitespace().collect();
+            let words = command::split(engine.command.get_ref()).unwrap_or_default();
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
             for (i, word) in words.iter().enumerate() {
                 if !word.contains("{model}") {
                     continue;

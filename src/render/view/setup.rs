@@ -30,7 +30,9 @@ impl Ctx<'_> {
             .and_then(|words| engine_port(&words, engine.and_then(|e| e.ready_url.as_deref())).ok());
         // A port perflab picks at each start is not one a reader can paste: no command then.
         let Some(Port::Fixed(port)) = port else { return None };
-        Some(join(&argv).replace("{host}", HOST).replace("{port}", &port.to_string()))
+        let filled: Vec<String> =
+            argv.iter().map(|w| w.replace("{host}", HOST).replace("{port}", &port.to_string())).collect();
+        Some(join(&filled))
     }
 
     pub(super) fn setup(&self) -> Result<Setup, I18nError> {
