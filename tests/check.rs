@@ -148,3 +148,33 @@ fn missing_study_is_a_clear_error() {
     assert_eq!(code, 2);
     assert!(err.contains("no study 'no-such-study'"), "{err}");
 }
+
+#[test]
+fn unset_of_a_flag_of_the_engine_command_is_refused() {
+    // `unset` removes what variants set; a word of the engine's own command stays in the
+    // command the engine gets, so the page must not say it was removed.
+    let (_t, dir) = broken_copy("glm-5.2-fp8-h200");
+    let spec = dir.join("study.toml");
+    let sglang = "command = \"python3 -m sglang.launch_server --model-path {model}\"";
+    edit(&spec, sglang, "command = \"python3 -m sglang.launch_server --model-path {model} --trust-remote-code\"");
+    let (code, out) = check(&dir);
+    assert_eq!(code, 0, "the command alone is fine: {out}");
+    let (line, col) = edit(
+        &spec,
+        "flags = [\"--mem-fraction-static=0.8\"]",
+        "flags = [\"--mem-fraction-static=0.8\"]\nunset = [\"--trust-remote-code\"]",
+    );
+    let (code, out) = check(&dir);
+    assert_eq!(code, 1, "{out}");
+    let want = format!(
+        "{}:{}:{}: variant `0.8`: `unset` cannot remove `--trust-remote-code`, which engine `sglang`'s own command gives",
+        spec.display(),
+        line + 1,
+        col + "unset = [".len()
+    );
+    assert!(out.contains(&want), "want `{want}` in:\n{out}");
+    // A flag a variant set is still removed by `unset` as before.
+    edit(&spec, "unset = [\"--trust-remote-code\"]", "unset = [\"--mem-fraction-static\"]");
+    let (code, out) = check(&dir);
+    assert_eq!(code, 0, "{out}");
+}

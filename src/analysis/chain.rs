@@ -4,7 +4,7 @@
 use super::adoption::{self, Adoption, Best};
 use super::stats::{self, Sample};
 use crate::diag::Diagnostic;
-use crate::study::{Config, Flag, Identity, RunKey, Study, Variant};
+use crate::study::{Config, Flag, Identity, RunKey, Study, Variant, command};
 use std::collections::BTreeMap;
 
 /// Whether a run can be trusted to rank a variant.
@@ -242,6 +242,12 @@ pub fn resolve(study: &Study) -> Chain {
                 (None, None) => Config::default(),
             };
             let (unset, flags) = flags_of(study, &start.engine, v);
+            for flag in v.unset.iter().filter(|f| command::in_template(study, &start.engine, f.get_ref())) {
+                problems.push(study.diag_at(flag, format!(
+                    "variant `{variant_id}`: `unset` cannot remove `{}`, which engine `{}`'s own command gives; take it out of the command and into the flags of the variants that need it",
+                    flag.get_ref(), start.engine
+                )));
+            }
             let mut config = start.with(&unset, &flags, &v.env);
             if let Some(model) = &v.model {
                 config.model = Some(model.get_ref().clone());

@@ -122,6 +122,16 @@ pub fn engine_argv(study: &Study, config: &Config) -> anyhow::Result<Vec<String>
     Ok(filled.apply_to(&words, &engine.aliases))
 }
 
+/// Whether `flag` (after the engine's aliases) is a word of engine `engine`'s own command
+/// template. `unset` removes flags that variants set; it cannot take a word out of the command,
+/// so such an `unset` is refused rather than shown as done.
+pub fn in_template(study: &Study, engine: &str, flag: &str) -> bool {
+    let Some(engine) = study.engine(engine) else { return false };
+    let Some(key) = Flag::parse(flag, &engine.aliases).map(|f| f.key) else { return false };
+    let words = split(engine.command.get_ref()).unwrap_or_default();
+    words.iter().any(|w| Flag::parse(w, &engine.aliases).is_some_and(|t| t.key == key))
+}
+
 /// The environment of an engine start: the engine's, then the configuration's.
 pub fn engine_env(study: &Study, config: &Config) -> BTreeMap<String, String> {
     let mut env = study.engine(&config.engine).map(|e| e.env.clone()).unwrap_or_default();
