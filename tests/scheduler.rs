@@ -3,8 +3,9 @@
 //! script's quoting. (No test name here holds the scheduler's name: `--skip slurm` leaves out
 //! exactly the tests that need a cluster, in tests/slurm.rs.)
 
-use perflab::exec::slurm::{JobState, cluster_failure, merge, parse_scontrol};
+use perflab::exec::slurm::{JobState, merge, parse_scontrol};
 use perflab::study::command::quote;
+use perflab::study::outcome::cluster_failure;
 use perflab::study::{Cluster, FailureClass};
 
 #[test]

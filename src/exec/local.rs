@@ -5,6 +5,7 @@
 use super::plan::Job;
 use crate::study::FailureClass;
 use crate::study::command::{HOST, Port};
+use crate::study::outcome::{FAILURE_WINDOW, classify};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::process::CommandExt;
@@ -363,53 +364,8 @@ pub fn tail(path: &Path, n: usize) -> Vec<String> {
     lines[lines.len().saturating_sub(n)..].iter().map(|l| l.to_string()).collect()
 }
 
-/// Patterns that tell why an engine failed, tried in order after the study's own.
-pub fn builtin_patterns() -> Vec<(FailureClass, regex::Regex)> {
-    [
-        (
-            FailureClass::Oom,
-            r"(?i)out of memory|OutOfMemoryError|CUDA error: out of memory|\bOOM\b|larger than the available KV cache memory|no available memory for the cache blocks|insufficient memory",
-        ),
-        (
-            FailureClass::Unsupported,
-            r"(?i)not valid for this configuration|not supported|unsupported|unrecognized arguments|unexpected argument|invalid choice",
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(c, r)| regex::Regex::new(r).ok().map(|r| (c, r)))
-    .collect()
-}
-
 /// How long an engine that is not ready yet gets between SIGTERM and SIGKILL.
 pub const LOADING_GRACE: Duration = Duration::from_secs(3);
-
-/// Lines of an engine's log that a failure is looked for in: real engines print the error far
-/// above the end (vLLM: 60–95 lines, followed by tracebacks and shutdown warnings).
-pub const FAILURE_WINDOW: usize = 400;
-
-/// The class and line of the first pattern that matches the log, else `fallback` and the first
-/// line that names an exception (`ValueError: ...`, the root cause of a Python traceback), else
-/// the last line that speaks of an error, else the last line.
-pub fn classify(
-    log: &[String],
-    patterns: &[(FailureClass, regex::Regex)],
-    fallback: FailureClass,
-) -> (FailureClass, String) {
-    static EXCEPTION: std::sync::LazyLock<regex::Regex> =
-        std::sync::LazyLock::new(|| regex::Regex::new(r"\b[A-Z]\w*(Error|Exception): \S").expect("a valid pattern"));
-    for (class, re) in patterns {
-        if let Some(line) = log.iter().find(|l| re.is_match(l)) {
-            return (*class, line.trim().to_string());
-        }
-    }
-    // A warning that quotes an exception (vLLM's about open files does) is not the cause.
-    let line = log
-        .iter()
-        .find(|l| EXCEPTION.is_match(l) && !l.contains("WARNING") && !l.contains("Warning"))
-        .or_else(|| log.iter().rev().find(|l| l.to_ascii_lowercase().contains("error")))
-        .or_else(|| log.iter().rev().find(|l| !l.trim().is_empty()));
-    (fallback, line.map(|l| l.trim().to_string()).unwrap_or_default())
-}
 
 /// In a cluster job: the child gets SIGKILL when the process that started it dies, so that a job
 /// the scheduler kills leaves no engine behind (the engine's process group escapes the

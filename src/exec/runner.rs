@@ -7,6 +7,7 @@
 use super::local::{self, Backend, EngineRecord, Event, Interrupt, Launch};
 use super::plan::{Job, plan};
 use crate::study::command::{self, HOST, Port};
+use crate::study::outcome::{self, Output, judge_output};
 use crate::study::{
     ATTEMPTS_DIR, ENGINE_LOG, FailureClass, MANIFEST_SUFFIX, Manifest, RUNS_DIR, RecordedFailure, RunState, Study,
 };
@@ -263,7 +264,7 @@ fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyhow::Result<L
         .iter()
         .filter_map(|p| regex::Regex::new(p.regex.get_ref()).ok().map(|r| (p.class, r)))
         .collect();
-    patterns.extend(local::builtin_patterns());
+    patterns.extend(outcome::builtin_patterns());
     let ready_url =
         engine.ready_url.clone().unwrap_or_else(|| "http://{host}:{port}/health".to_string()).replace("{host}", HOST);
     let devices = (!slot.devices.is_empty()).then(|| {
@@ -288,42 +289,6 @@ fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyhow::Result<L
 fn manifest(study: &Study, job: &Job, bench: &[String], started_at: &str) -> Manifest {
     let version = study.engine(&job.config.engine).map(|e| e.version.clone()).unwrap_or_default();
     Manifest::start(&job.config.engine, &version, job.argv.clone(), job.env.clone(), bench.to_vec(), started_at)
-}
-
-/// How a benchmark's output reads as a result.
-enum Output {
-    /// One result; `lost` when some requests did not complete.
-    Result { completed: Option<(u64, u64)> },
-    /// A result with fewer completed requests than `min_completed`: kept as evidence, but failed.
-    TooFew(String),
-    /// No usable result.
-    Unusable(String),
-}
-
-/// The benchmark's output as a result: exactly one block or JSON result, with at least
-/// `min_completed` of the profile's `expected` requests completed.
-fn judge_output(path: &Path, expected: u64, min_completed: f64) -> Output {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) => return Output::Unusable(format!("cannot read the benchmark's output: {e}")),
-    };
-    let block = match crate::parse_str(&text) {
-        Ok(mut blocks) if blocks.len() == 1 => blocks.remove(0),
-        Ok(blocks) => {
-            return Output::Unusable(format!("the benchmark printed {} results; a run keeps one", blocks.len()));
-        }
-        Err(e) => return Output::Unusable(format!("the benchmark's output holds no result: {e}")),
-    };
-    let Some(completed) = block.metric("completed").map(|c| c.max(0.0) as u64) else {
-        return Output::Result { completed: None };
-    };
-    if (completed as f64) < min_completed * expected as f64 {
-        return Output::TooFew(format!(
-            "only {completed} of {expected} requests completed; `min_completed` asks for {}",
-            (min_completed * expected as f64).ceil()
-        ));
-    }
-    Output::Result { completed: Some((completed, expected)) }
 }
 
 /// Runs one engine start as a new attempt and records it: results moved into place durably,

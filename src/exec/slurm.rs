@@ -15,6 +15,7 @@
 use super::local::{Backend, Event, Interrupt, Launch, LocalBackend, Report};
 use super::plan::Job;
 use crate::study::command::quote;
+use crate::study::outcome::cluster_failure;
 use crate::study::{Cluster, FailureClass, MANIFEST_SUFFIX, Manifest, RunState};
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
@@ -73,18 +74,6 @@ pub enum JobState {
     Ended { state: String, node: Option<String>, reason: Option<String> },
     /// The cluster does not know the job (purged, or another cluster's).
     Unknown,
-}
-
-/// The failure class of a job the cluster ended, from its final state; `None` when the job ended
-/// on its own or was cancelled by this runner (`cancelled_here`).
-pub fn cluster_failure(state: &str, cancelled_here: bool) -> Option<FailureClass> {
-    match state {
-        "TIMEOUT" | "DEADLINE" => Some(FailureClass::TimeLimit),
-        "NODE_FAIL" | "BOOT_FAIL" => Some(FailureClass::NodeFailure),
-        "OUT_OF_MEMORY" => Some(FailureClass::JobOutOfMemory),
-        "CANCELLED" | "PREEMPTED" | "REVOKED" if !cancelled_here => Some(FailureClass::Cancelled),
-        _ => None,
-    }
 }
 
 /// `Key=value` of a one-line `scontrol show job -o` answer.

@@ -17,6 +17,7 @@ pub mod command;
 mod config;
 mod history;
 mod manifest;
+pub mod outcome;
 mod spec;
 pub mod translations;
 
