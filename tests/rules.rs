@@ -482,3 +482,23 @@ fn replicas_divide_a_per_replica_metric() {
     // 180 / 2 = 90 per replica against 100: not better.
     assert!(matches!(adoption(&a, "s2"), Adoption::NotBetter { .. }), "{:?}", adoption(&a, "s2"));
 }
+
+/// vLLM's 2023 summary, which prints no count of completed requests.
+fn legacy_block(requests_per_second: f64) -> String {
+    format!(
+        "Namespace(backend='vllm', request_rate=inf, num_prompts=100)\nTotal time: 12.34 s\nThroughput: {requests_per_second:.2} requests/s\nAverage latency: 1.23 s\n"
+    )
+}
+
+#[test]
+fn a_result_without_a_completed_count_ranks() {
+    // A format that prints no count is taken at its word; it is not "0 completed".
+    let runs = [("s1/base", legacy_block(8.1)), ("s2/a", legacy_block(16.2))];
+    let (_t, s) = study("request_throughput", 25.0, &stage2(&[("a", "\"--a=1\"")], ""), &runs);
+    let a = analyze(&s);
+    assert_eq!(a.optimized.source, "s2/a");
+    assert_eq!(a.total_gain, Some(100.0));
+    assert!(!a.warnings.iter().any(|w| matches!(w, Warning::LostRequests { .. })), "{:?}", a.warnings);
+    let text = page(&s, &a, "en");
+    assert!(!text.contains("requests completed"), "{text}");
+}

@@ -4,6 +4,7 @@
 use super::adoption::{self, Adoption, Best};
 use super::stats::{self, Sample};
 use crate::diag::Diagnostic;
+use crate::study::outcome::Completion;
 use crate::study::{Config, Flag, Identity, RunKey, Study, Variant, command};
 use std::collections::BTreeMap;
 
@@ -129,9 +130,9 @@ pub fn run_status(study: &Study, key: &RunKey) -> Option<RunStatus> {
         return Some(RunStatus::Incomplete);
     }
     let expected = study.profile(&key.profile).map_or(0, |p| p.total_requests);
-    let completed = run.block.metric("completed").unwrap_or(0.0) as u64;
-    let failed = run.block.metric("failed").unwrap_or(0.0);
-    if completed < expected || failed > 0.0 {
+    let completion = Completion::of(&run.block, expected);
+    if !completion.all() {
+        let completed = completion.count();
         return Some(RunStatus::LostRequests { completed, expected: expected.max(completed) });
     }
     Some(RunStatus::Ok)

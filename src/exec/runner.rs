@@ -350,7 +350,7 @@ fn execute(
         m.repeat = job.adds_to.contains(profile);
         m.ended_at = Some(local::now());
         let expected = study.profile(profile).map_or(0, |p| p.total_requests);
-        let mut kept: Vec<(&PathBuf, Option<(u64, u64)>)> = Vec::new();
+        let mut kept: Vec<(&PathBuf, outcome::Completion)> = Vec::new();
         let mut first_failure: Option<(FailureClass, String, bool)> = None;
         let mut cut_short = false;
         let mut seconds = Vec::new();
@@ -379,8 +379,8 @@ fn execute(
                             Some((FailureClass::RequestsFailed, message))
                         }
                         (Some(failure), _) => Some(failure),
-                        (None, Output::Result { completed }) => {
-                            kept.push((tmp, completed));
+                        (None, Output::Result { completion }) => {
+                            kept.push((tmp, completion));
                             None
                         }
                         (None, Output::Unusable(message)) => Some((FailureClass::BenchmarkFailure, message)),
@@ -404,13 +404,14 @@ fn execute(
             // The measurements that succeeded, in order: `<profile>.txt`, `<profile>.r2.txt`, ...
             m.state = RunState::Done;
             summary.benchmark_runs += kept.len();
-            for (k, (tmp, completed)) in kept.iter().enumerate() {
+            for (k, (tmp, completion)) in kept.iter().enumerate() {
                 let target = dir.join(crate::study::result_file(profile, k as u32 + 1));
                 crate::durable::persist(tmp, &target)
                     .with_context(|| format!("cannot write '{}'", target.display()))?;
-                let lost = match completed {
-                    Some((c, e)) if c < e => format!(" ({c} of {e} requests completed)"),
-                    _ => String::new(),
+                let lost = if completion.all() {
+                    String::new()
+                } else {
+                    format!(" ({} of {} requests completed)", completion.count(), completion.expected)
                 };
                 let which =
                     if entries.len() > 1 { format!(" ({} of {})", k + 1, entries.len()) } else { String::new() };

@@ -4,6 +4,7 @@
 //! completed.
 
 use super::FailureClass;
+use crate::parse::Block;
 use std::path::Path;
 
 /// Patterns that tell why an engine failed, tried in order after the study's own.
@@ -65,8 +66,8 @@ pub fn cluster_failure(state: &str, cancelled_here: bool) -> Option<FailureClass
 
 /// How a benchmark's output reads as a result.
 pub enum Output {
-    /// One result; `lost` when some requests did not complete.
-    Result { completed: Option<(u64, u64)> },
+    /// One result, and how many of its requests completed.
+    Result { completion: Completion },
     /// A result with fewer completed requests than `min_completed`: kept as evidence, but failed.
     TooFew(String),
     /// No usable result.
@@ -87,14 +88,73 @@ pub fn judge_output(path: &Path, expected: u64, min_completed: f64) -> Output {
         }
         Err(e) => return Output::Unusable(format!("the benchmark's output holds no result: {e}")),
     };
-    let Some(completed) = block.metric("completed").map(|c| c.max(0.0) as u64) else {
-        return Output::Result { completed: None };
-    };
-    if (completed as f64) < min_completed * expected as f64 {
+    let completion = Completion::of(&block, expected);
+    if !completion.enough(min_completed) {
         return Output::TooFew(format!(
-            "only {completed} of {expected} requests completed; `min_completed` asks for {}",
+            "only {} of {expected} requests completed; `min_completed` asks for {}",
+            completion.count(),
             (min_completed * expected as f64).ceil()
         ));
     }
-    Output::Result { completed: Some((completed, expected)) }
+    Output::Result { completion }
+}
+
+/// How many of a profile's requests a result says completed: the one rule for what
+/// "completed" means, used by the runner (`min_completed`) and the analysis (a result ranks only
+/// when every request completed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    /// The result's own count; `None` for a format that prints none (vLLM's 2023 summary).
+    pub completed: Option<u64>,
+    /// The requests it counts as failed; 0 when it prints no such count.
+    pub failed: u64,
+    /// The requests the profile sends.
+    pub expected: u64,
+}
+
+impl Completion {
+    /// The counts of `block`, a result of a profile that sends `expected` requests.
+    pub fn of(block: &Block, expected: u64) -> Completion {
+        let count = |key: &str| block.metric(key).map(|v| v.max(0.0).ceil() as u64);
+        Completion { completed: count("completed"), failed: count("failed").unwrap_or(0), expected }
+    }
+
+    /// The requests that completed: the result's count or, when it prints none, every request
+    /// it does not count as failed.
+    pub fn count(&self) -> u64 {
+        self.completed.unwrap_or(self.expected.saturating_sub(self.failed))
+    }
+
+    /// Whether every request completed and none failed.
+    pub fn all(&self) -> bool {
+        self.failed == 0 && self.count() >= self.expected
+    }
+
+    /// Whether at least the fraction `min_completed` of the requests completed.
+    pub fn enough(&self, min_completed: f64) -> bool {
+        self.count() as f64 >= min_completed * self.expected as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn completion(completed: Option<u64>, failed: u64) -> Completion {
+        Completion { completed, failed, expected: 100 }
+    }
+
+    #[test]
+    fn completed_means_one_thing() {
+        // A format without a count is taken at its word; one that counts failures is not.
+        assert!(completion(None, 0).all());
+        assert_eq!(completion(None, 3).count(), 97);
+        assert!(!completion(None, 3).all());
+        assert!(completion(Some(100), 0).all());
+        assert!(!completion(Some(99), 0).all());
+        assert!(!completion(Some(100), 1).all(), "a failed request is lost even when the count is full");
+        assert!(completion(Some(90), 10).enough(0.9));
+        assert!(!completion(Some(89), 11).enough(0.9));
+        assert!(completion(None, 0).enough(1.0));
+    }
 }
