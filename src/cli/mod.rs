@@ -55,7 +55,7 @@ pub enum Command {
     /// it in English (and marks it `lang="en"`).
     ///
     /// Prints each as `file:line:col: message`; exit code 1 when there is one.
-    #[command(display_order = 3)]
+    #[command(display_order = 7)]
     Translations {
         /// Study folders or ids under --results (default: every study there).
         #[arg(value_name = "STUDY")]
@@ -71,7 +71,7 @@ pub enum Command {
         templates: PathBuf,
     },
     /// Print a study's page in one language as Markdown.
-    #[command(display_order = 7)]
+    #[command(display_order = 8)]
     Report {
         /// A study folder, or an id under --results.
         #[arg(value_name = "STUDY")]
@@ -93,7 +93,7 @@ pub enum Command {
     ///
     /// A study that does not load keeps the pages it had; it is listed and the exit code is 1.
     /// Another results folder's site is not replaced: give each results folder its own --out.
-    #[command(display_order = 8)]
+    #[command(display_order = 10)]
     Build {
         /// Folder holding the studies.
         #[arg(long, default_value = "results", value_name = "DIR")]
@@ -112,7 +112,7 @@ pub enum Command {
     ///
     /// Ctrl-C stops it and prints what was measured so far, without the closing line (so that
     /// `perflab parse` reads it as incomplete); the exit code is then 130.
-    #[command(display_order = 5)]
+    #[command(display_order = 6)]
     Bench(Box<crate::bench::BenchArgs>),
     /// List the runs a study needs: done, stale, failed, reused, pending, waiting.
     ///
@@ -120,7 +120,7 @@ pub enum Command {
     /// command changed since it was measured; the reason is shown. The first time it sees results
     /// placed by hand, it records in runs/recorded.json the engine version and command the study
     /// names, so that a later version bump makes them stale instead of relabelling them.
-    #[command(display_order = 3)]
+    #[command(display_order = 4)]
     Plan {
         /// A study folder, or an id under --results.
         #[arg(value_name = "STUDY")]
@@ -136,7 +136,7 @@ pub enum Command {
     /// configuration is recorded and the search goes on. Ctrl-C, SIGTERM or SIGHUP stops the
     /// engine and leaves the study ready to continue (exit code 130); a second Ctrl-C kills the
     /// engine at once.
-    #[command(display_order = 4)]
+    #[command(display_order = 5)]
     Run {
         /// A study folder, or an id under --results.
         #[arg(value_name = "STUDY")]
@@ -188,9 +188,6 @@ pub enum Command {
         /// The attempt's folder, with the launch the runner left there.
         dir: PathBuf,
     },
-    /// Print a study's analysis as JSON: winners, gains, the recommended command, warnings.
-    ///
-    /// The fields are described in the README.
     /// Show what changed since the previous measurement: per stage whether the winner changed,
     /// per profile the baseline and optimized figures before → after, the recommended command.
     ///
@@ -198,7 +195,7 @@ pub enum Command {
     /// (another engine version or command) replaced; `--since REV` compares with the study as
     /// it was in git revision REV (e.g. what was last published). Exit code 1 when there is
     /// nothing to compare with.
-    #[command(display_order = 7)]
+    #[command(display_order = 9)]
     Diff {
         /// A study folder, or an id under --results.
         #[arg(value_name = "STUDY")]
@@ -219,7 +216,10 @@ pub enum Command {
         #[arg(long, default_value = "templates", value_name = "DIR")]
         templates: PathBuf,
     },
-    #[command(display_order = 6)]
+    /// Print a study's analysis as JSON: winners, gains, the recommended command, warnings.
+    ///
+    /// The fields are described in the README.
+    #[command(display_order = 3)]
     Analyze {
         /// A study folder, or an id under --results.
         #[arg(value_name = "STUDY")]
