@@ -1,6 +1,6 @@
 //! Files that survive a power loss whole or not at all: written beside their place, flushed to
 //! the disk, renamed into place, and the folder's entry flushed too. Results, run manifests and
-//! site files all go through [`write`] or [`persist`].
+//! site files all go through [`write()`] or [`persist`].
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -65,7 +65,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_with(&mut Disk, path, bytes)
 }
 
-/// [`write`] through the given steps.
+/// [`write()`] through the given steps.
 pub fn write_with(steps: &mut dyn Steps, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = temporary(path);
     let done = steps.create(&tmp, bytes).and_then(|()| persist_with(steps, &tmp, path));

@@ -1,4 +1,6 @@
 //! The command line: one file a subcommand, each a thin layer over the library.
+// The doc comments below are the commands' help text, where `<stage>` is meant literally.
+#![allow(rustdoc::invalid_html_tags)]
 
 mod analyze;
 mod bench;

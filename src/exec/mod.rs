@@ -1,4 +1,4 @@
-//! Planning and running a study: which runs it needs ([`plan`]), and the greedy search that
+//! Planning and running a study: which runs it needs ([`plan`](mod@plan)), and the greedy search that
 //! runs them stage by stage ([`runner`]), through a [`Backend`] that starts the processes: on
 //! this machine ([`local`]) or as jobs of a Slurm cluster ([`slurm`]).
 

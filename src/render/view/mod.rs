@@ -1,12 +1,12 @@
 //! The page as its template sees it: every sentence localized, every number formatted.
 //! Built from the [`Analysis`] and the study's texts; no figure is computed here.
 //!
-//! One module a page section: [`conclusion`] (the recommendation and the before/after table),
-//! [`setup`] (the experiment and the benchmark), [`age`] (which versions measured the results,
-//! and what changed since the previous measurement), [`stages`] (the variants of each stage),
-//! [`summary`] (each stage's summary, decision and ranking, and the table of options),
-//! [`warnings`], [`results`] (other scenarios, accuracy, raw results), [`gains`] (how a
-//! gain is shown) and [`chart_data`] (the charts' bars and points).
+//! One module a page section: `conclusion` (the recommendation and the before/after table),
+//! `setup` (the experiment and the benchmark), [`age`] (which versions measured the results,
+//! and what changed since the previous measurement), `stages` (the variants of each stage),
+//! `summary` (each stage's summary, decision and ranking, and the table of options),
+//! `warnings`, `results` (other scenarios, accuracy, raw results), `gains` (how a
+//! gain is shown) and `chart_data` (the charts' bars and points).
 
 pub mod age;
 mod chart_data;
