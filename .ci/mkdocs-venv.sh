@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs mkdocs-material with the Markdown extensions GPUStack builds its pages with into a
 # virtual environment outside the clone (~/.cache/perflab/mkdocs, kept between runs), and prints
-# its path. tests/dropin.rs builds the mkdocs flavour with it (PERFLAB_MKDOCS_VENV).
+# its path. tests/it/dropin.rs builds the mkdocs flavour with it (PERFLAB_MKDOCS_VENV).
 set -euo pipefail
 venv="${PERFLAB_MKDOCS_VENV:-$HOME/.cache/perflab/mkdocs}"
 if [ ! -x "$venv/bin/mkdocs" ]; then

@@ -3,7 +3,7 @@
 //! studies, builds the site in memory and writes it into an empty folder, as `perflab build`
 //! does. Run with `cargo bench --bench build`.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use common::copy_dir;

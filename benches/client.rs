@@ -3,7 +3,7 @@
 //! reports the streams it held open and the tokens a second it read.
 //! Run with `cargo bench --bench client`.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use clap::Parser;

@@ -6,7 +6,7 @@
 //! Needs `examples/vllm-cpu/setup.sh` (which `.ci/run` runs): the virtual environment is taken
 //! from PERFLAB_VLLM_VENV, else `~/.cache/perflab/vllm-cpu`.
 
-mod common;
+use crate::common;
 
 use perflab::study::{FailureClass, Manifest, RunState, Study};
 use std::path::{Path, PathBuf};

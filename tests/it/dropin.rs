@@ -5,7 +5,7 @@
 //! The tool tests are ignored by a plain `cargo test` and named after the tool they need
 //! (`mkdocs_…`, `mdbook_…`), so that `.ci/run` can skip them by name when it cannot install it.
 
-mod common;
+use crate::common;
 
 use common::root;
 use perflab::render::{Flavor, Renderer};

@@ -1,7 +1,7 @@
 //! `perflab translations`: every study text without a translation, per language, at its line;
 //! and the page in that language marks such text as English.
 
-mod common;
+use crate::common;
 
 use common::{copy_dir, perflab, root};
 use perflab::render::{Flavor, Renderer};

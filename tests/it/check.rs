@@ -1,7 +1,7 @@
 //! `perflab check`: passes on the bundled studies; on broken copies it names file, line, column
 //! and key, exits 1, and changes nothing.
 
-mod common;
+use crate::common;
 
 use common::{copy_dir, perflab, root};
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! `run --rerun-stale` measuring exactly what must be measured again; nothing is overwritten,
 //! and `diff` and the page show what changed with the right percentages.
 
-mod common;
+use crate::common;
 
 use common::{example, perflab, run, serial};
 use perflab::study::{RunKey, Study};

@@ -2,8 +2,7 @@
 //! outcome, ties, a lower-is-better objective, configuration identity, every warning kind, and
 //! plurals and number grouping on the page.
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use perflab::analysis::{Adoption, Analysis, NoResultReason, Warning, analyze};
 use perflab::render::{Flavor, Links, Renderer};

@@ -2,7 +2,7 @@
 //! interruptions (SIGINT, SIGKILL) and resuming, and engines that fail to start, never become
 //! ready, or whose benchmark fails.
 
-mod common;
+use crate::common;
 
 use common::{example, manifests, no_temporary_files, perflab, run, running, serial, tiny};
 use perflab::analysis::{Adoption, Outcome, analyze};

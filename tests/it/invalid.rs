@@ -1,7 +1,7 @@
 //! A corpus of broken study files: each edit of a bundled study gives one clear message at the
 //! position of the offending key, and a non-zero exit.
 
-mod common;
+use crate::common;
 
 use common::{copy_dir, perflab, root};
 

@@ -1,7 +1,7 @@
 //! Rendered pages: snapshots of both studies in both languages, catalog coverage, a
 //! pseudo-locale added without code, a missing message as a clear error, escaped study text.
 
-mod common;
+use crate::common;
 
 use common::{copy_dir, perflab, root};
 use perflab::analysis::analyze;
@@ -18,14 +18,20 @@ fn page(id: &str, locale: &str, flavor: Flavor) -> String {
 
 #[test]
 fn snapshots() {
+    // The snapshots keep the names and the folder they had when this file was a test binary of
+    // its own: tests/snapshots/pages__<study>.<locale>.snap.
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(root().join("tests/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    let _bound = settings.bind_to_scope();
     for id in
         ["glm-5.2-fp8-h200", "deepseek-v3.2-h200", "qwen3-14b-h100", "qwen3-30b-a3b-910b", "qwen3-8b-h100-latency"]
     {
         for locale in ["en", "tr"] {
-            insta::assert_snapshot!(format!("{id}.{locale}"), page(id, locale, Flavor::Commonmark));
+            insta::assert_snapshot!(format!("pages__{id}.{locale}"), page(id, locale, Flavor::Commonmark));
         }
     }
-    insta::assert_snapshot!("glm-5.2-fp8-h200.en.mkdocs", page("glm-5.2-fp8-h200", "en", Flavor::Mkdocs));
+    insta::assert_snapshot!("pages__glm-5.2-fp8-h200.en.mkdocs", page("glm-5.2-fp8-h200", "en", Flavor::Mkdocs));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! `perflab --help`: every command listed once, in the README's order, with its own description.
 
-mod common;
+use crate::common;
 
 use common::perflab;
 

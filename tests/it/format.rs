@@ -2,7 +2,7 @@
 //! flag, notes given as one text, a later stage kept out of the recommended command, and the
 //! precision of percentages.
 
-mod common;
+use crate::common;
 
 use common::perflab;
 use perflab::analysis::analyze;

@@ -5,7 +5,7 @@
 //! state, the files on disk, that no process is left, the exit code, and that the rest of the
 //! study still ran. Waits are bounded polls on a condition; nothing depends on how long a step takes.
 
-mod common;
+use crate::common;
 
 use common::{
     copy_dir, example, finish, free_port, manifests, no_temporary_files, perflab, root, run, running, serial, tiny,

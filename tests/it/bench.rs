@@ -2,7 +2,7 @@
 //! simulated one, slower settings measure slower, server failures become failed requests with
 //! reasons, Ctrl-C reports what was measured as incomplete, and the output parses.
 
-mod common;
+use crate::common;
 
 use common::{Engine, perflab};
 use perflab::parse_str;

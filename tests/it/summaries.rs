@@ -2,7 +2,7 @@
 //! then the winner against the runner-up and against the configuration the stage builds on, with
 //! one gain a step; a change measured on a run that lost requests is never drawn as a gain.
 
-mod common;
+use crate::common;
 
 use common::root;
 use perflab::analysis::{Adoption, analyze};

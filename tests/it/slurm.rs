@@ -9,7 +9,7 @@
 //! every test name holds `slurm`, so `cargo test -- --include-ignored --skip slurm` leaves out
 //! exactly them.
 
-mod common;
+use crate::common;
 
 use common::{example, finish, manifests, perflab, root, running, serial, tiny, wait_for};
 use perflab::analysis::{Adoption, analyze};

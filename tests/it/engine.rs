@@ -1,7 +1,7 @@
 //! The simulated engine behaves like a GPU engine seen from outside: it takes a while to become
 //! ready, refuses configurations the way real engines do, and can crash in the middle of a run.
 
-mod common;
+use crate::common;
 
 use common::{Engine, free_port, get_ok, perflab};
 use std::process::{Command, Stdio};

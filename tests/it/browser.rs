@@ -4,7 +4,7 @@
 //! ignored by a plain `cargo test` (its summary counts it), and `.ci/run` installs Chromium and
 //! runs it with `--include-ignored`, where a missing browser fails it.
 
-mod common;
+use crate::common;
 
 use common::root;
 use std::process::Command;

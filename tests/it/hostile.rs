@@ -4,7 +4,7 @@
 //! an inline script, an event-handler attribute or a `javascript:`/`data:` address, every HTML
 //! page carries a Content-Security-Policy, and no CSV cell starts a formula.
 
-mod common;
+use crate::common;
 
 use common::{copy_dir, perflab, root};
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! stage that shows those runs or once near the top. The GLM study is the case the review found:
 //! reused runs repeated the same box, and the one configuration measured twice was lost.
 
-mod common;
+use crate::common;
 
 use common::root;
 use perflab::analysis::warnings::{Place, WarningKind};

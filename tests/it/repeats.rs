@@ -2,8 +2,7 @@
 //! engine start, across attempts that repeat), the intervals and the adoption rule they feed,
 //! what a page says about them, and a configuration measured by two stages kept apart.
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use perflab::analysis::{Adoption, Analysis, analyze};
 use perflab::render::{Flavor, Links, Renderer};

@@ -1,7 +1,7 @@
 //! The generated site: committed and up to date, deterministic, escaped, self-contained, with
 //! exports; and the mdBook builds.
 
-mod common;
+use crate::common;
 
 use common::{copy_dir, perflab, root};
 use perflab::render::{Flavor, Renderer};

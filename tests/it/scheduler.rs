@@ -1,7 +1,7 @@
 //! The Slurm backend's reading of the scheduler, without a cluster: final job states as failure
 //! classes, `scontrol show job` lines, a config file's `[cluster]` over the study's, the batch
 //! script's quoting. (No test name here holds the scheduler's name: `--skip slurm` leaves out
-//! exactly the tests that need a cluster, in tests/slurm.rs.)
+//! exactly the tests that need a cluster, in tests/it/slurm.rs.)
 
 use perflab::exec::slurm::{JobState, merge, parse_scontrol};
 use perflab::study::command::quote;

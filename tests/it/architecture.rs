@@ -1,0 +1,47 @@
+//! The layout's rule, read from the source: the pipeline's lower layers (`study`, `metric`,
+//! `analysis`, `render`, and the leaves under them) never import the executor.
+
+use crate::common::root;
+use std::path::Path;
+
+/// The `.rs` files under `dir`, with their text.
+fn sources(dir: &Path) -> Vec<(String, String)> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+        .map(|e| (e.path().display().to_string(), std::fs::read_to_string(e.path()).unwrap()))
+        .collect()
+}
+
+/// The places in `text` that name the module `exec` of this crate (comments left out).
+fn exec_uses(text: &str) -> Vec<String> {
+    let code = text.lines().filter(|l| !l.trim_start().starts_with("//"));
+    code.filter(|l| l.contains("crate::exec") || l.contains("super::exec") || l.contains("perflab::exec"))
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn nothing_below_the_executor_imports_it() {
+    let src = root().join("src");
+    let mut found = Vec::new();
+    let lower = ["study", "metric", "analysis", "render", "parse"];
+    let leaves = ["text.rs", "diag.rs", "durable.rs"];
+    let files = lower.iter().flat_map(|d| sources(&src.join(d))).chain(leaves.iter().map(|f| {
+        let path = src.join(f);
+        (path.display().to_string(), std::fs::read_to_string(&path).unwrap())
+    }));
+    for (path, text) in files {
+        found.extend(exec_uses(&text).into_iter().map(|l| format!("{path}: {l}")));
+    }
+    assert!(found.is_empty(), "imports of exec from below it:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_check_sees_an_import_of_the_executor() {
+    // The rule above is only as good as its reading of a file.
+    assert_eq!(exec_uses("use crate::exec::Stale;\n"), ["use crate::exec::Stale;"]);
+    assert_eq!(exec_uses("    let x = crate::exec::command::split(a);"), ["let x = crate::exec::command::split(a);"]);
+    assert!(exec_uses("// exec runs what crate::exec::plan says\nuse crate::study;").is_empty());
+}

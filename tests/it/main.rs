@@ -1,0 +1,38 @@
+//! The integration tests, one binary: a module a file of this folder, the shared setup in
+//! `common` (its macros first). A new test file `NAME.rs` here is registered with `mod NAME;`
+//! below; it reaches the shared setup with `use crate::common;`.
+
+#[macro_use]
+mod common;
+
+mod architecture;
+mod bench;
+mod browser;
+mod catalogs;
+mod check;
+mod corpus;
+mod dropin;
+mod engine;
+mod faults;
+mod figures;
+mod format;
+mod help;
+mod hostile;
+mod invalid;
+mod no_panic;
+mod pages;
+mod parallel;
+mod parse;
+mod repeats;
+mod rules;
+mod run;
+mod samples;
+mod scheduler;
+mod seeds;
+mod site;
+mod slurm;
+mod summaries;
+mod translations;
+mod upgrade;
+mod vllm_cpu;
+mod warning_boxes;
