@@ -83,7 +83,7 @@ pub enum Command {
         locale: String,
         /// Markdown flavour.
         #[arg(long, value_enum, default_value = "commonmark")]
-        flavor: crate::render::Flavor,
+        flavor: FlavorArg,
         /// Folder holding the studies.
         #[arg(long, default_value = "results", value_name = "DIR")]
         results: PathBuf,
@@ -108,7 +108,7 @@ pub enum Command {
         templates: PathBuf,
         /// Markdown flavour.
         #[arg(long, value_enum, default_value = "commonmark")]
-        flavor: crate::render::Flavor,
+        flavor: FlavorArg,
     },
     /// Benchmark an OpenAI-compatible server and print the `Serving Benchmark Result` block.
     ///
@@ -264,9 +264,9 @@ pub fn main() -> ExitCode {
         }
         Command::JobRun { dir } => crate::exec::slurm::run_job(&dir).map(|()| ExitCode::SUCCESS),
         Command::Report { study, locale, flavor, results, templates } => {
-            report::run(&study, &locale, flavor, &results, &templates)
+            report::run(&study, &locale, flavor.into(), &results, &templates)
         }
-        Command::Build { results, out, templates, flavor } => build::run(&results, &out, &templates, flavor),
+        Command::Build { results, out, templates, flavor } => build::run(&results, &out, &templates, flavor.into()),
         Command::Diff { study, since, json, locale, results, templates } => {
             diff::run(&study, since.as_deref(), json, &locale, &results, &templates)
         }
@@ -331,4 +331,22 @@ pub(crate) fn study_dirs(names: &[String], results: &std::path::Path) -> anyhow:
             )
         })
         .collect()
+}
+
+/// `--flavor`: the command line's names of [`crate::render::Flavor`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FlavorArg {
+    /// CommonMark with GFM tables and `<details>`: reads well on GitHub and in mdBook.
+    Commonmark,
+    /// mkdocs-material: collapsible admonitions (`??? info "..."`).
+    Mkdocs,
+}
+
+impl From<FlavorArg> for crate::render::Flavor {
+    fn from(flavor: FlavorArg) -> Self {
+        match flavor {
+            FlavorArg::Commonmark => crate::render::Flavor::Commonmark,
+            FlavorArg::Mkdocs => crate::render::Flavor::Mkdocs,
+        }
+    }
 }

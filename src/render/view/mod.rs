@@ -32,7 +32,7 @@ use crate::study::{FailureClass, RunKey, Study, Text};
 use serde::Serialize;
 
 /// Output flavours of the Markdown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Flavor {
     /// CommonMark with GFM tables and `<details>`: reads well on GitHub and in mdBook.
