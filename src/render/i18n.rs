@@ -14,8 +14,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The catalogs built into the binary; a `templates/i18n/` folder adds or replaces them.
-pub const BUILT_IN: &[(&str, &str)] =
-    &[("en", include_str!("../../templates/i18n/en.ftl")), ("tr", include_str!("../../templates/i18n/tr.ftl"))];
+pub const BUILT_IN: &[(&str, &str)] = &[
+    ("en", include_str!("../../templates/i18n/en.ftl")),
+    ("tr", include_str!("../../templates/i18n/tr.ftl")),
+    ("zh", include_str!("../../templates/i18n/zh.ftl")),
+    ("ja", include_str!("../../templates/i18n/ja.ftl")),
+];
 
 /// The locale whose catalog defines the keys every other must have.
 pub const SOURCE_LOCALE: &str = "en";
