@@ -321,6 +321,39 @@ mod tests {
     }
 
     #[test]
+    fn chinese_and_japanese_numbers_units_and_counts() {
+        for (i, locale) in [(2, "zh"), (3, "ja")] {
+            let c = Catalog::parse(locale, BUILT_IN[i].1, Path::new("x.ftl")).unwrap();
+            assert_eq!(BUILT_IN[i].0, locale);
+            // Thousands grouped by three with a comma (no 万), a decimal point, a real minus.
+            assert_eq!(c.number(13760.98, 2), "13,760.98");
+            assert_eq!(c.number(1234567.0, 0), "1,234,567");
+            assert_eq!(c.number(999.0, 0), "999");
+            assert_eq!(c.number(-2.5, 2), "−2.50");
+            assert_eq!(c.percent(219.702, true, 2).unwrap(), "+219.70%");
+            assert_eq!(c.percent(-52.9, true, 2).unwrap(), "−52.90%");
+            assert_eq!(c.percent(-0.04, true, 1).unwrap(), "0.0%");
+            assert_eq!(c.percent(7.5, false, 1).unwrap(), "7.5%");
+            let n = |value, decimals| [("value", Arg::Number { value, decimals })];
+            assert_eq!(c.fmt_args("unit-tok-s", &n(13760.98, 2)).unwrap(), "13,760.98 tok/s");
+            assert_eq!(c.fmt_args("unit-ms", &n(1234.5, 2)).unwrap(), "1,234.50 ms");
+            // One form for every count: no plural categories.
+            let one = c.fmt_args("unit-requests", &n(1.0, 0)).unwrap();
+            let many = c.fmt_args("unit-requests", &n(1000.0, 0)).unwrap();
+            assert_eq!(one.replacen('1', "1,000", 1), many);
+        }
+        let zh = Catalog::parse("zh", BUILT_IN[2].1, Path::new("zh.ftl")).unwrap();
+        let ja = Catalog::parse("ja", BUILT_IN[3].1, Path::new("ja.ftl")).unwrap();
+        let s = |value, decimals| [("value", Arg::Number { value, decimals })];
+        assert_eq!(zh.fmt_args("unit-s", &s(0.87, 2)).unwrap(), "0.87 秒");
+        assert_eq!(ja.fmt_args("unit-s", &s(3600.0, 0)).unwrap(), "3,600秒");
+        assert_eq!(zh.fmt_args("unit-tokens", &s(2048.0, 0)).unwrap(), "2,048 个 token");
+        assert_eq!(ja.fmt_args("unit-tokens", &s(1.0, 0)).unwrap(), "1トークン");
+        assert_eq!(zh.fmt("ratio-faster", &[("value", "1.58")]).unwrap(), "快 1.58 倍");
+        assert_eq!(ja.fmt("ratio-faster", &[("value", "1.58")]).unwrap(), "1.58倍高速");
+    }
+
+    #[test]
     fn a_missing_key_names_key_and_locale() {
         let en = Catalog::parse("en", BUILT_IN[0].1, Path::new("en.ftl")).unwrap();
         let e = en.msg("no-such-key").unwrap_err();
