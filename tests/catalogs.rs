@@ -126,8 +126,7 @@ fn study_texts_in(locale: &str) -> Vec<(String, String, String)> {
     fn walk(value: &toml::Value, at: &str, locale: &str, out: &mut Vec<(String, String, String)>) {
         match value {
             toml::Value::Table(t) => {
-                if let (Some(toml::Value::String(en)), Some(toml::Value::String(text))) = (t.get("en"), t.get(locale))
-                {
+                if let (Some(toml::Value::String(en)), Some(toml::Value::String(text))) = (t.get("en"), t.get(locale)) {
                     out.push((at.to_string(), en.clone(), text.clone()));
                 }
                 for (k, v) in t {

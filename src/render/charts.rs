@@ -266,8 +266,9 @@ fn color(kind: BarKind) -> &'static str {
 }
 
 /// One bar from `x0` over `len` px at `y`, `h` px high, with its note inside its end when it
-/// fits there, otherwise after it.
-fn bar(out: &mut String, b: &Bar, x0: f64, len: f64, y: f64, h: f64) {
+/// fits there, otherwise after it, moved left (over the bar's end, on a white halo) where it
+/// would pass `right`.
+fn bar(out: &mut String, b: &Bar, x0: f64, len: f64, y: f64, h: f64, right: f64) {
     let c = color(b.kind);
     if b.value.is_some() {
         if b.kind == BarKind::Base {
@@ -291,9 +292,18 @@ fn bar(out: &mut String, b: &Bar, x0: f64, len: f64, y: f64, h: f64) {
         );
     } else {
         let fill = if b.kind == BarKind::Failed { FAILED } else { TEXT };
-        let start =
-            if b.kind == BarKind::Base && text_width(&b.note, FONT) + 10.0 <= len { x0 + 5.0 } else { x0 + len + 5.0 };
-        let _ = write!(out, r#"<text x="{start:.1}" y="{base_line:.1}" fill="{fill}">{}</text>"#, esc(&b.note));
+        let width = text_width(&b.note, FONT);
+        let start = if b.kind == BarKind::Base && width + 10.0 <= len { x0 + 5.0 } else { x0 + len + 5.0 };
+        if start + width > right {
+            let start = (right - width).max(x0);
+            let _ = write!(
+                out,
+                r##"<text x="{start:.1}" y="{base_line:.1}" fill="{fill}" stroke="#ffffff" stroke-width="4" paint-order="stroke">{}</text>"##,
+                esc(&b.note)
+            );
+        } else {
+            let _ = write!(out, r#"<text x="{start:.1}" y="{base_line:.1}" fill="{fill}">{}</text>"#, esc(&b.note));
+        }
     }
 }
 
@@ -327,11 +337,15 @@ pub fn bars(title: &str, axis_name: &str, bars: &[Bar], ticks: &dyn Fn(f64) -> S
     while t <= end + step * 1e-9 {
         let x = x0 + scale(t);
         let _ = write!(wide, r#"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{bottom}" stroke="{GRID}"/>"#);
+        // The last tick's number ends at the chart's edge rather than passing it.
+        let label = ticks(t);
+        let (tx, anchor) =
+            if x + text_width(&label, FONT) / 2.0 > WIDE - MARGIN { (WIDE - 2.0, "end") } else { (x, "middle") };
         let _ = write!(
             wide,
-            r#"<text x="{x:.1}" y="{}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
+            r#"<text x="{tx:.1}" y="{}" text-anchor="{anchor}" fill="{TEXT}">{}</text>"#,
             bottom + 16.0,
-            esc(&ticks(t))
+            esc(&label)
         );
         t += step;
     }
@@ -351,7 +365,7 @@ pub fn bars(title: &str, axis_name: &str, bars: &[Bar], ticks: &dyn Fn(f64) -> S
             y + row / 2.0 + FONT * 0.35,
             esc(&fit(&b.label, label_w, FONT))
         );
-        bar(&mut wide, b, x0, b.value.map_or(0.0, scale), y + 5.0, row - 10.0);
+        bar(&mut wide, b, x0, b.value.map_or(0.0, scale), y + 5.0, row - 10.0, WIDE - MARGIN);
     }
     let _ = write!(wide, r#"<line x1="{x0}" y1="{top}" x2="{x0}" y2="{bottom}" stroke="{TEXT}"/></svg>"#);
     let _ = widest_note;
@@ -373,7 +387,7 @@ pub fn bars(title: &str, axis_name: &str, bars: &[Bar], ticks: &dyn Fn(f64) -> S
             y + FONT,
             esc(&fit(&b.label, plot, FONT))
         );
-        bar(&mut narrow, b, MARGIN, b.value.map_or(0.0, |v| v / end * plot), y + FONT + 6.0, 20.0);
+        bar(&mut narrow, b, MARGIN, b.value.map_or(0.0, |v| v / end * plot), y + FONT + 6.0, 20.0, NARROW - MARGIN);
     }
     let _ = write!(
         narrow,
@@ -615,7 +629,11 @@ mod tests {
         assert!(zh.wide.contains("font-family: system-ui, 'PingFang SC', 'Microsoft YaHei', 'Noto Sans CJK SC'"));
         assert!(zh.narrow.contains("'Noto Sans CJK SC'"));
         let ja = chart.localized("ja");
-        assert!(ja.wide.contains("'Hiragino Sans'") && ja.wide.contains("'Yu Gothic'") && ja.wide.contains("'Noto Sans CJK JP'"));
+        assert!(
+            ja.wide.contains("'Hiragino Sans'")
+                && ja.wide.contains("'Yu Gothic'")
+                && ja.wide.contains("'Noto Sans CJK JP'")
+        );
         assert!(!ja.wide.contains("SC'"));
     }
 

@@ -160,11 +160,7 @@ pub fn render_page(markdown: &str, inline: &dyn Fn(&str) -> Option<String>) -> R
 
 /// [`render_page`], the headings' ids taken from `source` (the same page in the source
 /// language) as [`markdown::borrowed_ids`] takes them, when it is given.
-pub fn render_page_from(
-    markdown: &str,
-    source: Option<&str>,
-    inline: &dyn Fn(&str) -> Option<String>,
-) -> Rendered {
+pub fn render_page_from(markdown: &str, source: Option<&str>, inline: &dyn Fn(&str) -> Option<String>) -> Rendered {
     let mut events = Vec::new();
     let mut skipping = false;
     // The inlined chart whose image is being read, and its alternative text (the caption).

@@ -130,6 +130,8 @@ pub struct Catalog {
     keys: Vec<String>,
     decimal: String,
     group: String,
+    list: String,
+    label: String,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -163,11 +165,35 @@ impl Catalog {
         bundle.add_resource(resource).map_err(|errors| {
             I18nError::Syntax(Diagnostic::new(file, 0, 0, format!("duplicate or invalid message: {:?}", errors[0])))
         })?;
-        let mut catalog =
-            Catalog { locale: locale.to_string(), bundle, keys, decimal: String::new(), group: String::new() };
+        let mut catalog = Catalog {
+            locale: locale.to_string(),
+            bundle,
+            keys,
+            decimal: String::new(),
+            group: String::new(),
+            list: String::new(),
+            label: String::new(),
+        };
         catalog.decimal = catalog.msg("number-decimal-separator")?;
         catalog.group = catalog.msg("number-group-separator")?;
+        // Catalogs written before these two existed keep English punctuation.
+        let optional = |key: &str, default: &str| match catalog.msg(key) {
+            Err(I18nError::MissingKey { .. }) => Ok(default.to_string()),
+            other => other,
+        };
+        let (list, label) = (optional("list-separator", ", ")?, optional("label-separator", ": ")?);
+        (catalog.list, catalog.label) = (list, label);
         Ok(catalog)
+    }
+
+    /// Items in a run of text, joined as the language does (`a, b` in English, `a、b` in Chinese).
+    pub fn list(&self, items: &[String]) -> String {
+        items.join(&self.list)
+    }
+
+    /// A value after its name (`Total TPS: 13760.98 tok/s`, `总 token 吞吐量：13,760.98 tok/s`).
+    pub fn labelled(&self, name: &str, value: &str) -> String {
+        format!("{name}{}{value}", self.label)
     }
 
     /// The message ids this catalog defines.
@@ -350,6 +376,8 @@ mod tests {
         assert_eq!(zh.fmt_args("unit-tokens", &s(2048.0, 0)).unwrap(), "2,048 个 token");
         assert_eq!(ja.fmt_args("unit-tokens", &s(1.0, 0)).unwrap(), "1トークン");
         assert_eq!(zh.fmt("ratio-faster", &[("value", "1.58")]).unwrap(), "快 1.58 倍");
+        assert_eq!(zh.list(&["a".into(), "b".into()]), "a、b");
+        assert_eq!(ja.labelled("平均TPOT", "12.34 ms"), "平均TPOT：12.34 ms");
         assert_eq!(ja.fmt("ratio-faster", &[("value", "1.58")]).unwrap(), "1.58倍高速");
     }
 

@@ -239,3 +239,7 @@ evidence-single-runs-spread = このページの数値はすべて1回の実行�
 evidence-repeats = 各数値は{ $most }回の実行の平均です。改善率のあとの範囲はその{ $confidence }%信頼区間で、改善率は区間が裏づける桁まで丸めています。
 evidence-repeats-range = 各数値は、その構成の{ $fewest }～{ $most }回の実行の平均です（1回だけの数値には範囲がありません）。改善率のあとの範囲はその{ $confidence }%信頼区間で、改善率は区間が裏づける桁まで丸めています。
 changes-figure-unclear = { $before } → { $after }（{ $change }：ノイズと区別できない）
+
+## 句読点：列挙は読点、名前と値のあいだは全角コロン
+list-separator = 、
+label-separator = ：

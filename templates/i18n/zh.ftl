@@ -94,7 +94,7 @@ failure-cancelled = 作业已在集群上被取消
 failure-job-out-of-memory = 作业使用的内存超过申请量，被集群终止
 
 ## 阶段小结：最快与最慢的变体
-summary = { $best } 达到 { $best_value }，比 { $worst } 的 { $worst_value }{ $direction ->
+summary = { $best } 达到 { $best_value }，比 { $worst } 的 { $worst_value } { $direction ->
         [lower] 低
        *[higher] 高
     } { $gap }（{ $percent }）。{ $secondary }
@@ -239,3 +239,7 @@ evidence-single-runs-spread = 本页每个数字都来自单次运行，因此�
 evidence-repeats = 每个数字都是 { $most } 次运行的平均值；收益后面的范围是其 { $confidence }% 置信区间，收益按该区间所能支持的精度取整。
 evidence-repeats-range = 每个数字都是该配置 { $fewest } 到 { $most } 次运行的平均值（只运行一次的数字不给范围）；收益后面的范围是其 { $confidence }% 置信区间，收益按该区间所能支持的精度取整。
 changes-figure-unclear = { $before } → { $after }（{ $change }：这些运行无法把它与噪声区分开）
+
+## 标点：列表各项之间用顿号，名称与数值之间用全角冒号
+list-separator = 、
+label-separator = ：
