@@ -145,7 +145,8 @@ impl Site {
                 let body_md = renderer.page(study, analysis, locale, Flavor::Commonmark, &links)?;
                 let files = &site.files;
                 // A chart goes inline in both its layouts; the style sheet shows one.
-                let page = html::render_page(&body_md, &|src| {
+                let source_md = renderer.source_page(study, analysis, locale, &body_md, Flavor::Commonmark, &links)?;
+                let page = html::render_page_from(&body_md, source_md.as_deref(), &|src| {
                     let rel = src.strip_prefix("../")?;
                     let text = |rel: &str| files.get(rel).map(|b| String::from_utf8_lossy(b).into_owned());
                     Some(format!("{}{}", text(rel)?, text(&view::narrow_chart(rel)).unwrap_or_default()))

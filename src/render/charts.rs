@@ -55,14 +55,74 @@ pub struct Chart {
     pub narrow: String,
 }
 
+/// The fonts a chart in `locale` asks for: where the language is written in CJK characters,
+/// the system's interface font first, then fonts that have the language's own forms of them on
+/// macOS, Windows and Linux, so that a Japanese chart does not borrow Chinese glyphs.
+pub fn font_family(locale: &str) -> &'static str {
+    let lower = locale.to_ascii_lowercase();
+    let mut parts = lower.split(['-', '_']);
+    match (parts.next(), parts.next()) {
+        (Some("zh"), Some("tw" | "hk" | "mo" | "hant")) => {
+            "system-ui, 'PingFang TC', 'Microsoft JhengHei', 'Noto Sans CJK TC', 'Source Han Sans TC', sans-serif"
+        }
+        (Some("zh"), _) => {
+            "system-ui, 'PingFang SC', 'Microsoft YaHei', 'Noto Sans CJK SC', 'Source Han Sans SC', sans-serif"
+        }
+        (Some("ja"), _) => {
+            "system-ui, 'Hiragino Sans', 'Hiragino Kaku Gothic ProN', 'Yu Gothic', Meiryo, 'Noto Sans CJK JP', sans-serif"
+        }
+        (Some("ko"), _) => "system-ui, 'Apple SD Gothic Neo', 'Malgun Gothic', 'Noto Sans CJK KR', sans-serif",
+        _ => FAMILY,
+    }
+}
+
+impl Chart {
+    /// The chart for a page in `locale`, its text in [`font_family`]'s fonts.
+    pub fn localized(self, locale: &str) -> Chart {
+        let family = font_family(locale);
+        if family == FAMILY {
+            return self;
+        }
+        let (from, to) = (format!("style=\"font-family: {FAMILY};"), format!("style=\"font-family: {family};"));
+        Chart { wide: self.wide.replacen(&from, &to, 1), narrow: self.narrow.replacen(&from, &to, 1) }
+    }
+}
+
 /// Text for SVG: `&`, `<`, `>` and `"` as entities.
 fn esc(text: &str) -> String {
     super::html::escape(text)
 }
 
+/// Whether `c` is drawn about a square wide and a line may break beside it without a space:
+/// CJK ideographs and punctuation, kana, Hangul and full-width forms.
+fn wide(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x1100..=0x115F
+            | 0x2E80..=0x303E
+            | 0x3041..=0x33FF
+            | 0x3400..=0x4DBF
+            | 0x4E00..=0x9FFF
+            | 0xA000..=0xA4CF
+            | 0xAC00..=0xD7A3
+            | 0xF900..=0xFAFF
+            | 0xFE30..=0xFE4F
+            | 0xFF00..=0xFF60
+            | 0xFFE0..=0xFFE6
+    )
+}
+
+/// The estimated width of `c` at `size` px: a square for CJK, a little more than half of one
+/// for everything else.
+fn char_width(c: char, size: f64) -> f64 {
+    if wide(c) { size } else { size * 0.58 }
+}
+
 /// The estimated width of `text` at `size` px.
 fn text_width(text: &str, size: f64) -> f64 {
-    text.chars().count() as f64 * size * 0.58
+    let squares = text.chars().filter(|&c| wide(c)).count();
+    let others = text.chars().count() - squares;
+    squares as f64 * size + others as f64 * size * 0.58
 }
 
 /// `text` cut to `width` px at `size`, with an ellipsis when cut.
@@ -70,35 +130,88 @@ fn fit(text: &str, width: f64, size: f64) -> String {
     if text_width(text, size) <= width {
         return text.to_string();
     }
-    let keep = ((width / (size * 0.58)).floor() as usize).saturating_sub(1).max(1);
-    let mut out: String = text.chars().take(keep).collect();
+    let unit = size * 0.58;
+    let budget = ((width / unit).floor() as usize).saturating_sub(1).max(1) as f64 * unit;
+    let mut out = String::new();
+    let mut used = 0.0;
+    for c in text.chars() {
+        let w = char_width(c, size);
+        if !out.is_empty() && used + w > budget + 1e-9 {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
     out.push('…');
     out
 }
 
-/// `text` broken into lines of at most `width` px at `size`, at spaces; at most `max` lines,
-/// the last one cut with an ellipsis.
+/// The pieces a line may break between, each with whether a space came before it: words
+/// between spaces, and within a word, each character of a script written without spaces
+/// (Chinese, Japanese), never before closing or after opening punctuation.
+fn break_units(text: &str) -> Vec<(bool, String)> {
+    const NO_START: &str = "、。，．：；！？）」』】〕〉》〗ー・…％,.:;!?)]}%";
+    const NO_END: &str = "（「『【〔〈《〖([{";
+    let mut units = Vec::new();
+    for (i, word) in text.split_whitespace().enumerate() {
+        let mut unit = String::new();
+        let mut space = i > 0;
+        let mut previous: Option<char> = None;
+        for c in word.chars() {
+            if let Some(p) = previous
+                && (wide(p) || wide(c))
+                && !NO_START.contains(c)
+                && !NO_END.contains(p)
+            {
+                units.push((space, std::mem::take(&mut unit)));
+                space = false;
+            }
+            unit.push(c);
+            previous = Some(c);
+        }
+        units.push((space, unit));
+    }
+    units
+}
+
+/// `text` broken into lines of at most `width` px at `size`, at spaces and between the
+/// characters of scripts written without them; at most `max` lines, the last one cut with an
+/// ellipsis.
 fn wrap(text: &str, width: f64, size: f64, max: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
+    // Each line, and whether a space separated it from the line before.
+    let mut lines: Vec<(bool, String)> = Vec::new();
     let mut line = String::new();
-    for word in text.split_whitespace() {
-        let candidate = if line.is_empty() { word.to_string() } else { format!("{line} {word}") };
+    let mut line_space = false;
+    for (space, unit) in break_units(text) {
+        let candidate = if line.is_empty() {
+            unit.clone()
+        } else if space {
+            format!("{line} {unit}")
+        } else {
+            format!("{line}{unit}")
+        };
         if text_width(&candidate, size) <= width || line.is_empty() {
             line = candidate;
         } else {
-            lines.push(std::mem::take(&mut line));
-            line = word.to_string();
+            lines.push((line_space, std::mem::take(&mut line)));
+            line = unit;
+            line_space = space;
         }
     }
     if !line.is_empty() {
-        lines.push(line);
+        lines.push((line_space, line));
     }
     if lines.len() > max {
-        let rest = lines[max - 1..].join(" ");
-        lines.truncate(max - 1);
-        lines.push(rest);
+        let mut rest = String::new();
+        for (space, l) in lines.drain(max - 1..) {
+            if space && !rest.is_empty() {
+                rest.push(' ');
+            }
+            rest.push_str(&l);
+        }
+        lines.push((false, rest));
     }
-    lines.into_iter().map(|l| fit(&l, width, size)).collect()
+    lines.into_iter().map(|(_, l)| fit(&l, width, size)).collect()
 }
 
 /// The smallest "nice" number (1, 2, 2.5 or 5 times a power of ten) at or above `x`.
@@ -153,8 +266,9 @@ fn color(kind: BarKind) -> &'static str {
 }
 
 /// One bar from `x0` over `len` px at `y`, `h` px high, with its note inside its end when it
-/// fits there, otherwise after it.
-fn bar(out: &mut String, b: &Bar, x0: f64, len: f64, y: f64, h: f64) {
+/// fits there, otherwise after it, moved left (over the bar's end, on a white halo) where it
+/// would pass `right`.
+fn bar(out: &mut String, b: &Bar, x0: f64, len: f64, y: f64, h: f64, right: f64) {
     let c = color(b.kind);
     if b.value.is_some() {
         if b.kind == BarKind::Base {
@@ -178,9 +292,18 @@ fn bar(out: &mut String, b: &Bar, x0: f64, len: f64, y: f64, h: f64) {
         );
     } else {
         let fill = if b.kind == BarKind::Failed { FAILED } else { TEXT };
-        let start =
-            if b.kind == BarKind::Base && text_width(&b.note, FONT) + 10.0 <= len { x0 + 5.0 } else { x0 + len + 5.0 };
-        let _ = write!(out, r#"<text x="{start:.1}" y="{base_line:.1}" fill="{fill}">{}</text>"#, esc(&b.note));
+        let width = text_width(&b.note, FONT);
+        let start = if b.kind == BarKind::Base && width + 10.0 <= len { x0 + 5.0 } else { x0 + len + 5.0 };
+        if start + width > right {
+            let start = (right - width).max(x0);
+            let _ = write!(
+                out,
+                r##"<text x="{start:.1}" y="{base_line:.1}" fill="{fill}" stroke="#ffffff" stroke-width="4" paint-order="stroke">{}</text>"##,
+                esc(&b.note)
+            );
+        } else {
+            let _ = write!(out, r#"<text x="{start:.1}" y="{base_line:.1}" fill="{fill}">{}</text>"#, esc(&b.note));
+        }
     }
 }
 
@@ -214,11 +337,15 @@ pub fn bars(title: &str, axis_name: &str, bars: &[Bar], ticks: &dyn Fn(f64) -> S
     while t <= end + step * 1e-9 {
         let x = x0 + scale(t);
         let _ = write!(wide, r#"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{bottom}" stroke="{GRID}"/>"#);
+        // The last tick's number ends at the chart's edge rather than passing it.
+        let label = ticks(t);
+        let (tx, anchor) =
+            if x + text_width(&label, FONT) / 2.0 > WIDE - MARGIN { (WIDE - 2.0, "end") } else { (x, "middle") };
         let _ = write!(
             wide,
-            r#"<text x="{x:.1}" y="{}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
+            r#"<text x="{tx:.1}" y="{}" text-anchor="{anchor}" fill="{TEXT}">{}</text>"#,
             bottom + 16.0,
-            esc(&ticks(t))
+            esc(&label)
         );
         t += step;
     }
@@ -238,7 +365,7 @@ pub fn bars(title: &str, axis_name: &str, bars: &[Bar], ticks: &dyn Fn(f64) -> S
             y + row / 2.0 + FONT * 0.35,
             esc(&fit(&b.label, label_w, FONT))
         );
-        bar(&mut wide, b, x0, b.value.map_or(0.0, scale), y + 5.0, row - 10.0);
+        bar(&mut wide, b, x0, b.value.map_or(0.0, scale), y + 5.0, row - 10.0, WIDE - MARGIN);
     }
     let _ = write!(wide, r#"<line x1="{x0}" y1="{top}" x2="{x0}" y2="{bottom}" stroke="{TEXT}"/></svg>"#);
     let _ = widest_note;
@@ -260,7 +387,7 @@ pub fn bars(title: &str, axis_name: &str, bars: &[Bar], ticks: &dyn Fn(f64) -> S
             y + FONT,
             esc(&fit(&b.label, plot, FONT))
         );
-        bar(&mut narrow, b, MARGIN, b.value.map_or(0.0, |v| v / end * plot), y + FONT + 6.0, 20.0);
+        bar(&mut narrow, b, MARGIN, b.value.map_or(0.0, |v| v / end * plot), y + FONT + 6.0, 20.0, NARROW - MARGIN);
     }
     let _ = write!(
         narrow,
@@ -470,6 +597,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn cjk_text_is_measured_square_and_wraps_between_characters() {
+        assert_eq!(text_width("吞吐量", 12.0), 36.0);
+        assert!((text_width("TP 8", 12.0) - 4.0 * 12.0 * 0.58).abs() < 1e-9);
+        // Between characters, never before a closing mark or after an opening one.
+        let lines = wrap("各阶段以相同的提示词测量（并发数固定），结果见下表。", 7.0 * 12.0, 12.0, 5);
+        assert!(lines.len() > 2, "{lines:?}");
+        for l in &lines {
+            assert!(text_width(l, 12.0) <= 7.0 * 12.0, "{l} is too wide");
+            assert!(!l.starts_with(['，', '）', '。']) && !l.ends_with('（'), "{lines:?}");
+            assert!(!l.contains('…'), "{lines:?}");
+        }
+        assert_eq!(lines.concat(), "各阶段以相同的提示词测量（并发数固定），结果见下表。");
+        // Latin words inside keep their spaces and are not broken.
+        let lines = wrap("SGLang 中 CUDA Graph 的最大批大小", 8.0 * 12.0, 12.0, 3);
+        assert_eq!(lines.join("|"), "SGLang 中 CUDA|Graph 的最大批|大小", "{lines:?}");
+        let lines = wrap("a b c d e f", 3.0 * 12.0 * 0.58, 12.0, 2);
+        assert_eq!(lines, ["a b", "c …"]);
+        let cut = fit("推理服务优化指南推理服务优化指南", 5.0 * 12.0, 12.0);
+        assert!(cut.ends_with('…') && text_width(&cut, 12.0) <= 5.0 * 12.0, "{cut}");
+    }
+
+    #[test]
+    fn cjk_charts_name_fonts_with_their_glyphs() {
+        let chart = bars("t", "tok/s", &list(), &|v: f64| format!("{v:.0}"));
+        assert_eq!(chart.clone().localized("en"), chart);
+        let zh = chart.clone().localized("zh");
+        assert!(zh.wide.contains("font-family: system-ui, 'PingFang SC', 'Microsoft YaHei', 'Noto Sans CJK SC'"));
+        assert!(zh.narrow.contains("'Noto Sans CJK SC'"));
+        let ja = chart.localized("ja");
+        assert!(
+            ja.wide.contains("'Hiragino Sans'")
+                && ja.wide.contains("'Yu Gothic'")
+                && ja.wide.contains("'Noto Sans CJK JP'")
+        );
+        assert!(!ja.wide.contains("SC'"));
     }
 
     #[test]

@@ -83,8 +83,21 @@ fn slug(text: &str, taken: &mut Vec<String>) -> String {
     id
 }
 
-/// Gives every heading an id and a link to itself, and lists the second and third levels.
-fn anchor_headings(events: Vec<Event<'_>>) -> (Vec<Event<'_>>, Vec<Heading>) {
+/// The level and id of each heading of `markdown`, as [`render_page`] gives them.
+fn heading_ids(markdown: &str) -> Vec<(u8, String)> {
+    let (events, _) = anchor_headings(Parser::new_ext(markdown, markdown::options()).collect(), &[]);
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Start(Tag::Heading { level, id: Some(id), .. }) => Some((*level as u8, id.to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Gives every heading an id (the one `ids` holds at its place, if any, otherwise one from its
+/// words) and a link to itself, and lists the second and third levels.
+fn anchor_headings<'a>(events: Vec<Event<'a>>, ids: &[String]) -> (Vec<Event<'a>>, Vec<Heading>) {
     let mut out = Vec::with_capacity(events.len());
     let mut toc = Vec::new();
     let mut taken = Vec::new();
@@ -99,7 +112,13 @@ fn anchor_headings(events: Vec<Event<'_>>) -> (Vec<Event<'_>>, Vec<Heading>) {
                     _ => None,
                 })
                 .collect();
-            let id = slug(&text, &mut taken);
+            let id = match ids.get(taken.len()) {
+                Some(id) => {
+                    taken.push(id.clone());
+                    id.clone()
+                }
+                None => slug(&text, &mut taken),
+            };
             let n = *level as u8;
             if (2..=3).contains(&n) {
                 toc.push(Heading { level: n, id: id.clone(), text: text.clone() });
@@ -137,6 +156,12 @@ pub fn render(markdown: &str, inline: &dyn Fn(&str) -> Option<String>) -> String
 
 /// Renders `markdown` as [`render`] does, with heading anchors and a table of contents.
 pub fn render_page(markdown: &str, inline: &dyn Fn(&str) -> Option<String>) -> Rendered {
+    render_page_from(markdown, None, inline)
+}
+
+/// [`render_page`], the headings' ids taken from `source` (the same page in the source
+/// language) as [`markdown::borrowed_ids`] takes them, when it is given.
+pub fn render_page_from(markdown: &str, source: Option<&str>, inline: &dyn Fn(&str) -> Option<String>) -> Rendered {
     let mut events = Vec::new();
     let mut skipping = false;
     // The inlined chart whose image is being read, and its alternative text (the caption).
@@ -219,7 +244,14 @@ pub fn render_page(markdown: &str, inline: &dyn Fn(&str) -> Option<String>) -> R
             i += 1;
         }
     }
-    let (kept, toc) = anchor_headings(kept);
+    let ids = match source {
+        Some(source) => {
+            let levels: Vec<u8> = heading_ids(markdown).into_iter().map(|(level, _)| level).collect();
+            markdown::borrowed_ids(&levels, &heading_ids(source))
+        }
+        None => Vec::new(),
+    };
+    let (kept, toc) = anchor_headings(kept, &ids);
     let mut out = String::with_capacity(markdown.len() * 2);
     html::push_html(&mut out, kept.into_iter());
     Rendered { body: out, toc }
@@ -251,6 +283,18 @@ mod tests {
         let ids: Vec<&str> = out.toc.iter().map(|h| h.id.as_str()).collect();
         assert_eq!(ids, ["cikarim-motoru", "s-1-a", "s-1-a-2"]);
         assert_eq!(out.toc[1].text, "1. A");
+    }
+
+    #[test]
+    fn cjk_headings_take_the_ids_of_the_source_page() {
+        let en = "# Title\n\n## Conclusion\n\n### 1. A\n";
+        let out = render_page_from("# 标题\n\n## 结论\n\n### 1. 甲\n", Some(en), &|_| None);
+        assert!(out.body.contains(r##"<h2 id="conclusion">结论 <a class="anchor" href="#conclusion">#</a></h2>"##));
+        let ids: Vec<&str> = out.toc.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids, ["conclusion", "s-1-a"]);
+        let other = render_page_from("# 标题\n\n## 结论\n\n## 乙\n", Some(en), &|_| None);
+        let ids: Vec<&str> = other.toc.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids, ["s-1-1", "s-1-2"]);
     }
 
     #[test]

@@ -14,8 +14,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The catalogs built into the binary; a `templates/i18n/` folder adds or replaces them.
-pub const BUILT_IN: &[(&str, &str)] =
-    &[("en", include_str!("../../templates/i18n/en.ftl")), ("tr", include_str!("../../templates/i18n/tr.ftl"))];
+pub const BUILT_IN: &[(&str, &str)] = &[
+    ("en", include_str!("../../templates/i18n/en.ftl")),
+    ("tr", include_str!("../../templates/i18n/tr.ftl")),
+    ("zh", include_str!("../../templates/i18n/zh.ftl")),
+    ("ja", include_str!("../../templates/i18n/ja.ftl")),
+];
 
 /// The locale whose catalog defines the keys every other must have.
 pub const SOURCE_LOCALE: &str = "en";
@@ -126,6 +130,8 @@ pub struct Catalog {
     keys: Vec<String>,
     decimal: String,
     group: String,
+    list: String,
+    label: String,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -159,11 +165,35 @@ impl Catalog {
         bundle.add_resource(resource).map_err(|errors| {
             I18nError::Syntax(Diagnostic::new(file, 0, 0, format!("duplicate or invalid message: {:?}", errors[0])))
         })?;
-        let mut catalog =
-            Catalog { locale: locale.to_string(), bundle, keys, decimal: String::new(), group: String::new() };
+        let mut catalog = Catalog {
+            locale: locale.to_string(),
+            bundle,
+            keys,
+            decimal: String::new(),
+            group: String::new(),
+            list: String::new(),
+            label: String::new(),
+        };
         catalog.decimal = catalog.msg("number-decimal-separator")?;
         catalog.group = catalog.msg("number-group-separator")?;
+        // Catalogs written before these two existed keep English punctuation.
+        let optional = |key: &str, default: &str| match catalog.msg(key) {
+            Err(I18nError::MissingKey { .. }) => Ok(default.to_string()),
+            other => other,
+        };
+        let (list, label) = (optional("list-separator", ", ")?, optional("label-separator", ": ")?);
+        (catalog.list, catalog.label) = (list, label);
         Ok(catalog)
+    }
+
+    /// Items in a run of text, joined as the language does (`a, b` in English, `a、b` in Chinese).
+    pub fn list(&self, items: &[String]) -> String {
+        items.join(&self.list)
+    }
+
+    /// A value after its name (`Total TPS: 13760.98 tok/s`, `总 token 吞吐量：13,760.98 tok/s`).
+    pub fn labelled(&self, name: &str, value: &str) -> String {
+        format!("{name}{}{value}", self.label)
     }
 
     /// The message ids this catalog defines.
@@ -314,6 +344,41 @@ mod tests {
         assert_eq!(en.percent(0.0001, true, 2).unwrap(), "0.00%");
         assert_eq!(en.percent(283.99, true, 1).unwrap(), "+284.0%");
         assert_eq!(tr.percent(-0.04, true, 1).unwrap(), "%0,0");
+    }
+
+    #[test]
+    fn chinese_and_japanese_numbers_units_and_counts() {
+        for (i, locale) in [(2, "zh"), (3, "ja")] {
+            let c = Catalog::parse(locale, BUILT_IN[i].1, Path::new("x.ftl")).unwrap();
+            assert_eq!(BUILT_IN[i].0, locale);
+            // Thousands grouped by three with a comma (no 万), a decimal point, a real minus.
+            assert_eq!(c.number(13760.98, 2), "13,760.98");
+            assert_eq!(c.number(1234567.0, 0), "1,234,567");
+            assert_eq!(c.number(999.0, 0), "999");
+            assert_eq!(c.number(-2.5, 2), "−2.50");
+            assert_eq!(c.percent(219.702, true, 2).unwrap(), "+219.70%");
+            assert_eq!(c.percent(-52.9, true, 2).unwrap(), "−52.90%");
+            assert_eq!(c.percent(-0.04, true, 1).unwrap(), "0.0%");
+            assert_eq!(c.percent(7.5, false, 1).unwrap(), "7.5%");
+            let n = |value, decimals| [("value", Arg::Number { value, decimals })];
+            assert_eq!(c.fmt_args("unit-tok-s", &n(13760.98, 2)).unwrap(), "13,760.98 tok/s");
+            assert_eq!(c.fmt_args("unit-ms", &n(1234.5, 2)).unwrap(), "1,234.50 ms");
+            // One form for every count: no plural categories.
+            let one = c.fmt_args("unit-requests", &n(1.0, 0)).unwrap();
+            let many = c.fmt_args("unit-requests", &n(1000.0, 0)).unwrap();
+            assert_eq!(one.replacen('1', "1,000", 1), many);
+        }
+        let zh = Catalog::parse("zh", BUILT_IN[2].1, Path::new("zh.ftl")).unwrap();
+        let ja = Catalog::parse("ja", BUILT_IN[3].1, Path::new("ja.ftl")).unwrap();
+        let s = |value, decimals| [("value", Arg::Number { value, decimals })];
+        assert_eq!(zh.fmt_args("unit-s", &s(0.87, 2)).unwrap(), "0.87 秒");
+        assert_eq!(ja.fmt_args("unit-s", &s(3600.0, 0)).unwrap(), "3,600秒");
+        assert_eq!(zh.fmt_args("unit-tokens", &s(2048.0, 0)).unwrap(), "2,048 个 token");
+        assert_eq!(ja.fmt_args("unit-tokens", &s(1.0, 0)).unwrap(), "1トークン");
+        assert_eq!(zh.fmt("ratio-faster", &[("value", "1.58")]).unwrap(), "快 1.58 倍");
+        assert_eq!(zh.list(&["a".into(), "b".into()]), "a、b");
+        assert_eq!(ja.labelled("平均TPOT", "12.34 ms"), "平均TPOT：12.34 ms");
+        assert_eq!(ja.fmt("ratio-faster", &[("value", "1.58")]).unwrap(), "1.58倍高速");
     }
 
     #[test]

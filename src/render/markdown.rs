@@ -109,9 +109,38 @@ pub fn slug(text: &str) -> String {
 /// Markdown whose ATX headings (outside code blocks) carry explicit ids, `## Heading { #id }`,
 /// as mkdocs' `attr_list` reads them; a repeated id gets `-2`, `-3`, ….
 pub fn with_heading_ids(markdown: &str) -> String {
+    let ids = own_ids(markdown);
+    rewrite_headings(markdown, &mut |i, _, _| ids[i].1.clone())
+}
+
+/// The level and id of each heading of `markdown`, from its own words.
+fn own_ids(markdown: &str) -> Vec<(u8, String)> {
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut ids = Vec::new();
+    rewrite_headings(markdown, &mut |_, level, text| {
+        let base = slug(&plain_heading(text));
+        let n = seen.entry(base.clone()).or_insert(0);
+        *n += 1;
+        ids.push((level, if *n == 1 { base } else { format!("{base}-{n}") }));
+        String::new()
+    });
+    ids
+}
+
+/// [`with_heading_ids`] for a page whose headings do not fold to ASCII ([`needs_source_ids`]):
+/// the ids are those of `source`, the same page in the source language ([`borrowed_ids`]).
+pub fn with_heading_ids_from(markdown: &str, source: &str) -> String {
+    let levels: Vec<u8> = own_ids(markdown).into_iter().map(|(level, _)| level).collect();
+    let ids = borrowed_ids(&levels, &own_ids(source));
+    rewrite_headings(markdown, &mut |i, _, _| ids[i].clone())
+}
+
+/// Calls `id_for(index, level, text)` for each ATX heading outside code blocks and writes the id
+/// it returns after the heading.
+fn rewrite_headings(markdown: &str, id_for: &mut dyn FnMut(usize, u8, &str) -> String) -> String {
     let mut fence: Option<String> = None;
     let mut out = String::with_capacity(markdown.len() + 1024);
+    let mut index = 0;
     for line in markdown.lines() {
         let t = line.trim_start();
         let ticks: String = t.chars().take_while(|&c| c == '`').collect();
@@ -121,11 +150,9 @@ pub fn with_heading_ids(markdown: &str) -> String {
             }
         } else if ticks.len() >= 3 {
             fence = Some(ticks);
-        } else if let Some(text) = heading_text(line) {
-            let base = slug(&plain_heading(text));
-            let n = seen.entry(base.clone()).or_insert(0);
-            *n += 1;
-            let id = if *n == 1 { base } else { format!("{base}-{n}") };
+        } else if let Some((level, text)) = heading_text(line) {
+            let id = id_for(index, level, text);
+            index += 1;
             out.push_str(&format!("{} {{ #{id} }}\n", line.trim_end()));
             continue;
         }
@@ -135,11 +162,50 @@ pub fn with_heading_ids(markdown: &str) -> String {
     out
 }
 
-/// The text of an ATX heading line (`## Text`), if the line is one.
-fn heading_text(line: &str) -> Option<&str> {
+/// The level and text of an ATX heading line (`## Text`), if the line is one.
+fn heading_text(line: &str) -> Option<(u8, &str)> {
     let hashes = line.bytes().take_while(|&b| b == b'#').count();
     let rest = &line[hashes..];
-    ((1..=6).contains(&hashes) && rest.starts_with(' ')).then(|| rest.trim())
+    ((1..=6).contains(&hashes) && rest.starts_with(' ')).then(|| (hashes as u8, rest.trim()))
+}
+
+/// Whether a letter or digit keeps a place in [`slug`]: ASCII, or a Turkish letter it folds.
+fn folds(c: char) -> bool {
+    !c.is_alphanumeric() || c.is_ascii() || slug(&c.to_string()) != "section"
+}
+
+/// Whether some heading of `markdown` is written in letters that do not fold to ASCII (Chinese,
+/// Japanese, …): its own id would lose them, so the page takes the ids of the same page in the
+/// source language instead ([`borrowed_ids`]).
+pub fn needs_source_ids(markdown: &str) -> bool {
+    let mut foreign = false;
+    rewrite_headings(markdown, &mut |_, _, text| {
+        foreign |= !plain_heading(text).chars().all(folds);
+        String::new()
+    });
+    foreign
+}
+
+/// The ids of a page's headings (their `levels`, in order) taken from the same page in the
+/// source language (`source`: level and id of each heading), heading for heading, where both
+/// pages have the same outline, so that an address such as `#conclusion` leads to the same
+/// section in every language. Otherwise each heading's id is its place in the outline: `s-4-2`
+/// for the fourth section's second subsection, unique by construction.
+pub fn borrowed_ids(levels: &[u8], source: &[(u8, String)]) -> Vec<String> {
+    if levels.len() == source.len() && levels.iter().zip(source).all(|(l, (s, _))| l == s) {
+        return source.iter().map(|(_, id)| id.clone()).collect();
+    }
+    let mut counts = [0usize; 6];
+    levels
+        .iter()
+        .map(|&level| {
+            let depth = usize::from(level.clamp(1, 6)) - 1;
+            counts[depth] += 1;
+            counts[depth + 1..].iter_mut().for_each(|c| *c = 0);
+            let path: Vec<String> = counts[..=depth].iter().map(usize::to_string).collect();
+            format!("s-{}", path.join("-"))
+        })
+        .collect()
 }
 
 /// A heading's words as a reader sees them: without Markdown's marks and entities.
@@ -247,6 +313,23 @@ mod tests {
             with_heading_ids(md),
             "# Başlık { #baslik }\n\n## vLLM { #vllm }\n\n```bash\n# not a heading\n```\n\n#### vLLM { #vllm-2 }\n\n#hashtag\n"
         );
+    }
+
+    #[test]
+    fn cjk_headings_take_the_source_pages_ids() {
+        let en = "# Title\n\n## Conclusion\n\n### Before and after\n\n## Results\n\n### 1. Engine\n\n#### vLLM\n";
+        let zh = "# 标题\n\n## 结论\n\n### 优化前后对比\n\n## 实验结果\n\n### 1. 推理引擎\n\n#### vLLM\n";
+        assert!(needs_source_ids(zh) && !needs_source_ids(en));
+        assert!(!needs_source_ids("## Çıkarım motoru\n\n```\n# 代码\n```\n"));
+        assert_eq!(
+            with_heading_ids_from(zh, en),
+            "# 标题 { #title }\n\n## 结论 { #conclusion }\n\n### 优化前后对比 { #before-and-after }\n\n\
+             ## 实验结果 { #results }\n\n### 1. 推理引擎 { #engine }\n\n#### vLLM { #vllm }\n"
+        );
+        // Another outline: each heading's place in it.
+        let other = with_heading_ids_from("# 标题\n\n## 结论\n\n### 甲\n\n### 乙\n\n## 丙\n\n### 丁\n", en);
+        assert!(other.contains("## 结论 { #s-1-1 }") && other.contains("### 乙 { #s-1-1-2 }"), "{other}");
+        assert!(other.contains("### 丁 { #s-1-2-1 }"), "{other}");
     }
 
     fn html(md: &str) -> String {

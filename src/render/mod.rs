@@ -133,14 +133,51 @@ impl Renderer {
         flavor: Flavor,
         links: &Links,
     ) -> Result<String, RenderError> {
+        let text = self.page_text(study, analysis, locale, flavor, links)?;
+        if flavor != Flavor::Mkdocs {
+            return Ok(text);
+        }
+        // mkdocs makes its own ids from headings and drops letters such as "ı" from them, and
+        // every Chinese or Japanese one.
+        match self.source_page(study, analysis, locale, &text, flavor, links)? {
+            Some(source) => Ok(markdown::with_heading_ids_from(&text, &source)),
+            None => Ok(markdown::with_heading_ids(&text)),
+        }
+    }
+
+    /// The page in the source language, without heading ids, where `text` (the page in
+    /// `locale`) needs its heading ids ([`markdown::needs_source_ids`]).
+    pub fn source_page(
+        &self,
+        study: &Study,
+        analysis: &Analysis,
+        locale: &str,
+        text: &str,
+        flavor: Flavor,
+        links: &Links,
+    ) -> Result<Option<String>, RenderError> {
+        let source = i18n::SOURCE_LOCALE;
+        if locale == source || !self.catalogs.contains_key(source) || !markdown::needs_source_ids(text) {
+            return Ok(None);
+        }
+        self.page_text(study, analysis, source, flavor, links).map(Some)
+    }
+
+    /// The Markdown page as the template writes it.
+    fn page_text(
+        &self,
+        study: &Study,
+        analysis: &Analysis,
+        locale: &str,
+        flavor: Flavor,
+        links: &Links,
+    ) -> Result<String, RenderError> {
         let catalog = self.catalog(locale)?;
         let view = view::build(study, analysis, catalog, flavor, links)?;
         let tera = &self.tera[locale];
         let mut context = tera::Context::new();
         context.insert("page", &view);
-        let text = tidy(&tera.render("page.md.tera", &context).map_err(template_error)?);
-        // mkdocs makes its own ids from headings and drops letters such as "ı" from them.
-        Ok(if flavor == Flavor::Mkdocs { markdown::with_heading_ids(&text) } else { text })
+        Ok(tidy(&tera.render("page.md.tera", &context).map_err(template_error)?))
     }
 
     /// `perflab diff` in one language: the page's "what changed" section on its own.

@@ -264,3 +264,7 @@ evidence-single-runs-spread = Every figure on this page comes from a single run,
 evidence-repeats = Each figure is the mean of { $most } runs; a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
 evidence-repeats-range = Each figure is the mean of { $fewest } to { $most } runs of its configuration (a figure from a single run has no range); a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
 changes-figure-unclear = { $before } → { $after } ({ $change }: the runs cannot tell this from noise)
+
+## Punctuation: items of a list, and a value after its name ("Total TPS: 13760.98 tok/s")
+list-separator = {", "}
+label-separator = {": "}

@@ -241,3 +241,7 @@ evidence-single-runs-spread = Bu sayfadaki her değer tek bir koşudan geliyor, 
 evidence-repeats = Her değer { $most } koşunun ortalamasıdır; bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
 evidence-repeats-range = Her değer, kendi yapılandırmasının { $fewest } ile { $most } arası koşusunun ortalamasıdır (tek koşudan gelen bir değerin aralığı yoktur); bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
 changes-figure-unclear = { $before } → { $after } ({ $change }; koşular bunu gürültüden ayıramıyor)
+
+## Noktalama: bir listenin öğeleri ve adından sonra gelen değer
+list-separator = {", "}
+label-separator = {": "}

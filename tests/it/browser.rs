@@ -163,8 +163,30 @@ frame.onload = () => {{
         smallest = Math.min(smallest, parseFloat(w.getComputedStyle(t).fontSize) * scale);
       }}
     }}
+    // Chart text as drawn: outside its chart, or over another text of it. A text's box is its
+    // glyph cell (the font's ascent and descent), so boxes of lines that only touch overlap by a
+    // sliver; a text is over another where the boxes share more than 30% of the lower one's height.
+    const svgProblems = [];
+    for (const svg of d.querySelectorAll('figure.chart svg')) {{
+      const box = svg.getBoundingClientRect();
+      if (box.width === 0) continue;
+      const drawn = [...svg.querySelectorAll('text')].map(t => [t, t.getBoundingClientRect()]).filter(p => p[1].width > 0);
+      for (const [t, r] of drawn) {{
+        if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+          svgProblems.push('outside ' + svg.getAttribute('class') + ': ' + t.textContent);
+      }}
+      for (let i = 0; i < drawn.length; i++) for (let j = i + 1; j < drawn.length; j++) {{
+        const [a, ra] = drawn[i], [b, rb] = drawn[j];
+        const wide = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+        const high = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+        if (wide > 2 && high > 0.3 * Math.min(ra.height, rb.height))
+          svgProblems.push('over ' + svg.getAttribute('class') + ': ' + a.textContent + ' / ' + b.textContent);
+      }}
+    }}
     const toc = d.querySelector('nav.toc');
     first = {{
+      svgProblems: svgProblems.slice(0, 10),
+      languages: [...d.querySelectorAll('nav.languages a[hreflang]')].map(a => [a.getAttribute('hreflang'), a.getAttribute('href')]),
       lang: d.documentElement.lang,
       view,
       pageWidth: d.documentElement.scrollWidth,
@@ -218,7 +240,7 @@ fn chromium_every_page_fits_a_phone_and_a_laptop() {
     let shots = root().join("target/browser");
     std::fs::create_dir_all(&shots).unwrap();
     let pages = site_pages();
-    assert!(pages.iter().filter(|p| p.1).count() >= 12, "{pages:?}");
+    assert!(pages.iter().filter(|p| p.1).count() >= 24, "{pages:?}");
     for (rel, study) in &pages {
         let page = root().join("site").join(rel);
         let name = rel.replace('/', "-").trim_end_matches(".html").to_string();
@@ -242,6 +264,28 @@ fn chromium_every_page_fits_a_phone_and_a_laptop() {
                 assert!(first["toc"].as_u64().unwrap() >= 8, "{rel}: a table of contents: {result}");
                 let sticky = if width >= 1024 { "sticky" } else { "static" };
                 assert_eq!(first["tocFixed"], sticky, "{rel} at {width}: {result}");
+            }
+            // Every chart label (Chinese and Japanese ones included) inside its chart and clear
+            // of the others.
+            if *study {
+                assert!(
+                    first["svgProblems"].as_array().unwrap().is_empty(),
+                    "{rel} at {width} px: chart text misplaced: {result}"
+                );
+            }
+            // The switch links every language, each to this page in it.
+            let file = rel.rsplit('/').next().unwrap();
+            let links: Vec<(String, String)> = first["languages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| (l[0].as_str().unwrap().to_string(), l[1].as_str().unwrap().to_string()))
+                .collect();
+            for l in ["en", "tr", "zh", "ja"] {
+                assert!(
+                    links.iter().any(|(lang, href)| lang == l && href.ends_with(&format!("{l}/{file}"))),
+                    "{rel} at {width}: no link to {l}/{file}: {links:?}"
+                );
             }
             // The language switch leads to the same page in the other language.
             if rel != "index.html" {

@@ -118,19 +118,24 @@ fn messages(locale: &str) -> BTreeMap<String, String> {
 
 /// Every (English, Turkish) pair of texts in the bundled studies, with where it is.
 fn study_texts() -> Vec<(String, String, String)> {
-    fn walk(value: &toml::Value, at: &str, out: &mut Vec<(String, String, String)>) {
+    study_texts_in("tr")
+}
+
+/// Every (English, `locale`) pair of texts in the bundled studies, with where it is.
+fn study_texts_in(locale: &str) -> Vec<(String, String, String)> {
+    fn walk(value: &toml::Value, at: &str, locale: &str, out: &mut Vec<(String, String, String)>) {
         match value {
             toml::Value::Table(t) => {
-                if let (Some(toml::Value::String(en)), Some(toml::Value::String(tr))) = (t.get("en"), t.get("tr")) {
-                    out.push((at.to_string(), en.clone(), tr.clone()));
+                if let (Some(toml::Value::String(en)), Some(toml::Value::String(text))) = (t.get("en"), t.get(locale)) {
+                    out.push((at.to_string(), en.clone(), text.clone()));
                 }
                 for (k, v) in t {
-                    walk(v, &format!("{at}.{k}"), out);
+                    walk(v, &format!("{at}.{k}"), locale, out);
                 }
             }
             toml::Value::Array(a) => {
                 for (i, v) in a.iter().enumerate() {
-                    walk(v, &format!("{at}[{i}]"), out);
+                    walk(v, &format!("{at}[{i}]"), locale, out);
                 }
             }
             _ => {}
@@ -142,10 +147,10 @@ fn study_texts() -> Vec<(String, String, String)> {
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
         let value: toml::Value = toml::from_str(&text).unwrap();
         let name = path.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
-        walk(&value, &name, &mut out);
+        walk(&value, &name, locale, &mut out);
     }
     out.sort();
-    assert!(out.len() > 100, "the bundled studies hold their Turkish texts");
+    assert!(out.len() > 100, "the bundled studies hold their `{locale}` texts");
     out
 }
 
@@ -314,4 +319,112 @@ fn the_turkish_pages_hold_none_of_the_findings() {
         }
     }
     assert!(pages >= 7, "{pages}");
+}
+
+/// The Chinese and Japanese glossary (`templates/i18n/glossary-cjk.toml`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CjkGlossary {
+    term: Vec<CjkTerm>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CjkTerm {
+    en: String,
+    zh: String,
+    ja: String,
+    #[serde(default)]
+    zh_avoid: Vec<String>,
+    #[serde(default)]
+    ja_avoid: Vec<String>,
+    #[serde(default = "yes")]
+    paired: bool,
+    #[serde(default)]
+    #[allow(dead_code)]
+    why: Option<String>,
+}
+
+impl CjkTerm {
+    fn term(&self, locale: &str) -> String {
+        (if locale == "zh" { &self.zh } else { &self.ja }).to_lowercase()
+    }
+
+    fn avoid(&self, locale: &str) -> &[String] {
+        if locale == "zh" { &self.zh_avoid } else { &self.ja_avoid }
+    }
+}
+
+fn cjk_glossary() -> CjkGlossary {
+    let text = std::fs::read_to_string(root().join("templates/i18n/glossary-cjk.toml")).unwrap();
+    toml::from_str(&text).unwrap()
+}
+
+/// Where `text` (whose English is `en`) strays from the glossary in `locale`: a term the
+/// English holds and the text does not, or a rendering to avoid. Chinese and Japanese have no
+/// spaces between words, so a term is looked for as it is, not as a whole word.
+fn cjk_findings(en: &str, text: &str, locale: &str, g: &CjkGlossary, english: &[Regex]) -> Vec<String> {
+    let lowered = text.to_lowercase();
+    let mut found = Vec::new();
+    for (term, pattern) in g.term.iter().zip(english) {
+        if term.paired && pattern.is_match(en) && !lowered.contains(&term.term(locale)) {
+            found.push(format!("{:?} has no {:?}", term.en, term.term(locale)));
+        }
+        for avoid in term.avoid(locale) {
+            if text.contains(avoid.as_str()) {
+                found.push(format!("{avoid:?}: the glossary says {:?} for {:?}", term.term(locale), term.en));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_cjk_glossary_is_well_formed() {
+    let g = cjk_glossary();
+    assert!(g.term.len() >= 30, "{}", g.term.len());
+    let mut seen = std::collections::BTreeSet::new();
+    for t in &g.term {
+        assert!(seen.insert(t.en.to_lowercase()), "{:?} twice", t.en);
+        assert!(!t.zh.is_empty() && !t.ja.is_empty(), "{t:?}");
+        for locale in ["zh", "ja"] {
+            assert!(!t.avoid(locale).iter().any(|a| a.to_lowercase() == t.term(locale)), "{t:?}");
+        }
+    }
+    for term in ["throughput", "TPOT", "TTFT", "KV cache", "chunked prefill", "tensor parallelism", "quantization"] {
+        assert!(g.term.iter().any(|t| t.en == term), "the glossary decides {term:?}");
+    }
+}
+
+#[test]
+fn chinese_and_japanese_messages_and_study_texts_follow_the_glossary() {
+    let g = cjk_glossary();
+    let english: Vec<Regex> = g.term.iter().map(|t| whole_word(&t.en)).collect();
+    let en = messages("en");
+    let mut problems = Vec::new();
+    for locale in ["zh", "ja"] {
+        for (key, text) in messages(locale) {
+            for f in cjk_findings(&en[&key], &text, locale, &g, &english) {
+                problems.push(format!("{locale}.ftl {key}: {f}"));
+            }
+        }
+        for (at, en, text) in study_texts_in(locale) {
+            for f in cjk_findings(&prose(&en), &prose(&text), locale, &g, &english) {
+                problems.push(format!("{locale} {at}: {f}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_cjk_findings_are_found() {
+    let g = cjk_glossary();
+    let english: Vec<Regex> = g.term.iter().map(|t| whole_word(&t.en)).collect();
+    let found = cjk_findings("The KV cache is full", "KV 快取已满", "zh", &g, &english);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(cjk_findings("Speculative decoding", "投機的デコーディング", "ja", &g, &english).is_empty());
+    assert_eq!(cjk_findings("the noise threshold", "ノイズ閾値", "ja", &g, &english).len(), 2);
+    // A term the English does not hold is not asked for; a run as a verb is not a term.
+    assert!(cjk_findings("We run it", "实行", "zh", &g, &english).is_empty());
 }

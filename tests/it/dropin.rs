@@ -100,7 +100,7 @@ fn gains_and_losses_are_marked_in_the_text() {
     let tr = text(&site, "md/tr/glm-5.2-fp8-h200.md");
     assert!(tr.contains(r#"<span class="gain">▲ +%219,70</span>"#), "{tr}");
     assert!(tr.contains(r#"<span class="loss">▼ −%52,90</span>"#), "{tr}");
-    for locale in ["en", "tr"] {
+    for locale in ["en", "tr", "zh", "ja"] {
         let css = text(&site, &format!("md/{locale}/perflab.css"));
         assert!(css.contains(".gain") && css.contains(".loss"));
     }
@@ -164,6 +164,11 @@ fn assert_links_resolve(dir: &Path) {
         let html = std::fs::read_to_string(entry.path()).unwrap();
         for c in attr.captures_iter(&html) {
             let link = c[1].replace("&amp;", "&");
+            // A link within the page leads to an element of it.
+            if let Some(fragment) = link.strip_prefix('#').filter(|f| !f.is_empty()) {
+                let id = decode(fragment);
+                assert!(html.contains(&format!("id=\"{id}\"")), "{}: no element #{id}", entry.path().display());
+            }
             let link = link.split(['#', '?']).next().unwrap_or("");
             if link.is_empty() || link.contains(':') || link.starts_with("//") {
                 continue;
@@ -197,7 +202,7 @@ fn mkdocs() -> PathBuf {
 fn mkdocs_builds_pages_copied_into_a_site_strictly() {
     let mkdocs = mkdocs();
     let site = build(Flavor::Mkdocs);
-    for locale in ["en", "tr"] {
+    for locale in ["en", "tr", "zh", "ja"] {
         let tmp = tempfile::tempdir().unwrap();
         let docs = tmp.path().join("docs");
         // As a user copies them: each page with its folder, and the style sheet.
@@ -233,6 +238,11 @@ fn mkdocs_builds_pages_copied_into_a_site_strictly() {
             assert!(page.contains("id=\"cikarim-motoru-secimi\""));
             assert!(page.contains("<p class=\"admonition-title\">Uyarı</p>"));
         }
+        if locale == "zh" || locale == "ja" {
+            // The English page's ids: readable, and the same address in every language.
+            assert!(page.contains("id=\"conclusion\"") && page.contains("id=\"experiment-results\""), "{locale}");
+            assert!(page.contains("<p class=\"admonition-title\">注意</p>"), "{locale}");
+        }
         assert!(built.join("glm-5.2-fp8-h200/glm-5.2-fp8-h200.csv").is_file());
         assert_links_resolve(&built);
     }
@@ -244,7 +254,7 @@ fn mdbook_builds_each_language_as_a_book() {
     let site = build(Flavor::Commonmark);
     let tmp = tempfile::tempdir().unwrap();
     site.write(tmp.path()).unwrap();
-    for locale in ["en", "tr"] {
+    for locale in ["en", "tr", "zh", "ja"] {
         let dir = tmp.path().join("md").join(locale);
         let out = Command::new("mdbook")
             .arg("build")

@@ -27,11 +27,12 @@ fn snapshots() {
     for id in
         ["glm-5.2-fp8-h200", "deepseek-v3.2-h200", "qwen3-14b-h100", "qwen3-30b-a3b-910b", "qwen3-8b-h100-latency"]
     {
-        for locale in ["en", "tr"] {
+        for locale in ["en", "tr", "zh", "ja"] {
             insta::assert_snapshot!(format!("pages__{id}.{locale}"), page(id, locale, Flavor::Commonmark));
         }
     }
     insta::assert_snapshot!("pages__glm-5.2-fp8-h200.en.mkdocs", page("glm-5.2-fp8-h200", "en", Flavor::Mkdocs));
+    insta::assert_snapshot!("pages__glm-5.2-fp8-h200.zh.mkdocs", page("glm-5.2-fp8-h200", "zh", Flavor::Mkdocs));
 }
 
 #[test]
@@ -51,6 +52,15 @@ fn figures_are_formatted_per_locale() {
     assert!(en.contains(r#"<span class="loss">▼ −52.90%</span> (regression)"#));
     assert!(tr.contains(r#"<span class="loss">▼ −%52,90</span> (gerileme)"#));
     assert!(tr.contains("13.760,98 token/sn"));
+    // Chinese and Japanese: digits grouped by three with a comma, never in 万; no plural forms.
+    for locale in ["zh", "ja"] {
+        let page = page("glm-5.2-fp8-h200", locale, Flavor::Commonmark);
+        assert!(page.contains(r#"| <span class="gain">▲ +219.70%</span> |"#), "{locale}");
+        assert!(page.contains(r#"<span class="loss">▼ −52.90%</span>"#), "{locale}");
+        assert!(page.contains("13,760.98 tok/s"), "{locale}");
+        assert!(!page.contains('万'), "{locale}");
+        assert!(page.contains("Total Token throughput (tok/s):          13760.98\n"), "{locale}");
+    }
     // Raw blocks stay verbatim whatever the locale.
     assert!(tr.contains("Total Token throughput (tok/s):          13760.98\n"));
 }

@@ -13,7 +13,14 @@ fn the_bundled_studies_are_translated() {
     let (code, out, err) = perflab(&["translations"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.is_empty(), "{out}");
-    assert!(err.contains("tr: every study text is translated"), "{err}");
+    for locale in ["tr", "zh", "ja"] {
+        assert!(err.contains(&format!("{locale}: every study text is translated")), "{err}");
+    }
+    for locale in ["zh", "ja"] {
+        let (code, out, err) = perflab(&["translations", "--lang", locale]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert_eq!(err.trim(), format!("{locale}: every study text is translated"));
+    }
 }
 
 #[test]
@@ -25,11 +32,11 @@ fn untranslated_texts_are_listed_and_shown_as_english() {
     let text = std::fs::read_to_string(&spec).unwrap();
     let text = text
         .replacen(
-            "title = { en = \"Memory fraction\", tr = \"Bellek oranı\" }",
-            "title = { en = \"Memory fraction\" }",
+            "title = { en = \"Memory fraction\", tr = \"Bellek oranı\", ",
+            "title = { en = \"Memory fraction\", ",
             1,
         )
-        .replacen("label = { en = \"default\", tr = \"varsayılan\" }", "label = { en = \"default\" }", 1)
+        .replacen("label = { en = \"default\", tr = \"varsayılan\", ", "label = { en = \"default\", ", 1)
         .replacen("tr = \"Sayılar bu donanım", "xx = \"Sayılar bu donanım", 1);
     std::fs::write(&spec, &text).unwrap();
     let line_of = |needle: &str| text[..text.find(needle).unwrap()].matches('\n').count() + 1;

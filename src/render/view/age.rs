@@ -56,7 +56,7 @@ impl Ctx<'_> {
         if all.is_empty() {
             return Ok(String::new());
         }
-        self.c.fmt("age-measured-with", &[("engines", &all.join(", "))])
+        self.c.fmt("age-measured-with", &[("engines", &self.c.list(&all))])
     }
 
     fn dates(&self, v: &VersionAge) -> Result<String, I18nError> {
@@ -91,7 +91,7 @@ impl Ctx<'_> {
 
     /// "added `--a`, removed `--b`, `--c 1` → `--c 2`".
     fn flag_changes(&self, f: &FlagChanges) -> Result<String, I18nError> {
-        let list = |flags: &[String]| flags.iter().map(|f| code(f)).collect::<Vec<_>>().join(", ");
+        let list = |flags: &[String]| self.c.list(&flags.iter().map(|f| code(f)).collect::<Vec<_>>());
         let mut parts = Vec::new();
         if !f.added.is_empty() {
             parts.push(self.c.fmt("flags-added", &[("flags", &list(&f.added))])?);
@@ -142,7 +142,7 @@ impl Ctx<'_> {
             match age.engines.iter().find(|a| a.engine == *e.id.get_ref()) {
                 None => engines.push(format!("{name} {current}")),
                 Some(a) => {
-                    let mut text = self.versions(a, true)?.join(", ");
+                    let mut text = self.c.list(&self.versions(a, true)?);
                     if a.versions.iter().any(|v| v.version != e.version) {
                         text = self.c.fmt("age-study-names", &[("measured", &text), ("version", &current)])?;
                     }
@@ -210,7 +210,7 @@ impl Ctx<'_> {
                 }
             })
             .collect();
-        let intro = c.fmt("changes-intro", &[("since", &since), ("versions", &versions.join(", "))])?;
+        let intro = c.fmt("changes-intro", &[("since", &since), ("versions", &c.list(&versions))])?;
         let mut rows = Vec::new();
         for s in &d.stages {
             let best = |v: &Option<String>| match v {

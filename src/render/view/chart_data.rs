@@ -64,7 +64,7 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
             bars.push(Bar { label: vs.label.get(&c.locale).to_string(), value, kind, note });
         }
         let title = c.fmt("chart-stage", &[("stage", ss.title.get(&c.locale)), ("metric", &axis)])?;
-        push(&mut out, stage_chart(&sa.id), crate::render::charts::bars(&title, &axis, &bars, &ticks));
+        push(&mut out, stage_chart(&sa.id), crate::render::charts::bars(&title, &axis, &bars, &ticks), c);
     }
     let format = |v: f64| c.number(v, a.objective.decimals);
     let groups: Vec<(String, Option<f64>, Option<f64>)> = a
@@ -81,6 +81,7 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
         &mut out,
         COMPARISON_CHART.to_string(),
         crate::render::charts::pairs(&title, &axis, (&legend.0, &legend.1), &groups, &format, &ticks),
+        c,
     );
     let mut points = Vec::new();
     if let Some(v) = a.baseline_measure.as_ref().and_then(|m| m.value) {
@@ -102,12 +103,15 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
         &mut out,
         PROGRESSION_CHART.to_string(),
         crate::render::charts::progression(&title, &axis, &points, &format, &ticks),
+        c,
     );
     Ok(out)
 }
 
-/// A chart's two files: its wide layout under `name`, its narrow one under [`narrow_chart`].
-fn push(out: &mut Vec<(String, String)>, name: String, chart: crate::render::charts::Chart) {
+/// A chart's two files: its wide layout under `name`, its narrow one under [`narrow_chart`],
+/// in the fonts of the catalog's language.
+fn push(out: &mut Vec<(String, String)>, name: String, chart: crate::render::charts::Chart, c: &Catalog) {
+    let chart = chart.localized(&c.locale);
     out.push((narrow_chart(&name), chart.narrow));
     out.push((name, chart.wide));
 }

@@ -68,7 +68,7 @@ impl Ctx<'_> {
             .into_iter()
             .chain(a.also.iter().zip(m.also.iter().copied()));
         let parts: Vec<String> = shown
-            .map(|(metric, value)| Ok(format!("{}: {}", self.metric_name(metric)?, self.value(metric, value)?)))
+            .map(|(metric, value)| Ok(self.c.labelled(&self.metric_name(metric)?, &self.value(metric, value)?)))
             .collect::<Result<_, I18nError>>()?;
         Ok(parts.join(sep))
     }

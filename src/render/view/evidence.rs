@@ -93,7 +93,7 @@ impl Ctx<'_> {
             .runs
             .iter()
             .zip(&widest.values)
-            .map(|(r, v)| format!("{}: {}", self.run_title(r), self.c.number(*v, self.analysis.objective.decimals)))
+            .map(|(r, v)| self.c.labelled(&self.run_title(r), &self.c.number(*v, self.analysis.objective.decimals)))
             .collect();
         self.c.fmt_args(
             "evidence-single-runs-spread",

@@ -40,7 +40,7 @@ impl Ctx<'_> {
         if changes.is_empty() {
             c.msg("variant-change-none")
         } else {
-            c.fmt("variant-changes", &[("changes", &changes.join(", "))])
+            c.fmt("variant-changes", &[("changes", &c.list(&changes))])
         }
     }
 

@@ -24,7 +24,7 @@ impl Ctx<'_> {
                     .iter()
                     .zip(values)
                     .map(|(r, v)| {
-                        format!("{}: {}", self.run_title(r), self.c.number(*v, self.analysis.objective.decimals))
+                        self.c.labelled(&self.run_title(r), &self.c.number(*v, self.analysis.objective.decimals))
                     })
                     .collect();
                 c.fmt_args(
