@@ -141,6 +141,14 @@ pub fn run(
         let _ = writeln!(err, "interrupted: `perflab run` continues where this run stopped");
         return Ok(ExitCode::from(130));
     }
+    if !summary.not_retried.is_empty() {
+        let _ = writeln!(
+            err,
+            "not started again in this run, since their last start added no measurement: {} (their runs stay pending)",
+            summary.not_retried.join(", ")
+        );
+        return Ok(ExitCode::from(1));
+    }
     let _ = writeln!(err, "{}", closing_hint(dir));
     Ok(ExitCode::SUCCESS)
 }

@@ -750,6 +750,17 @@ impl Study {
                     continue;
                 }
             };
+            if entry.file_type().is_symlink() {
+                // The runner would write through a linked folder into another run's place (or
+                // outside the study), and a linked file would be read as this study's result.
+                out.push(Diagnostic::new(
+                    entry.path(),
+                    0,
+                    0,
+                    "a symbolic link under runs/: perflab neither reads nor writes through links there; replace it with the folder or file itself",
+                ));
+                continue;
+            }
             if !entry.file_type().is_file() {
                 continue;
             }
