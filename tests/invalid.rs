@@ -58,6 +58,17 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ),
     ("total_requests = 200", "total_requests = \"many\"", "invalid type: string \"many\", expected u64", "\"many\""),
     ("[title]\nen = ", "[title]\nfr = \"x\"\nxx = ", "localized text needs an `en` entry", "[title]\nfr"),
+    // An empty translation would count as translated and give an empty heading.
+    ("tr = \"8×H200 üzerinde", "tr = \"\"\nxx = \"8×H200 üzerinde", "`tr`: the text is empty", "[title]\nen"),
+    // A terminal escape in prose would reach terminals and pages.
+    (
+        "en = \"Optimizing GLM-5.2 throughput on 8×H200\"",
+        "en = \"Optimizing\\u001b]0;HACKED\\u0007 GLM-5.2\"",
+        "`en`: control character U+001B in the text",
+        "[title]\nen",
+    ),
+    // `<profile>.r2.txt` is the name of a profile's second measurement.
+    ("id = \"short\"", "id = \"balanced.r2\"", "ends like a repeated measurement's name (`.r2`)", "\"balanced.r2\""),
     (
         "id = \"8k\"",
         "id = \"8k/x\"",

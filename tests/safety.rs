@@ -178,3 +178,23 @@ fn walk(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     out.sort();
     out
 }
+
+#[test]
+fn a_closed_pipe_ends_plan_and_check_quietly_and_a_study_can_be_named_from_inside() {
+    let study = root().join("results/qwen3-14b-h100");
+    for command in ["plan", "check"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_perflab"))
+            .args([command, study.to_str().unwrap()])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before the first line
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{command}: {err}");
+        assert_ne!(out.status.code(), Some(101), "{command}: {err}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_perflab")).args(["check", "."]).current_dir(&study).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
