@@ -379,6 +379,12 @@ fn execute(
             log(Event::Waiting { config, elapsed, timeout, last_line })
         }
     });
+    if let Some(why) = &report.refused {
+        // Nothing ran: the attempt leaves no trace, and the run stops rather than record a
+        // failure the configuration did not have.
+        let _ = std::fs::remove_dir_all(&dir);
+        bail!("{name}: {why}; nothing was recorded, and `perflab run` starts it again once that is fixed");
+    }
     summary.engine_starts += 1;
     let min_completed = *study.spec.min_completed.get_ref();
     for profile in &job.profiles {
@@ -493,7 +499,9 @@ fn execute(
         m.write(&path)?;
     }
     summary.interrupted |= report.interrupted;
-    backend.finished(&dir);
+    if !report.job_still_queued {
+        backend.finished(&dir);
+    }
     Ok(std::mem::take(summary))
 }
 
