@@ -67,6 +67,25 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "`en`: control character U+001B in the text",
         "[title]\nen",
     ),
+    // Each device is one entry of CUDA_VISIBLE_DEVICES, counted once.
+    (
+        "noise_threshold = 2.0",
+        "noise_threshold = 2.0\nlocal = { devices = [\"0,1\", \"2\"] }",
+        "`devices`: `0,1` is not one device id",
+        "{ devices",
+    ),
+    (
+        "noise_threshold = 2.0",
+        "noise_threshold = 2.0\nlocal = { devices = [\"0\", \"0\"] }",
+        "`devices`: `0` is listed twice",
+        "{ devices",
+    ),
+    (
+        "noise_threshold = 2.0",
+        "noise_threshold = 2.0\nlocal = { gpus = 0 }",
+        "`gpus`: 0 is not a number of GPUs",
+        "{ gpus",
+    ),
     // `<profile>.r2.txt` is the name of a profile's second measurement.
     ("id = \"short\"", "id = \"balanced.r2\"", "ends like a repeated measurement's name (`.r2`)", "\"balanced.r2\""),
     (

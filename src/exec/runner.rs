@@ -391,8 +391,20 @@ fn execute(
         let path = dir.join(format!("{profile}{MANIFEST_SUFFIX}"));
         // This profile's measurements: their place in the start's benchmarks, which the report
         // follows (it ends early when the engine died or the run was stopped).
-        let entries: Vec<(usize, &PathBuf)> =
-            launch.benchmarks.iter().enumerate().filter(|(_, b)| b.0 == *profile).map(|(i, b)| (i, &b.2)).collect();
+        let entries: Vec<(usize, PathBuf)> = launch
+            .benchmarks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.0 == *profile)
+            .enumerate()
+            .map(|(k, (i, b))| {
+                // A followed job whose result an earlier runner already moved into place (it
+                // was killed before writing the manifest): the result stands where it is.
+                let placed = dir.join(crate::study::result_file(profile, k as u32 + 1));
+                let path = if adopted.is_some() && !b.2.exists() && placed.is_file() { placed } else { b.2.clone() };
+                (i, path)
+            })
+            .collect();
         let bench = entries.first().map(|(i, _)| launch.benchmarks[*i].1.clone()).unwrap_or_default();
         let mut m = manifest(study, job, &bench, &report.started_at);
         m.engine_pid = report.pid;
