@@ -23,7 +23,12 @@ pub struct Disk;
 
 impl Steps for Disk {
     fn create(&mut self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-        let mut f = std::fs::File::create(path)?;
+        // A leftover temporary (or a link planted under its name) is removed, never followed,
+        // and the new file is created exclusively: `O_EXCL` refuses to open through a link.
+        if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_dir()) {
+            std::fs::remove_file(path)?;
+        }
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
         f.write_all(bytes)
     }
 
@@ -159,5 +164,20 @@ mod tests {
         std::fs::create_dir(temporary(&path)).unwrap();
         assert!(write(&path, b"new").is_err());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+    }
+
+    #[test]
+    fn a_link_under_the_temporary_name_is_replaced_not_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let victim = tmp.path().join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        let dir = tmp.path().join("runs");
+        std::fs::create_dir(&dir).unwrap();
+        let path = dir.join("recorded.json");
+        std::os::unix::fs::symlink(&victim, temporary(&path)).unwrap();
+        write(&path, b"{}").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}");
+        assert!(!std::fs::symlink_metadata(&path).unwrap().file_type().is_symlink());
     }
 }

@@ -16,6 +16,26 @@ impl<'de> Deserialize<'de> for Text {
         if !map.contains_key("en") {
             return Err(serde::de::Error::custom("localized text needs an `en` entry"));
         }
+        for (locale, text) in &map {
+            if locale.parse::<unic_langid::LanguageIdentifier>().is_err() {
+                return Err(serde::de::Error::custom(format!(
+                    "`{locale}` is not a language tag (`en`, `tr`, `zh`, ...)"
+                )));
+            }
+            if text.trim().is_empty() {
+                return Err(serde::de::Error::custom(format!(
+                    "`{locale}`: the text is empty; leave the language out to show the English text"
+                )));
+            }
+            // Line breaks and tabs are prose; any other control character (a terminal escape,
+            // a bell) would reach terminals and pages.
+            if let Some(c) = text.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
+                return Err(serde::de::Error::custom(format!(
+                    "`{locale}`: control character U+{:04X} in the text",
+                    u32::from(c)
+                )));
+            }
+        }
         Ok(Text(map))
     }
 }

@@ -2,10 +2,13 @@
 
 use crate::analysis;
 use crate::study::Study;
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
+    // Written through `?`: a reader that closes the pipe (`| head`) ends the command quietly.
+    let mut out = std::io::stdout().lock();
     let dirs = super::study_dirs(names, results)?;
     if dirs.is_empty() {
         anyhow::bail!("no study found in '{}'", results.display());
@@ -18,24 +21,24 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
                 let found = analysis::check(&study);
                 // Engines `perflab run` could not benchmark: their port cannot be known.
                 for w in crate::study::command::address_warnings(&study) {
-                    println!("{w}");
+                    writeln!(out, "{w}")?;
                 }
                 if found.is_empty() {
                     // Data a reader should not trust: listed, but not a failure.
                     let a = analysis::analyze(&study);
                     for w in analysis::warning_diagnostics(&study, &a) {
-                        println!("{w}");
+                        writeln!(out, "{w}")?;
                     }
                     // Runs measured with another engine version or command than the study says.
                     for w in analysis::history::diagnostics(&study, &a.age) {
-                        println!("{w}");
+                        writeln!(out, "{w}")?;
                     }
                 }
                 found
             }
         };
         for d in &found {
-            println!("{d}");
+            writeln!(out, "{d}")?;
         }
         problems += found.len();
         if found.is_empty() {

@@ -21,13 +21,15 @@ pub fn run(
     let diff: Option<Diff> = match since {
         None => analysis.changes.clone(),
         Some(rev) => {
-            let tmp = std::env::temp_dir().join(format!("perflab-diff-{}", std::process::id()));
-            let result = at_revision(&study.dir, rev, &tmp.join(&study.id)).and_then(|dir| {
-                let before = Study::load(&dir).map_err(|d| anyhow::anyhow!("the study at revision {rev}: {d}"))?;
-                Ok(analysis::diff::diff(&before, &study, Some(rev)))
-            });
-            let _ = std::fs::remove_dir_all(&tmp);
-            Some(result?)
+            // A fresh folder with a random name, readable by this user only, removed when
+            // `tmp` is dropped: nobody else can plant files or links in it beforehand.
+            let tmp = tempfile::Builder::new()
+                .prefix("perflab-diff-")
+                .tempdir()
+                .context("cannot create a temporary folder for the earlier revision")?;
+            let dir = at_revision(&study.dir, rev, &tmp.path().join(&study.id))?;
+            let before = Study::load(&dir).map_err(|d| anyhow::anyhow!("the study at revision {rev}: {d}"))?;
+            Some(analysis::diff::diff(&before, &study, Some(rev)))
         }
     };
     let Some(diff) = diff else {
@@ -64,13 +66,21 @@ fn at_revision(dir: &Path, rev: &str, to: &Path) -> anyhow::Result<std::path::Pa
     let tree = format!("{rev}:{prefix}");
     // `--full-tree`: from a subfolder, ls-tree would otherwise list only paths under that
     // subfolder's name inside the tree.
-    let names = git(&["ls-tree", "-r", "-z", "--full-tree", "--name-only", &tree])?;
-    if names.is_empty() {
+    let entries = git(&["ls-tree", "-r", "-z", "--full-tree", &tree])?;
+    if entries.is_empty() {
         bail!("the study has no files at revision {rev}");
     }
-    for name in names.split(|b| *b == 0).filter(|n| !n.is_empty()) {
-        let name = String::from_utf8(name.to_vec()).context("a file name that is not UTF-8")?;
-        let path = to.join(&name);
+    for entry in entries.split(|b| *b == 0).filter(|n| !n.is_empty()) {
+        let entry = String::from_utf8(entry.to_vec()).context("a file name that is not UTF-8")?;
+        // `<mode> <type> <object>\t<name>`: only plain files are written; links and
+        // submodules of the revision are left out, never followed.
+        let Some((meta, name)) = entry.split_once('\t') else {
+            bail!("git ls-tree printed an entry without a name: {entry:?}");
+        };
+        if !(meta.starts_with("100644 blob ") || meta.starts_with("100755 blob ")) {
+            continue;
+        }
+        let path = to.join(tree_path(name, rev)?);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).with_context(|| format!("cannot create '{}'", parent.display()))?;
         }
@@ -78,4 +88,33 @@ fn at_revision(dir: &Path, rev: &str, to: &Path) -> anyhow::Result<std::path::Pa
         std::fs::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))?;
     }
     Ok(to.to_path_buf())
+}
+
+/// The relative path a name of a git tree stands for, refused when it could leave the folder it
+/// is written into (an absolute name, an empty, `.` or `..` component: `git mktree` accepts all
+/// of them, and a fetched branch can carry such a tree).
+fn tree_path(name: &str, rev: &str) -> anyhow::Result<std::path::PathBuf> {
+    let mut path = std::path::PathBuf::new();
+    for part in name.split('/') {
+        if part.is_empty() || part == "." || part == ".." || part.contains('\\') {
+            bail!(
+                "revision {rev} holds a file named {name:?}, which would be written outside the study; nothing was written"
+            );
+        }
+        path.push(part);
+    }
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tree_path;
+
+    #[test]
+    fn a_tree_name_cannot_leave_the_folder() {
+        assert_eq!(tree_path("runs/a/b.txt", "r").unwrap(), std::path::Path::new("runs/a/b.txt"));
+        for bad in ["../x", "a/../../x", "/etc/passwd", "a//b", "./a", "a/.", "..", "a\\..\\b"] {
+            assert!(tree_path(bad, "r").is_err(), "{bad}");
+        }
+    }
 }

@@ -315,7 +315,13 @@ pub(crate) fn study_dirs(names: &[String], results: &std::path::Path) -> anyhow:
     names
         .iter()
         .map(|name| {
-            let path = PathBuf::from(name);
+            let mut path = PathBuf::from(name);
+            // `.` or `..` (a study named from inside its folder): the folder's own name is its id.
+            if path.file_name().is_none()
+                && let Ok(full) = path.canonicalize()
+            {
+                path = full;
+            }
             if path.join(crate::study::SPEC_FILE).is_file() {
                 return Ok(path);
             }

@@ -4,10 +4,13 @@ use crate::exec::{Status, plan, record_hand_placed, runner::clock};
 use crate::study::Stale;
 use crate::study::Study;
 use std::collections::BTreeSet;
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
+    // Written through `?`: a reader that closes the pipe (`| head`) ends the command quietly.
+    let mut out = std::io::stdout().lock();
     let dirs = super::study_dirs(&[name.to_string()], results)?;
     let load = || Study::load(&dirs[0]).map_err(|d| anyhow::anyhow!("{d}"));
     let mut study = load()?;
@@ -36,7 +39,7 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
             Status::Waiting { on } => ("waiting", format!("on the winner of `{on}`")),
         };
         let name = format!("{}/{}", r.stage, r.variant);
-        println!("{name:<width$}  {:<18} {word:<8} {detail}", r.profile);
+        writeln!(out, "{name:<width$}  {:<18} {word:<8} {detail}", r.profile)?;
     }
     let count = |f: fn(&Status) -> bool| plan.count(f);
     let stale = count(|s| matches!(s, Status::Stale { .. }));
@@ -57,14 +60,16 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
         let index = study.stage_index(&r.stage).unwrap_or(0);
         let later: Vec<&str> = study.spec.stages[index + 1..].iter().map(|s| s.id.get_ref().as_str()).collect();
         if !later.is_empty() {
-            println!(
+            writeln!(
+                out,
                 "stage `{}` has stale runs: if measuring them again changes its winner, the runs of the stages built on it ({}) become stale too and are measured again on the new winner",
                 r.stage,
                 later.join(", ")
-            );
+            )?;
         }
     }
-    println!(
+    writeln!(
+        out,
         "{} done, {} reused, {} failed, {} stale, {} pending, {} waiting; {left}",
         count(|s| matches!(s, Status::Done { .. })),
         count(|s| matches!(s, Status::Reused { .. })),
@@ -72,6 +77,6 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
         stale,
         count(|s| matches!(s, Status::Pending)),
         count(|s| matches!(s, Status::Waiting { .. })),
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

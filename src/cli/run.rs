@@ -87,8 +87,15 @@ pub fn run(
     how: How,
 ) -> anyhow::Result<ExitCode> {
     let dirs = super::study_dirs(&[name.to_string()], results)?;
-    let dir = &dirs[0];
-    let backend = if dry_run { Box::new(LocalBackend::default()) } else { backend(dir, &how)? };
+    let backend = if dry_run { Box::new(LocalBackend::default()) } else { backend(&dirs[0], &how)? };
+    // A cluster's nodes resolve a job's paths against the job's own folder: the study's path
+    // must be absolute there.
+    let absolute = if backend.follows_jobs() {
+        dirs[0].canonicalize().with_context(|| format!("cannot find '{}'", dirs[0].display()))?
+    } else {
+        dirs[0].clone()
+    };
+    let dir = &absolute;
     // Ctrl-C, SIGTERM and SIGHUP (a dropped SSH session) stop the run in order: the engine gets
     // its grace period and every record is written. A second signal stops it at once.
     let interrupt = Interrupt::on_signals()?;
@@ -140,6 +147,14 @@ pub fn run(
     if summary.interrupted {
         let _ = writeln!(err, "interrupted: `perflab run` continues where this run stopped");
         return Ok(ExitCode::from(130));
+    }
+    if !summary.not_retried.is_empty() {
+        let _ = writeln!(
+            err,
+            "not started again in this run, since their last start added no measurement: {} (their runs stay pending)",
+            summary.not_retried.join(", ")
+        );
+        return Ok(ExitCode::from(1));
     }
     let _ = writeln!(err, "{}", closing_hint(dir));
     Ok(ExitCode::SUCCESS)

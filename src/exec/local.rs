@@ -94,6 +94,15 @@ pub struct Report {
     pub benchmarks: Vec<BenchResult>,
     pub interrupted: bool,
     pub log_tail: Vec<String>,
+    /// Set when the start could not even be attempted for a reason that is not the
+    /// configuration's (a scheduler refusing every submission): nothing is recorded and the run
+    /// stops with this message.
+    #[serde(default)]
+    pub refused: Option<String>,
+    /// The cluster may still be running the job (its controller stopped answering): its record
+    /// is kept, so that the next run follows the job instead of submitting another.
+    #[serde(default)]
+    pub job_still_queued: bool,
 }
 
 /// A request to stop, set from signal handlers: the first asks for an orderly stop (the engine

@@ -106,6 +106,9 @@ pub struct Summary {
     /// One start a (variant, profile) run the study needs, reused or not.
     pub naive_starts: usize,
     pub interrupted: bool,
+    /// Configurations (`stage/variant`) not started again in this run because their last start
+    /// in it added no measurement.
+    pub not_retried: Vec<String>,
     /// What `--until-confident` added, when asked.
     pub confidence: Option<Confidence>,
 }
@@ -198,11 +201,19 @@ impl Lock {
     fn take(runs: &Path) -> anyhow::Result<Lock> {
         std::fs::create_dir_all(runs).with_context(|| format!("cannot create '{}'", runs.display()))?;
         let path = runs.join(LOCK);
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            bail!(
+                "'{}' is a symbolic link; perflab never writes through one (remove it and run again)",
+                path.display()
+            );
+        }
+        use std::os::unix::fs::OpenOptionsExt;
         let mut file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&path)
             .with_context(|| format!("cannot open '{}'", path.display()))?;
         match file.try_lock() {
@@ -235,7 +246,13 @@ fn next_attempt(variant_dir: &Path) -> anyhow::Result<PathBuf> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
         Err(e) => return Err(e).with_context(|| format!("cannot read '{}'", attempts.display())),
     };
-    Ok(attempts.join((last + 1).to_string()))
+    let Some(next) = last.checked_add(1) else {
+        bail!(
+            "'{}' holds an attempt numbered {last}, the highest there can be; rename or remove that folder",
+            attempts.display()
+        );
+    };
+    Ok(attempts.join(next.to_string()))
 }
 
 /// The port of an engine start, or why it cannot be known.
@@ -327,14 +344,32 @@ fn execute(
             log(Event::Waiting { config, elapsed, timeout, last_line })
         }
     });
+    if let Some(why) = &report.refused {
+        // Nothing ran: the attempt leaves no trace, and the run stops rather than record a
+        // failure the configuration did not have.
+        let _ = std::fs::remove_dir_all(&dir);
+        bail!("{name}: {why}; nothing was recorded, and `perflab run` starts it again once that is fixed");
+    }
     summary.engine_starts += 1;
     let min_completed = *study.spec.min_completed.get_ref();
     for profile in &job.profiles {
         let path = dir.join(format!("{profile}{MANIFEST_SUFFIX}"));
         // This profile's measurements: their place in the start's benchmarks, which the report
         // follows (it ends early when the engine died or the run was stopped).
-        let entries: Vec<(usize, &PathBuf)> =
-            launch.benchmarks.iter().enumerate().filter(|(_, b)| b.0 == *profile).map(|(i, b)| (i, &b.2)).collect();
+        let entries: Vec<(usize, PathBuf)> = launch
+            .benchmarks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.0 == *profile)
+            .enumerate()
+            .map(|(k, (i, b))| {
+                // A followed job whose result an earlier runner already moved into place (it
+                // was killed before writing the manifest): the result stands where it is.
+                let placed = dir.join(crate::study::result_file(profile, k as u32 + 1));
+                let path = if adopted.is_some() && !b.2.exists() && placed.is_file() { placed } else { b.2.clone() };
+                (i, path)
+            })
+            .collect();
         let bench = entries.first().map(|(i, _)| launch.benchmarks[*i].1.clone()).unwrap_or_default();
         let mut m = manifest(study, job, &bench, &report.started_at);
         m.engine_pid = report.pid;
@@ -442,7 +477,9 @@ fn execute(
         m.write(&path)?;
     }
     summary.interrupted |= report.interrupted;
-    backend.finished(&dir);
+    if !report.job_still_queued {
+        backend.finished(&dir);
+    }
     Ok(std::mem::take(summary))
 }
 
@@ -543,6 +580,7 @@ pub fn run(
         }
         return Ok(summary);
     }
+    check_selection(&study, options)?;
     let _lock = Lock::take(&runs_dir(&study))?;
     recover(dir, backend.follows_jobs(), &mut |e| log(e))?;
     super::plan::record_hand_placed(&study)?;
@@ -552,11 +590,33 @@ pub fn run(
     // `--until-confident`: measurements wanted beyond the study's, by `stage/variant`.
     let mut more: BTreeMap<String, u32> = BTreeMap::new();
     let mut confidence = options.until_confident.map(|_| Confidence::default());
+    // A configuration whose start in this run added no measurement (a repeat that failed, a
+    // result that does not show up on reload) is not started again in this run: every loop
+    // ends. `started` holds its measurements when it was last started.
+    let mut started_with: BTreeMap<String, usize> = BTreeMap::new();
+    let mut stalled: BTreeSet<String> = BTreeSet::new();
     loop {
         let study = load()?;
+        for (config, before) in &started_with {
+            if measurements(&study, config) <= *before {
+                stalled.insert(config.clone());
+            }
+        }
         let plan = super::plan::plan_with(&study, &rerun, options.rerun_stale, &more)?;
         summary.naive_starts = plan.runs.iter().filter(|r| !matches!(r.status, super::Status::Waiting { .. })).count();
-        let first = plan.jobs.iter().find(|j| selected(&j.stage, &j.variant, options));
+        for job in plan.jobs.iter().filter(|j| selected(&j.stage, &j.variant, options)) {
+            let config = format!("{}/{}", job.stage, job.variant);
+            if stalled.contains(&config) && !summary.not_retried.contains(&config) {
+                log(Event::Step(&format!(
+                    "{config}: its last start in this run added no measurement, so it is not started again in this run; `perflab run` tries it again"
+                )));
+                summary.not_retried.push(config);
+            }
+        }
+        let runnable = |j: &&Job| {
+            selected(&j.stage, &j.variant, options) && !stalled.contains(&format!("{}/{}", j.stage, j.variant))
+        };
+        let first = plan.jobs.iter().find(runnable);
         if let (Some(budget), Some(spent)) = (options.until_confident, confidence.as_mut()) {
             // A stage is settled once it has nothing pending: before the next stage starts, one
             // that cannot tell gets more measurements of its two contenders.
@@ -614,8 +674,11 @@ pub fn run(
             }
         }
         let stage = first.stage.clone();
-        let jobs: Vec<&Job> =
-            plan.jobs.iter().filter(|j| j.stage == stage && selected(&j.stage, &j.variant, options)).collect();
+        let jobs: Vec<&Job> = plan.jobs.iter().filter(|j| j.stage == stage && runnable(j)).collect();
+        for job in &jobs {
+            let config = format!("{}/{}", job.stage, job.variant);
+            started_with.insert(config.clone(), measurements(&study, &config));
+        }
         let total = plan.count(|s| matches!(s, super::Status::Pending | super::Status::Waiting { .. }));
         let number = study.stage_index(&stage).map_or(0, |i| i + 1);
         let planned = Instant::now();
@@ -658,6 +721,44 @@ pub fn run(
         summary.confidence = Some(c);
     }
     Ok(summary)
+}
+
+/// The successful measurements configuration `stage/variant` has on disk, over its profiles and
+/// attempts (a measurement taken again replaces the standing one but still counts here).
+fn measurements(study: &Study, config: &str) -> usize {
+    study
+        .attempts
+        .iter()
+        .filter(|(k, _)| format!("{}/{}", k.stage, k.variant) == config)
+        .flat_map(|(_, list)| list.iter().filter(|a| a.succeeded()))
+        .map(|a| 1 + a.repeats.len())
+        .sum()
+}
+
+/// `--stage` and `--variant` must name what the study has: a typo would otherwise run nothing
+/// and say nothing.
+fn check_selection(study: &Study, options: &RunOptions) -> anyhow::Result<()> {
+    let stages: Vec<&str> = study.spec.stages.iter().map(|s| s.id.get_ref().as_str()).collect();
+    if let Some(stage) = &options.stage
+        && !stages.contains(&stage.as_str())
+    {
+        bail!("`--stage {stage}`: the study has no such stage (its stages: {})", stages.join(", "));
+    }
+    if let Some(variant) = &options.variant {
+        let known = study.spec.stages.iter().any(|s| {
+            s.variants.iter().any(|v| {
+                let id = v.id.get_ref();
+                *variant == format!("{}/{id}", s.id.get_ref())
+                    || (options.stage.as_deref() == Some(s.id.get_ref().as_str()) && variant == id)
+            })
+        });
+        if !known {
+            bail!(
+                "`--variant {variant}`: the study has no such variant (give `stage/variant`, or a variant id with `--stage`)"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The first stage before `before` whose runs cannot tell its best variant from its base.

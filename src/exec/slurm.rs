@@ -74,6 +74,9 @@ pub enum JobState {
     Ended { state: String, node: Option<String>, reason: Option<String> },
     /// The cluster does not know the job (purged, or another cluster's).
     Unknown,
+    /// The controller did not answer (`slurmctld` down or overloaded): nothing is known of the
+    /// job, which may well be running.
+    Unreachable(String),
 }
 
 /// `Key=value` of a one-line `scontrol show job -o` answer.
@@ -88,6 +91,9 @@ pub fn parse_scontrol(line: &str) -> JobState {
     let reason = field(line, "Reason").filter(|r| *r != "None").map(str::to_string);
     JobState::Ended { state: state.to_string(), node, reason }
 }
+
+/// The state a job's wait ends in when the controller stopped answering.
+const UNREACHABLE: &str = "(controller unreachable)";
 
 /// Engine starts as Slurm jobs.
 #[derive(Debug, Clone)]
@@ -146,7 +152,8 @@ impl SlurmBackend {
             "--parsable".to_string(),
             format!("--job-name=perflab:{}:{}/{}", self.study, launch.job.stage, launch.job.variant),
             format!("--chdir={dir}"),
-            format!("--output={dir}/{OUTPUT}"),
+            // `%` starts one of Slurm's file name patterns (`%j`): a literal one is doubled.
+            format!("--output={}/{OUTPUT}", dir.replace('%', "%%")),
             "--nodes=1".to_string(),
             "--ntasks=1".to_string(),
         ];
@@ -208,7 +215,8 @@ impl SlurmBackend {
                 }
                 ended => ended,
             },
-            Err(_) => JobState::Unknown,
+            Err(e) if e.contains("Invalid job id") => JobState::Unknown,
+            Err(e) => JobState::Unreachable(e),
         }
     }
 
@@ -283,11 +291,6 @@ impl Backend for SlurmBackend {
 
     fn execute(&self, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Report {
         let started_at = super::local::now();
-        let fail = |class: FailureClass, message: String| Report {
-            started_at: started_at.clone(),
-            start_failure: Some((class, message)),
-            ..Report::default()
-        };
         let id = match JobRecord::read(&launch.dir.join(JOB_RECORD)) {
             Some(record) => {
                 progress(Event::Step(&format!("following Slurm job {} of an earlier run", record.id)));
@@ -302,13 +305,20 @@ impl Backend for SlurmBackend {
                         progress(Event::Step(&format!("submitted Slurm job {id}")));
                         id
                     }
-                    Err(message) => return fail(FailureClass::StartFailure, message),
+                    Err(message) => {
+                        return Report {
+                            started_at,
+                            refused: Some(format!("the cluster refused the job: {message}")),
+                            ..Report::default()
+                        };
+                    }
                 }
             }
         };
         let mut cancelled_here = false;
         let mut killed = false;
         let mut told = String::new();
+        let mut outage = 0u32;
         let (state, node, reason) = loop {
             if interrupt.requested() && !cancelled_here {
                 progress(Event::Step(&format!("cancelling Slurm job {id}")));
@@ -336,9 +346,40 @@ impl Backend for SlurmBackend {
                 }
                 JobState::Ended { state, node, reason } => break (state, node, reason),
                 JobState::Unknown => break ("UNKNOWN".to_string(), None, None),
+                JobState::Unreachable(why) => {
+                    // Says nothing about the job: wait for the controller (backing off to 30 s
+                    // between asks); a stop request leaves the job for the next run to follow.
+                    if interrupt.requested() {
+                        break (UNREACHABLE.to_string(), None, Some(why));
+                    }
+                    if told != UNREACHABLE {
+                        progress(Event::Step(&format!(
+                            "Slurm job {id}: the controller does not answer ({why}); waiting for it"
+                        )));
+                        told = UNREACHABLE.to_string();
+                    }
+                    outage += 1;
+                    std::thread::sleep((self.poll * 2u32.saturating_pow(outage.min(8))).min(Duration::from_secs(30)));
+                    continue;
+                }
             }
+            outage = 0;
             std::thread::sleep(self.poll);
         };
+        if state == UNREACHABLE {
+            // Neither a result nor a failure: the job record stays, and `perflab run` follows the
+            // job again once the controller answers.
+            progress(Event::Step(&format!(
+                "Slurm job {id}: stopped waiting while the controller does not answer; `perflab run --backend slurm` follows the job again"
+            )));
+            return Report {
+                started_at: super::local::now(),
+                job_id: Some(id),
+                interrupted: true,
+                job_still_queued: true,
+                ..Report::default()
+            };
+        }
         let from_node = node_report(&launch.dir);
         let had_report = from_node.is_some();
         let mut report = from_node.unwrap_or_else(|| Report { started_at, ..Report::default() });

@@ -111,7 +111,13 @@ impl Manifest {
 
     pub fn read(path: &Path) -> Result<Manifest, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
-        serde_json::from_str(&text).map_err(|e| format!("{}:{}: not a run manifest: {e}", e.line(), e.column()))
+        serde_json::from_str(&text).map_err(|e| {
+            format!(
+                "not a run manifest ({e}, at line {} column {}): it was cut off or edited; remove its attempt folder and `perflab run` measures the run again",
+                e.line(),
+                e.column()
+            )
+        })
     }
 
     /// Writes durably (temporary file, `fsync`, rename), so a reader never sees half a manifest.

@@ -393,6 +393,21 @@ impl Study {
         let mut out = Vec::new();
         unique(self, spec.engines.iter().map(|e| &e.id), "engine", &mut out);
         unique(self, spec.profiles.iter().map(|p| &p.id), "profile", &mut out);
+        for id in spec.profiles.iter().map(|p| &p.id) {
+            // `<profile>.r<k>.txt` is a profile's k-th repeated measurement.
+            if let Some((_, k)) = id.get_ref().rsplit_once(".r")
+                && !k.is_empty()
+                && k.bytes().all(|b| b.is_ascii_digit())
+            {
+                out.push(self.diag_at(
+                    id,
+                    format!(
+                        "`profile`: `{}` ends like a repeated measurement's name (`.r{k}`); choose another id",
+                        id.get_ref()
+                    ),
+                ));
+            }
+        }
         unique(self, spec.stages.iter().map(|s| &s.id), "stage", &mut out);
         if let Some(date) = &spec.date
             && chrono::NaiveDate::parse_from_str(date.get_ref(), "%Y-%m-%d").is_err()
@@ -753,6 +768,17 @@ impl Study {
                     continue;
                 }
             };
+            if entry.file_type().is_symlink() {
+                // The runner would write through a linked folder into another run's place (or
+                // outside the study), and a linked file would be read as this study's result.
+                out.push(Diagnostic::new(
+                    entry.path(),
+                    0,
+                    0,
+                    "a symbolic link under runs/: perflab neither reads nor writes through links there; replace it with the folder or file itself",
+                ));
+                continue;
+            }
             if !entry.file_type().is_file() {
                 continue;
             }

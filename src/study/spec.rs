@@ -97,14 +97,54 @@ pub struct Spec {
 
 /// `[local]`: the devices of the machine `perflab run` uses with the local backend.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, try_from = "RawLocalMachine")]
 pub struct LocalMachine {
     /// How many GPUs (devices 0 to gpus − 1).
-    #[serde(default)]
     pub gpus: Option<u32>,
     /// The device ids to use instead, e.g. `["0", "1", "4", "5"]`.
-    #[serde(default)]
     pub devices: Option<Vec<String>>,
+}
+
+/// `[local]` as written, before its values are checked.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLocalMachine {
+    #[serde(default)]
+    gpus: Option<u32>,
+    #[serde(default)]
+    devices: Option<Vec<String>>,
+}
+
+/// The most devices one machine is taken to have.
+const MAX_DEVICES: usize = 1024;
+
+impl TryFrom<RawLocalMachine> for LocalMachine {
+    type Error = String;
+
+    /// Each device is one entry of `CUDA_VISIBLE_DEVICES`: an index or a GPU/MIG id, once.
+    fn try_from(raw: RawLocalMachine) -> Result<LocalMachine, String> {
+        if let Some(n) = raw.gpus
+            && !(1..=MAX_DEVICES as u32).contains(&n)
+        {
+            return Err(format!("`gpus`: {n} is not a number of GPUs from 1 to {MAX_DEVICES}"));
+        }
+        if let Some(list) = &raw.devices {
+            if list.is_empty() || list.len() > MAX_DEVICES {
+                return Err(format!("`devices`: give from 1 to {MAX_DEVICES} device ids"));
+            }
+            for (i, d) in list.iter().enumerate() {
+                if d.is_empty() || !d.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == ':') {
+                    return Err(format!(
+                        "`devices`: `{d}` is not one device id (an index like `0`, or a GPU or MIG id; no commas or spaces)"
+                    ));
+                }
+                if list[..i].contains(d) {
+                    return Err(format!("`devices`: `{d}` is listed twice"));
+                }
+            }
+        }
+        Ok(LocalMachine { gpus: raw.gpus, devices: raw.devices })
+    }
 }
 
 /// `[cluster]`: how `perflab run --backend slurm` submits its jobs (a config file given with

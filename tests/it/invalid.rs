@@ -58,6 +58,36 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ),
     ("total_requests = 200", "total_requests = \"many\"", "invalid type: string \"many\", expected u64", "\"many\""),
     ("[title]\nen = ", "[title]\nfr = \"x\"\nxx = ", "localized text needs an `en` entry", "[title]\nfr"),
+    // An empty translation would count as translated and give an empty heading.
+    ("tr = \"8×H200 üzerinde", "tr = \"\"\nxx = \"8×H200 üzerinde", "`tr`: the text is empty", "[title]\nen"),
+    // A terminal escape in prose would reach terminals and pages.
+    (
+        "en = \"Optimizing GLM-5.2 throughput on 8×H200\"",
+        "en = \"Optimizing\\u001b]0;HACKED\\u0007 GLM-5.2\"",
+        "`en`: control character U+001B in the text",
+        "[title]\nen",
+    ),
+    // Each device is one entry of CUDA_VISIBLE_DEVICES, counted once.
+    (
+        "noise_threshold = 2.0",
+        "noise_threshold = 2.0\nlocal = { devices = [\"0,1\", \"2\"] }",
+        "`devices`: `0,1` is not one device id",
+        "{ devices",
+    ),
+    (
+        "noise_threshold = 2.0",
+        "noise_threshold = 2.0\nlocal = { devices = [\"0\", \"0\"] }",
+        "`devices`: `0` is listed twice",
+        "{ devices",
+    ),
+    (
+        "noise_threshold = 2.0",
+        "noise_threshold = 2.0\nlocal = { gpus = 0 }",
+        "`gpus`: 0 is not a number of GPUs",
+        "{ gpus",
+    ),
+    // `<profile>.r2.txt` is the name of a profile's second measurement.
+    ("id = \"short\"", "id = \"balanced.r2\"", "ends like a repeated measurement's name (`.r2`)", "\"balanced.r2\""),
     (
         "id = \"8k\"",
         "id = \"8k/x\"",

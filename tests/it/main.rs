@@ -26,6 +26,7 @@ mod parse;
 mod repeats;
 mod rules;
 mod run;
+mod safety;
 mod samples;
 mod scheduler;
 mod seeds;

@@ -332,3 +332,65 @@ fn slurm_a_job_cancelled_from_outside_fails_as_cancelled_and_leaves_no_engine() 
     assert!(wait_for(Duration::from_secs(10), || !running(engine.unwrap())), "the engine outlived its job");
     no_engine_left(&dir);
 }
+
+#[test]
+#[ignore = "needs Slurm: .ci/run installs it"]
+fn slurm_a_refused_submission_records_nothing_and_a_relative_path_with_a_percent_sign_runs() {
+    let _serial = serial();
+    let cluster = Cluster::up();
+    let (tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.05 --sim-decode-ms 2", "");
+    // A folder whose name holds `%j`, named relative to the working folder, as the README does.
+    let odd = tmp.path().join("pct%j");
+    std::fs::create_dir(&odd).unwrap();
+    let moved = odd.join("tiny");
+    std::fs::rename(&dir, &moved).unwrap();
+    let spec = moved.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    // The cluster has no generic resources: every submission asking for GPUs is refused.
+    std::fs::write(&spec, format!("{text}\n[cluster]\ngpus_per_node = 8\n")).unwrap();
+    let relative = |c: &mut Command| {
+        c.current_dir(tmp.path());
+    };
+    let mut refused = cluster.perflab(&["run", "pct%j/tiny", "--backend", "slurm"]);
+    relative(&mut refused);
+    let out = refused.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("the cluster refused the job") && err.contains("nothing was recorded"), "{err}");
+    assert!(manifests(&moved).is_empty(), "no failure stands: {:?}", manifests(&moved));
+
+    std::fs::write(&spec, text).unwrap();
+    let mut fixed = cluster.perflab(&["run", "pct%j/tiny", "--backend", "slurm"]);
+    relative(&mut fixed);
+    let out = fixed.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let m = manifests(&moved).pop().unwrap();
+    assert_eq!(m.state, RunState::Done, "{m:?}: {err}");
+}
+
+#[test]
+#[ignore = "needs Slurm: .ci/run installs it"]
+fn slurm_a_controller_that_stops_answering_is_waited_for_not_recorded_as_a_failure() {
+    let _serial = serial();
+    let cluster = Cluster::up();
+    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 50 --sim-decode-ms 2", "");
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("start_timeout = 2", "start_timeout = 300")).unwrap();
+    let child = cluster.spawn(&dir);
+    let running_job = wait_for(Duration::from_secs(60), || cluster.queue().contains("RUNNING"));
+    assert!(running_job, "the job runs: {}", cluster.queue());
+    // The controller goes away for longer than two client timeouts, then comes back.
+    let pid_file = cluster.dir.path().join("run/slurmctld.pid");
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    Command::new("kill").arg(pid.trim()).status().unwrap();
+    std::thread::sleep(Duration::from_secs(45));
+    Command::new("slurmctld").args(["-f", cluster.conf.to_str().unwrap()]).status().unwrap();
+    let (code, err) = finish(child, Duration::from_secs(180));
+    assert_eq!(code, 0, "{err}");
+    // (Whether the runner saw the outage depends on the client's own retries; what must hold is
+    // that the job's end is recorded, not an outage taken for a failure.)
+    let m = manifests(&dir).pop().unwrap();
+    assert_eq!(m.state, RunState::Done, "{m:?}: {err}");
+}

@@ -1,0 +1,200 @@
+//! Nothing outside the study is touched, and every loop of `perflab run` ends: links planted
+//! under `runs/` or in the site, a git tree whose names climb out of the folder they are
+//! written into, a repeat whose engine keeps failing, an attempt number at its limit, a typo in
+//! `--stage`.
+
+use crate::common;
+
+use common::{perflab, root, run, serial, tiny};
+use std::path::Path;
+use std::process::Command;
+
+/// A file outside the study whose contents must survive.
+fn victim(dir: &Path) -> std::path::PathBuf {
+    let path = dir.parent().unwrap().join("victim.txt");
+    std::fs::write(&path, "precious").unwrap();
+    path
+}
+
+fn unchanged(path: &Path) {
+    assert_eq!(std::fs::read_to_string(path).unwrap(), "precious", "{} was written", path.display());
+}
+
+const QUICK: &str = "perflab-engine --port {port} --sim-startup-seconds 0.05 --sim-decode-ms 2";
+
+#[test]
+fn a_repeat_whose_engine_keeps_failing_is_not_restarted_in_the_same_run() {
+    let _serial = serial();
+    let (tmp, dir) = tiny("ENGINE", "repeats = 3\nrepeat_across_restarts = true");
+    // Each start of the wrapper counts itself in $FLAKY's file; from the second start on it fails.
+    let wrapper = tmp.path().join("flaky.sh");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nif [ -n \"$FLAKY\" ]; then\n  n=$(cat \"$FLAKY\" 2>/dev/null || echo 0)\n  echo $((n+1)) > \"$FLAKY\"\n  [ \"$n\" -ge 1 ] && {{ echo 'CUDA error: out of memory' >&2; exit 1; }}\nfi\nexec {} \"$@\"\n",
+            env!("CARGO_BIN_EXE_perflab-engine")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let spec = dir.join("study.toml");
+    let counter = tmp.path().join("count");
+    let text = std::fs::read_to_string(&spec).unwrap().replace(
+        "command = \"ENGINE\"",
+        &format!("command = \"{} {}\"", wrapper.display(), &QUICK["perflab-engine".len()..]),
+    );
+    let text = format!(
+        "{text}\n[[stage.variant]]\nid = \"flaky\"\nlabel = \"flaky\"\nengine = \"sim\"\nflags = [\"--sim-vocab-size 32001\"]\nenv = {{ FLAKY = \"{}\" }}\n",
+        counter.display()
+    );
+    std::fs::write(&spec, text).unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 1, "{err}");
+    // Three starts of the base, the flaky variant's good start and one failed restart.
+    assert!(err.contains("5 engine starts"), "{err}");
+    assert!(err.contains("engine/flaky: its last start in this run added no measurement"), "{err}");
+    assert!(err.contains("not started again in this run"), "{err}");
+    assert_eq!(std::fs::read_to_string(&counter).unwrap().trim(), "2");
+}
+
+#[test]
+fn a_linked_folder_under_runs_is_refused_before_anything_starts() {
+    let _serial = serial();
+    let (_tmp, dir) = tiny(QUICK, "");
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let elsewhere = dir.parent().unwrap().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::rename(dir.join("runs/engine/only"), elsewhere.join("only")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("only"), dir.join("runs/engine/only")).unwrap();
+    let before = walk(&elsewhere);
+    for args in [&["run"][..], &["plan"], &["check"], &["report"]] {
+        let mut args = args.to_vec();
+        args.push(dir.to_str().unwrap());
+        let (code, out, err) = perflab(&args);
+        let said = format!("{out}{err}");
+        assert_ne!(code, 0, "{args:?}: {said}");
+        assert!(said.contains("runs/engine/only") && said.contains("symbolic link"), "{args:?}: {said}");
+    }
+    assert_eq!(walk(&elsewhere), before, "nothing was written through the link");
+}
+
+#[test]
+fn a_linked_run_lock_or_temporary_is_never_written_through() {
+    let _serial = serial();
+    let (_tmp, dir) = tiny(QUICK, "");
+    std::fs::create_dir_all(dir.join("runs")).unwrap();
+    let victim = victim(&dir);
+    std::os::unix::fs::symlink(&victim, dir.join("runs/.perflab-run.lock")).unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains(".perflab-run.lock") && err.contains("symbolic link"), "{err}");
+    unchanged(&victim);
+
+    // `plan` records hand-placed runs in runs/recorded.json through a temporary beside it.
+    let study = dir.parent().unwrap().join("hand");
+    common::copy_dir(&root().join("results/qwen3-14b-h100"), &study);
+    std::fs::remove_file(study.join("runs/recorded.json")).unwrap();
+    std::os::unix::fs::symlink(&victim, study.join("runs/recorded.json.tmp")).unwrap();
+    let (code, _, err) = perflab(&["plan", study.to_str().unwrap()]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("recorded.json.tmp") && err.contains("symbolic link"), "{err}");
+    unchanged(&victim);
+    assert!(!study.join("runs/recorded.json").exists());
+    // Once the link is gone the record is written, as a file of its own.
+    std::fs::remove_file(study.join("runs/recorded.json.tmp")).unwrap();
+    let (code, _, err) = perflab(&["plan", study.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::symlink_metadata(study.join("runs/recorded.json")).unwrap().is_file());
+}
+
+#[test]
+fn a_git_tree_whose_names_leave_the_folder_writes_nothing() {
+    let (_tmp, dir) = tiny(QUICK, "");
+    let repo = dir.parent().unwrap();
+    let git = |args: &[&str], input: Option<&str>| -> String {
+        use std::io::Write;
+        let mut child = Command::new("git")
+            .args(["-c", "user.email=a@b", "-c", "user.name=a"])
+            .args(args)
+            .current_dir(repo)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.unwrap_or("").as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "git {args:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    git(&["init", "-q"], None);
+    git(&["add", "-A"], None);
+    git(&["commit", "-qm", "base"], None);
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    // A tree tiny/../../x/PWNED, as `git mktree` builds it.
+    let blob = git(&["hash-object", "-w", "--stdin"], Some("pwned"));
+    let a = git(&["mktree"], Some(&format!("100644 blob {blob}\tPWNED\n")));
+    let t = git(&["mktree"], Some(&format!("040000 tree {a}\tx\n")));
+    let d = git(&["mktree"], Some(&format!("040000 tree {t}\t..\n")));
+    let spec = git(&["rev-parse", "HEAD:tiny/study.toml"], None);
+    let s = git(&["mktree"], Some(&format!("040000 tree {d}\t..\n100644 blob {spec}\tstudy.toml\n")));
+    let top = git(&["mktree"], Some(&format!("040000 tree {s}\ttiny\n")));
+    let evil = git(&["commit-tree", &top, "-p", "HEAD", "-m", "update"], None);
+    let (code, _, err) = perflab(&["diff", dir.to_str().unwrap(), "--since", &evil]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("outside the study"), "{err}");
+    let tmp = std::env::temp_dir();
+    for place in [tmp.join("x/PWNED"), repo.join("x/PWNED"), repo.parent().unwrap().join("x/PWNED")] {
+        assert!(!place.exists(), "{} was written", place.display());
+    }
+}
+
+#[test]
+fn an_attempt_number_at_its_limit_and_a_misspelled_stage_are_refused() {
+    let _serial = serial();
+    let (_tmp, dir) = tiny(QUICK, "");
+    let (code, _, err) = run(&dir, &["--stage", "enigne"]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("`--stage enigne`") && err.contains("engine"), "{err}");
+    let (code, _, err) = run(&dir, &["--variant", "engine/onyl"]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("`--variant engine/onyl`"), "{err}");
+    std::fs::create_dir_all(dir.join("runs/engine/only/attempts/4294967295")).unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("4294967295"), "{err}");
+    assert!(!dir.join("runs/engine/only/attempts/0").exists());
+}
+
+/// Every file under `dir` with its contents.
+fn walk(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out: Vec<_> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().to_path_buf(), std::fs::read(e.path()).unwrap()))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_closed_pipe_ends_plan_and_check_quietly_and_a_study_can_be_named_from_inside() {
+    let study = root().join("results/qwen3-14b-h100");
+    for command in ["plan", "check"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_perflab"))
+            .args([command, study.to_str().unwrap()])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before the first line
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{command}: {err}");
+        assert_ne!(out.status.code(), Some(101), "{command}: {err}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_perflab")).args(["check", "."]).current_dir(&study).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
