@@ -303,9 +303,12 @@ fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyhow::Result<L
     })
 }
 
-fn manifest(study: &Study, job: &Job, bench: &[String], started_at: &str) -> Manifest {
+fn manifest(study: &Study, job: &Job, profile: &str, bench: &[String], started_at: &str) -> Manifest {
     let version = study.engine(&job.config.engine).map(|e| e.version.clone()).unwrap_or_default();
-    Manifest::start(&job.config.engine, &version, job.argv.clone(), job.env.clone(), bench.to_vec(), started_at)
+    let mut m =
+        Manifest::start(&job.config.engine, &version, job.argv.clone(), job.env.clone(), bench.to_vec(), started_at);
+    m.dataset_fingerprint = study.dataset_fingerprint(profile);
+    m
 }
 
 /// Runs one engine start as a new attempt and records it: results moved into place durably,
@@ -333,7 +336,8 @@ fn execute(
         std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
         let started_at = local::now();
         for (profile, bench, _) in &launch.benchmarks {
-            manifest(study, job, bench, &started_at).write(&dir.join(format!("{profile}{MANIFEST_SUFFIX}")))?;
+            manifest(study, job, profile, bench, &started_at)
+                .write(&dir.join(format!("{profile}{MANIFEST_SUFFIX}")))?;
         }
     }
     let name = format!("{}/{}", job.stage, job.variant);
@@ -371,7 +375,7 @@ fn execute(
             })
             .collect();
         let bench = entries.first().map(|(i, _)| launch.benchmarks[*i].1.clone()).unwrap_or_default();
-        let mut m = manifest(study, job, &bench, &report.started_at);
+        let mut m = manifest(study, job, profile, &bench, &report.started_at);
         m.engine_pid = report.pid;
         m.port = report.port;
         m.engine_ready_at = report.ready_at.clone();

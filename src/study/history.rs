@@ -39,6 +39,8 @@ pub struct Provenance {
     pub benchmark_command: Option<Vec<String>>,
     /// `YYYY-MM-DD` of the measurement, when known.
     pub date: Option<String>,
+    /// The fingerprint of the profile's dataset file when it was measured, when recorded.
+    pub dataset_fingerprint: Option<String>,
 }
 
 impl Provenance {
@@ -51,6 +53,7 @@ impl Provenance {
             command: m.command.clone(),
             benchmark_command: Some(m.benchmark_command.clone()),
             date: when.get(..10).and_then(day),
+            dataset_fingerprint: m.dataset_fingerprint.clone(),
         }
     }
 
@@ -111,6 +114,7 @@ impl Study {
             command: r.command.clone(),
             benchmark_command: None,
             date: r.date.as_deref().and_then(day),
+            dataset_fingerprint: None,
         })
     }
 
@@ -180,6 +184,8 @@ pub enum Stale {
     Command { was: Vec<String>, changes: FlagChanges },
     /// The benchmark's command changed.
     Benchmark { was: Vec<String> },
+    /// The dataset file at the same path holds other contents than when the run was measured.
+    Dataset { path: String },
 }
 
 impl Stale {
@@ -193,6 +199,7 @@ impl Stale {
             }
             Stale::Command { changes, .. } => format!("the command changed: {}", changes.describe()),
             Stale::Benchmark { was } => format!("the benchmark command changed (was `{}`)", was.join(" ")),
+            Stale::Dataset { path } => format!("the dataset '{path}' has other contents than when it was measured"),
         }
     }
 
@@ -233,6 +240,13 @@ pub fn staleness(study: &Study, key: &RunKey, config: &Config) -> anyhow::Result
         if relative(bench) != relative(&now) {
             out.push(Stale::Benchmark { was: bench.clone() });
         }
+    }
+    // Runs measured before fingerprints were kept have none: nothing to compare.
+    if let (Some(was), Some(path)) =
+        (&was.dataset_fingerprint, study.profile(&key.profile).and_then(|p| p.dataset_path.as_ref()))
+        && study.dataset_fingerprint(&key.profile).is_some_and(|now| now != *was)
+    {
+        out.push(Stale::Dataset { path: path.clone() });
     }
     Ok(out)
 }

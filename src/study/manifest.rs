@@ -71,6 +71,10 @@ pub struct Manifest {
     /// --until-confident`): its results join theirs as one sample instead of replacing them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub repeat: bool,
+    /// FNV-1a (64-bit) of the profile's dataset file when the run started, so that other
+    /// contents at the same path make the run stale.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset_fingerprint: Option<String>,
 }
 
 impl Manifest {
@@ -106,6 +110,7 @@ impl Manifest {
             node: None,
             devices: None,
             repeat: false,
+            dataset_fingerprint: None,
         }
     }
 

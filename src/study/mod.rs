@@ -343,6 +343,16 @@ impl Study {
         stage.or(profile).or(self.spec.repeats.as_ref()).map_or(1, |r| *r.get_ref()).max(1)
     }
 
+    /// A fingerprint of the contents of profile `id`'s dataset file (FNV-1a, 64-bit, in hex),
+    /// when it has one that can be read: it tells that the file changed, not who changed it.
+    pub fn dataset_fingerprint(&self, id: &str) -> Option<String> {
+        let path = self.dir.join(self.profile(id)?.dataset_path.as_ref()?);
+        let bytes = std::fs::read(path).ok()?;
+        let hash =
+            bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3));
+        Some(format!("{hash:016x}"))
+    }
+
     pub fn profile(&self, id: &str) -> Option<&Profile> {
         self.spec.profiles.iter().find(|p| *p.id.get_ref() == id)
     }

@@ -38,8 +38,11 @@ pub fn classify(
 ) -> (FailureClass, String) {
     static EXCEPTION: std::sync::LazyLock<regex::Regex> =
         std::sync::LazyLock::new(|| regex::Regex::new(r"\b[A-Z]\w*(Error|Exception): \S").expect("a valid pattern"));
+    // A warning (vLLM: "Custom allreduce is not supported on more than two PCIe-only GPUs")
+    // is printed by engines that then run fine: it never decides why one stopped.
+    let warning = |l: &str| l.contains("WARNING") || l.contains(" WARN ") || l.starts_with("WARN ");
     for (class, re) in patterns {
-        if let Some(line) = log.iter().find(|l| re.is_match(l)) {
+        if let Some(line) = log.iter().find(|l| !warning(l) && re.is_match(l)) {
             return (*class, line.trim().to_string());
         }
     }
@@ -142,6 +145,21 @@ mod tests {
 
     fn completion(completed: Option<u64>, failed: u64) -> Completion {
         Completion { completed, failed, expected: 100 }
+    }
+
+    #[test]
+    fn a_warning_line_never_decides_the_class() {
+        let log: Vec<String> = [
+            "WARNING 12-01 10:00:00 [custom_all_reduce.py:144] Custom allreduce is not supported on more than two PCIe-only GPUs",
+            "RuntimeError: Engine core initialization failed",
+        ]
+        .map(String::from)
+        .to_vec();
+        let (class, line) = classify(&log, &builtin_patterns(), FailureClass::StartFailure);
+        assert_eq!(class, FailureClass::StartFailure);
+        assert_eq!(line, "RuntimeError: Engine core initialization failed");
+        let log = vec!["ValueError: --attention-backend FOO is not supported".to_string()];
+        assert_eq!(classify(&log, &builtin_patterns(), FailureClass::StartFailure).0, FailureClass::Unsupported);
     }
 
     #[test]

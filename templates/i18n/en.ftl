@@ -213,6 +213,7 @@ stale-engine = it builds on { $engine } now
 stale-command = its command has changed: { $changes }
 stale-command-other = its command has changed
 stale-benchmark = the benchmark command has changed
+stale-dataset = the dataset file has different contents now
 flags-added = added { $flags }
 flags-removed = removed { $flags }
 heading-changes = What changed

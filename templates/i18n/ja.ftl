@@ -188,6 +188,7 @@ stale-engine = 現在は{ $engine }を土台にしている
 stale-command = コマンドが変わった：{ $changes }
 stale-command-other = コマンドが変わった
 stale-benchmark = ベンチマークコマンドが変わった
+stale-dataset = データセットファイルの内容が変わった
 flags-added = { $flags }を追加
 flags-removed = { $flags }を削除
 heading-changes = 変更点

@@ -190,6 +190,7 @@ stale-engine = artık { $engine } üzerine kurulu
 stale-command = komutu değişti: { $changes }
 stale-command-other = komutu değişti
 stale-benchmark = benchmark komutu değişti
+stale-dataset = veri kümesi dosyasının içeriği değişti
 flags-added = eklenen: { $flags }
 flags-removed = kaldırılan: { $flags }
 heading-changes = Neler değişti

@@ -188,6 +188,7 @@ stale-engine = 现在基于 { $engine }
 stale-command = 命令已变更：{ $changes }
 stale-command-other = 命令已变更
 stale-benchmark = 基准测试命令已变更
+stale-dataset = 数据集文件的内容已变更
 flags-added = 新增 { $flags }
 flags-removed = 移除 { $flags }
 heading-changes = 变化

@@ -198,3 +198,21 @@ fn a_closed_pipe_ends_plan_and_check_quietly_and_a_study_can_be_named_from_insid
     let out = Command::new(env!("CARGO_BIN_EXE_perflab")).args(["check", "."]).current_dir(&study).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn other_contents_in_the_dataset_file_make_its_runs_stale() {
+    let _serial = serial();
+    let (_tmp, dir) = common::example(Some(1));
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (code, plan, err) = perflab(&["plan", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!plan.contains("other contents"), "{plan}");
+    let dataset = dir.join("prompts.jsonl");
+    let text = std::fs::read_to_string(&dataset).unwrap();
+    let fewer: Vec<&str> = text.lines().take(5).collect();
+    std::fs::write(&dataset, fewer.join("\n") + "\n").unwrap();
+    let (code, plan, err) = perflab(&["plan", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(plan.contains("the dataset 'prompts.jsonl' has other contents than when it was measured"), "{plan}");
+}

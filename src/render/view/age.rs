@@ -86,6 +86,7 @@ impl Ctx<'_> {
             Stale::Command { changes, .. } if changes.is_empty() => self.c.msg("stale-command-other"),
             Stale::Command { changes, .. } => self.c.fmt("stale-command", &[("changes", &self.flag_changes(changes)?)]),
             Stale::Benchmark { .. } => self.c.msg("stale-benchmark"),
+            Stale::Dataset { .. } => self.c.msg("stale-dataset"),
         }
     }
 
