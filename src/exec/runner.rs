@@ -354,6 +354,16 @@ fn execute(
         let _ = std::fs::remove_dir_all(&dir);
         bail!("{name}: {why}; nothing was recorded, and `perflab run` starts it again once that is fixed");
     }
+    let failed = report.start_failure.is_some() || report.benchmarks.iter().any(|b| b.failure.is_some());
+    if failed && disk_full(&dir) {
+        // A full disk fails engines and benchmarks alike (a log or an output that cannot be
+        // written): that says nothing about the configuration, so nothing is recorded.
+        let _ = std::fs::remove_dir_all(&dir);
+        bail!(
+            "{name}: the disk that holds '{}' is full, and the start failed; nothing was recorded: free some space and run again",
+            dir.display()
+        );
+    }
     summary.engine_starts += 1;
     let min_completed = *study.spec.min_completed.get_ref();
     for profile in &job.profiles {
@@ -725,6 +735,20 @@ pub fn run(
         summary.confidence = Some(c);
     }
     Ok(summary)
+}
+
+/// Whether the file system that holds `dir` has less than 1 MiB left for this user.
+fn disk_full(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string and `stat` a buffer statvfs fills on success.
+    if unsafe { libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) } != 0 {
+        return false;
+    }
+    // SAFETY: statvfs returned 0, so it filled `stat`.
+    let stat = unsafe { stat.assume_init() };
+    (stat.f_bavail as u128) * (stat.f_frsize as u128) < 1 << 20
 }
 
 /// The successful measurements configuration `stage/variant` has on disk, over its profiles and

@@ -216,3 +216,44 @@ fn other_contents_in_the_dataset_file_make_its_runs_stale() {
     assert_eq!(code, 0, "{err}");
     assert!(plan.contains("the dataset 'prompts.jsonl' has other contents than when it was measured"), "{plan}");
 }
+
+/// A 2 MiB tmpfs for a full disk, unmounted when dropped.
+struct SmallDisk(std::path::PathBuf);
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+#[test]
+#[ignore = "needs root to mount a tmpfs: .ci/run runs it"]
+fn tmpfs_a_full_disk_records_no_failure_and_the_run_goes_on_once_there_is_room() {
+    let _serial = serial();
+    let (_tmp, dir) = tiny(QUICK, "");
+    let mount = std::env::temp_dir().join(format!("perflab-small-{}", std::process::id()));
+    std::fs::create_dir_all(&mount).unwrap();
+    let ok = Command::new("mount").args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"]).arg(&mount).status().unwrap();
+    assert!(ok.success(), "mount a tmpfs at {}", mount.display());
+    let disk = SmallDisk(mount.clone());
+    let study = disk.0.join("tiny");
+    common::copy_dir(&dir, &study);
+    // Leave a few KiB: enough to start, not enough for the engine's log and the result.
+    let filler = disk.0.join("filler");
+    let mut file = std::fs::File::create(&filler).unwrap();
+    let chunk = vec![0u8; 4096];
+    while std::io::Write::write_all(&mut file, &chunk).is_ok() {}
+    drop(file);
+    let len = std::fs::metadata(&filler).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(&filler).unwrap().set_len(len.saturating_sub(12 * 1024)).unwrap();
+    let (code, _, err) = run(&study, &[]);
+    assert_ne!(code, 0, "{err}");
+    assert!(common::manifests(&study).iter().all(|m| m.failure.is_none()), "{err}");
+    std::fs::remove_file(&filler).unwrap();
+    let (code, _, err) = run(&study, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (code, plan, _) = perflab(&["plan", study.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(plan.contains("1 done"), "{plan}");
+}
