@@ -124,10 +124,13 @@ pub fn read(mut reader: impl BufRead, emit: &mut dyn FnMut(Block) -> std::io::Re
             Some(l) => l.strip_suffix(b"\r").unwrap_or(l),
             None => raw,
         };
-        let decoded = String::from_utf8_lossy(raw);
-        if let std::borrow::Cow::Owned(_) = decoded {
-            out.replaced(ln);
-        }
+        let decoded = match std::str::from_utf8(raw) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => {
+                out.replaced(ln);
+                String::from_utf8_lossy(raw)
+            }
+        };
         let line = if ln == 1 { decoded.strip_prefix('\u{feff}').unwrap_or(&decoded) } else { &decoded };
         lines.line(line, &mut done);
         for result in done.drain(..) {
@@ -181,7 +184,7 @@ impl JsonList {
         string(w, file)?;
         w.write_all(b",\n")?;
         key(w, "line")?;
-        write!(w, "{},\n", b.line)?;
+        writeln!(w, "{},", b.line)?;
         key(w, "format")?;
         string(w, b.format.name())?;
         w.write_all(b",\n")?;

@@ -60,11 +60,20 @@ fn section(t: &str) -> Option<&str> {
 /// `label: value` with a label that starts with a letter.
 fn label_value(line: &str) -> Option<(&str, &str)> {
     let (label, value) = line.split_once(':')?;
-    let label = label.trim();
+    let label = trim(label);
     if !label.chars().next()?.is_ascii_alphabetic() {
         return None;
     }
-    Some((label, value.trim()))
+    Some((label, trim(value)))
+}
+
+/// `str::trim`, at once where the text starts and ends with ASCII that is not blank (most lines).
+fn trim(s: &str) -> &str {
+    let plain = |b: &u8| b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ');
+    match (s.as_bytes().first(), s.as_bytes().last()) {
+        (Some(f), Some(l)) if plain(f) && plain(l) => s,
+        _ => s.trim(),
+    }
 }
 
 struct Builder {
@@ -142,7 +151,7 @@ enum Step {
 }
 
 fn step(b: &mut Builder, ln: usize, line: &str) -> Step {
-    let t = line.trim();
+    let t = trim(line);
     if t.is_empty() {
         return Step::Continue;
     }
@@ -245,7 +254,7 @@ impl Lines {
                 }
             }
         }
-        let t = line.trim();
+        let t = trim(line);
         if let Some(block) = self.legacy.as_mut() {
             let known = label_value(t).is_some_and(|(l, v)| l != "Total time" && legacy_field(block, l, v));
             if known {
