@@ -163,44 +163,37 @@ fn event(data: &str) -> Result<(bool, Usage), String> {
 /// Whether an event that holds neither usage nor an error carries text: whether its `text`,
 /// `content` or `reasoning_content` is a string that is not empty (a request asks for one
 /// choice). `None` when the event must be parsed: it names `usage` (not null) or `error`, it is
-/// not one object, or a key is not followed by a plain value.
+/// not one object, or a text key is not followed by a string or null. One pass over the event,
+/// stopping at its quotes only.
 fn glance(d: &[u8]) -> Option<bool> {
     if d.first() != Some(&b'{') || d.last() != Some(&b'}') {
         return None;
     }
-    if value_after(d, b"\"usage\"").is_some_and(|v| !v.starts_with(b"null")) || find(d, b"\"error\"").is_some() {
-        return None;
-    }
     let mut text = false;
-    for key in [&b"\"text\""[..], b"\"content\"", b"\"reasoning_content\""] {
-        if let Some(v) = value_after(d, key) {
-            match v.first() {
-                Some(b'"') => text |= v.get(1) != Some(&b'"'),
-                Some(b'n') if v.starts_with(b"null") => {}
-                _ => return None,
-            }
+    let mut from = 0;
+    while let Some(q) = d[from..].iter().position(|b| *b == b'"') {
+        let at = from + q;
+        from = at + 1;
+        let rest = &d[at..];
+        if rest.starts_with(b"\"error\"") {
+            return None;
+        }
+        let usage = rest.starts_with(b"\"usage\"");
+        let key =
+            [&b"\"text\""[..], b"\"content\"", b"\"reasoning_content\""].into_iter().find(|k| rest.starts_with(k));
+        let Some(len) = key.map(<[u8]>::len).or(usage.then_some(7)) else { continue };
+        // A key is followed by its colon; the same word as a string value is not.
+        let Some(value) = rest[len..].trim_ascii_start().strip_prefix(b":").map(<[u8]>::trim_ascii_start) else {
+            continue;
+        };
+        match value.first() {
+            Some(b'n') if value.starts_with(b"null") => {}
+            _ if usage => return None,
+            Some(b'"') => text |= value.get(1) != Some(&b'"'),
+            _ => return None,
         }
     }
     Some(text)
-}
-
-/// Where `needle` first occurs in `d`.
-fn find(d: &[u8], needle: &[u8]) -> Option<usize> {
-    d.windows(needle.len()).position(|w| w == needle)
-}
-
-/// The text after the key `key` (quoted) and its colon, when `key` occurs as a key; `None` when
-/// it does not occur, or occurs only as a string.
-fn value_after<'a>(d: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
-    let mut from = 0;
-    while let Some(at) = find(&d[from..], key) {
-        let rest = d[from + at + key.len()..].trim_ascii_start();
-        if let Some(value) = rest.strip_prefix(b":") {
-            return Some(value.trim_ascii_start());
-        }
-        from += at + key.len();
-    }
-    None
 }
 
 /// An event read in full.
