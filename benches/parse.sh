@@ -22,7 +22,7 @@ measure() {
   local into=$1
   shift
   /usr/bin/time -f '%U %S %M' -o "$work/t" "$@" >"$work/out" 2>/dev/null || true
-  awk '{ printf "%.3f %d\n", $1 + $2, $3 }' "$work/t" >>"$into"
+  tail -1 "$work/t" | awk '{ printf "%.3f %d\n", $1 + $2, $3 }' >>"$into"
 }
 
 : >"$work/perflab"
