@@ -1,51 +1,129 @@
 //! Site build time against the number of studies: the bundled studies, then 50, 100 and 200
-//! synthetic ones (copies of the bundled studies under other ids). Each iteration loads the
-//! studies, builds the site in memory and writes it into an empty folder, as `perflab build`
-//! does. Run with `cargo bench --bench build`.
+//! synthetic ones (copies of the bundled studies under other ids). Each round loads the studies,
+//! builds the site in memory and writes it over the previous build's site, two ways, one after
+//! the other: as `perflab build` writes it (a new folder, one `syncfs`, one swap) and as it did
+//! before (each file on its own: temporary file, `fsync`, rename, `fsync` of its folder). Then
+//! the whole `perflab build` command on 200 studies, on this disk and on tmpfs (`/dev/shm`).
+//! Prints medians of wall time and CPU time (user + system).
+//!
+//!   cargo bench --bench build [-- ROUNDS]      # default 5
 
 #[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use common::copy_dir;
-use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use perflab::render::{Flavor, Renderer};
 use perflab::site::Site;
 use perflab::study::{Study, discover};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// A results folder with `n` studies: the bundled ones, copied round-robin under new ids.
-fn results(n: usize) -> tempfile::TempDir {
+fn results(n: usize, into: &Path) -> PathBuf {
     let bundled = discover(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results")).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
+    let dir = into.join(format!("results-{n}"));
     for i in 0..n {
         let from = &bundled[i % bundled.len()];
         let name = from.file_name().unwrap().to_string_lossy();
-        copy_dir(from, &tmp.path().join(format!("{name}-{i:03}")));
+        copy_dir(from, &dir.join(format!("{name}-{i:03}")));
     }
-    tmp
+    dir
 }
 
-fn build(results: &Path, out: &Path) -> usize {
+fn site(results: &Path) -> Site {
     let renderer = Renderer::new(None).unwrap();
     let studies: Vec<Study> = discover(results).unwrap().iter().map(|d| Study::load(d).unwrap()).collect();
-    Site::build(&studies, &renderer, Flavor::Commonmark).unwrap().write(out).unwrap()
+    Site::build(&studies, &renderer, Flavor::Commonmark).unwrap()
 }
 
-fn site(c: &mut Criterion) {
-    let mut group = c.benchmark_group("build");
-    group.sample_size(10);
-    for n in [2usize, 50, 100, 200] {
-        let dir = results(n);
-        group.bench_with_input(BenchmarkId::new("studies", n), &n, |b, _| {
-            b.iter_batched(
-                || tempfile::tempdir().unwrap(),
-                |out| build(dir.path(), out.path()),
-                BatchSize::PerIteration,
-            )
-        });
+/// How the site was written before: every file durable on its own.
+fn write_each(site: &Site, out: &Path) {
+    for (rel, bytes) in &site.files {
+        let path = out.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        perflab::durable::write(&path, bytes).unwrap();
     }
-    group.finish();
 }
 
-criterion_group!(benches, site);
-criterion_main!(benches);
+/// This process's CPU time so far, with its children's that have ended.
+fn cpu() -> Duration {
+    let mut total = Duration::ZERO;
+    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
+        // SAFETY: getrusage fills the struct it is given and keeps no pointer to it.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(who, &mut u) };
+        for t in [u.ru_utime, u.ru_stime] {
+            total += Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+        }
+    }
+    total
+}
+
+/// (wall, CPU) of `f`.
+fn timed(f: impl FnOnce()) -> (f64, f64) {
+    let (wall, cpu0) = (Instant::now(), cpu());
+    f();
+    (wall.elapsed().as_secs_f64(), (cpu() - cpu0).as_secs_f64())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Medians of (wall, CPU) over rounds.
+fn medians(runs: Vec<(f64, f64)>) -> String {
+    let (walls, cpus): (Vec<f64>, Vec<f64>) = runs.into_iter().unzip();
+    format!("{:.2} s | {:.2} s", median(walls), median(cpus))
+}
+
+fn main() {
+    let rounds: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(5);
+    let tmp = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    println!("| studies | files | one sync, one swap: wall | CPU | an fsync a file: wall | CPU |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for n in [6usize, 50, 100, 200] {
+        let dir = results(n, tmp.path());
+        let (swapped, each) = (tmp.path().join(format!("swap-{n}")), tmp.path().join(format!("each-{n}")));
+        let files = site(&dir).write(&swapped).unwrap();
+        write_each(&site(&dir), &each);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            a.push(timed(|| {
+                site(&dir).write(&swapped).unwrap();
+            }));
+            // The old way rewrote every file that changed; here each is written as if all had.
+            std::fs::remove_dir_all(&each).unwrap();
+            b.push(timed(|| write_each(&site(&dir), &each)));
+        }
+        println!("| {n} | {files} | {} | {} |", medians(a), medians(b));
+    }
+    let results = tmp.path().join("results-200");
+    let shm = tempfile::tempdir_in("/dev/shm").ok();
+    let command = |out: &Path| {
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_perflab"))
+            .args(["build", "--results"])
+            .arg(&results)
+            .arg("--out")
+            .arg(out)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    let (disk, mut on_disk, mut on_shm) = (tmp.path().join("site"), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        on_disk.push(timed(|| command(&disk)));
+        if let Some(shm) = &shm {
+            on_shm.push(timed(|| command(&shm.path().join("site"))));
+        }
+    }
+    println!();
+    println!("| `perflab build`, 200 studies, over the previous site | wall | CPU |");
+    println!("| --- | --- | --- |");
+    println!("| this disk | {} |", medians(on_disk));
+    if !on_shm.is_empty() {
+        println!("| tmpfs (`/dev/shm`) | {} |", medians(on_shm));
+    }
+    println!("\n(medians of {rounds} rounds, the two ways alternating)");
+}

@@ -1,6 +1,8 @@
 //! Files that survive a power loss whole or not at all: written beside their place, flushed to
-//! the disk, renamed into place, and the folder's entry flushed too. Results, run manifests and
-//! site files all go through [`write()`] or [`persist`].
+//! the disk, renamed into place, and the folder's entry flushed too. Results and run manifests
+//! go through [`write()`] or [`persist`]; the site, which is many files regenerated together, is
+//! written into a folder beside its place, flushed once ([`sync_filesystem`]) and swapped in
+//! ([`swap`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -90,6 +92,97 @@ pub fn persist_with(steps: &mut dyn Steps, from: &Path, to: &Path) -> std::io::R
     steps.sync_file(from)?;
     steps.rename(from, to)?;
     steps.sync_dir(parent(to))
+}
+
+/// A name beside `path` for a folder that is about to take its place: `.<name>.perflab-<what>`.
+pub fn beside(path: &Path, what: &str) -> PathBuf {
+    let mut name = std::ffi::OsString::from(".");
+    name.push(path.file_name().unwrap_or_default());
+    name.push(format!(".perflab-{what}"));
+    path.with_file_name(name)
+}
+
+/// Removes a folder and everything in it, links as links (what they point to is left alone);
+/// nothing there is no error.
+pub fn remove_tree(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+    }
+}
+
+/// Copies what `keep` accepts (by path relative to `from`, `/`-separated) of the folder `from`
+/// into `to`. Links are copied as links, never followed: nothing outside `from` is read.
+pub fn copy_tree(from: &Path, to: &Path, keep: &dyn Fn(&str) -> bool) -> std::io::Result<()> {
+    if !from.is_dir() {
+        return Ok(());
+    }
+    for entry in walkdir::WalkDir::new(from).min_depth(1).follow_links(false).sort_by_file_name() {
+        let entry = entry.map_err(std::io::Error::other)?;
+        let Ok(rel) = entry.path().strip_prefix(from) else { continue };
+        let rel_text = rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
+        let kind = entry.file_type();
+        if kind.is_dir() || !keep(&rel_text) {
+            continue;
+        }
+        let target = to.join(rel);
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// Flushes everything written to the file system that holds `path` to the disk: one `syncfs`
+/// in place of an `fsync` a file.
+pub fn sync_filesystem(path: &Path) -> std::io::Result<()> {
+    let dir = std::fs::File::open(path)?;
+    // SAFETY: syncfs(2) reads nothing but the descriptor, which lives until the end of the call.
+    if unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&dir)) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Puts the folder `fresh` in the place of `path` in one step (`path` need not exist); the folder
+/// that was at `path` is then at `fresh`. The parent folder's entries are flushed after.
+pub fn swap(fresh: &Path, path: &Path) -> std::io::Result<()> {
+    if std::fs::symlink_metadata(path).is_err() {
+        std::fs::rename(fresh, path)?;
+    } else if let Err(e) = exchange(fresh, path) {
+        // A file system without an exchange: for a moment there is no folder at `path`, but
+        // never a part of one.
+        if !matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)) {
+            return Err(e);
+        }
+        let old = beside(path, "old");
+        remove_tree(&old)?;
+        std::fs::rename(path, &old)?;
+        std::fs::rename(fresh, path)?;
+        std::fs::rename(&old, fresh)?;
+    }
+    Disk.sync_dir(parent(path))
+}
+
+/// `renameat2(RENAME_EXCHANGE)`: two paths trade places atomically.
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both strings are NUL-terminated and outlive the call.
+    let done =
+        unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) };
+    if done != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The site: every page of every study in every language, as Markdown (for mdBook) and HTML,
-//! with charts and exports. Files are collected in memory, then written, so that a failed build
-//! leaves the previous site as it was.
+//! with charts and exports. Files are collected in memory, then written into a new folder that
+//! replaces the old one whole, so that a failed or stopped build leaves the previous site as it was.
 //!
 //! ```text
 //! site/index.html                       languages
@@ -222,31 +222,49 @@ impl Site {
         self.add(FILE_LIST.to_string(), list.into_bytes());
     }
 
-    /// Writes every file under `out` (each durably: temporary file, `fsync`, rename); returns how
-    /// many files the site has. Files that are already as they should be are not touched; files
-    /// the previous build wrote (listed in `.perflab-files`) that this one does not write or keep
-    /// are removed. Nothing else in `out` is touched.
+    /// Writes the site into `out` as one change: every file goes into a new folder beside it
+    /// (with what the previous site holds that this build neither writes nor removes: files
+    /// perflab did not write, the pages it keeps), the file system is flushed once, and the new
+    /// folder takes the old one's place in one rename. A reader, or the disk after a crash, sees
+    /// the old site or the new one, never a mix. Returns how many files the site has. Files the
+    /// previous build wrote (listed in `.perflab-files`) that this one does not write or keep are
+    /// left out of the new folder; nothing else of `out` is lost.
     pub fn write(&self, out: &Path) -> anyhow::Result<usize> {
-        if let Ok(previous) = std::fs::read_to_string(out.join(FILE_LIST)) {
-            for rel in
-                previous.lines().filter(|l| !l.is_empty() && !self.files.contains_key(*l) && !self.kept.contains(*l))
-            {
-                let path = out.join(rel);
-                if rel.split('/').all(|part| !part.is_empty() && part != ".." && part != ".") && path.is_file() {
-                    std::fs::remove_file(&path).with_context(|| format!("cannot remove '{}'", path.display()))?;
-                }
+        let out = match std::fs::symlink_metadata(out) {
+            // A site folder that is a link: the folder it points to is replaced, not the link.
+            Ok(m) if m.file_type().is_symlink() => {
+                out.canonicalize().with_context(|| format!("cannot follow '{}'", out.display()))?
             }
-        }
+            Ok(m) if !m.is_dir() => anyhow::bail!("'{}' is not a folder", out.display()),
+            _ => out.to_path_buf(),
+        };
+        let fresh = crate::durable::beside(&out, "new");
+        crate::durable::remove_tree(&fresh).with_context(|| format!("cannot remove '{}'", fresh.display()))?;
+        std::fs::create_dir_all(&fresh).with_context(|| format!("cannot create '{}'", fresh.display()))?;
+        let written = self.fill(&out, &fresh);
+        let swapped = written.and_then(|()| {
+            crate::durable::sync_filesystem(&fresh).with_context(|| format!("cannot flush '{}'", fresh.display()))?;
+            crate::durable::swap(&fresh, &out).with_context(|| format!("cannot replace '{}'", out.display()))
+        });
+        // After the swap the new folder's name holds the old site; after a failure, a part of
+        // the new one.
+        let _ = crate::durable::remove_tree(&fresh);
+        swapped.map(|()| self.files.len())
+    }
+
+    /// Writes the new site into `fresh`, with what is carried over from the old one in `out`.
+    fn fill(&self, out: &Path, fresh: &Path) -> anyhow::Result<()> {
+        let previous = std::fs::read_to_string(out.join(FILE_LIST)).unwrap_or_default();
+        let listed: BTreeSet<&str> = previous.lines().collect();
+        let carried = |rel: &str| !self.files.contains_key(rel) && (self.kept.contains(rel) || !listed.contains(rel));
+        crate::durable::copy_tree(out, fresh, &carried)?;
         for (rel, bytes) in &self.files {
-            let path = out.join(rel);
-            if std::fs::read(&path).is_ok_and(|old| old == *bytes) {
-                continue;
-            }
-            let dir = path.parent().unwrap_or(out);
+            let path = fresh.join(rel);
+            let dir = path.parent().unwrap_or(fresh);
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
-            crate::durable::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))?;
+            std::fs::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))?;
         }
-        Ok(self.files.len())
+        Ok(())
     }
 }
 

@@ -149,8 +149,55 @@ struct UsageCounts {
     completion_tokens: Option<u64>,
 }
 
-/// One streamed event: whether it carried text, and its usage.
+/// One streamed event: whether it carried text, and its usage, as the stream reader reads it.
+/// Most events are a token and nothing else: [`glance`] reads those without parsing them; the
+/// others (usage, an error, an event it cannot vouch for) are parsed.
+#[cfg(test)]
 fn event(data: &str) -> Result<(bool, Usage), String> {
+    match glance(data.as_bytes()) {
+        Some(text) => Ok((text, Usage::default())),
+        None => parse_event(data),
+    }
+}
+
+/// Whether an event that holds neither usage nor an error carries text: whether its `text`,
+/// `content` or `reasoning_content` is a string that is not empty (a request asks for one
+/// choice). `None` when the event must be parsed: it names `usage` (not null) or `error`, it is
+/// not one object, or a text key is not followed by a string or null. One pass over the event,
+/// stopping at its quotes only.
+fn glance(d: &[u8]) -> Option<bool> {
+    if d.first() != Some(&b'{') || d.last() != Some(&b'}') {
+        return None;
+    }
+    let mut text = false;
+    let mut from = 0;
+    while let Some(q) = d[from..].iter().position(|b| *b == b'"') {
+        let at = from + q;
+        from = at + 1;
+        let rest = &d[at..];
+        if rest.starts_with(b"\"error\"") {
+            return None;
+        }
+        let usage = rest.starts_with(b"\"usage\"");
+        let key =
+            [&b"\"text\""[..], b"\"content\"", b"\"reasoning_content\""].into_iter().find(|k| rest.starts_with(k));
+        let Some(len) = key.map(<[u8]>::len).or(usage.then_some(7)) else { continue };
+        // A key is followed by its colon; the same word as a string value is not.
+        let Some(value) = rest[len..].trim_ascii_start().strip_prefix(b":").map(<[u8]>::trim_ascii_start) else {
+            continue;
+        };
+        match value.first() {
+            Some(b'n') if value.starts_with(b"null") => {}
+            _ if usage => return None,
+            Some(b'"') => text |= value.get(1) != Some(&b'"'),
+            _ => return None,
+        }
+    }
+    Some(text)
+}
+
+/// An event read in full.
+fn parse_event(data: &str) -> Result<(bool, Usage), String> {
     let chunk: Chunk = serde_json::from_str(data)
         .map_err(|e| format!("malformed chunk ({e}): {}", data.chars().take(80).collect::<String>()))?;
     if let Some(err) = chunk.error {
@@ -242,15 +289,18 @@ async fn exchange(
         while let Some(end) = find_event_end(&buffer[consumed..]) {
             let raw = &buffer[consumed..consumed + end];
             consumed += end;
-            let text = String::from_utf8_lossy(raw);
-            for line in text.lines() {
-                let Some(payload) = line.strip_prefix("data:") else { continue };
-                let payload = payload.trim();
-                if payload == "[DONE]" {
+            for line in raw.split(|b| *b == b'\n') {
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                let Some(payload) = line.strip_prefix(b"data:") else { continue };
+                let payload = payload.trim_ascii();
+                if payload == b"[DONE]" {
                     done = true;
                     continue;
                 }
-                let (token, u) = event(payload)?;
+                let (token, u) = match glance(payload) {
+                    Some(text) => (text, Usage::default()),
+                    None => parse_event(&String::from_utf8_lossy(payload))?,
+                };
                 usage = u.or(usage);
                 if token {
                     if chunks == 0 {
@@ -323,5 +373,28 @@ mod tests {
             "escaped text"
         );
         assert!(event(r#"{"error":{"message":"boom"}}"#).unwrap_err().contains("boom"));
+    }
+
+    #[test]
+    fn a_glance_agrees_with_a_full_reading() {
+        let events = [
+            r#"{"id":"c","object":"text_completion","choices":[{"index":0,"text":" a","logprobs":null,"finish_reason":null}],"usage":null}"#,
+            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#,
+            r#"{"choices":[{"delta":{"content":null,"reasoning_content":"thinking"}}]}"#,
+            r#"{"choices":[{"delta":{"content": "\"usage\": {\"error\"}"}}]}"#,
+            r#"{"choices":[{"text":""}]}"#,
+            r#"{"choices":[{"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":9}}"#,
+            r#"{"choices":[],"usage": {"prompt_tokens":3,"completion_tokens":9}}"#,
+            r#"{"object":"error","error":{"message":"boom"}}"#,
+            r#"{"choices":[{"text":7}]}"#,
+            r#"{"choices": ["#,
+        ];
+        for e in events {
+            assert_eq!(event(e), parse_event(e), "{e}");
+        }
+        assert_eq!(glance(events[0].as_bytes()), Some(true), "a token is not parsed");
+        assert_eq!(glance(events[1].as_bytes()), Some(false));
+        assert_eq!(glance(events[5].as_bytes()), None, "usage is parsed");
+        assert_eq!(glance(events[7].as_bytes()), None, "an error is parsed");
     }
 }

@@ -1,91 +1,66 @@
 //! `perflab parse FILE...`
 
-use crate::parse::{self, Block};
-use serde::Serialize;
-use std::io::{Read, Write};
+use crate::parse::stream::{self, Failure, JsonList};
+use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(Serialize)]
-struct Found<'a> {
-    file: String,
-    #[serde(flatten)]
-    block: &'a Block,
-}
-
-/// Lines listed one by one in a remark about undecodable bytes; more are counted.
-const LISTED_LINES: usize = 10;
-
-fn line_list(lines: &[usize]) -> String {
-    let shown: Vec<String> = lines.iter().take(LISTED_LINES).map(usize::to_string).collect();
-    match lines.len().saturating_sub(LISTED_LINES) {
-        0 => shown.join(", "),
-        more => format!("{} and {more} more", shown.join(", ")),
-    }
-}
-
 pub fn run(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
-    let mut found = Vec::new();
-    let mut unreadable = false;
-    let mut spoiled = false;
+    // Blocks are printed as they are read: the output is never held whole, and it leaves in
+    // large writes rather than a line at a time.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut list = JsonList::default();
+    let (mut unreadable, mut spoiled, mut incomplete) = (false, false, false);
     for path in files {
         let name = path.display().to_string();
-        let bytes = if name == "-" {
-            let mut b = Vec::new();
-            std::io::stdin().read_to_end(&mut b).map(|_| b)
+        let reader: std::io::Result<Box<dyn BufRead>> = if name == "-" {
+            Ok(Box::new(std::io::stdin().lock()))
         } else {
-            std::fs::read(path)
+            std::fs::File::open(path)
+                .map(|f| Box::new(std::io::BufReader::with_capacity(1 << 16, f)) as Box<dyn BufRead>)
         };
-        let bytes = match bytes {
-            Ok(b) => b,
-            Err(e) => {
+        let read = reader.map_err(Failure::Read).and_then(|r| stream::read(r, &mut |b| list.push(&mut out, &name, &b)));
+        let summary = match read {
+            Ok(s) => s,
+            Err(Failure::Read(e)) => {
                 eprintln!("{name}: cannot read: {e}");
                 unreadable = true;
                 continue;
             }
+            Err(Failure::Write(e)) => return finished(Err(e), exit_code(unreadable, spoiled || incomplete)),
         };
-        let (text, replaced) = parse::decode(&bytes);
-        if !replaced.is_empty() {
+        if let Some(first) = summary.replaced.first() {
             eprintln!(
-                "{name}:{}:1: warning: bytes that are not UTF-8 replaced by U+FFFD on line {}",
-                replaced[0],
-                line_list(&replaced)
+                "{name}:{first}:1: warning: bytes that are not UTF-8 replaced by U+FFFD on line {}",
+                stream::line_list(&summary.replaced, summary.replaced_lines)
             );
         }
-        let parsed = parse::parse_text(&text);
-        for e in &parsed.errors {
+        for e in &summary.errors {
             eprintln!("{name}:{e} (this result is left out)");
         }
-        spoiled |= !parsed.errors.is_empty();
-        if parsed.blocks.is_empty() && parsed.errors.is_empty() {
-            eprintln!("{name}:{}", parse::no_result());
+        spoiled |= !summary.errors.is_empty();
+        incomplete |= summary.incomplete;
+        if summary.blocks == 0 && summary.errors.is_empty() {
+            eprintln!("{name}:{}", crate::parse::no_result());
             unreadable = true;
         }
-        let mut blocks = parsed.blocks;
-        // Each block is told about the replaced bytes among its lines (up to the next block).
-        let starts: Vec<usize> = blocks.iter().map(|b| b.line).collect();
-        for (i, b) in blocks.iter_mut().enumerate() {
-            let end = starts.get(i + 1).copied().unwrap_or(usize::MAX);
-            let inside: Vec<usize> = replaced.iter().copied().filter(|l| (b.line..end).contains(l)).collect();
-            if !inside.is_empty() {
-                b.remarks.push(format!("bytes that are not UTF-8 replaced by U+FFFD on line {}", line_list(&inside)));
-            }
-        }
-        found.extend(blocks.into_iter().map(|b| (name.clone(), b)));
     }
-    let out: Vec<Found> = found.iter().map(|(file, block)| Found { file: file.clone(), block }).collect();
-    let code = if unreadable {
+    let code = exit_code(unreadable, spoiled || incomplete);
+    let written = list.end(&mut out).and_then(|_| writeln!(out)).and_then(|_| out.flush());
+    finished(written, code)
+}
+
+fn exit_code(unreadable: bool, doubtful: bool) -> ExitCode {
+    if unreadable {
         ExitCode::from(2)
-    } else if spoiled || found.iter().any(|(_, b)| !b.complete) {
+    } else if doubtful {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    };
-    let mut stdout = std::io::stdout().lock();
-    let written = serde_json::to_writer_pretty(&mut stdout, &out)
-        .map_err(std::io::Error::from)
-        .and_then(|_| writeln!(stdout))
-        .and_then(|_| stdout.flush());
+    }
+}
+
+fn finished(written: std::io::Result<()>, code: ExitCode) -> anyhow::Result<ExitCode> {
     match written {
         // The reader stopped reading (`perflab parse ... | head`): nothing is wrong.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(code),

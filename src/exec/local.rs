@@ -236,6 +236,25 @@ fn fill_port(argv: &[String], port: u16) -> Vec<String> {
     argv.iter().map(|a| a.replace("{port}", &port.to_string())).collect()
 }
 
+/// The pauses between readiness checks: 1 ms, doubling up to [`Backoff::CAP`]. A check is a
+/// connection on loopback (refused at once while nothing listens), so an engine that answers is
+/// noticed within a few milliseconds without a busy loop.
+#[derive(Debug, Default)]
+pub struct Backoff {
+    next: Duration,
+}
+
+impl Backoff {
+    pub const FIRST: Duration = Duration::from_millis(1);
+    pub const CAP: Duration = Duration::from_millis(5);
+
+    /// The next pause.
+    pub fn pause(&mut self) -> Duration {
+        self.next = (self.next * 2).clamp(Self::FIRST, Self::CAP);
+        self.next
+    }
+}
+
 /// True when `GET url` answers 200 (plain HTTP on this machine).
 pub fn ready(url: &str) -> bool {
     let Some(rest) = url.strip_prefix("http://") else { return false };
@@ -484,6 +503,7 @@ impl Backend for LocalBackend {
         let mut told = Instant::now();
         // Set when the port answered but the listener was not the engine's.
         let mut foreign = false;
+        let mut poll = Backoff::default();
         loop {
             if interrupt.requested() {
                 report.interrupted = true;
@@ -529,7 +549,7 @@ impl Backend for LocalBackend {
                     last_line,
                 });
             }
-            std::thread::sleep(Duration::from_millis(50));
+            std::thread::sleep(poll.pause());
         }
         if report.ready_at.is_some() && !report.interrupted {
             for (profile, bench_argv, out) in &launch.benchmarks {
@@ -687,5 +707,19 @@ fn run_benchmark(
                 return (result, false);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readiness_checks_start_at_a_millisecond_and_stay_under_ten() {
+        let mut poll = Backoff::default();
+        let pauses: Vec<u128> = (0..6).map(|_| poll.pause().as_millis()).collect();
+        assert_eq!(pauses, [1, 2, 4, 5, 5, 5]);
+        // A check after the engine answers comes within one pause and one check's time.
+        assert!(Backoff::CAP < Duration::from_millis(10));
     }
 }

@@ -4,10 +4,12 @@
 //! SGLang, TensorRT-LLM, GPUStack pages, vLLM's 2023 format) or a JSON result (vLLM
 //! `--save-result`/`--append-result`, SGLang JSON lines, guidellm `benchmarks.json`).
 //! Every block keeps the text of every line under its printed label (`raw`), and the numbers it
-//! recognises under canonical names (`metrics`, see [`names`]).
+//! recognises under canonical names (`metrics`, see [`names`]). [`stream::read`] reads a log of
+//! any length the same way, one line at a time, in the memory of its largest block.
 
 mod json;
 pub mod names;
+pub mod stream;
 mod text;
 
 use serde::Serialize;
@@ -155,16 +157,22 @@ pub fn parse_text(text: &str) -> Parsed {
     for result in found {
         match result {
             Ok(mut b) => {
-                b.raw.rename_repeats();
-                if b.format.is_json() {
-                    remark_negatives(&mut b);
-                }
+                settle(&mut b);
                 parsed.blocks.push(b);
             }
             Err(e) => parsed.errors.push(e),
         }
     }
     parsed
+}
+
+/// What every block read goes through last: repeated labels renamed, negatives of JSON remarked
+/// (a text block remarks them line by line).
+fn settle(b: &mut Block) {
+    b.raw.rename_repeats();
+    if b.format.is_json() {
+        remark_negatives(b);
+    }
 }
 
 /// Reads every benchmark result in `text`, strictly: a spoiled block, or an input holding no

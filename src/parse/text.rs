@@ -60,11 +60,20 @@ fn section(t: &str) -> Option<&str> {
 /// `label: value` with a label that starts with a letter.
 fn label_value(line: &str) -> Option<(&str, &str)> {
     let (label, value) = line.split_once(':')?;
-    let label = label.trim();
+    let label = trim(label);
     if !label.chars().next()?.is_ascii_alphabetic() {
         return None;
     }
-    Some((label, value.trim()))
+    Some((label, trim(value)))
+}
+
+/// `str::trim`, at once where the text starts and ends with ASCII that is not blank (most lines).
+fn trim(s: &str) -> &str {
+    let plain = |b: &u8| b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ');
+    match (s.as_bytes().first(), s.as_bytes().last()) {
+        (Some(f), Some(l)) if plain(f) && plain(l) => s,
+        _ => s.trim(),
+    }
 }
 
 struct Builder {
@@ -142,7 +151,7 @@ enum Step {
 }
 
 fn step(b: &mut Builder, ln: usize, line: &str) -> Step {
-    let t = line.trim();
+    let t = trim(line);
     if t.is_empty() {
         return Step::Continue;
     }
@@ -204,67 +213,92 @@ fn legacy_field(block: &mut Block, label: &str, value: &str) -> bool {
 /// Every block of `text`; a block spoiled by a value that is not a number is an error instead,
 /// and the others are kept.
 pub(super) fn parse(text: &str) -> Vec<Result<Block, ParseError>> {
+    let mut reader = Lines::default();
     let mut blocks = Vec::new();
-    let mut context: Vec<(usize, String, String)> = Vec::new();
-    let mut current: Option<Builder> = None;
-    let mut legacy: Option<Block> = None;
-    for (i, line) in text.lines().enumerate() {
-        let ln = i + 1;
-        if let Some(b) = current.as_mut() {
+    for line in text.lines() {
+        reader.line(line, &mut blocks);
+    }
+    reader.finish(&mut blocks);
+    blocks
+}
+
+/// The block reader, fed one line at a time: it holds the block being read and nothing else, so
+/// that a log of any length is read in the memory of its largest block.
+#[derive(Default)]
+pub(super) struct Lines {
+    /// The 1-based number of the last line read.
+    ln: usize,
+    context: Vec<(usize, String, String)>,
+    current: Option<Builder>,
+    legacy: Option<Block>,
+}
+
+impl Lines {
+    /// Reads the next line (without its line ending); the blocks it ends go to `done`.
+    pub(super) fn line(&mut self, line: &str, done: &mut Vec<Result<Block, ParseError>>) {
+        self.ln += 1;
+        let ln = self.ln;
+        if let Some(b) = self.current.as_mut() {
             match step(b, ln, line) {
-                Step::Continue => continue,
+                Step::Continue => return,
                 Step::Close => {
-                    if let Some(b) = current.take() {
-                        blocks.push(b.finish(true));
+                    if let Some(b) = self.current.take() {
+                        done.push(b.finish(true));
                     }
-                    continue;
+                    return;
                 }
                 Step::Leave => {
-                    if let Some(b) = current.take() {
-                        blocks.push(b.finish(false));
+                    if let Some(b) = self.current.take() {
+                        done.push(b.finish(false));
                     }
                 }
             }
         }
-        let t = line.trim();
-        if let Some(block) = legacy.as_mut() {
+        let t = trim(line);
+        if let Some(block) = self.legacy.as_mut() {
             let known = label_value(t).is_some_and(|(l, v)| l != "Total time" && legacy_field(block, l, v));
             if known {
-                continue;
+                return;
             }
-            if let Some(mut block) = legacy.take() {
-                block.complete = block.metrics.contains_key("request_throughput");
-                blocks.push(Ok(block));
+            if let Some(block) = self.legacy.take() {
+                done.push(Ok(close_legacy(block)));
             }
         }
         if is_header(t) {
-            current = Some(Builder::new(ln, &mut context));
-            continue;
+            self.current = Some(Builder::new(ln, &mut self.context));
+            return;
         }
         let Some((label, value)) = label_value(t) else {
-            continue;
+            return;
         };
         if label == "Successful requests" {
             // A block whose header line was lost in a paste.
-            let mut b = Builder::new(ln, &mut context);
+            let mut b = Builder::new(ln, &mut self.context);
             b.block.remarks.push("header line missing".to_string());
             step(&mut b, ln, line);
-            current = Some(b);
+            self.current = Some(b);
         } else if CONTEXT_LABELS.contains(&label) {
-            context.retain(|(_, l, _)| l != label);
-            context.push((ln, label.to_string(), value.to_string()));
+            self.context.retain(|(_, l, _)| l != label);
+            self.context.push((ln, label.to_string(), value.to_string()));
         } else if label == "Total time" && value.ends_with(" s") {
             let mut block = Block::new(ln, Format::VllmLegacy);
             legacy_field(&mut block, label, value);
-            legacy = Some(block);
+            self.legacy = Some(block);
         }
     }
-    if let Some(b) = current {
-        blocks.push(b.finish(false));
+
+    /// The end of the text: a block still open is cut off.
+    pub(super) fn finish(self, done: &mut Vec<Result<Block, ParseError>>) {
+        if let Some(b) = self.current {
+            done.push(b.finish(false));
+        }
+        if let Some(block) = self.legacy {
+            done.push(Ok(close_legacy(block)));
+        }
     }
-    if let Some(mut block) = legacy {
-        block.complete = block.metrics.contains_key("request_throughput");
-        blocks.push(Ok(block));
-    }
-    blocks
+}
+
+fn close_legacy(mut block: Block) -> Block {
+    block.complete = block.metrics.contains_key("request_throughput");
+    block
 }

@@ -1,0 +1,129 @@
+//! `perflab build` replaces the site in one step: killed at any moment, it leaves the old site or
+//! the new one, file for file, never a mix; and it never follows a link of the old site.
+
+use crate::common;
+
+use common::{copy_dir, root};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// Every entry under `dir`: a file's bytes, a link's target (links are not followed).
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(dir).min_depth(1).follow_links(false) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+        if entry.file_type().is_symlink() {
+            let target = std::fs::read_link(entry.path()).unwrap();
+            files.insert(rel, format!("-> {}", target.display()).into_bytes());
+        } else if entry.file_type().is_file() {
+            files.insert(rel, std::fs::read(entry.path()).unwrap());
+        }
+    }
+    files
+}
+
+fn build(results: &Path, out: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .current_dir(root())
+        .arg("build")
+        .arg("--results")
+        .arg(results)
+        .arg("--out")
+        .arg(out)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// The old results (the bundled studies) and new ones: one study gone, another retitled.
+fn two_results(tmp: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let old = tmp.join("old-results");
+    copy_dir(&root().join("results"), &old);
+    let new = tmp.join("new-results");
+    copy_dir(&root().join("results"), &new);
+    std::fs::remove_dir_all(new.join("glm-5.2-fp8-h200")).unwrap();
+    let toml = new.join("qwen3-14b-h100/study.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let retitled = text.replacen("en = \"Optimizing", "en = \"Retitled: optimizing", 1);
+    assert_ne!(text, retitled);
+    std::fs::write(&toml, retitled).unwrap();
+    (old, new)
+}
+
+#[test]
+fn a_killed_build_leaves_the_old_site_or_the_new_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (old_results, new_results) = two_results(tmp.path());
+    let old_site = tmp.path().join("old-site");
+    assert!(build(&old_results, &old_site).wait().unwrap().success());
+    std::fs::write(old_site.join("notes.txt"), "mine").unwrap();
+    let new_site = tmp.path().join("new-site");
+    copy_dir(&old_site, &new_site);
+    let started = Instant::now();
+    assert!(build(&new_results, &new_site).wait().unwrap().success());
+    let whole = started.elapsed();
+    let (old, new) = (tree(&old_site), tree(&new_site));
+    assert_ne!(old, new);
+    assert_eq!(new.get("notes.txt").map(Vec::as_slice), Some(&b"mine"[..]), "a file perflab did not write stays");
+
+    let site = tmp.path().join("site");
+    let (mut olds, mut news) = (0, 0);
+    // A seeded walk over the build's duration, a little past its end.
+    let mut seed: u64 = 27;
+    for _ in 0..12 {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let at = whole.mul_f64((seed >> 11) as f64 / (1u64 << 53) as f64 * 1.2);
+        let _ = std::fs::remove_dir_all(&site);
+        copy_dir(&old_site, &site);
+        let mut child = build(&new_results, &site);
+        std::thread::sleep(at);
+        let _ = child.kill();
+        let _ = child.wait();
+        let found = tree(&site);
+        if found == old {
+            olds += 1;
+        } else if found == new {
+            news += 1;
+        } else {
+            let differ: Vec<&String> = found.keys().filter(|k| old.get(*k) != found.get(*k)).take(5).collect();
+            panic!("killed after {at:?}: a mix of the two sites (differs from the old in {differ:?})");
+        }
+        // The next build finishes what the killed one left.
+        assert!(build(&new_results, &site).wait().unwrap().success());
+        assert_eq!(tree(&site), new, "a build after a killed one");
+    }
+    eprintln!("killed builds: {olds} left the old site, {news} the new one");
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(leftovers.iter().all(|n| !n.to_string_lossy().contains("perflab-")), "{leftovers:?}");
+}
+
+#[test]
+fn links_of_the_old_site_are_not_followed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    copy_dir(&root().join("results"), &results);
+    let site = tmp.path().join("site");
+    assert!(build(&results, &site).wait().unwrap().success());
+    // Outside the site: a folder and a file that links in the old site point to.
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "secret").unwrap();
+    std::os::unix::fs::symlink(&outside, site.join("linked-folder")).unwrap();
+    let page = site.join("en/index.html");
+    std::fs::remove_file(&page).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), &page).unwrap();
+    assert!(build(&results, &site).wait().unwrap().success());
+    let found = tree(&site);
+    assert_eq!(
+        found.get("linked-folder").map(|t| String::from_utf8_lossy(t).into_owned()),
+        Some(format!("-> {}", outside.display())),
+        "a link perflab did not write stays a link"
+    );
+    assert!(!found.contains_key("linked-folder/secret.txt"), "nothing was copied through the link");
+    assert!(std::fs::symlink_metadata(&page).unwrap().is_file(), "the page is written anew, not through the link");
+    assert_eq!(std::fs::read_to_string(outside.join("secret.txt")).unwrap(), "secret");
+    assert_eq!(tree(&outside).len(), 1);
+}
