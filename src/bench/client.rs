@@ -255,7 +255,8 @@ async fn exchange(
     let status = response.status();
     let mut body = response.into_body();
     if !status.is_success() {
-        let bytes = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+        // The reason is in the first bytes; an endless error body must not fill the memory.
+        let bytes = read_limited(&mut body, ERROR_BODY_LIMIT).await.unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
         let message = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
@@ -266,7 +267,10 @@ async fn exchange(
         return Err(format!("HTTP {}: {message}", status.as_u16()));
     }
     if !stream {
-        let bytes = body.collect().await.map_err(|e| format!("response interrupted: {}", root_cause(&e)))?.to_bytes();
+        let bytes = read_limited(&mut body, BODY_LIMIT).await?;
+        if bytes.len() >= BODY_LIMIT {
+            return Err(format!("a response larger than {} MiB", BODY_LIMIT >> 20));
+        }
         let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("malformed response: {e}"))?;
         let now = origin.elapsed().as_secs_f64();
         out.ttft = now - out.start;
@@ -284,15 +288,27 @@ async fn exchange(
         let now = origin.elapsed().as_secs_f64();
         let frame = frame.map_err(|e| format!("stream interrupted after {chunks} tokens: {}", root_cause(&e)))?;
         let Ok(data) = frame.into_data() else { continue };
+        // The bytes before these hold no event end (they were scanned): only the last three of
+        // them can start one with the new bytes.
+        let unscanned = buffer.len().saturating_sub(3);
         buffer.extend_from_slice(&data);
+        if buffer.len() > EVENT_LIMIT {
+            return Err(format!("an event longer than {} KiB without its blank line", EVENT_LIMIT >> 10));
+        }
         let mut consumed = 0;
-        while let Some(end) = find_event_end(&buffer[consumed..]) {
-            let raw = &buffer[consumed..consumed + end];
-            consumed += end;
+        let mut from = unscanned;
+        while let Some(end) = find_event_end(&buffer[from..]) {
+            let raw = &buffer[consumed..from + end];
+            consumed = from + end;
+            from = consumed;
             for line in raw.split(|b| *b == b'\n') {
                 let line = line.strip_suffix(b"\r").unwrap_or(line);
                 let Some(payload) = line.strip_prefix(b"data:") else { continue };
                 let payload = payload.trim_ascii();
+                // Nothing after the end of the stream counts.
+                if done {
+                    continue;
+                }
                 if payload == b"[DONE]" {
                     done = true;
                     continue;
@@ -324,6 +340,27 @@ async fn exchange(
     }
     usage.apply(out, chunks);
     Ok(())
+}
+
+/// The most of an error response that is read: its reason is at the start.
+const ERROR_BODY_LIMIT: usize = 64 << 10;
+/// The most of a whole (not streamed) response that is read.
+const BODY_LIMIT: usize = 16 << 20;
+/// The longest server-sent event (a token event is a few hundred bytes).
+const EVENT_LIMIT: usize = 1 << 20;
+
+/// The body's bytes, at most `limit` of them (the rest is not read).
+async fn read_limited(body: &mut hyper::body::Incoming, limit: usize) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    while bytes.len() < limit {
+        let Some(frame) = body.frame().await else { break };
+        let frame = frame.map_err(|e| format!("response interrupted: {}", root_cause(&e)))?;
+        if let Ok(data) = frame.into_data() {
+            let room = limit - bytes.len();
+            bytes.extend_from_slice(&data[..data.len().min(room)]);
+        }
+    }
+    Ok(bytes)
 }
 
 /// End of the first server-sent event in `buffer` (after its blank line: `\n\n` or `\r\n\r\n`).

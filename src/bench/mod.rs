@@ -102,11 +102,17 @@ fn parse_slo(items: &[String]) -> anyhow::Result<Option<report::Slo>> {
     for item in items {
         let (k, v) = item.split_once(':').with_context(|| format!("--goodput `{item}`: write metric:milliseconds"))?;
         let v: f64 = v.parse().with_context(|| format!("--goodput `{item}`: `{v}` is not a number"))?;
-        match k {
-            "ttft" => slo.ttft = Some(v),
-            "tpot" => slo.tpot = Some(v),
-            "e2el" => slo.e2el = Some(v),
+        if !(v.is_finite() && v > 0.0) {
+            bail!("--goodput `{item}`: the limit is a number of milliseconds above 0");
+        }
+        let limit = match k {
+            "ttft" => &mut slo.ttft,
+            "tpot" => &mut slo.tpot,
+            "e2el" => &mut slo.e2el,
             _ => bail!("--goodput `{item}`: the metric is ttft, tpot or e2el"),
+        };
+        if limit.replace(v).is_some() {
+            bail!("--goodput `{item}`: `{k}` is limited twice");
         }
     }
     Ok(Some(slo))

@@ -204,3 +204,71 @@ fn dataset_prompts_are_counted_in_tokens_and_the_server_count_wins() {
     assert_eq!(saved["input_tokens_counted_by"], "server usage");
     assert_eq!(saved["total_output_tokens"], 12);
 }
+
+/// A server that lists model `m` and answers every completion with `answer` followed by
+/// `filler`, sent for as long as the client reads.
+fn hostile_server(answer: &'static str, filler: &'static [u8]) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+                    head.push(byte[0]);
+                }
+                if head.starts_with(b"GET") {
+                    let body = r#"{"data":[{"id":"m"}]}"#;
+                    let _ = write!(stream, "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{body}", body.len());
+                    return;
+                }
+                let _ = stream.write_all(answer.as_bytes());
+                let chunk = [format!("{:x}\r\n", filler.len()).as_bytes(), filler, b"\r\n"].concat();
+                while stream.write_all(&chunk).is_ok() {}
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn an_endless_error_body_or_event_is_cut_off_not_collected() {
+    let error = "HTTP/1.1 500 Internal Server Error\r\ntransfer-encoding: chunked\r\n\r\n";
+    let stream = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+    for (answer, filler, reason) in [
+        (error, &b"overflowing error text "[..], "HTTP 500: overflowing error text"),
+        (stream, &b"data: no blank line ever comes "[..], "an event longer than 1024 KiB"),
+    ] {
+        let url = format!("http://127.0.0.1:{}", hostile_server(answer, filler));
+        let (code, _, err) = perflab(&[
+            "bench",
+            "--base-url",
+            &url,
+            "--model",
+            "m",
+            "--num-prompts",
+            "1",
+            "--timeout",
+            "300",
+            "--quiet",
+        ]);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains(reason), "{err}");
+    }
+}
+
+#[test]
+fn goodput_limits_must_be_positive_numbers_given_once() {
+    for bad in ["ttft:-1", "ttft:nan", "ttft:inf", "ttft:0"] {
+        let (code, _, err) = perflab(&["bench", "--base-url", "http://127.0.0.1:1", "--goodput", bad]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains("above 0"), "{bad}: {err}");
+    }
+    let (code, _, err) =
+        perflab(&["bench", "--base-url", "http://127.0.0.1:1", "--goodput", "ttft:5", "--goodput", "ttft:6"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("limited twice"), "{err}");
+}
