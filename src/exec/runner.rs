@@ -168,11 +168,14 @@ fn recover(dir: &Path, cluster: bool, log: &mut dyn FnMut(Event)) -> anyhow::Res
             if cluster {
                 jobs.insert(attempt.to_path_buf());
             } else {
+                // Running it here as well would measure it twice (beside the job, on a machine
+                // that may be the cluster's) and throw away what the job measures.
                 let job = super::slurm::JobRecord::read(entry.path()).map(|r| r.id).unwrap_or_default();
-                log(Event::Step(&format!(
-                    "Slurm job {job} of an earlier run ('{}') is not followed by the local backend; `perflab run --backend slurm` adopts it, `scancel {job}` stops it",
-                    attempt.display()
-                )));
+                bail!(
+                    "Slurm job {job} of an earlier run ('{}') may still be measuring this study: `perflab run --backend slurm` follows it; to run here instead, `scancel {job}` and remove '{}'",
+                    attempt.display(),
+                    entry.path().display()
+                );
             }
         }
     }

@@ -394,3 +394,27 @@ fn slurm_a_controller_that_stops_answering_is_waited_for_not_recorded_as_a_failu
     let m = manifests(&dir).pop().unwrap();
     assert_eq!(m.state, RunState::Done, "{m:?}: {err}");
 }
+
+#[test]
+#[ignore = "needs Slurm: .ci/run installs it"]
+fn slurm_a_killed_cluster_run_is_not_resumed_locally() {
+    let _serial = serial();
+    let cluster = Cluster::up();
+    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 4 --sim-decode-ms 2", "");
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("start_timeout = 2", "start_timeout = 60")).unwrap();
+    let mut child = cluster.spawn(&dir);
+    assert!(wait_for(Duration::from_secs(60), || !job_records(&dir).is_empty()), "a job was submitted");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let local = cluster.perflab(&["run", dir.to_str().unwrap()]).output().unwrap();
+    let err = String::from_utf8_lossy(&local.stderr);
+    assert_ne!(local.status.code(), Some(0), "{err}");
+    assert!(err.contains("may still be measuring this study") && err.contains("--backend slurm"), "{err}");
+    let (code, err) = cluster.run(&dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("following Slurm job"), "{err}");
+    let m = manifests(&dir).pop().unwrap();
+    assert_eq!(m.state, RunState::Done, "{m:?}: {err}");
+}
