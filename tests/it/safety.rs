@@ -257,3 +257,104 @@ fn tmpfs_a_full_disk_records_no_failure_and_the_run_goes_on_once_there_is_room()
     assert_eq!(code, 0);
     assert!(plan.contains("1 done"), "{plan}");
 }
+
+/// Places under `runs/` where a link or a file can be planted.
+const PLACES: &[&str] = &[
+    "engine/only/p.txt",
+    "engine/only/p.txt.tmp",
+    "engine/only/attempts/1/p.txt",
+    "engine/only/attempts/1/p.txt.tmp",
+    "engine/only/attempts/1/p.manifest.json",
+    "engine/only/attempts/1/engine.log",
+    "engine/only/attempts",
+    "engine/only",
+    "engine",
+    "recorded.json",
+    "recorded.json.tmp",
+    ".perflab-run.lock",
+    ".engine.json",
+];
+
+/// Creates the folders of `rel` under `root`; false when one of them is already something else.
+fn real_folders(root: &Path, rel: &Path) -> bool {
+    let mut at = std::path::PathBuf::new();
+    let parts = std::iter::once(root.as_os_str()).chain(rel.components().map(|c| c.as_os_str()));
+    for part in parts {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if !m.is_dir() => return false,
+            Ok(_) => {}
+            Err(_) => std::fs::create_dir(&at).unwrap(),
+        }
+    }
+    true
+}
+
+/// Every entry under `dir`: its path, and its contents or where it links.
+fn tree(dir: &Path) -> Vec<(std::path::PathBuf, String)> {
+    let mut out: Vec<_> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .map(|e| {
+            let what = if e.path_is_symlink() {
+                format!("-> {}", std::fs::read_link(e.path()).unwrap().display())
+            } else if e.file_type().is_file() {
+                String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned()
+            } else {
+                "dir".to_string()
+            };
+            (e.path().to_path_buf(), what)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 12, ..Default::default() })]
+
+    /// Whatever is planted under `runs/` (links to files or folders outside, files with any
+    /// contents), no command writes, removes or changes anything outside the study.
+    #[test]
+    fn nothing_outside_the_study_changes_whatever_runs_holds(
+        plants in proptest::collection::vec((0..PLACES.len(), 0u8..4, "[ -~]{0,40}"), 1..6)
+    ) {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(outside.join("folder")).unwrap();
+        std::fs::write(outside.join("victim.txt"), "precious").unwrap();
+        std::fs::write(outside.join("folder/inner.txt"), "precious too").unwrap();
+        let results = tmp.path().join("results");
+        let (_t, tiny_dir) = tiny("/nonexistent/engine --port {port}", "");
+        let dir = results.join("tiny");
+        common::copy_dir(&tiny_dir, &dir);
+        for (place, kind, text) in &plants {
+            let path = dir.join("runs").join(PLACES[*place]);
+            // Planted only where every folder above is a real one (the setup itself must not
+            // write through an earlier plant).
+            let blocked = !real_folders(&dir.join("runs"), std::path::Path::new(PLACES[*place]).parent().unwrap());
+            if blocked || std::fs::symlink_metadata(&path).is_ok() {
+                continue;
+            }
+            let _ = match kind {
+                0 => std::os::unix::fs::symlink(outside.join("victim.txt"), &path),
+                1 => std::os::unix::fs::symlink(outside.join("folder"), &path),
+                2 => std::os::unix::fs::symlink("../../../../outside/victim.txt", &path),
+                _ => std::fs::write(&path, text),
+            };
+        }
+        let before = tree(&outside);
+        let d = dir.to_str().unwrap();
+        let site = tmp.path().join("site");
+        let r = results.to_str().unwrap();
+        let s = site.to_str().unwrap();
+        for args in [
+            &["check", d][..], &["plan", d], &["report", d], &["analyze", d], &["translations", d],
+            &["run", d], &["diff", d, "--since", "HEAD"], &["build", "--results", r, "--out", s],
+        ] {
+            let (code, _, err) = perflab(args);
+            proptest::prop_assert!(code != 101 && !err.contains("panicked"), "{args:?}: {err}");
+        }
+        proptest::prop_assert_eq!(tree(&outside), before);
+    }
+}
