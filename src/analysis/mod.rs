@@ -6,6 +6,7 @@ pub mod chain;
 pub mod delta;
 pub mod diff;
 pub mod history;
+pub mod sequential;
 pub mod stats;
 pub mod warnings;
 
