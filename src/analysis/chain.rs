@@ -176,7 +176,7 @@ pub fn resolve(study: &Study) -> Chain {
     let mut stages: Vec<StageOutcome> = Vec::new();
     let empty = Point { source: String::new(), config: Config::default(), run: None, value: None, sample: None };
     let mut current: Option<Point> = None;
-    let sample_of = |key: &RunKey| Sample::of(&study.values(key, objective));
+    let sample_of = |key: &RunKey| Sample::of(&study.start_values(key, objective));
 
     for stage in &spec.stages {
         let stage_id = stage.id.get_ref().clone();
@@ -304,21 +304,19 @@ pub fn resolve(study: &Study) -> Chain {
         let decided = stage.adopt.as_ref().map(|a| a.variant.as_ref().map(|v| v.get_ref().as_str()));
         let override_value =
             decided.flatten().and_then(|id| variants.iter().find(|x| x.id == id)).and_then(|x| x.point.value);
-        let as_best = |i: usize| {
-            let v = &variants[i];
-            let is_base = v.point.config.identity() == base.config.identity();
-            Best {
-                variant: &v.id,
-                value: v.point.value.unwrap_or_default(),
-                is_base,
-                interval: v
-                    .point
-                    .sample
-                    .zip(base.sample)
-                    .filter(|_| !is_base)
-                    .and_then(|(n, b)| stats::gain(&metric, &n, &b)),
-            }
-        };
+        let as_best =
+            |i: usize| {
+                let v = &variants[i];
+                let is_base = v.point.config.identity() == base.config.identity();
+                Best {
+                    variant: &v.id,
+                    value: v.point.value.unwrap_or_default(),
+                    is_base,
+                    interval: v.point.sample.zip(base.sample).filter(|_| !is_base).and_then(|(n, b)| {
+                        stats::gain_at(&metric, &n, &b, decision_level(study, &stage_id, n.n.min(b.n)))
+                    }),
+                }
+            };
         let challenger = adoption::best(
             &metric,
             variants
@@ -386,6 +384,17 @@ fn dropped(from: &Config, to: &Config) -> Option<String> {
         lost.push(format!("the checkpoint `{model}`"));
     }
     (!lost.is_empty()).then(|| lost.join(", "))
+}
+
+/// The two-sided level of the interval a stage decides on, when each side has `starts`
+/// engine starts: 5% for a fixed design; under `--until-confident`, the level of the look it
+/// stands at in the stage's sequential design (see [`super::sequential`]), which counts a look
+/// for every start after the ones the study asks for.
+pub fn decision_level(study: &Study, stage: &str, starts: usize) -> f64 {
+    let Some(most) = study.designs.get(stage) else { return stats::FIXED_LEVEL };
+    let target = study.spec.target_profile.get_ref();
+    let first = if study.spec.repeat_across_restarts { study.repeats_wanted(stage, target) as usize } else { 1 };
+    super::sequential::nominal_level(&super::sequential::looks(first.max(2), starts, *most as usize))
 }
 
 /// The metric `name` of the run `key`.

@@ -55,7 +55,7 @@ fn is_one(n: &usize) -> bool {
 impl Measure {
     /// The objective's measurements, summarised.
     pub fn sample(study: &Study, key: &RunKey) -> Option<Sample> {
-        Sample::of(&study.values(key, study.spec.objective.get_ref()))
+        Sample::of(&study.start_values(key, study.spec.objective.get_ref()))
     }
 }
 
@@ -283,15 +283,15 @@ impl Analysis {
 fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
     let status = chain::run_status(study, key)?;
     let objective = Measure::sample(study, key);
-    let secondary = Sample::of(&study.values(key, study.spec.first_secondary().get_ref()));
+    let secondary = Sample::of(&study.start_values(key, study.spec.first_secondary().get_ref()));
     let mean = |values: &[f64]| Sample::of(values).map(|s| s.mean);
     Some(Measure {
         run: key.name(),
         value: objective.map(|s| s.mean),
         secondary: secondary.map(|s| s.mean),
-        also: study.spec.secondary[1..].iter().map(|m| mean(&study.values(key, m.get_ref()))).collect(),
+        also: study.spec.secondary[1..].iter().map(|m| mean(&study.start_values(key, m.get_ref()))).collect(),
         status,
-        repeats: study.sample(key).len(),
+        repeats: study.counted(key).len(),
         interval: objective.and_then(|s| s.interval()),
         sample: objective,
     })

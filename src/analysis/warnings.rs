@@ -271,7 +271,7 @@ impl Evidence {
 
 /// The evidence of a study's figures (see [`Evidence`]).
 pub fn evidence(study: &Study, chain: &Chain) -> Evidence {
-    let counts: Vec<usize> = study.runs.keys().map(|k| study.sample(k).len()).collect();
+    let counts: Vec<usize> = study.runs.keys().map(|k| study.counted(k).len()).collect();
     let mut spread = repeated(study, chain);
     spread.sort_by(|a, b| b.spread_percent.total_cmp(&a.spread_percent));
     Evidence {
@@ -291,7 +291,7 @@ fn repeated(study: &Study, chain: &Chain) -> Vec<Spread> {
             for profile in &study.spec.profiles {
                 let key =
                     RunKey { stage: stage.id.clone(), variant: v.id.clone(), profile: profile.id.get_ref().clone() };
-                if let Some(x) = super::stats::Sample::of(&study.values(&key, objective)).map(|s| s.mean) {
+                if let Some(x) = super::stats::Sample::of(&study.start_values(&key, objective)).map(|s| s.mean) {
                     groups.entry((v.point.config.identity(), key.profile.clone())).or_default().push((key, x));
                 }
             }

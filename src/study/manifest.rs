@@ -71,6 +71,10 @@ pub struct Manifest {
     /// --until-confident`): its results join theirs as one sample instead of replacing them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub repeat: bool,
+    /// Taken by `perflab run --until-confident`: the most engine starts of each side its
+    /// sequential design plans for a stage's comparison (see `analysis::sequential`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned_starts: Option<u32>,
 }
 
 impl Manifest {
@@ -106,6 +110,7 @@ impl Manifest {
             node: None,
             devices: None,
             repeat: false,
+            planned_starts: None,
         }
     }
 
