@@ -18,7 +18,7 @@ fixed=${2:-24}
 budget=${3:-60}
 cases=${4:-same,faster}
 ways=${5:-single,fixed,confident}
-cargo build --release --quiet
+[ -n "${NO_BUILD:-}" ] || cargo build --release --quiet
 export PATH=$PWD/target/release:$PATH
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

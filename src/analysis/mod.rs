@@ -665,5 +665,11 @@ pub fn describe(w: &Warning) -> String {
         Warning::RequestCount { counted, expected, .. } => {
             format!("the block counts {counted} requests; the profile sends {expected}")
         }
+        Warning::LeftOut { file, completed, expected, .. } => format!(
+            "the measurement in `{file}` completed {completed} of {expected} requests or was cut off; it is left out of the mean"
+        ),
+        Warning::FewRequests { metric, requests, .. } => format!(
+            "`{metric}` comes from {requests} requests, too few for that percentile: it is about the slowest request"
+        ),
     }
 }

@@ -87,6 +87,7 @@ variant-missing = Not measured yet.
 variant-reused = Same configuration as { $source }, whose run is reused here.
 variant-command = Serving command
 variant-result = Benchmark result
+raw-measurement = { $title }, measurement { $k } of { $n } (`{ $file }`)
 failure-oom = out of memory
 failure-unsupported = the engine rejects this configuration
 failure-start-failure = the server does not start
@@ -171,6 +172,14 @@ warning-request-count = { $run }: the block counts { $counted ->
         [one] { $counted } request
        *[other] { $counted } requests
     } where the profile sends { $expected }.
+warning-left-out = { $run }: the measurement in `{ $file }` completed { $completed } of { $expected ->
+        [one] { $expected } request
+       *[other] { $expected } requests
+    } or was cut off, so it is left out of the run's mean and interval.
+warning-few-requests = { $run }: its { $metric } comes from { $requests ->
+        [one] one request
+       *[other] { $requests } requests
+    }; below { $needed } it is the slowest request or close to it, and it varies from run to run far more than a mean does.
 
 ## Charts and exports
 label-data = Raw data

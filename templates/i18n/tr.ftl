@@ -77,6 +77,7 @@ variant-missing = Henüz ölçülmedi.
 variant-reused = { $source } ile aynı yapılandırma; o koşunun sonucu burada yeniden kullanılıyor.
 variant-command = Model sunum komutu
 variant-result = Benchmark sonucu
+raw-measurement = { $title }, ölçüm { $k }/{ $n } (`{ $file }`)
 failure-oom = bellek yetmedi
 failure-unsupported = motor bu yapılandırmayı desteklemiyor
 failure-start-failure = sunucu başlamıyor
@@ -151,6 +152,8 @@ warning-tpot-includes-waiting = { $count ->
 warning-tpot-includes-waiting-run = { $run }: { $tpot } = { $latency } ÷ { $tokens } token
 warning-zero-latency = { $run }: koşu token üretmiş olmasına rağmen { $metric } 0 görünüyor.
 warning-request-count = { $run }: blok { $counted } istek sayıyor, oysa profil { $expected } istek gönderir.
+warning-left-out = { $run }: `{ $file }` dosyasındaki ölçümde { $expected } isteğin yalnızca { $completed } tanesi tamamlandı ya da blok yarıda kesildi; bu ölçüm koşunun ortalamasına ve aralığına katılmıyor.
+warning-few-requests = { $run }: { $metric } değeri yalnızca { $requests } istekten hesaplandı; { $needed } isteğin altında bu değer en yavaş isteğe eşit ya da ona çok yakındır ve koşudan koşuya bir ortalamadan çok daha fazla oynar.
 
 ## Grafikler ve dışa aktarımlar
 label-data = Ham veri
