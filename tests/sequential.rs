@@ -138,6 +138,10 @@ fn looking_after_every_start_keeps_the_error_rate_the_design_promises() {
     let fixed_24 = trials(1000, 0.02, 24, 24, &fixed);
     assert!(fixed_24.adopted >= 880, "24 starts a side, one look, find it about as often: {fixed_24:?}");
     assert!(real.runs < fixed_24.runs, "{real:?} against {fixed_24:?}");
+    let single = (trials(1000, 0.0, 1, 1, &fixed), trials(1000, 0.02, 1, 1, &fixed));
+    let fixed_null = trials(1000, 0.0, 24, 24, &fixed);
+    assert!(single.0.adopted > 100, "one run a side adopts an identical variant often: {single:?}");
+    eprintln!("one run: identical {:?}, 2% {:?}; fixed 24, identical: {fixed_null:?}", single.0, single.1);
     eprintln!(
         "sequential: identical {null:?}, 2% {real:?}; every look at 95%: identical {naive:?}; fixed 24: {fixed_24:?}"
     );
