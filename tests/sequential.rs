@@ -38,18 +38,22 @@ flags = ["--fast"]
 "#
 );
 
-/// A study whose variants were each measured in engine starts of one benchmark (attempts
-/// 1, 2, ... that repeat), their manifests recording `planned` as the design's most starts.
-fn study(a: &[f64], b: &[f64], planned: Option<u32>) -> (tempfile::TempDir, Study) {
+/// A study whose variants were each measured in engine starts (attempts 1, 2, ... that
+/// repeat), one slice of values a start, their manifests recording `planned` as the design's
+/// most starts.
+fn study_of_starts(a: &[Vec<f64>], b: &[Vec<f64>], planned: Option<u32>) -> (tempfile::TempDir, Study) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("sequential");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("study.toml"), HEAD).unwrap();
-    for (variant, values) in [("a", a), ("b", b)] {
-        for (k, v) in values.iter().enumerate() {
+    for (variant, starts) in [("a", a), ("b", b)] {
+        for (k, values) in starts.iter().enumerate() {
             let folder = dir.join(format!("runs/s1/{variant}/attempts/{}", k + 1));
             std::fs::create_dir_all(&folder).unwrap();
-            std::fs::write(folder.join("p.txt"), common::vllm_block(*v, 10.0, "")).unwrap();
+            for (r, v) in values.iter().enumerate() {
+                let file = perflab::study::result_file("p", r as u32 + 1);
+                std::fs::write(folder.join(file), common::vllm_block(*v, 10.0, "")).unwrap();
+            }
             let mut m = Manifest::start("e", "1", vec!["serve".into(), "m".into()], Default::default(), vec![], "t");
             m.state = RunState::Done;
             m.repeat = k > 0;
@@ -59,6 +63,12 @@ fn study(a: &[f64], b: &[f64], planned: Option<u32>) -> (tempfile::TempDir, Stud
     }
     let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
     (tmp, study)
+}
+
+/// [`study_of_starts`] with one benchmark a start.
+fn study(a: &[f64], b: &[f64], planned: Option<u32>) -> (tempfile::TempDir, Study) {
+    let one = |values: &[f64]| values.iter().map(|v| vec![*v]).collect::<Vec<_>>();
+    study_of_starts(&one(a), &one(b), planned)
 }
 
 /// How a trial ended.
@@ -164,26 +174,9 @@ fn the_analysis_decides_at_the_level_of_its_look() {
 #[test]
 fn measurements_of_one_start_are_one_unit() {
     // Two starts of A, two benchmarks each: the interval rests on the two start means.
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("sequential");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("study.toml"), HEAD).unwrap();
-    for (variant, starts) in [("a", [[1000.0, 1002.0], [1100.0, 1102.0]]), ("b", [[1000.0, 1000.0], [1000.0, 1000.0]])]
-    {
-        for (k, values) in starts.iter().enumerate() {
-            let folder = dir.join(format!("runs/s1/{variant}/attempts/{}", k + 1));
-            std::fs::create_dir_all(&folder).unwrap();
-            for (r, v) in values.iter().enumerate() {
-                let file = perflab::study::result_file("p", r as u32 + 1);
-                std::fs::write(folder.join(file), common::vllm_block(*v, 10.0, "")).unwrap();
-            }
-            let mut m = Manifest::start("e", "1", vec!["serve".into(), "m".into()], Default::default(), vec![], "t");
-            m.state = RunState::Done;
-            m.repeat = k > 0;
-            m.write(&folder.join("p.manifest.json")).unwrap();
-        }
-    }
-    let s = Study::load(&dir).unwrap();
+    let a = [vec![1000.0, 1002.0], vec![1100.0, 1102.0]];
+    let b = [vec![1000.0, 1000.0], vec![1000.0, 1000.0]];
+    let (_tmp, s) = study_of_starts(&a, &b, None);
     let key = perflab::study::RunKey::parse("s1/a/p");
     assert_eq!(s.values(&key, "total_token_throughput").len(), 4);
     let mut starts = s.start_values(&key, "total_token_throughput");
