@@ -5,8 +5,8 @@
 //! The design is Lan and DeMets' alpha spending with the O'Brien–Fleming-type spending function
 //! `α(t) = 2 − 2 Φ(z₀.₉₇₅ / √t)` (Lan & DeMets, "Discrete sequential boundaries for clinical
 //! trials", Biometrika 70, 1983). `t` is the information fraction: the engine starts of each
-//! side so far over the most the plan allows (the starts there were when the runner began
-//! looking, plus those the budget pays for). At each look the boundary is the one whose chance
+//! side so far over the most the design plans (the study's own starts, plus those the budget
+//! pays for; see `exec::runner`). A look is taken at every start from the second on. At each look the boundary is the one whose chance
 //! of being crossed there, and not at an earlier look, is `α(tₖ) − α(tₖ₋₁)` when the two sides do
 //! not differ; that chance is computed exactly for the standardized difference, a Brownian
 //! motion observed at the looks (Armitage, McPherson & Rowe's recursive integration; Jennison &
