@@ -596,6 +596,9 @@ pub fn run(
     // `--until-confident`: measurements wanted beyond the study's, by `stage/variant`.
     let mut more: BTreeMap<String, u32> = BTreeMap::new();
     let mut confidence = options.until_confident.map(|_| Confidence::default());
+    // Rounds of `--until-confident` so far: every other one starts its two contenders in the
+    // other order (A B, B A, A B, ...), so that a steady drift of the machine cancels.
+    let mut rounds = 0usize;
     loop {
         let study = load()?;
         let plan = super::plan::plan_with(&study, &rerun, options.rerun_stale, &more)?;
@@ -632,6 +635,7 @@ pub fn run(
                     }
                 }
                 if added {
+                    rounds += 1;
                     log(Event::Step(&format!(
                         "until confident: {} more for {}",
                         runs_count(per),
@@ -664,8 +668,11 @@ pub fn run(
             }
         }
         let stage = first.stage.clone();
-        let jobs: Vec<&Job> =
+        let mut jobs: Vec<&Job> =
             plan.jobs.iter().filter(|j| j.stage == stage && selected(&j.stage, &j.variant, options)).collect();
+        if rounds % 2 == 1 && jobs.iter().all(|j| more.contains_key(&format!("{}/{}", j.stage, j.variant))) {
+            jobs.reverse();
+        }
         let total = plan.count(|s| matches!(s, super::Status::Pending | super::Status::Waiting { .. }));
         let number = study.stage_index(&stage).map_or(0, |i| i + 1);
         let planned = Instant::now();
