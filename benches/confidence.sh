@@ -9,7 +9,7 @@
 # starts a variant, then `--until-confident --budget BUDGET`. Prints a Markdown table: how often
 # each way adopts B, keeps A with confidence or cannot tell, and the benchmark runs a trial took.
 # Not a test: the numbers depend on the seeds and on the machine's timing.
-#   bash benches/confidence.sh [TRIALS] [FIXED] [BUDGET] [CASES] [WAYS]
+#   NO_BUILD=1 bash benches/confidence.sh [TRIALS] [FIXED] [BUDGET] [CASES] [WAYS]  (NO_BUILD: skip the release build)
 # CASES: `same`, `faster` or both (`same,faster`); WAYS: any of `single,fixed,confident`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
