@@ -14,7 +14,9 @@
 //!    than the threshold **and** its interval excludes zero; a gain that is not adopted while its
 //!    interval reaches beyond the threshold cannot be told apart from the noise
 //!    ([`Adoption::CannotTell`]). The same holds when the base measured best: a variant whose
-//!    interval reaches beyond the threshold makes the stage one that cannot tell.
+//!    interval reaches beyond the threshold makes the stage one that cannot tell. The interval
+//!    is over engine starts, at 95% for a fixed design, or at the nominal level of its look
+//!    when `--until-confident` measured the stage sequentially (see [`super::sequential`]).
 //!
 //! The best variant is the one with the best objective among the variants that rank; of equal
 //! values, the first in the stage's order (see [`best`]).

@@ -91,7 +91,11 @@ pub struct StageOutcome {
 #[derive(Debug, Clone)]
 pub struct Chain {
     pub stages: Vec<StageOutcome>,
+    /// What the optimized configuration is compared with: the study's baseline, or when that did
+    /// not run, the configuration the search went on from after the first stage.
     pub baseline: Point,
+    /// `stage/variant` of the study's baseline when it did not run and `baseline` stands in.
+    pub baseline_failed: Option<String>,
     /// Every stored run by configuration, to find the run of a configuration on any profile.
     pub registry: Registry,
     pub problems: Vec<Diagnostic>,
@@ -140,9 +144,25 @@ pub fn run_status(study: &Study, key: &RunKey) -> Option<RunStatus> {
 
 /// Stored runs by (configuration identity, profile), the first stored for each, for reuse.
 #[derive(Debug, Clone, Default)]
-pub struct Registry(BTreeMap<(Identity, String), RunKey>);
+pub struct Registry(BTreeMap<(Identity, String), RunKey>, BTreeMap<(Identity, String), ReusedFailure>);
+
+/// A failure recorded for a configuration, which every identical configuration shares: it is
+/// not started again to fail the same way.
+#[derive(Debug, Clone)]
+pub struct ReusedFailure {
+    /// The run that failed.
+    pub run: RunKey,
+    pub class: crate::study::FailureClass,
+    pub message: Option<String>,
+}
 
 impl Registry {
+    /// The failure recorded for an identical configuration on `profile`, when no run of it
+    /// stands.
+    pub fn failure_of(&self, config: &Config, profile: &str) -> Option<&ReusedFailure> {
+        self.1.get(&(config.identity(), profile.to_string()))
+    }
+
     /// The run of `point`'s configuration on `profile`: the variant's own, or the first stored
     /// run of the identical configuration. The flag says whether it was reused.
     pub fn find(&self, study: &Study, point: &Point, profile: &str) -> Option<(RunKey, bool)> {
@@ -183,7 +203,7 @@ pub fn resolve(study: &Study) -> Chain {
     let mut stages: Vec<StageOutcome> = Vec::new();
     let empty = Point { source: String::new(), config: Config::default(), run: None, value: None, sample: None };
     let mut current: Option<Point> = None;
-    let sample_of = |key: &RunKey| Sample::of(&study.values(key, objective));
+    let sample_of = |key: &RunKey| Sample::of(&study.start_values(key, objective));
 
     for stage in &spec.stages {
         let stage_id = stage.id.get_ref().clone();
@@ -254,7 +274,16 @@ pub fn resolve(study: &Study) -> Chain {
                 config.model = Some(model.get_ref().clone());
             }
             let own = RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: target.to_string() };
-            let failure = study.failure(v, &own);
+            let reused_failure = || {
+                if study.runs.contains_key(&own) || registry.by_identity(&config, target).is_some() {
+                    return None;
+                }
+                let f = registry.failure_of(&config, target)?;
+                let from = format!("{}/{}", f.run.stage, f.run.variant);
+                let message = f.message.clone().unwrap_or_default();
+                Some((f.class, Some(format!("the identical configuration `{from}` failed: {message}"))))
+            };
+            let failure = study.failure(v, &own).or_else(reused_failure);
             let failed = failure.is_some();
             if failed && study.runs.contains_key(&own) {
                 problems.push(
@@ -267,6 +296,12 @@ pub fn resolve(study: &Study) -> Chain {
                     RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: p.id.get_ref().clone() };
                 if study.runs.contains_key(&key) {
                     registry.0.entry((config.identity(), key.profile.clone())).or_insert(key);
+                } else if v.failure.is_none()
+                    && let Some((class, message)) = study.failure(v, &key)
+                {
+                    // Only what a run recorded: a failure the spec declares is the variant's own.
+                    let reused = ReusedFailure { run: key.clone(), class, message };
+                    registry.1.entry((config.identity(), key.profile.clone())).or_insert(reused);
                 }
             }
             let mut point =
@@ -317,21 +352,19 @@ pub fn resolve(study: &Study) -> Chain {
         let decided = stage.adopt.as_ref().map(|a| a.variant.as_ref().map(|v| v.get_ref().as_str()));
         let override_value =
             decided.flatten().and_then(|id| variants.iter().find(|x| x.id == id)).and_then(|x| x.point.value);
-        let as_best = |i: usize| {
-            let v = &variants[i];
-            let is_base = v.point.config.identity() == base.config.identity();
-            Best {
-                variant: &v.id,
-                value: v.point.value.unwrap_or_default(),
-                is_base,
-                interval: v
-                    .point
-                    .sample
-                    .zip(base.sample)
-                    .filter(|_| !is_base)
-                    .and_then(|(n, b)| stats::gain(&metric, &n, &b)),
-            }
-        };
+        let as_best =
+            |i: usize| {
+                let v = &variants[i];
+                let is_base = v.point.config.identity() == base.config.identity();
+                Best {
+                    variant: &v.id,
+                    value: v.point.value.unwrap_or_default(),
+                    is_base,
+                    interval: v.point.sample.zip(base.sample).filter(|_| !is_base).and_then(|(n, b)| {
+                        stats::gain_at(&metric, &n, &b, decision_level(study, &stage_id, n.n.min(b.n)))
+                    }),
+                }
+            };
         let challenger = adoption::best(
             &metric,
             variants
@@ -368,7 +401,13 @@ pub fn resolve(study: &Study) -> Chain {
                 }
                 _ => current.clone(),
             },
-            _ => adopted.map_or_else(|| base.clone(), |v| v.point.clone()),
+            _ => match adopted {
+                Some(v) => v.point.clone(),
+                // What the stage builds on did not run: the search goes on from the best
+                // configuration that did, never from one known to fail.
+                None if base.value.is_none() => best.map_or_else(|| base.clone(), |i| variants[i].point.clone()),
+                None => base.clone(),
+            },
         };
         current = Some(after.clone());
         stages.push(StageOutcome { id: stage_id, base, variants, best, adoption, after });
@@ -382,7 +421,15 @@ pub fn resolve(study: &Study) -> Chain {
             .and_then(|x| x.variants.iter().find(|y| y.id == v))
             .map_or(empty, |x| x.point.clone())
     };
-    Chain { stages, baseline, registry, problems }
+    // A baseline that did not run cannot be compared with: the figures are compared with the
+    // configuration the search went on from after the first stage, and the page says so.
+    let (baseline, baseline_failed) = match stages.first() {
+        Some(first) if baseline.run.is_none() && !baseline.source.is_empty() && first.after.run.is_some() => {
+            (first.after.clone(), Some(baseline.source.clone()))
+        }
+        _ => (baseline, None),
+    };
+    Chain { stages, baseline, baseline_failed, registry, problems }
 }
 
 /// What `to` loses of `from` (flags by name and value, environment variables, a checkpoint),
@@ -399,6 +446,17 @@ fn dropped(from: &Config, to: &Config) -> Option<String> {
         lost.push(format!("the checkpoint `{model}`"));
     }
     (!lost.is_empty()).then(|| lost.join(", "))
+}
+
+/// The two-sided level of the interval a stage decides on, when each side has `starts`
+/// engine starts: 5% for a fixed design; under `--until-confident`, the level of the look it
+/// stands at in the stage's sequential design (see [`super::sequential`]), which counts a look
+/// for every start after the ones the study asks for.
+pub fn decision_level(study: &Study, stage: &str, starts: usize) -> f64 {
+    let Some(most) = study.designs.get(stage) else { return stats::FIXED_LEVEL };
+    let target = study.spec.target_profile.get_ref();
+    let first = if study.spec.repeat_across_restarts { study.repeats_wanted(stage, target) as usize } else { 1 };
+    super::sequential::nominal_level(&super::sequential::looks(first.max(2), starts, *most as usize))
 }
 
 /// The metric `name` of the run `key`.

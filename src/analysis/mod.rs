@@ -6,6 +6,7 @@ pub mod chain;
 pub mod delta;
 pub mod diff;
 pub mod history;
+pub mod sequential;
 pub mod stats;
 pub mod warnings;
 
@@ -54,7 +55,7 @@ fn is_one(n: &usize) -> bool {
 impl Measure {
     /// The objective's measurements, summarised.
     pub fn sample(study: &Study, key: &RunKey) -> Option<Sample> {
-        Sample::of(&study.values(key, study.spec.objective.get_ref()))
+        Sample::of(&study.start_values(key, study.spec.objective.get_ref()))
     }
 }
 
@@ -267,15 +268,15 @@ impl Analysis {
 fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
     let status = chain::run_status(study, key)?;
     let objective = Measure::sample(study, key);
-    let secondary = Sample::of(&study.values(key, study.spec.first_secondary().get_ref()));
+    let secondary = Sample::of(&study.start_values(key, study.spec.first_secondary().get_ref()));
     let mean = |values: &[f64]| Sample::of(values).map(|s| s.mean);
     Some(Measure {
         run: key.name(),
         value: objective.map(|s| s.mean),
         secondary: secondary.map(|s| s.mean),
-        also: study.spec.secondary[1..].iter().map(|m| mean(&study.values(key, m.get_ref()))).collect(),
+        also: study.spec.secondary[1..].iter().map(|m| mean(&study.start_values(key, m.get_ref()))).collect(),
         status,
-        repeats: study.sample(key).len(),
+        repeats: study.counted(key).len(),
         interval: objective.and_then(|s| s.interval()),
         sample: objective,
     })
@@ -522,7 +523,10 @@ pub fn check(study: &Study) -> Vec<Diagnostic> {
     for (what, point) in [("baseline", &chain.baseline), ("optimized configuration", last)] {
         for profile in study.compare_profiles() {
             let id = profile.id.get_ref();
-            if point.source.is_empty() || chain.registry.find(study, point, id).is_some() {
+            // A stand-in for a baseline that did not run is measured where the search measured
+            // it; the page says the baseline failed, and shows no comparison where it has none.
+            let stand_in = what == "baseline" && chain.baseline_failed.is_some();
+            if point.source.is_empty() || stand_in || chain.registry.find(study, point, id).is_some() {
                 continue;
             }
             out.push(study.diag_at(
@@ -614,5 +618,15 @@ pub fn describe(w: &Warning) -> String {
         Warning::RequestCount { counted, expected, .. } => {
             format!("the block counts {counted} requests; the profile sends {expected}")
         }
+        Warning::LeftOut { file, completed, expected, .. } => format!(
+            "the measurement in `{file}` completed {completed} of {expected} requests or was cut off; it is left out of the mean"
+        ),
+        Warning::FewRequests { metric, requests, .. } => format!(
+            "`{metric}` comes from {requests} requests, too few for that percentile: it is about the slowest request"
+        ),
+        Warning::BaselineFailed { baseline, class, instead } => format!(
+            "the baseline `{baseline}` did not run ({}); the page compares with `{instead}`, the configuration the search went on from",
+            class.map_or("no result".to_string(), |c| c.to_string())
+        ),
     }
 }

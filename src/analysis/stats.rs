@@ -80,6 +80,15 @@ impl Sample {
 /// The interval of `new.mean − reference.mean` (Welch); `None` unless both sides were measured
 /// at least twice.
 pub fn difference(new: &Sample, reference: &Sample) -> Option<Interval> {
+    difference_at(new, reference, FIXED_LEVEL)
+}
+
+/// The two-sided level of a fixed design's interval (100% − [`CONFIDENCE_PERCENT`]).
+pub const FIXED_LEVEL: f64 = 0.05;
+
+/// [`difference`] at the two-sided nominal `level` (a sequential look's, see
+/// [`super::sequential`]).
+pub fn difference_at(new: &Sample, reference: &Sample, level: f64) -> Option<Interval> {
     if new.n < 2 || reference.n < 2 {
         return None;
     }
@@ -90,18 +99,23 @@ pub fn difference(new: &Sample, reference: &Sample) -> Option<Interval> {
         return Some(Interval { low: d, high: d });
     }
     let df = (a + b).powi(2) / (a * a / (new.n - 1) as f64 + b * b / (reference.n - 1) as f64);
-    let half = t_quantile(df) * se;
+    let half = t_quantile_at(level, df) * se;
     Some(Interval { low: d - half, high: d + half })
 }
 
 /// The interval of the gain of `new` over `reference`, in percent of the reference's mean and
 /// positive when `metric` improves (the interval of the difference, scaled like the gain).
 pub fn gain(metric: &Metric, new: &Sample, reference: &Sample) -> Option<Interval> {
+    gain_at(metric, new, reference, FIXED_LEVEL)
+}
+
+/// [`gain`] at the two-sided nominal `level`.
+pub fn gain_at(metric: &Metric, new: &Sample, reference: &Sample, level: f64) -> Option<Interval> {
     if reference.mean == 0.0 {
         return None;
     }
     let sign = if metric.lower_is_better() { -1.0 } else { 1.0 };
-    difference(new, reference).map(|i| i.scaled(sign * 100.0 / reference.mean.abs()))
+    difference_at(new, reference, level).map(|i| i.scaled(sign * 100.0 / reference.mean.abs()))
 }
 
 /// Decimals that an interval supports for its central value: down to the first significant
@@ -113,6 +127,76 @@ pub fn supported_decimals(interval: &Interval, most: u32) -> u32 {
     }
     let first = half.log10().floor() as i64;
     (-first).clamp(0, i64::from(most)) as u32
+}
+
+/// The standard normal distribution function (from the complementary error function of
+/// Numerical Recipes' `erfcc`, relative error under 1.2·10⁻⁷ everywhere, tails included).
+pub fn normal_cdf(x: f64) -> f64 {
+    let z = -x / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.5 * z.abs());
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let erfc = t * poly.exp();
+    0.5 * if z >= 0.0 { erfc } else { 2.0 - erfc }
+}
+
+/// The `z` with `P(Z > z) = p` for a standard normal `Z` (by bisection; `p` in (0, 1)).
+pub fn normal_upper_quantile(p: f64) -> f64 {
+    let (mut low, mut high) = (-40.0, 40.0);
+    for _ in 0..200 {
+        let mid = (low + high) / 2.0;
+        if 1.0 - normal_cdf(mid) > p { low = mid } else { high = mid }
+    }
+    (low + high) / 2.0
+}
+
+/// The two-sided quantile of Student's t at `level` (0.05 for 95%) with `df` degrees of
+/// freedom: the table of [`t_quantile`] at 5%, else Hill's algorithm (Hill, "Algorithm 396:
+/// Student's t-quantiles", CACM 13, 1970), which takes a fractional `df` such as Welch's.
+pub fn t_quantile_at(level: f64, df: f64) -> f64 {
+    if level == FIXED_LEVEL {
+        return t_quantile(df);
+    }
+    let p = level.clamp(1e-15, 1.0);
+    if !df.is_finite() || df >= 1e9 {
+        return normal_upper_quantile(p / 2.0);
+    }
+    let n = df.max(1.0);
+    if (n - 1.0).abs() < 1e-9 {
+        let h = p * std::f64::consts::FRAC_PI_2;
+        return h.cos() / h.sin();
+    }
+    if (n - 2.0).abs() < 1e-9 {
+        return (2.0 / (p * (2.0 - p)) - 2.0).sqrt();
+    }
+    let a = 1.0 / (n - 0.5);
+    let b = 48.0 / (a * a);
+    let mut c = ((20700.0 * a / b - 98.0) * a - 16.0) * a + 96.36;
+    let d = ((94.5 / (b + c) - 3.0) / b + 1.0) * (a * std::f64::consts::FRAC_PI_2).sqrt() * n;
+    let x = d * p;
+    let mut y = x.powf(2.0 / n);
+    if y > 0.05 + a {
+        let x = -normal_upper_quantile(p / 2.0);
+        y = x * x;
+        if n < 5.0 {
+            c += 0.3 * (n - 4.5) * (x + 0.6);
+        }
+        c += (((0.05 * d * x - 5.0) * x - 7.0) * x - 2.0) * x + b;
+        y = (((((0.4 * y + 6.3) * y + 36.0) * y + 94.5) / c - y - 3.0) / b + 1.0) * x;
+        y = a * y * y;
+        y = if y > 0.002 { y.exp() - 1.0 } else { 0.5 * y * y + y };
+    } else {
+        y = ((1.0 / (((n + 6.0) / (n * y) - 0.089 * d - 0.822) * (n + 2.0) * 3.0) + 0.5 / (n + 4.0)) * y - 1.0)
+            * (n + 1.0)
+            / (n + 2.0)
+            + 1.0 / y;
+    }
+    (n * y).sqrt()
 }
 
 /// The two-sided 95% quantile of Student's t with `df` degrees of freedom (interpolated in
@@ -217,6 +301,21 @@ mod tests {
         assert!((t_quantile(1e12) - 1.96).abs() < 1e-9);
         assert!(t_quantile(500.0) > 1.96 && t_quantile(500.0) < 1.98);
         assert_eq!(t_quantile(f64::NAN), 1.96);
+    }
+
+    #[test]
+    fn t_quantiles_at_other_levels() {
+        // Hill's algorithm against the 95% table, and at 0.1% against published values.
+        for df in [1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 30.0, 120.0] {
+            assert!((t_quantile_at(0.050_000_1, df) - t_quantile(df)).abs() < 2e-3, "{df}");
+        }
+        assert!((t_quantile_at(0.001, 4.0) - 8.610).abs() < 2e-3);
+        assert!((t_quantile_at(0.001, 10.0) - 4.587).abs() < 2e-3);
+        assert!((t_quantile_at(0.001, 2.0) - 31.599).abs() < 2e-3);
+        assert!((normal_upper_quantile(0.025) - 1.959_964).abs() < 1e-5);
+        assert!((normal_cdf(-4.0) / 3.167_124e-5 - 1.0).abs() < 1e-5);
+        let wide = t_quantile_at(1e-6, 3.5);
+        assert!(wide > t_quantile_at(1e-6, 4.0) && wide < t_quantile_at(1e-6, 3.0));
     }
 
     #[test]

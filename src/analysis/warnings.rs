@@ -89,6 +89,16 @@ pub enum Warning {
     ZeroLatency { run: String, metric: String },
     /// The block's request count does not match the profile's.
     RequestCount { run: String, counted: u64, expected: u64 },
+    /// A repeated measurement that fails the checks a single run must pass (lost requests, a
+    /// cut-off block): left out of the run's mean and interval. `file` is its path under `runs/`.
+    LeftOut { run: String, file: String, completed: u64, expected: u64 },
+    /// A high percentile the page shows or decides on, computed from fewer requests than it
+    /// takes for one to lie beyond it (a p99 from fewer than 100): it is the slowest request,
+    /// or close to it, and varies between runs far more than a mean.
+    FewRequests { run: String, metric: String, requests: u64 },
+    /// The study's baseline (`stage/variant`) did not run: the page compares with `instead`,
+    /// the configuration the search went on from after the first stage.
+    BaselineFailed { baseline: String, class: Option<crate::study::FailureClass>, instead: String },
 }
 
 /// The kinds of [`Warning`], in the order a page shows them: what bears on a decision first,
@@ -96,10 +106,13 @@ pub enum Warning {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WarningKind {
+    BaselineFailed,
     Noisy,
     LostRequests,
     Incomplete,
     RequestCount,
+    LeftOut,
+    FewRequests,
     ZeroLatency,
     ImplausiblePeak,
     TpotIncludesWaiting,
@@ -168,12 +181,18 @@ impl Warning {
             Warning::TpotIncludesWaiting { .. } => WarningKind::TpotIncludesWaiting,
             Warning::ZeroLatency { .. } => WarningKind::ZeroLatency,
             Warning::RequestCount { .. } => WarningKind::RequestCount,
+            Warning::LeftOut { .. } => WarningKind::LeftOut,
+            Warning::FewRequests { .. } => WarningKind::FewRequests,
+            Warning::BaselineFailed { .. } => WarningKind::BaselineFailed,
         }
     }
 
     /// A warning shown once for the study rather than beside each run it lists.
     pub fn study_wide(&self) -> bool {
-        matches!(self, Warning::ImplausiblePeak { .. } | Warning::TpotIncludesWaiting { .. })
+        matches!(
+            self,
+            Warning::ImplausiblePeak { .. } | Warning::TpotIncludesWaiting { .. } | Warning::BaselineFailed { .. }
+        )
     }
 
     /// The runs (`stage/variant/profile`) the warning is about.
@@ -185,7 +204,10 @@ impl Warning {
             Warning::LostRequests { run, .. }
             | Warning::Incomplete { run }
             | Warning::ZeroLatency { run, .. }
-            | Warning::RequestCount { run, .. } => vec![run.as_str()],
+            | Warning::RequestCount { run, .. }
+            | Warning::LeftOut { run, .. }
+            | Warning::FewRequests { run, .. } => vec![run.as_str()],
+            Warning::BaselineFailed { .. } => Vec::new(),
         }
     }
 }
@@ -193,6 +215,17 @@ impl Warning {
 /// Every warning about the study's stored runs, in run order.
 pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
     let mut out = Vec::new();
+    if let Some(baseline) = &chain.baseline_failed {
+        let (stage, variant) = baseline.split_once('/').unwrap_or_default();
+        let class = chain
+            .stages
+            .iter()
+            .find(|s| s.id == stage)
+            .and_then(|s| s.variants.iter().find(|v| v.id == variant))
+            .and_then(|v| v.failure.as_ref())
+            .map(|f| f.0);
+        out.push(Warning::BaselineFailed { baseline: baseline.clone(), class, instead: chain.baseline.source.clone() });
+    }
     let mut peaks = Vec::new();
     let mut waiting = Vec::new();
     for (key, run) in &study.runs {
@@ -230,6 +263,8 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
             }
         }
     }
+    out.extend(left_out(study));
+    out.extend(few_requests(study));
     out.extend(noisy(study, chain));
     if !peaks.is_empty() {
         out.push(Warning::ImplausiblePeak { runs: peaks });
@@ -271,7 +306,7 @@ impl Evidence {
 
 /// The evidence of a study's figures (see [`Evidence`]).
 pub fn evidence(study: &Study, chain: &Chain) -> Evidence {
-    let counts: Vec<usize> = study.runs.keys().map(|k| study.sample(k).len()).collect();
+    let counts: Vec<usize> = study.runs.keys().map(|k| study.counted(k).len()).collect();
     let mut spread = repeated(study, chain);
     spread.sort_by(|a, b| b.spread_percent.total_cmp(&a.spread_percent));
     Evidence {
@@ -291,7 +326,7 @@ fn repeated(study: &Study, chain: &Chain) -> Vec<Spread> {
             for profile in &study.spec.profiles {
                 let key =
                     RunKey { stage: stage.id.clone(), variant: v.id.clone(), profile: profile.id.get_ref().clone() };
-                if let Some(x) = super::stats::Sample::of(&study.values(&key, objective)).map(|s| s.mean) {
+                if let Some(x) = super::stats::Sample::of(&study.start_values(&key, objective)).map(|s| s.mean) {
                     groups.entry((v.point.config.identity(), key.profile.clone())).or_default().push((key, x));
                 }
             }
@@ -321,4 +356,52 @@ fn noisy(study: &Study, chain: &Chain) -> Vec<Warning> {
         .filter(|s| s.spread_percent > study.spec.noise_threshold)
         .map(|s| Warning::Noisy { runs: s.runs, values: s.values, spread_percent: s.spread_percent })
         .collect()
+}
+
+/// The repeated measurements [`Study::counted`] leaves out of a run's mean, one warning each.
+fn left_out(study: &Study) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for key in study.runs.keys() {
+        let expected = study.profile(&key.profile).map_or(0, |p| p.total_requests);
+        for run in study.left_out(key) {
+            let runs = study.dir.join(crate::study::RUNS_DIR);
+            let file = run.path.strip_prefix(&runs).unwrap_or(&run.path).display().to_string();
+            let completed = run.block.metric("completed").unwrap_or(0.0).max(0.0) as u64;
+            out.push(Warning::LeftOut { run: key.name(), file, completed, expected });
+        }
+    }
+    out
+}
+
+/// The percentile a metric key names (`p99_ttft_ms` → 99, `p99.9_itl_ms` → 99.9).
+pub fn percentile(metric: &str) -> Option<f64> {
+    let rest = metric.strip_prefix('p')?;
+    let number = rest.split('_').next()?;
+    number.parse::<f64>().ok().filter(|p| *p > 0.0 && *p < 100.0)
+}
+
+/// The fewest requests for which at least one lies beyond percentile `p`: 100 for a p99.
+pub fn requests_for(p: f64) -> u64 {
+    (100.0 / (100.0 - p)).round() as u64
+}
+
+/// Each run whose objective or a secondary metric the page shows is a high percentile from
+/// fewer requests than [`requests_for`] it (the requests its measurements completed).
+fn few_requests(study: &Study) -> Vec<Warning> {
+    let shown: Vec<&str> = std::iter::once(study.spec.objective.get_ref().as_str())
+        .chain(study.spec.secondary.iter().map(|m| m.get_ref().as_str()))
+        .collect();
+    let mut out = Vec::new();
+    for (key, run) in &study.runs {
+        let requests = run.block.metric("completed").unwrap_or(0.0).max(0.0) as u64;
+        for metric in &shown {
+            if let Some(p) = percentile(metric)
+                && run.block.metric(metric).is_some()
+                && requests < requests_for(p)
+            {
+                out.push(Warning::FewRequests { run: key.name(), metric: metric.to_string(), requests });
+            }
+        }
+    }
+    out
 }

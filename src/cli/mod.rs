@@ -171,9 +171,11 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
         /// Before each next stage, measure a stage whose runs cannot tell its best variant from
-        /// its base again (both of them, `repeats` more each time, at least one), until they
-        /// can or the budget is spent; then say what that cost against measuring every variant
-        /// as often.
+        /// its base again (one more engine start of each, in turn, every look), until they can,
+        /// the group-sequential design's last look is taken or the budget is spent; then say
+        /// what that cost against measuring every variant as often. The budget sets the
+        /// design's most starts, and each look's interval is wide enough that looking often
+        /// does not raise the 5% error rate.
         #[arg(long, requires = "budget")]
         until_confident: bool,
         /// What --until-confident may add: a number of benchmark runs (`20`) or a time for

@@ -291,6 +291,10 @@ fn status_of(
     if let Some((from, true)) = registry.find(study, point, &key.profile).filter(|_| !rerun) {
         return Ok(Status::Reused { from: format!("{}/{}", from.stage, from.variant) });
     }
+    // An identical configuration failed: started again, it would fail the same way.
+    if let Some(f) = registry.failure_of(&point.config, &key.profile).filter(|_| !rerun) {
+        return Ok(Status::Failed { class: f.class });
+    }
     Ok(Status::Pending)
 }
 

@@ -311,6 +311,7 @@ fn manifest(study: &Study, job: &Job, profile: &str, bench: &[String], started_a
     let mut m =
         Manifest::start(&job.config.engine, &version, job.argv.clone(), job.env.clone(), bench.to_vec(), started_at);
     m.dataset_fingerprint = study.dataset_fingerprint(profile);
+    m.planned_starts = study.designs.get(&job.stage).copied();
     m
 }
 
@@ -561,7 +562,14 @@ pub fn run(
     log: &mut dyn FnMut(Event),
 ) -> anyhow::Result<Summary> {
     let mut summary = Summary::default();
-    let load = || Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"));
+    let budget = options.until_confident;
+    let load = || {
+        let mut study = Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
+        if let Some(budget) = budget {
+            plan_designs(&mut study, budget);
+        }
+        Ok::<Study, anyhow::Error>(study)
+    };
     let study = load()?;
     if options.dry_run {
         let plan = plan(&study, &options.rerun, options.rerun_stale)?;
@@ -612,6 +620,9 @@ pub fn run(
     // ends. `started` holds its measurements when it was last started.
     let mut started_with: BTreeMap<String, usize> = BTreeMap::new();
     let mut stalled: BTreeSet<String> = BTreeSet::new();
+    // Rounds of `--until-confident` so far: every other one starts its two contenders in the
+    // other order (A B, B A, A B, ...), so that a steady drift of the machine cancels.
+    let mut rounds = 0usize;
     loop {
         let study = load()?;
         for (config, before) in &started_with {
@@ -647,11 +658,17 @@ pub fn run(
             if left == 0 {
                 spent.budget_spent |= !more.is_empty() || unclear_stage(&study, before).is_some();
                 more.clear();
-            } else if let Some(round) = unclear_stage(&study, before).map(|k| contenders(&study, k)) {
-                let step = study.spec.repeats.as_ref().map_or(1, |r| *r.get_ref()).max(1) as usize;
-                let per = step.min(left / round.len().max(1)).max(1);
+            } else if let Some(mut round) = unclear_stage(&study, before).map(|k| contenders(&study, k)) {
+                // A look adds one engine start to each side, in turn, so that drift cancels.
+                let stage = &study.spec.stages[unclear_stage(&study, before).unwrap_or(0)];
+                let per = start_size(&study, stage.id.get_ref());
                 let mut added = false;
-                for (source, have) in round.iter().take(left.max(1)) {
+                if left < per * round.len() {
+                    spent.budget_spent = true;
+                    more.clear();
+                    round.clear();
+                }
+                for (source, have) in round.iter() {
                     let target = (*have + per) as u32;
                     if more.get(source).is_none_or(|m| *m < target) {
                         more.insert(source.clone(), target);
@@ -659,6 +676,7 @@ pub fn run(
                     }
                 }
                 if added {
+                    rounds += 1;
                     log(Event::Step(&format!(
                         "until confident: {} more for {}",
                         runs_count(per),
@@ -691,7 +709,10 @@ pub fn run(
             }
         }
         let stage = first.stage.clone();
-        let jobs: Vec<&Job> = plan.jobs.iter().filter(|j| j.stage == stage && runnable(j)).collect();
+        let mut jobs: Vec<&Job> = plan.jobs.iter().filter(|j| j.stage == stage && runnable(j)).collect();
+        if rounds % 2 == 1 && jobs.iter().all(|j| more.contains_key(&format!("{}/{}", j.stage, j.variant))) {
+            jobs.reverse();
+        }
         for job in &jobs {
             let config = format!("{}/{}", job.stage, job.variant);
             started_with.insert(config.clone(), measurements(&study, &config));
@@ -792,10 +813,77 @@ fn check_selection(study: &Study, options: &RunOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The first stage before `before` whose runs cannot tell its best variant from its base.
+/// The first stage before `before` whose runs cannot tell its best variant from its base: its
+/// decision's interval reaches beyond the noise threshold, or (with a single engine start a
+/// side) it has no interval yet.
 fn unclear_stage(study: &Study, before: usize) -> Option<usize> {
     let chain = crate::analysis::resolve(study);
-    chain.stages.iter().take(before).position(|s| s.adoption.unclear())
+    chain.stages.iter().take(before).position(|s| {
+        let single = |p: &crate::analysis::Point| p.sample.is_some_and(|x| x.n < 2);
+        let without_interval = matches!(
+            s.adoption,
+            crate::analysis::Adoption::Adopted { interval: None, .. }
+                | crate::analysis::Adoption::WithinNoise { interval: None, .. }
+                | crate::analysis::Adoption::NotBetter { interval: None, .. }
+                | crate::analysis::Adoption::BaseIsBest { .. }
+        );
+        let Some(c) = challenger(study, s) else { return false };
+        // The design's last look has been taken: the stage stays as it is.
+        let starts = c.point.sample.zip(s.base.sample).map_or(0, |(a, b)| a.n.min(b.n));
+        if study.designs.get(&s.id).is_some_and(|most| starts >= *most as usize) {
+            return false;
+        }
+        s.adoption.unclear() || (without_interval && (single(&c.point) || single(&s.base)))
+    })
+}
+
+/// The variant a stage's decision compares with its base: the one its adoption names, or
+/// (when the base measured best) the best of the others.
+fn challenger<'a>(
+    study: &Study,
+    stage: &'a crate::analysis::StageOutcome,
+) -> Option<&'a crate::analysis::VariantOutcome> {
+    use crate::analysis::Adoption;
+    match &stage.adoption {
+        Adoption::Adopted { variant, .. }
+        | Adoption::WithinNoise { variant, .. }
+        | Adoption::NotBetter { variant, .. }
+        | Adoption::CannotTell { variant, .. } => stage.variants.iter().find(|v| v.id == *variant),
+        Adoption::BaseIsBest { .. } => {
+            let base = stage.base.config.identity();
+            let metric = study.metric(study.spec.objective.get_ref());
+            let values =
+                stage.variants.iter().map(|v| v.point.value.filter(|_| v.ranks() && v.point.config.identity() != base));
+            crate::analysis::adoption::best(&metric, values).map(|i| &stage.variants[i])
+        }
+        _ => None,
+    }
+}
+
+/// Engine starts a side may get beyond the study's own when `--until-confident` has a time
+/// budget (a run budget says how many it pays for).
+pub const TIME_BUDGET_STARTS: u32 = 20;
+
+/// Measurements of one engine start that `--until-confident` adds to a run of `stage`: one with
+/// `repeat_across_restarts`, else the stage's `repeats`.
+fn start_size(study: &Study, stage: &str) -> usize {
+    let target = study.spec.target_profile.get_ref();
+    if study.spec.repeat_across_restarts { 1 } else { study.repeats_wanted(stage, target) as usize }
+}
+
+/// The sequential design of each stage that has none recorded: the most engine starts a side,
+/// the study's own and those the budget pays for (a look adds one to each of two sides).
+fn plan_designs(study: &mut Study, budget: Budget) {
+    let target = study.spec.target_profile.get_ref().clone();
+    let stages: Vec<String> = study.spec.stages.iter().map(|s| s.id.get_ref().clone()).collect();
+    for stage in stages {
+        let first = if study.spec.repeat_across_restarts { study.repeats_wanted(&stage, &target) } else { 1 };
+        let added = match budget {
+            Budget::Runs(n) => (n / (2 * start_size(study, &stage))) as u32,
+            Budget::Time(_) => TIME_BUDGET_STARTS,
+        };
+        study.designs.entry(stage).or_insert(first + added);
+    }
 }
 
 /// The runs of stage `k`'s two contenders, the variant its adoption could not tell and its
@@ -803,10 +891,7 @@ fn unclear_stage(study: &Study, before: usize) -> Option<usize> {
 fn contenders(study: &Study, k: usize) -> Vec<(String, usize)> {
     let chain = crate::analysis::resolve(study);
     let Some(stage) = chain.stages.get(k) else { return Vec::new() };
-    let challenger = match &stage.adoption {
-        crate::analysis::Adoption::CannotTell { variant, .. } => stage.variants.iter().find(|v| v.id == *variant),
-        _ => None,
-    };
+    let challenger = challenger(study, stage);
     let mut out: Vec<(String, usize)> = Vec::new();
     for run in [challenger.and_then(|v| v.point.run.as_ref()), stage.base.run.as_ref()].into_iter().flatten() {
         let source = format!("{}/{}", run.stage, run.variant);

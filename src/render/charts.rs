@@ -46,6 +46,8 @@ pub struct Bar {
     pub kind: BarKind,
     /// Printed at the end of the bar (the value and its mark, or why there is none).
     pub note: String,
+    /// The value's 95% confidence interval (low, high), drawn as an error bar.
+    pub interval: Option<(f64, f64)>,
 }
 
 /// A chart in both layouts.
@@ -281,6 +283,11 @@ fn bar(out: &mut String, b: &Bar, x0: f64, len: f64, y: f64, h: f64, right: f64)
             let _ = write!(out, r#"<rect x="{x0}" y="{y}" width="{:.1}" height="{h}" fill="{c}"/>"#, len.max(1.0));
         }
     }
+    if let (Some(v), Some((low, high))) = (b.value, b.interval)
+        && v > 0.0
+    {
+        error_bar(out, (x0 + len * low.max(0.0) / v, x0 + len * high.max(0.0) / v), y + h / 2.0, false);
+    }
     let base_line = y + h / 2.0 + FONT * 0.35;
     let inside = b.value.is_some() && b.kind != BarKind::Base && text_width(&b.note, FONT) + 10.0 <= len;
     if inside {
@@ -307,6 +314,26 @@ fn bar(out: &mut String, b: &Bar, x0: f64, len: f64, y: f64, h: f64, right: f64)
     }
 }
 
+/// An error bar from `ends.0` to `ends.1` at `at` (horizontal: along x at height `at`;
+/// vertical: along y at `at`), with caps.
+fn error_bar(out: &mut String, ends: (f64, f64), at: f64, vertical: bool) {
+    let (a, b) = (ends.0.min(ends.1), ends.0.max(ends.1));
+    let line = |out: &mut String, (x1, y1, x2, y2): (f64, f64, f64, f64)| {
+        let _ = write!(out, r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}"/>"#);
+    };
+    let _ = write!(out, r#"<g class="error-bar" stroke="{TEXT}" stroke-width="1.5">"#);
+    if vertical {
+        line(out, (at, a, at, b));
+        line(out, (at - 4.0, a, at + 4.0, a));
+        line(out, (at - 4.0, b, at + 4.0, b));
+    } else {
+        line(out, (a, at, b, at));
+        line(out, (a, at - 4.0, a, at + 4.0));
+        line(out, (b, at - 4.0, b, at + 4.0));
+    }
+    out.push_str("</g>");
+}
+
 /// A description naming every bar and its note.
 fn describe(bars: &[Bar]) -> String {
     bars.iter().map(|b| format!("{}: {}", b.label, b.note)).collect::<Vec<_>>().join("; ")
@@ -315,7 +342,11 @@ fn describe(bars: &[Bar]) -> String {
 /// Horizontal bars, one a configuration, on an axis from zero fitted to the largest value.
 pub fn bars(title: &str, axis_name: &str, bars: &[Bar], ticks: &dyn Fn(f64) -> String) -> Chart {
     let desc = describe(bars);
-    let max = bars.iter().filter_map(|b| b.value).fold(0.0, f64::max);
+    let max = bars
+        .iter()
+        .filter_map(|b| b.value)
+        .chain(bars.iter().filter_map(|b| b.interval.map(|i| i.1)))
+        .fold(0.0, f64::max);
     let (end, step) = axis(max);
     let widest_note = bars.iter().map(|b| text_width(&b.note, FONT)).fold(0.0, f64::max);
 
@@ -404,17 +435,22 @@ pub fn pairs(
     axis: &str,
     legend: (&str, &str),
     groups: &[(String, Option<f64>, Option<f64>)],
+    intervals: &[[Option<(f64, f64)>; 2]],
     format: &dyn Fn(f64) -> String,
     ticks: &dyn Fn(f64) -> String,
 ) -> Chart {
     let mut list = Vec::new();
-    for (label, base, opt) in groups {
-        for (name, v, kind) in [(legend.0, base, BarKind::Plain), (legend.1, opt, BarKind::Optimized)] {
+    for (i, (label, base, opt)) in groups.iter().enumerate() {
+        let [base_interval, opt_interval] = intervals.get(i).copied().unwrap_or_default();
+        for (name, v, kind, interval) in
+            [(legend.0, base, BarKind::Plain, base_interval), (legend.1, opt, BarKind::Optimized, opt_interval)]
+        {
             list.push(Bar {
                 label: format!("{label} · {name}"),
                 value: *v,
                 kind,
                 note: v.map(format).unwrap_or_default(),
+                interval: interval.filter(|_| v.is_some()),
             });
         }
     }
@@ -427,9 +463,11 @@ pub fn progression(
     title: &str,
     axis_name: &str,
     points: &[(String, f64)],
+    intervals: &[Option<(f64, f64)>],
     format: &dyn Fn(f64) -> String,
     ticks: &dyn Fn(f64) -> String,
 ) -> Chart {
+    let interval = |i: usize| intervals.get(i).copied().flatten();
     let list: Vec<Bar> = points
         .iter()
         .enumerate()
@@ -438,6 +476,7 @@ pub fn progression(
             value: Some(*v),
             kind: if i == 0 { BarKind::Plain } else { BarKind::Optimized },
             note: format(*v),
+            interval: interval(i),
         })
         .collect();
     let narrow = bars(title, axis_name, &list, ticks).narrow;
@@ -446,7 +485,8 @@ pub fn progression(
     let mut wide = String::new();
     let titles = wrap(title, WIDE - 2.0 * MARGIN, TITLE_FONT, 2);
     let n = points.len().max(1);
-    let (end, step) = axis(points.iter().map(|p| p.1).fold(0.0, f64::max));
+    let highest = points.iter().map(|p| p.1).chain((0..points.len()).filter_map(|i| interval(i).map(|x| x.1)));
+    let (end, step) = axis(highest.fold(0.0, f64::max));
     let x0 = MARGIN + 70.0;
     let plot_w = WIDE - MARGIN - x0 - 10.0;
     let slot = plot_w / n as f64;
@@ -483,6 +523,9 @@ pub fn progression(
         write!(wide, r#"<polyline points="{}" fill="none" stroke="{OPTIMIZED}" stroke-width="2"/>"#, path.join(" "));
     for (i, (label, v)) in points.iter().enumerate() {
         let (x, y) = (x_of(i), y_of(*v));
+        if let Some((low, high)) = interval(i) {
+            error_bar(&mut wide, (y_of(low.max(0.0)), y_of(high.max(0.0))), x, true);
+        }
         let _ = write!(wide, r#"<circle cx="{x:.1}" cy="{y:.1}" r="4" fill="{OPTIMIZED}"/>"#);
         // The value goes where the line is not: above its point when neither neighbour is
         // higher, below on the side the line does not come from otherwise. A white halo keeps
@@ -519,9 +562,27 @@ mod tests {
 
     fn list() -> Vec<Bar> {
         vec![
-            Bar { label: "base".into(), value: Some(8.0), kind: BarKind::Base, note: "8.00 (base)".into() },
-            Bar { label: "a".into(), value: Some(8968.0), kind: BarKind::Adopted, note: "8968.00 (adopted)".into() },
-            Bar { label: "b <x>".into(), value: None, kind: BarKind::Failed, note: "failed: out of memory".into() },
+            Bar {
+                label: "base".into(),
+                value: Some(8.0),
+                kind: BarKind::Base,
+                note: "8.00 (base)".into(),
+                interval: None,
+            },
+            Bar {
+                label: "a".into(),
+                value: Some(8968.0),
+                kind: BarKind::Adopted,
+                note: "8968.00 (adopted)".into(),
+                interval: None,
+            },
+            Bar {
+                label: "b <x>".into(),
+                value: None,
+                kind: BarKind::Failed,
+                note: "failed: out of memory".into(),
+                interval: None,
+            },
         ]
     }
 
@@ -569,7 +630,7 @@ mod tests {
             [[5481.9, 6487.5, 7011.2, 13761.0, 14451.1, 17525.8], [9000.0, 3000.0, 9000.0, 3000.0, 9000.0, 100.0]]
         {
             let points: Vec<(String, f64)> = values.iter().enumerate().map(|(i, v)| (format!("s{i}"), *v)).collect();
-            let wide = progression("p", "tok/s", &points, &f, &f).wide;
+            let wide = progression("p", "tok/s", &points, &[], &f, &f).wide;
             let line = &wide[wide.find("<polyline points=\"").unwrap() + 18..];
             let line: Vec<(f64, f64)> = line[..line.find('"').unwrap()]
                 .split(' ')
@@ -642,7 +703,7 @@ mod tests {
         let points: Vec<(String, f64)> =
             (0..8).map(|i| (format!("A rather long stage title number {i}"), 1000.0 * (i + 1) as f64)).collect();
         let f = |v: f64| format!("{v:.2}");
-        let chart = progression("p", "tok/s", &points, &f, &f);
+        let chart = progression("p", "tok/s", &points, &[], &f, &f);
         let slot = (WIDE - MARGIN - (MARGIN + 70.0) - 10.0) / 8.0;
         for line in chart.wide.split("<text").skip(1) {
             let text = &line[line.find('>').unwrap() + 1..line.find("</text>").unwrap()];

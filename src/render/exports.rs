@@ -4,7 +4,7 @@ use crate::analysis::{Analysis, Outcome, RunStatus};
 use crate::study::{Flag, RunKey, Study};
 use std::collections::BTreeSet;
 
-/// One row a run: every variant on the target profile (measured, reused, failed or missing),
+/// One row a measurement (a run measured once has one): every variant on the target profile (measured, reused, failed or missing),
 /// then every other stored run, then every earlier result a later attempt superseded (status
 /// `superseded`, kept on disk). Columns: study, stage, variant, profile, engine, flags, env,
 /// status, run (the run the numbers come from), attempt, engine_version and date (what measured
@@ -58,26 +58,47 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
                 }
             }
             for (profile, status, key) in rows {
-                let block = key.as_ref().and_then(|k| study.runs.get(k)).map(|r| &r.block);
                 let was = key.as_ref().and_then(|k| study.provenance(k));
-                let mut record = vec![
-                    study.id.clone(),
-                    stage.id.clone(),
-                    v.id.clone(),
-                    profile,
-                    v.command.engine.clone(),
-                    v.command.flags.join(" "),
-                    env.join(" "),
-                    status,
-                    key.map(|k| k.name()).unwrap_or_default(),
-                    was.as_ref().map(|p| p.attempt.to_string()).unwrap_or_default(),
-                    was.as_ref().map(|p| p.engine_version.clone()).unwrap_or_default(),
-                    was.and_then(|p| p.date).unwrap_or_default(),
-                ];
-                record.extend(
-                    metrics.iter().map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()),
-                );
-                w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
+                // A run measured more than once: a row each measurement, in the sample's order,
+                // with its own status and the attempt (engine start) it was taken in.
+                let sample = key.as_ref().map(|k| study.sample(k)).unwrap_or_default();
+                let starts = key.as_ref().and_then(|k| study.starts.get(k));
+                let measurements = sample.len().max(1);
+                for i in 0..measurements {
+                    let run = sample.get(i);
+                    let block = run.map(|r| &r.block);
+                    let attempt = match (i, starts.and_then(|s| s.get(i)).copied().flatten()) {
+                        (0, _) => was.as_ref().map(|p| p.attempt.to_string()).unwrap_or_default(),
+                        (_, Some(n)) => n.to_string(),
+                        (_, None) => "0".to_string(),
+                    };
+                    let status = match (i, key.as_ref().zip(run)) {
+                        (0, _) | (_, None) => status.clone(),
+                        (_, Some((k, r))) if study.whole(k, r) => status_name(RunStatus::Ok).to_string(),
+                        (_, Some((_, r))) if !r.block.complete => status_name(RunStatus::Incomplete).to_string(),
+                        _ => "lost-requests".to_string(),
+                    };
+                    let mut record = vec![
+                        study.id.clone(),
+                        stage.id.clone(),
+                        v.id.clone(),
+                        profile.clone(),
+                        v.command.engine.clone(),
+                        v.command.flags.join(" "),
+                        env.join(" "),
+                        status,
+                        key.as_ref().map(|k| k.name()).unwrap_or_default(),
+                        attempt,
+                        was.as_ref().map(|p| p.engine_version.clone()).unwrap_or_default(),
+                        was.as_ref().and_then(|p| p.date.clone()).unwrap_or_default(),
+                    ];
+                    record.extend(
+                        metrics
+                            .iter()
+                            .map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()),
+                    );
+                    w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
+                }
             }
         }
     }

@@ -75,6 +75,10 @@ pub struct Manifest {
     /// contents at the same path make the run stale.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dataset_fingerprint: Option<String>,
+    /// Taken by `perflab run --until-confident`: the most engine starts of each side its
+    /// sequential design plans for a stage's comparison (see `analysis::sequential`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned_starts: Option<u32>,
 }
 
 impl Manifest {
@@ -111,6 +115,7 @@ impl Manifest {
             devices: None,
             repeat: false,
             dataset_fingerprint: None,
+            planned_starts: None,
         }
     }
 

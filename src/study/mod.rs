@@ -167,6 +167,12 @@ pub struct Study {
     /// The other measurements that form one sample with the result that stands: its repeats in
     /// the same engine start and those of the attempts it repeats (see [`Study::sample`]).
     pub repeats: BTreeMap<RunKey, Vec<Run>>,
+    /// The engine start of each measurement of a run's sample, in [`Study::sample`]'s order:
+    /// its attempt's number, or `None` for a result placed by hand (a start of its own).
+    pub starts: BTreeMap<RunKey, Vec<Option<u32>>>,
+    /// The sequential design of a stage's comparison, by stage id: the most engine starts of
+    /// each side it plans (from the manifests of `--until-confident`, or set by the runner).
+    pub designs: BTreeMap<String, u32>,
     /// The record of the attempt that stands for each run, when `perflab run` made it.
     pub manifests: BTreeMap<RunKey, Manifest>,
     /// Every attempt at each run, oldest first.
@@ -213,6 +219,8 @@ impl Study {
             spec,
             runs: BTreeMap::new(),
             repeats: BTreeMap::new(),
+            starts: BTreeMap::new(),
+            designs: BTreeMap::new(),
             manifests: BTreeMap::new(),
             attempts: BTreeMap::new(),
             recorded: BTreeMap::new(),
@@ -330,9 +338,55 @@ impl Study {
         std::iter::once(run).chain(self.repeats.get(key).into_iter().flatten()).collect()
     }
 
-    /// The values of `metric` in a run's sample (measurements without it are left out).
+    /// The values of `metric` in a run's sample (measurements without it are left out, and so
+    /// are those [`Study::counted`] leaves out).
     pub fn values(&self, key: &RunKey, metric: &str) -> Vec<f64> {
-        self.sample(key).iter().filter_map(|r| r.block.metric(metric)).collect()
+        self.counted(key).iter().filter_map(|(r, _)| r.block.metric(metric)).collect()
+    }
+
+    /// Whether one measurement of a run passes the checks a single run must pass: its block is
+    /// complete, it completed every request of its profile and failed none.
+    pub fn whole(&self, key: &RunKey, run: &Run) -> bool {
+        let expected = self.profile(&key.profile).map_or(0, |p| p.total_requests);
+        let completed = run.block.metric("completed").unwrap_or(0.0);
+        run.block.complete && completed >= expected as f64 && run.block.metric("failed").unwrap_or(0.0) <= 0.0
+    }
+
+    /// The measurements of a run's sample that its figures average, with their engine start:
+    /// those that are [`Study::whole`]. When none is, all of them (the run then fails the checks
+    /// as a single run would, and says so).
+    pub fn counted(&self, key: &RunKey) -> Vec<(&Run, Option<u32>)> {
+        let starts = self.starts.get(key);
+        let all: Vec<(&Run, Option<u32>)> = self
+            .sample(key)
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| (r, starts.and_then(|s| s.get(i).copied()).flatten()))
+            .collect();
+        let whole: Vec<(&Run, Option<u32>)> = all.iter().copied().filter(|(r, _)| self.whole(key, r)).collect();
+        if whole.is_empty() { all } else { whole }
+    }
+
+    /// The measurements of a run's sample that [`Study::counted`] leaves out.
+    pub fn left_out(&self, key: &RunKey) -> Vec<&Run> {
+        let counted = self.counted(key);
+        self.sample(key).into_iter().filter(|r| !counted.iter().any(|(c, _)| std::ptr::eq(*c, *r))).collect()
+    }
+
+    /// The value of `metric` of each engine start of a run's counted measurements: the mean
+    /// of the measurements taken in that start, in the sample's order (a result placed by hand
+    /// is a start of its own). The unit of a run's interval: measurements in one start share
+    /// its luck, so only the spread between starts says what another start would give.
+    pub fn start_values(&self, key: &RunKey, metric: &str) -> Vec<f64> {
+        let mut groups: Vec<(Option<u32>, Vec<f64>)> = Vec::new();
+        for (run, start) in self.counted(key) {
+            let Some(v) = run.block.metric(metric) else { continue };
+            match groups.iter_mut().find(|(s, _)| start.is_some() && s == &start) {
+                Some((_, values)) => values.push(v),
+                None => groups.push((start, vec![v])),
+            }
+        }
+        groups.into_iter().map(|(_, v)| v.iter().sum::<f64>() / v.len() as f64).collect()
     }
 
     /// The measurements `perflab run` takes of a run of `stage` on `profile`: the stage's
@@ -891,14 +945,28 @@ impl Study {
         {
             self.manifests.insert(key.clone(), m.clone());
         }
+        self.starts.remove(key);
         if let (true, Some(run)) = (chosen.succeeded(), &chosen.run) {
             self.runs.insert(key.clone(), run.clone());
             let list = self.attempts.get(key).map_or(&[][..], Vec::as_slice);
-            let repeats: Vec<Run> = Attempt::series(list, chosen)
-                .into_iter()
-                .flat_map(|a| a.run.iter().filter(|_| a.number != chosen.number).chain(a.repeats.values()))
-                .cloned()
-                .collect();
+            let series = Attempt::series(list, chosen);
+            let mut starts = Vec::new();
+            let mut repeats: Vec<Run> = Vec::new();
+            // A result placed by hand (attempt 0) says nothing of the start it was taken in:
+            // each of its measurements counts as a start of its own.
+            let start = |a: &Attempt| (a.number > 0).then_some(a.number);
+            starts.push(start(chosen));
+            for a in &series {
+                for r in a.run.iter().filter(|_| a.number != chosen.number).chain(a.repeats.values()) {
+                    repeats.push(r.clone());
+                    starts.push(start(a));
+                }
+                if let Some(most) = a.manifest.as_ref().and_then(|m| m.planned_starts) {
+                    let design = self.designs.entry(key.stage.clone()).or_insert(most);
+                    *design = (*design).max(most);
+                }
+            }
+            self.starts.insert(key.clone(), starts);
             if repeats.is_empty() {
                 self.repeats.remove(key);
             } else {

@@ -87,6 +87,7 @@ variant-missing = Not measured yet.
 variant-reused = Same configuration as { $source }, whose run is reused here.
 variant-command = Serving command
 variant-result = Benchmark result
+raw-measurement = { $title }, measurement { $k } of { $n } (`{ $file }`)
 failure-oom = out of memory
 failure-unsupported = the engine rejects this configuration
 failure-start-failure = the server does not start
@@ -131,7 +132,7 @@ adoption-base-is-best = Nothing changes; the best variant, { $variant }, is the 
 adoption-overridden = { $variant } is adopted by the authors' decision ({ $gain }). { $reason }
 adoption-overridden-none = Nothing is adopted, by the authors' decision; { $base } stays. { $reason }
 adoption-no-result = No variant produced a usable result; { $base } stays.
-adoption-no-result-base = { $base }, which this stage builds on, has no usable result to compare with, so nothing is adopted and { $base } stays.
+adoption-no-result-base = { $base }, which this stage builds on, has no usable result to compare with, so no gain can be claimed; the search goes on from { $after }, the best configuration of this stage that ran.
 adoption-no-result-zero-base = { $base }, which this stage builds on, measures zero, so no gain can be computed; nothing is adopted and { $base } stays.
 stage-excluded = Left out of the recommended command: { $reason }
 
@@ -150,6 +151,8 @@ scenario-baseline-result = Baseline benchmark result
 scenario-optimized-result = Optimized benchmark result
 
 ## Data warnings
+warning-baseline-failed = The baseline, { $baseline }, could not be measured: { $class }. The search went on from { $instead }, the best configuration of the first stage that ran, and every gain on this page is measured against it.
+warning-baseline-no-result = it left no result
 warning-lost-requests = { $run }: only { $completed } of { $expected ->
         [one] { $expected } request
        *[other] { $expected } requests
@@ -171,6 +174,14 @@ warning-request-count = { $run }: the block counts { $counted ->
         [one] { $counted } request
        *[other] { $counted } requests
     } where the profile sends { $expected }.
+warning-left-out = { $run }: the measurement in `{ $file }` completed { $completed } of { $expected ->
+        [one] { $expected } request
+       *[other] { $expected } requests
+    } or was cut off, so it is left out of the run's mean and interval.
+warning-few-requests = { $run }: its { $metric } comes from { $requests ->
+        [one] one request
+       *[other] { $requests } requests
+    }; below { $needed } it is the slowest request or close to it, and it varies from run to run far more than a mean does.
 
 ## Charts and exports
 label-data = Raw data

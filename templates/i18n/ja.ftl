@@ -80,6 +80,7 @@ variant-missing = まだ測定していません。
 variant-reused = { $source }と同じ構成のため、その測定結果をここで再利用しています。
 variant-command = 起動コマンド
 variant-result = ベンチマーク結果
+raw-measurement = { $title }、測定 { $k }/{ $n }（`{ $file }`）
 failure-oom = メモリ不足（OOM）
 failure-unsupported = エンジンがこの構成を受け付けない
 failure-start-failure = サーバーが起動しない
@@ -121,7 +122,7 @@ adoption-base-is-best = 変更はありません。最良のバリアント{ $va
 adoption-overridden = 著者の判断で{ $variant }を採用します（{ $gain }）。{ $reason }
 adoption-overridden-none = 著者の判断で何も採用せず、{ $base }のままとします。{ $reason }
 adoption-no-result = 使える結果を出したバリアントがないため、{ $base }のままとします。
-adoption-no-result-base = このステージの土台である{ $base }に比較できる結果がないため採用せず、{ $base }のままとします。
+adoption-no-result-base = このステージの土台である{ $base }に比較できる結果がないため、改善幅は示せません。探索はこのステージで動作した最良の構成である{ $after }から続けます。
 adoption-no-result-zero-base = このステージの土台である{ $base }の測定値がゼロのため改善率を計算できません。採用せず、{ $base }のままとします。
 stage-excluded = 推奨コマンドには含めていません：{ $reason }
 
@@ -140,11 +141,15 @@ scenario-baseline-result = ベースラインのベンチマーク結果
 scenario-optimized-result = 最適化後のベンチマーク結果
 
 ## データの警告
+warning-baseline-failed = ベースライン { $baseline } は測定できませんでした（{ $class }）。探索は最初のステージで動作した最良の構成 { $instead } から続け、このページの改善幅はすべてこの構成を基準にしています。
+warning-baseline-no-result = 結果が残っていない
 warning-lost-requests = { $run }：{ $expected }件のリクエストのうち完了したのは{ $completed }件だけなので、スループットは比較できず、ステージの勝者にもなりません。
 warning-incomplete = { $run }：ベンチマークの出力が途中で切れているため、その数値は使いません。
 warning-noisy = 同じ構成を{ $count }回測定したところ、結果に{ $spread }の開きがあり、{ $threshold }のノイズしきい値を超えています：{ $values }。
 warning-implausible-peak = { $count }件の実行が、出力しえた量を上回るピーク出力スループットを報告しています（上限は同時実行数 × リクエストあたり{ $stream_limit }で、生成した全トークンを超えない）。「Peak output token throughput」の行はベンチマークツールの集計上の誤りなので使いません：{ $runs }。
 warning-implausible-peak-run = { $run }は{ $peak }を報告（上限{ $ceiling }）
+warning-left-out = { $run }：`{ $file }`の測定は{ $expected }件のリクエストのうち{ $completed }件しか完了しなかったか、出力が途中で切れているため、この実行の平均と区間には含めません。
+warning-few-requests = { $run }：この{ $metric }は{ $requests }件のリクエストから求めた値です。{ $needed }件に満たないと最も遅いリクエストとほぼ同じ値になり、実行ごとのばらつきも平均よりはるかに大きくなります。
 warning-tpot-includes-waiting = { $count }件の実行が出力している「TPOT」は、平均リクエストレイテンシを1リクエストの出力トークン数で割った値です。キューでの待ち時間とTTFTを含んでおり、最初のトークン以降のトークン間隔ではありません：{ $runs }。
 warning-tpot-includes-waiting-run = { $run }：{ $tpot } = { $latency } ÷ { $tokens }トークン
 warning-zero-latency = { $run }：トークンを生成しているのに{ $metric }が0です。

@@ -77,6 +77,7 @@ variant-missing = Henüz ölçülmedi.
 variant-reused = { $source } ile aynı yapılandırma; o koşunun sonucu burada yeniden kullanılıyor.
 variant-command = Model sunum komutu
 variant-result = Benchmark sonucu
+raw-measurement = { $title }, ölçüm { $k }/{ $n } (`{ $file }`)
 failure-oom = bellek yetmedi
 failure-unsupported = motor bu yapılandırmayı desteklemiyor
 failure-start-failure = sunucu başlamıyor
@@ -117,7 +118,7 @@ adoption-base-is-best = Değişiklik yok; en iyi varyant olan “{ $variant }”
 adoption-overridden = “{ $variant }” yazarların kararıyla benimsendi ({ $gain }). { $reason }
 adoption-overridden-none = Yazarların kararıyla hiçbir varyant benimsenmedi; “{ $base }” korunuyor. { $reason }
 adoption-no-result = Hiçbir varyant kullanılabilir bir sonuç vermedi; “{ $base }” korunuyor.
-adoption-no-result-base = Bu aşamanın üzerine kurulduğu “{ $base }” için karşılaştırılabilir bir sonuç olmadığından hiçbir varyant benimsenmedi; “{ $base }” korunuyor.
+adoption-no-result-base = Bu aşamanın üzerine kurulduğu “{ $base }” için karşılaştırılabilir bir sonuç olmadığından kazanç hesaplanamıyor; arama, bu aşamada çalışan en iyi yapılandırma olan “{ $after }” ile sürüyor.
 adoption-no-result-zero-base = Bu aşamanın üzerine kurulduğu “{ $base }” sıfır ölçüldüğü için kazanç hesaplanamıyor; hiçbir varyant benimsenmedi ve “{ $base }” korunuyor.
 stage-excluded = Önerilen komuta alınmadı. { $reason }
 
@@ -136,6 +137,8 @@ scenario-baseline-result = Temel benchmark sonucu
 scenario-optimized-result = Optimize edilmiş benchmark sonucu
 
 ## Veri uyarıları
+warning-baseline-failed = Temel yapılandırma ({ $baseline }) ölçülemedi: { $class }. Arama, ilk aşamada çalışan en iyi yapılandırma olan { $instead } ile sürdü; bu sayfadaki bütün kazançlar ona göre hesaplandı.
+warning-baseline-no-result = sonuç bırakmadı
 warning-lost-requests = { $run }: { $expected } isteğin yalnızca { $completed } tanesi tamamlandı; bu yüzden işlem hacmi karşılaştırılamaz ve koşu aşamayı kazanamaz.
 warning-incomplete = { $run }: benchmark bloğu yarıda kesilmiş; sayıları kullanılmıyor.
 warning-noisy = Aynı yapılandırma { $count } kez ölçüldü ve sonuçlar birbirinden { $spread } ayrılıyor; bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinden büyük: { $values }.
@@ -151,6 +154,8 @@ warning-tpot-includes-waiting = { $count ->
 warning-tpot-includes-waiting-run = { $run }: { $tpot } = { $latency } ÷ { $tokens } token
 warning-zero-latency = { $run }: koşu token üretmiş olmasına rağmen { $metric } 0 görünüyor.
 warning-request-count = { $run }: blok { $counted } istek sayıyor, oysa profil { $expected } istek gönderir.
+warning-left-out = { $run }: `{ $file }` dosyasındaki ölçümde { $expected } isteğin yalnızca { $completed } tanesi tamamlandı ya da blok yarıda kesildi; bu ölçüm koşunun ortalamasına ve aralığına katılmıyor.
+warning-few-requests = { $run }: { $metric } değeri yalnızca { $requests } istekten hesaplandı; { $needed } isteğin altında bu değer en yavaş isteğe eşit ya da ona çok yakındır ve koşudan koşuya bir ortalamadan çok daha fazla oynar.
 
 ## Grafikler ve dışa aktarımlar
 label-data = Ham veri

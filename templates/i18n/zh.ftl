@@ -80,6 +80,7 @@ variant-missing = 尚未测量。
 variant-reused = 与 { $source } 的配置相同，此处直接复用其测量结果。
 variant-command = 启动命令
 variant-result = 基准测试结果
+raw-measurement = { $title }，第 { $k } 次测量，共 { $n } 次（`{ $file }`）
 failure-oom = 显存不足（OOM）
 failure-unsupported = 引擎不支持此配置
 failure-start-failure = 服务无法启动
@@ -121,7 +122,7 @@ adoption-base-is-best = 不做改动：最佳变体 { $variant } 正是本阶段
 adoption-overridden = 作者决定采用 { $variant }（{ $gain }）。{ $reason }
 adoption-overridden-none = 作者决定不采用任何变体，继续沿用 { $base }。{ $reason }
 adoption-no-result = 没有变体得到可用结果，继续沿用 { $base }。
-adoption-no-result-base = 本阶段所基于的 { $base } 没有可供比较的结果，因此不采用，继续沿用 { $base }。
+adoption-no-result-base = 本阶段所基于的 { $base } 没有可供比较的结果，无法计算收益；搜索改从本阶段成功运行的最佳配置 { $after } 继续。
 adoption-no-result-zero-base = 本阶段所基于的 { $base } 测得为零，无法计算收益；不采用，继续沿用 { $base }。
 stage-excluded = 未写入推荐命令：{ $reason }
 
@@ -140,11 +141,15 @@ scenario-baseline-result = 基线基准测试结果
 scenario-optimized-result = 优化后基准测试结果
 
 ## 数据警告
+warning-baseline-failed = 基线 { $baseline } 未能测得结果：{ $class }。搜索改从第一阶段中成功运行的最佳配置 { $instead } 继续，本页所有收益均相对于它计算。
+warning-baseline-no-result = 没有留下结果
 warning-lost-requests = { $run }：{ $expected } 个请求中仅完成 { $completed } 个，其吞吐量不可比较，不能成为阶段胜者。
 warning-incomplete = { $run }：基准测试输出被截断，其数值未被采用。
 warning-noisy = 同一配置测量了 { $count } 次，结果相差 { $spread }，超过 { $threshold } 的噪声阈值：{ $values }。
 warning-implausible-peak = 有 { $count } 次运行报告的峰值输出吞吐量超出了它实际可能输出的上限（并发数乘以每个请求 { $stream_limit }，且不超过它生成的全部 token）；“Peak output token throughput”一行是基准测试工具的统计假象，不予采用：{ $runs }。
 warning-implausible-peak-run = { $run } 报告 { $peak }（上限 { $ceiling }）
+warning-left-out = { $run }：`{ $file }` 中的这次测量在 { $expected } 个请求中只完成了 { $completed } 个，或输出被截断，因此不计入该运行的均值和区间。
+warning-few-requests = { $run }：其 { $metric } 仅由 { $requests } 个请求得出；请求数低于 { $needed } 时，这个数值就是最慢的那个请求或与之相差无几，不同运行之间的波动远大于均值。
 warning-tpot-includes-waiting = 有 { $count } 次运行输出的“TPOT”是平均请求延迟除以单个请求的输出 token 数，其中包含请求排队的时间和首 token 延迟，并非首 token 之后相邻 token 之间的间隔：{ $runs }。
 warning-tpot-includes-waiting-run = { $run }：{ $tpot } = { $latency } ÷ { $tokens } 个 token
 warning-zero-latency = { $run }：运行生成了 token，但 { $metric } 为 0。

@@ -177,15 +177,16 @@ fn a_base_without_a_value_adopts_nothing_and_says_why() {
     let s = Study::load(&dir).unwrap();
     let a = analyze(&s);
     assert_eq!(adoption(&a, "s2"), Adoption::NoResult { reason: NoResultReason::BaseWithoutValue });
-    assert_eq!(a.optimized.source, "s1/base", "nothing is adopted by default");
+    // The search never builds on what did not run: it goes on from the best that did.
+    assert_eq!(a.optimized.source, "s2/a", "the search goes on from the variant that ran");
     let text = page(&s, &a, "en");
     assert!(
-        text.contains("Base, which this stage builds on, has no usable result to compare with, so nothing is adopted"),
+        text.contains("Base, which this stage builds on, has no usable result to compare with, so no gain can be claimed; the search goes on from a, the best"),
         "{text}"
     );
     assert!(
         page(&s, &a, "tr")
-            .contains("“Base” için karşılaştırılabilir bir sonuç olmadığından hiçbir varyant benimsenmedi")
+            .contains("“Base” için karşılaştırılabilir bir sonuç olmadığından kazanç hesaplanamıyor; arama, bu aşamada çalışan en iyi yapılandırma olan “a” ile sürüyor")
     );
 }
 
@@ -452,7 +453,9 @@ fn a_carried_over_configuration_nobody_measured_leaves_the_next_stage_without_a_
     let (_t, s) = measured_on_study(false);
     let a = analyze(&s);
     assert!(matches!(adoption(&a, "s4"), Adoption::NoResult { .. }), "{:?}", adoption(&a, "s4"));
-    assert_eq!(a.optimized.flags, ["--a=1", "--b=2"]);
+    // Nothing is claimed against the unmeasured configuration, and the search goes on from the
+    // stage's best configuration that ran rather than from one that never did.
+    assert_eq!(a.optimized.flags, ["--a=1", "--b=2", "--c=3"]);
 }
 
 #[test]

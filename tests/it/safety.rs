@@ -358,3 +358,51 @@ proptest::proptest! {
         proptest::prop_assert_eq!(tree(&outside), before);
     }
 }
+
+#[test]
+fn a_baseline_that_always_fails_gives_a_page_compared_with_the_best_that_ran() {
+    let _serial = serial();
+    let (_tmp, dir) = common::example(None);
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let failing = text.replacen(
+        "engine = \"sim-a\"\nflags = [\"--tp-size 2\"]",
+        "engine = \"sim-a\"\nflags = [\"--tp-size 2\", \"--sim-die-while-loading\"]",
+        1,
+    );
+    assert_ne!(failing, text);
+    std::fs::write(&spec, failing).unwrap();
+    let variants = failing_variants(&std::fs::read_to_string(&spec).unwrap());
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let starts: usize = err
+        .lines()
+        .find_map(|l| l.split(" engine starts").next().filter(|_| l.contains(" engine starts and ")))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(starts <= variants, "{starts} engine starts for {variants} variants: {err}");
+    // Every failed configuration was started once: identical copies share its failure.
+    let mut failed: Vec<(Vec<String>, Vec<String>)> = common::manifests(&dir)
+        .into_iter()
+        .filter(|m| m.failure.is_some())
+        .map(|m| (m.command, m.benchmark_command))
+        .collect();
+    let all = failed.len();
+    failed.sort();
+    failed.dedup();
+    assert_eq!(failed.len(), all, "a failed configuration was started again");
+    for locale in ["en", "tr"] {
+        let (code, page, err) = perflab(&["report", dir.to_str().unwrap(), "--locale", locale]);
+        assert_eq!(code, 0, "{locale}: {err}");
+        let said = match locale {
+            "en" => "could not be measured",
+            _ => "ölçülemedi",
+        };
+        assert!(page.contains(said), "{locale}: {page}");
+    }
+}
+
+/// The number of `[[stage.variant]]` tables of a study.
+fn failing_variants(spec: &str) -> usize {
+    spec.matches("[[stage.variant]]").count()
+}

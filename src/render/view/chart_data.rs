@@ -31,6 +31,7 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
                 value: Some(value),
                 kind: BarKind::Base,
                 note: c.fmt("chart-base", &[("value", &shown)])?,
+                interval: base_interval(a, &sa.base),
             });
         }
         // The analysis lists a stage's variants in the study's order.
@@ -61,7 +62,14 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
                 Outcome::Ran => (BarKind::Plain, shown),
             };
             let value = if kind == BarKind::Failed { None } else { value };
-            bars.push(Bar { label: vs.label.get(&c.locale).to_string(), value, kind, note });
+            let interval = v.measure.as_ref().and_then(|m| m.interval).filter(|_| value.is_some());
+            bars.push(Bar {
+                label: vs.label.get(&c.locale).to_string(),
+                value,
+                kind,
+                note,
+                interval: interval.map(|i| (i.low, i.high)),
+            });
         }
         let title = c.fmt("chart-stage", &[("stage", ss.title.get(&c.locale)), ("metric", &axis)])?;
         push(&mut out, stage_chart(&sa.id), crate::render::charts::bars(&title, &axis, &bars, &ticks), c);
@@ -75,37 +83,51 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
             (name, s.baseline.as_ref().and_then(|m| m.value), s.optimized.as_ref().and_then(|m| m.value))
         })
         .collect();
+    let ends = |m: &Option<crate::analysis::Measure>| m.as_ref().and_then(|m| m.interval).map(|i| (i.low, i.high));
+    let intervals: Vec<[Option<(f64, f64)>; 2]> =
+        a.scenarios.iter().map(|s| [ends(&s.baseline), ends(&s.optimized)]).collect();
     let legend = (c.msg("chart-baseline")?, c.msg("chart-optimized")?);
     let title = c.fmt("chart-comparison", &[("metric", &axis)])?;
     push(
         &mut out,
         COMPARISON_CHART.to_string(),
-        crate::render::charts::pairs(&title, &axis, (&legend.0, &legend.1), &groups, &format, &ticks),
+        crate::render::charts::pairs(&title, &axis, (&legend.0, &legend.1), &groups, &intervals, &format, &ticks),
         c,
     );
     let mut points = Vec::new();
+    let mut point_intervals = Vec::new();
     if let Some(v) = a.baseline_measure.as_ref().and_then(|m| m.value) {
         points.push((c.msg("chart-baseline")?, v));
+        point_intervals.push(ends(&a.baseline_measure));
     }
     for (sa, ss) in a.stages.iter().zip(&study.spec.stages) {
-        let value = sa
+        let measure = sa
             .adoption
             .adopted()
             .and_then(|id| sa.variants.iter().find(|v| v.id == id))
-            .and_then(|v| v.measure.as_ref())
-            .and_then(|m| m.value);
-        if let Some(v) = value {
+            .and_then(|v| v.measure.as_ref());
+        if let Some(m) = measure
+            && let Some(v) = m.value
+        {
             points.push((ss.title.get(&c.locale).to_string(), v));
+            point_intervals.push(m.interval.map(|i| (i.low, i.high)));
         }
     }
     let title = c.fmt("chart-progression", &[("metric", &axis)])?;
     push(
         &mut out,
         PROGRESSION_CHART.to_string(),
-        crate::render::charts::progression(&title, &axis, &points, &format, &ticks),
+        crate::render::charts::progression(&title, &axis, &points, &point_intervals, &format, &ticks),
         c,
     );
     Ok(out)
+}
+
+/// The interval of the configuration `source` (`stage/variant`) measured.
+fn base_interval(a: &crate::analysis::Analysis, source: &str) -> Option<(f64, f64)> {
+    let (stage, variant) = source.split_once('/')?;
+    let v = a.stage(stage)?.variants.iter().find(|v| v.id == variant)?;
+    v.measure.as_ref()?.interval.map(|i| (i.low, i.high))
 }
 
 /// A chart's two files: its wide layout under `name`, its narrow one under [`narrow_chart`],

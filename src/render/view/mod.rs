@@ -103,7 +103,8 @@ pub struct VariantView {
     pub facts: Vec<String>,
     pub command: Collapsible,
     pub error: Option<Collapsible>,
-    pub result: Option<Collapsible>,
+    /// Every measurement's block (one for a single run).
+    pub result: Vec<Collapsible>,
     pub notes: Vec<String>,
     pub warnings: Vec<String>,
 }
@@ -126,8 +127,8 @@ pub struct StageView {
 #[derive(Debug, Serialize)]
 pub struct ScenarioView {
     pub title: String,
-    pub baseline: Option<Collapsible>,
-    pub optimized: Option<Collapsible>,
+    pub baseline: Vec<Collapsible>,
+    pub optimized: Vec<Collapsible>,
     pub commands: Vec<Collapsible>,
 }
 
@@ -269,7 +270,7 @@ impl Ctx<'_> {
         )
     }
 
-    fn failure_class(&self, class: FailureClass) -> Result<String, I18nError> {
+    pub(super) fn failure_class(&self, class: FailureClass) -> Result<String, I18nError> {
         self.c.msg(match class {
             FailureClass::Oom => "failure-oom",
             FailureClass::Unsupported => "failure-unsupported",
@@ -290,12 +291,31 @@ impl Ctx<'_> {
         Ok(Collapsible { title: self.c.msg(key)?, code, lang: lang.to_string() })
     }
 
-    fn raw(&self, key: &str, m: Option<&Measure>) -> Result<Option<Collapsible>, I18nError> {
-        let Some(m) = m else { return Ok(None) };
-        let Some(run) = self.study.runs.get(&RunKey::parse(&m.run)) else {
-            return Ok(None);
-        };
-        Ok(Some(self.collapsible(key, run.text.trim_end().to_string(), "text")?))
+    /// The raw result of a measured run: its block, or with repeats every measurement's block,
+    /// each titled with its place in the sample and its file.
+    fn raw(&self, key: &str, m: Option<&Measure>) -> Result<Vec<Collapsible>, I18nError> {
+        let Some(m) = m else { return Ok(Vec::new()) };
+        let sample = self.study.sample(&RunKey::parse(&m.run));
+        if sample.len() < 2 {
+            return sample.iter().map(|run| self.collapsible(key, run.text.trim_end().to_string(), "text")).collect();
+        }
+        let title = self.c.msg(key)?;
+        let runs = self.study.dir.join(crate::study::RUNS_DIR);
+        let mut out = Vec::new();
+        for (k, run) in sample.iter().enumerate() {
+            let file = run.path.strip_prefix(&runs).unwrap_or(&run.path).display().to_string();
+            let title = self.c.fmt_args(
+                "raw-measurement",
+                &[
+                    ("title", (&title).into()),
+                    ("k", crate::render::i18n::Arg::count(k as u64 + 1)),
+                    ("n", crate::render::i18n::Arg::count(sample.len() as u64)),
+                    ("file", (&file).into()),
+                ],
+            )?;
+            out.push(Collapsible { title, code: run.text.trim_end().to_string(), lang: "text".to_string() });
+        }
+        Ok(out)
     }
 }
 

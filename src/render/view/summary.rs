@@ -137,7 +137,9 @@ impl Ctx<'_> {
                     NoResultReason::BaseWithoutValue => "adoption-no-result-base",
                     NoResultReason::ZeroBase => "adoption-no-result-zero-base",
                 },
-                &[("base", &base)],
+                // Where the search goes on from: the best configuration that ran, when the base
+                // did not (`after`).
+                &[("base", &base), ("after", &x.label(&sa.after))],
             )?,
         })
     }

@@ -96,6 +96,40 @@ impl Ctx<'_> {
                     ("expected", Arg::count(*expected)),
                 ],
             ),
+            Warning::BaselineFailed { baseline, class, instead } => {
+                let why = match class {
+                    Some(class) => self.failure_class(*class)?,
+                    None => c.msg("warning-baseline-no-result")?,
+                };
+                c.fmt(
+                    "warning-baseline-failed",
+                    &[("baseline", &self.label(baseline)), ("class", &why), ("instead", &self.label(instead))],
+                )
+            }
+            Warning::LeftOut { run, file, completed, expected } => c.fmt_args(
+                "warning-left-out",
+                &[
+                    ("run", (&self.run_title(run)).into()),
+                    ("file", file.into()),
+                    ("completed", Arg::count(*completed)),
+                    ("expected", Arg::count(*expected)),
+                ],
+            ),
+            Warning::FewRequests { run, metric, requests } => c.fmt_args(
+                "warning-few-requests",
+                &[
+                    ("run", (&self.run_title(run)).into()),
+                    ("metric", (&self.metric_name(&Metric::of(metric))?).into()),
+                    ("requests", Arg::count(*requests)),
+                    (
+                        "needed",
+                        Arg::count(
+                            crate::analysis::warnings::percentile(metric)
+                                .map_or(100, crate::analysis::warnings::requests_for),
+                        ),
+                    ),
+                ],
+            ),
         }
     }
 
