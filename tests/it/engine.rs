@@ -111,14 +111,15 @@ fn prompts_are_counted_like_a_real_server_counts_them() {
 }
 
 #[test]
-fn the_listen_backlog_holds_two_thousand_connections() {
+fn the_listen_backlog_is_as_deep_as_the_kernel_allows() {
     let engine = Engine::start(&[]);
     // `ss` shows a listening socket's backlog as its send queue (capped by somaxconn).
     let cap: u32 = std::fs::read_to_string("/proc/sys/net/core/somaxconn").unwrap().trim().parse().unwrap();
     let out = Command::new("ss").args(["-ltnH", &format!("sport = :{}", engine.port)]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let backlog: u32 = text.split_whitespace().nth(2).and_then(|q| q.parse().ok()).unwrap_or_else(|| panic!("{text}"));
-    assert_eq!(backlog, 2048.min(cap), "{text}");
+    // 65,535 asked for, so that more streams than 2,048 reach a client under test.
+    assert_eq!(backlog, 65_535.min(cap), "{text}");
 }
 
 #[test]
