@@ -142,9 +142,13 @@ pub fn run_status(study: &Study, key: &RunKey) -> Option<RunStatus> {
     Some(RunStatus::Ok)
 }
 
-/// Stored runs by (configuration identity, profile), the first stored for each, for reuse.
+/// Stored runs by (configuration identity, profile), the first stored for each, for reuse; and
+/// the failures runs recorded, which identical configurations share.
 #[derive(Debug, Clone, Default)]
-pub struct Registry(BTreeMap<(Identity, String), RunKey>, BTreeMap<(Identity, String), ReusedFailure>);
+pub struct Registry {
+    runs: BTreeMap<(Identity, String), RunKey>,
+    failures: BTreeMap<(Identity, String), ReusedFailure>,
+}
 
 /// A failure recorded for a configuration, which every identical configuration shares: it is
 /// not started again to fail the same way.
@@ -160,7 +164,7 @@ impl Registry {
     /// The failure recorded for an identical configuration on `profile`, when no run of it
     /// stands.
     pub fn failure_of(&self, config: &Config, profile: &str) -> Option<&ReusedFailure> {
-        self.1.get(&(config.identity(), profile.to_string()))
+        self.failures.get(&(config.identity(), profile.to_string()))
     }
 
     /// The run of `point`'s configuration on `profile`: the variant's own, or the first stored
@@ -177,7 +181,7 @@ impl Registry {
 
     /// The first stored run of `config` on `profile`.
     pub fn by_identity(&self, config: &Config, profile: &str) -> Option<RunKey> {
-        self.0.get(&(config.identity(), profile.to_string())).cloned()
+        self.runs.get(&(config.identity(), profile.to_string())).cloned()
     }
 }
 
@@ -295,13 +299,13 @@ pub fn resolve(study: &Study) -> Chain {
                 let key =
                     RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: p.id.get_ref().clone() };
                 if study.runs.contains_key(&key) {
-                    registry.0.entry((config.identity(), key.profile.clone())).or_insert(key);
+                    registry.runs.entry((config.identity(), key.profile.clone())).or_insert(key);
                 } else if v.failure.is_none()
                     && let Some((class, message)) = study.failure(v, &key)
                 {
                     // Only what a run recorded: a failure the spec declares is the variant's own.
                     let reused = ReusedFailure { run: key.clone(), class, message };
-                    registry.1.entry((config.identity(), key.profile.clone())).or_insert(reused);
+                    registry.failures.entry((config.identity(), key.profile.clone())).or_insert(reused);
                 }
             }
             let mut point =

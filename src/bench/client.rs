@@ -292,9 +292,6 @@ async fn exchange(
         // them can start one with the new bytes.
         let unscanned = buffer.len().saturating_sub(3);
         buffer.extend_from_slice(&data);
-        if buffer.len() > EVENT_LIMIT {
-            return Err(format!("an event longer than {} KiB without its blank line", EVENT_LIMIT >> 10));
-        }
         let mut consumed = 0;
         let mut from = unscanned;
         while let Some(end) = find_event_end(&buffer[from..]) {
@@ -331,6 +328,10 @@ async fn exchange(
             }
         }
         buffer.drain(..consumed);
+        // What is left is one unfinished event: many whole events in one frame are not one.
+        if buffer.len() > EVENT_LIMIT {
+            return Err(format!("an event longer than {} KiB without its blank line", EVENT_LIMIT >> 10));
+        }
     }
     if !done {
         return Err(format!("stream ended without [DONE] after {chunks} tokens"));

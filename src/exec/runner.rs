@@ -617,7 +617,7 @@ pub fn run(
     let mut confidence = options.until_confident.map(|_| Confidence::default());
     // A configuration whose start in this run added no measurement (a repeat that failed, a
     // result that does not show up on reload) is not started again in this run: every loop
-    // ends. `started` holds its measurements when it was last started.
+    // ends. `started_with` holds each one's measurements when it was last started.
     let mut started_with: BTreeMap<String, usize> = BTreeMap::new();
     let mut stalled: BTreeSet<String> = BTreeSet::new();
     // Rounds of `--until-confident` so far: every other one starts its two contenders in the
