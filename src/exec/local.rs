@@ -39,6 +39,32 @@ pub struct Launch {
     /// `CUDA_VISIBLE_DEVICES`) and its value, `0,1`.
     #[serde(default)]
     pub devices: Option<(String, String)>,
+    /// Load curves measured after the fixed benchmarks, one point at a time.
+    #[serde(default)]
+    pub curves: Vec<CurveBench>,
+}
+
+/// A profile's load curve for one engine start: each point's benchmark is chosen from the
+/// points measured before it (a search), and judged as soon as it ends.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CurveBench {
+    pub profile: String,
+    /// The benchmark command with `{port}` and `{load}` to fill.
+    pub argv: Vec<String>,
+    pub loads: crate::metric::load::Loads,
+    pub slo: crate::metric::load::Slo,
+    /// The requests each point sends (its success rate is of these).
+    pub expected: u64,
+    /// Points measured by earlier starts that the search goes on from.
+    pub known: Vec<crate::metric::load::Probe>,
+}
+
+impl CurveBench {
+    /// Where the output of the point at `load` goes while it runs.
+    pub fn output(&self, dir: &Path, load: u64) -> PathBuf {
+        let id = crate::study::curve::point_id(&self.profile, load);
+        crate::durable::temporary(&dir.join(crate::study::result_file(&id, 1)))
+    }
 }
 
 /// Failure patterns as (class, regular expression text) pairs.
@@ -572,6 +598,13 @@ impl Backend for LocalBackend {
                     break;
                 }
             }
+            for curve in &launch.curves {
+                if report.died_during.is_some() || report.interrupted {
+                    break;
+                }
+                let mut served = Served { pgid, child: &mut engine, ready_url: &ready_url };
+                run_curve(curve, &mut served, port, interrupt, launch, self.in_job, &mut report, progress);
+            }
         }
         progress(Event::Step("stopping the engine"));
         // An engine that never served may ignore SIGTERM while it loads (vLLM does): it gets a
@@ -592,6 +625,48 @@ impl Backend for LocalBackend {
         let _ = std::fs::remove_file(&launch.record);
         report.log_tail = tail(&launch.log, 20);
         report
+    }
+}
+
+/// Measures a load curve point after point while the engine serves: the search picks each
+/// load from the points before it, and stops on its own rule, when the engine dies or on Ctrl-C.
+#[allow(clippy::too_many_arguments)]
+fn run_curve(
+    curve: &CurveBench,
+    served: &mut Served<'_>,
+    port: u16,
+    interrupt: &Interrupt,
+    launch: &Launch,
+    in_job: bool,
+    report: &mut Report,
+    progress: &mut dyn FnMut(Event),
+) {
+    use crate::metric::load::{Next, next};
+    let mut points = curve.known.clone();
+    while let Next::Measure(load) = next(&curve.loads, &points) {
+        let id = crate::study::curve::point_id(&curve.profile, load);
+        progress(Event::Step(&format!("benchmark on {} at load {load}", curve.profile)));
+        let words = crate::study::command::fill_load(&curve.argv, load);
+        let out = curve.output(&launch.dir, load);
+        let argv = fill_port(&words, port);
+        let again = Served { pgid: served.pgid, child: &mut *served.child, ready_url: served.ready_url };
+        let (result, died) = run_benchmark(&argv, &out, again, interrupt, launch, in_job);
+        let ended = result.failure.is_none() && result.exit_status.is_some();
+        report.benchmarks.push(BenchResult { profile: id.clone(), ..result });
+        report.interrupted |= interrupt.requested();
+        if died {
+            report.died_during = Some(id);
+        }
+        if died || report.interrupted {
+            break;
+        }
+        let block = ended
+            .then(|| std::fs::read_to_string(&out).ok())
+            .flatten()
+            .and_then(|text| crate::parse::parse_str(&text).ok())
+            .and_then(|mut blocks| (!blocks.is_empty()).then(|| blocks.remove(0)));
+        let verdict = crate::study::curve::judge_block(&curve.slo, curve.expected, block.as_ref());
+        points.push(crate::study::curve::probe_of(load, &verdict, block.as_ref()));
     }
 }
 

@@ -241,7 +241,9 @@ impl Measurements {
     /// still measures what the study says gets the ones it lacks; another run, all of them.
     /// With `repeat_across_restarts`, one a start.
     fn add(&mut self, study: &Study, key: &RunKey, config: &Config, again: bool, wanted: u32) -> anyhow::Result<()> {
-        let adds = !again && study.runs.contains_key(key) && staleness(study, key, config)?.is_empty();
+        let adds = !again
+            && (study.curve(&key.profile).is_some()
+                || (study.runs.contains_key(key) && staleness(study, key, config)?.is_empty()));
         let have = if adds { study.sample(key).len() as u32 } else { 0 };
         let count = if study.spec.repeat_across_restarts { 1 } else { wanted.saturating_sub(have).max(1) };
         if count > 1 {
@@ -265,6 +267,9 @@ fn status_of(
     rerun_stale: bool,
     wanted: u32,
 ) -> anyhow::Result<Status> {
+    if study.curve(&key.profile).is_some() {
+        return curve_status(study, registry, point, key, rerun, rerun_stale);
+    }
     if rerun && (study.runs.contains_key(key) || study.failure(variant, key).is_some()) {
         return Ok(Status::Pending);
     }
@@ -296,6 +301,47 @@ fn status_of(
         return Ok(Status::Failed { class: f.class });
     }
     Ok(Status::Pending)
+}
+
+/// Where a configuration's load curve stands: measured while its search has ended on the points
+/// that still measure what the study says, pending while it would measure more.
+fn curve_status(
+    study: &Study,
+    registry: &crate::analysis::chain::Registry,
+    point: &Point,
+    key: &RunKey,
+    rerun: bool,
+    rerun_stale: bool,
+) -> anyhow::Result<Status> {
+    let points = study.points(&key.stage, &key.variant, &key.profile);
+    if rerun {
+        return Ok(Status::Pending);
+    }
+    // An identical configuration's curve stands for this one, as a fixed load's run does.
+    if points.is_empty()
+        && let Some((from, true)) = registry.find(study, point, &key.profile)
+    {
+        return Ok(Status::Reused { from: format!("{}/{}", from.stage, from.variant) });
+    }
+    let mut current = Vec::new();
+    for p in &points {
+        let stale = staleness(study, &p.key, &point.config)?;
+        if stale.is_empty() {
+            current.push(p.probe());
+        } else if rerun_stale {
+            return Ok(Status::Pending);
+        } else {
+            return Ok(Status::Stale { reasons: stale, failed: None });
+        }
+    }
+    let Some((_, load)) = study.curve(&key.profile) else { return Ok(Status::Pending) };
+    match crate::metric::load::next(&load.loads(), &current) {
+        crate::metric::load::Next::Measure(_) => Ok(Status::Pending),
+        crate::metric::load::Next::Done(_) => {
+            let date = points.iter().filter_map(|p| study.manifests.get(&p.key)?.ended_at.clone()).max();
+            Ok(Status::Done { date })
+        }
+    }
 }
 
 fn job(study: &Study, stage: &str, variant: &str, config: &Config, profiles: Vec<String>) -> anyhow::Result<Job> {

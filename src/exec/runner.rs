@@ -270,8 +270,13 @@ fn port_of(study: &Study, engine_id: &str, argv: &[String]) -> anyhow::Result<Po
 fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyhow::Result<Launch> {
     let engine = study.engine(&job.config.engine).with_context(|| format!("no engine `{}`", job.config.engine))?;
     let mut benchmarks = Vec::new();
+    let mut curves = Vec::new();
     for p in &job.profiles {
         let profile = study.profile(p).with_context(|| format!("no profile `{p}`"))?;
+        if let Some((_, load)) = study.curve(p) {
+            curves.push(curve_bench(study, job, profile, load)?);
+            continue;
+        }
         let argv = command::bench_argv(study, &job.config, profile)?;
         for k in 1..=job.measurements(p) {
             let out = crate::durable::temporary(&dir.join(crate::study::result_file(p, k)));
@@ -303,6 +308,34 @@ fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyhow::Result<L
         log: dir.join(ENGINE_LOG),
         record: engine_record(&runs_dir(study), slot.index),
         patterns,
+        curves,
+    })
+}
+
+/// A load curve to measure in this start. It goes on from the points an earlier start of the
+/// same configuration measured (an interrupted search resumes) unless the run starts anew.
+fn curve_bench(
+    study: &Study,
+    job: &Job,
+    profile: &crate::study::Profile,
+    load: &crate::study::curve::LoadSpec,
+) -> anyhow::Result<local::CurveBench> {
+    let id = profile.id.get_ref();
+    let mut known = Vec::new();
+    if job.adds_to.contains(id) {
+        for point in study.points(&job.stage, &job.variant, id) {
+            if crate::study::staleness(study, &point.key, &job.config)?.is_empty() {
+                known.push(point.probe());
+            }
+        }
+    }
+    Ok(local::CurveBench {
+        profile: id.clone(),
+        argv: command::curve_bench_argv(study, &job.config, profile, load.axis)?,
+        loads: load.loads(),
+        slo: study.slo(id),
+        expected: profile.total_requests,
+        known,
     })
 }
 
@@ -370,8 +403,11 @@ fn execute(
     }
     summary.engine_starts += 1;
     let min_completed = *study.spec.min_completed.get_ref();
-    for profile in &job.profiles {
-        let path = dir.join(format!("{profile}{MANIFEST_SUFFIX}"));
+    // Each run this start measured: its profile (or curve point), its measurements (their place
+    // in the report, their output file) and its benchmark command.
+    type Measured = (String, Vec<(usize, PathBuf)>, Vec<String>);
+    let mut work: Vec<Measured> = Vec::new();
+    for profile in job.profiles.iter().filter(|p| study.curve(p).is_none()) {
         // This profile's measurements: their place in the start's benchmarks, which the report
         // follows (it ends early when the engine died or the run was stopped).
         let entries: Vec<(usize, PathBuf)> = launch
@@ -389,7 +425,18 @@ fn execute(
             })
             .collect();
         let bench = entries.first().map(|(i, _)| launch.benchmarks[*i].1.clone()).unwrap_or_default();
-        let mut m = manifest(study, job, profile, &bench, &report.started_at);
+        work.push((profile.clone(), entries, bench));
+    }
+    // Each point of a load curve is a run of its own, `<profile>@<load>`, in the order measured.
+    for (i, b) in report.benchmarks.iter().enumerate().skip(launch.benchmarks.len()) {
+        let Some((curve, load)) = crate::study::curve::split_point(&b.profile) else { continue };
+        let Some(c) = launch.curves.iter().find(|c| c.profile == curve) else { continue };
+        work.push((b.profile.clone(), vec![(i, c.output(&dir, load))], command::fill_load(&c.argv, load)));
+    }
+    for (profile, entries, bench) in &work {
+        let entries = entries.clone();
+        let path = dir.join(format!("{profile}{MANIFEST_SUFFIX}"));
+        let mut m = manifest(study, job, profile, bench, &report.started_at);
         m.engine_pid = report.pid;
         m.port = report.port;
         m.engine_ready_at = report.ready_at.clone();

@@ -6,6 +6,7 @@
 //! plain number) but cannot be an objective, since nobody said which way is better.
 
 pub mod expr;
+pub mod load;
 
 use crate::parse::names;
 use serde::Serialize;
@@ -114,6 +115,8 @@ const SCALARS: &[Known] = {
         known("max_output_tokens_per_s", TokensPerSecond, Some(HigherIsBetter), 2, None),
         known("request_throughput", RequestsPerSecond, Some(HigherIsBetter), 2, Some("metric-request-throughput")),
         known("request_goodput", RequestsPerSecond, Some(HigherIsBetter), 2, None),
+        // The largest load of a curve that met its SLO (requests at once, or a second).
+        known("slo_load", Number, Some(HigherIsBetter), 0, Some("metric-slo-load")),
         known("request_rate", RequestsPerSecond, None, 2, None),
         known("duration", Seconds, Some(LowerIsBetter), 2, None),
         known("completed", Requests, Some(HigherIsBetter), 0, None),

@@ -141,13 +141,38 @@ pub fn engine_env(study: &Study, config: &Config) -> BTreeMap<String, String> {
 
 /// The benchmark's command for a profile: the study's template, or `perflab bench`.
 pub fn bench_argv(study: &Study, config: &Config, profile: &Profile) -> anyhow::Result<Vec<String>> {
-    bench_words(study, config, profile, Some(&study.dir))
+    bench_words(study, config, profile, Some(&study.dir), None)
+}
+
+/// The benchmark's command of one point of a load curve, `load` filled in (`{port}` left).
+pub fn point_bench_argv(study: &Study, config: &Config, profile: &Profile, load: u64) -> anyhow::Result<Vec<String>> {
+    let axis = profile.load.as_ref().map_or(crate::metric::load::Axis::Concurrency, |l| l.get_ref().axis);
+    Ok(fill_load(&curve_bench_argv(study, config, profile, axis)?, load))
+}
+
+/// A curve's benchmark command with one point's load in place of [`LOAD`].
+pub fn fill_load(argv: &[String], load: u64) -> Vec<String> {
+    argv.iter().map(|w| w.replace(LOAD, &load.to_string())).collect()
+}
+
+/// The placeholder a load curve's benchmark command has where each point's load goes.
+pub const LOAD: &str = "{load}";
+
+/// The benchmark's command for a load curve's points: [`bench_argv`] with [`LOAD`] where the
+/// axis's value (`max_concurrency` or `request_rate`, and `{load}` in a template) goes.
+pub fn curve_bench_argv(
+    study: &Study,
+    config: &Config,
+    profile: &Profile,
+    axis: crate::metric::load::Axis,
+) -> anyhow::Result<Vec<String>> {
+    bench_words(study, config, profile, Some(&study.dir), Some(axis.key()))
 }
 
 /// The benchmark's command for a profile as a page shows it: a dataset path as the study
 /// writes it (relative to the study's folder), the rest as [`bench_argv`] gives it.
 pub fn shown_bench_argv(study: &Study, config: &Config, profile: &Profile) -> anyhow::Result<Vec<String>> {
-    bench_words(study, config, profile, None)
+    bench_words(study, config, profile, None, None)
 }
 
 fn bench_words(
@@ -155,6 +180,7 @@ fn bench_words(
     config: &Config,
     profile: &Profile,
     dir: Option<&std::path::Path>,
+    load: Option<&'static str>,
 ) -> anyhow::Result<Vec<String>> {
     let rate = match &profile.request_rate {
         Some(Rate::PerSecond(r)) => Some(r.to_string()),
@@ -182,6 +208,10 @@ fn bench_words(
         if let Some(v) = v {
             values.insert(k, v.clone());
         }
+    }
+    if let Some(key) = load {
+        values.insert(key, LOAD.to_string());
+        values.insert("load", LOAD.to_string());
     }
     let extra = profile
         .args

@@ -236,7 +236,12 @@ pub fn staleness(study: &Study, key: &RunKey, config: &Config) -> anyhow::Result
                 .map(|w| if std::path::Path::new(w).ends_with(path) { "{dataset_path}".to_string() } else { w.clone() })
                 .collect()
         };
-        let now = command::bench_argv(study, config, profile)?;
+        // A curve's own run stands for its boundary point, whose benchmark is compared on its own.
+        let now = match crate::study::curve::split_point(&key.profile) {
+            Some((_, load)) => command::point_bench_argv(study, config, profile, load)?,
+            None if study.curve(&key.profile).is_some() => bench.clone(),
+            None => command::bench_argv(study, config, profile)?,
+        };
         if relative(bench) != relative(&now) {
             out.push(Stale::Benchmark { was: bench.clone() });
         }

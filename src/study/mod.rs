@@ -15,6 +15,8 @@
 
 pub mod command;
 mod config;
+pub mod curve;
+use crate::metric::load::Axis;
 mod history;
 mod manifest;
 pub mod outcome;
@@ -228,6 +230,7 @@ impl Study {
         problems.extend(study.validate());
         problems.extend(study.load_runs());
         study.derive_metrics();
+        study.attach_curves();
         if problems.is_empty() {
             Ok(study)
         } else {
@@ -290,7 +293,12 @@ impl Study {
             "input_tokens" => number(profile.input_tokens),
             "output_tokens" => number(profile.output_tokens),
             "total_requests" => Some(profile.total_requests as f64),
-            "max_concurrency" => number(profile.max_concurrency),
+            "max_concurrency" => match curve::split_point(&key.profile) {
+                Some((_, load)) if self.curve(&key.profile).is_some_and(|(_, l)| l.axis == Axis::Concurrency) => {
+                    Some(load as f64)
+                }
+                _ => number(profile.max_concurrency),
+            },
             _ => None,
         }
     }
@@ -393,6 +401,10 @@ impl Study {
     /// `repeats`, else the profile's, else the study's, else one.
     pub fn repeats_wanted(&self, stage: &str, profile: &str) -> u32 {
         let stage = self.stage(stage).and_then(|s| s.repeats.as_ref());
+        if self.curve(profile).is_some() {
+            // Each point of a load curve is measured once; the curve is the sample.
+            return 1;
+        }
         let profile = self.profile(profile).and_then(|p| p.repeats.as_ref());
         stage.or(profile).or(self.spec.repeats.as_ref()).map_or(1, |r| *r.get_ref()).max(1)
     }
@@ -407,7 +419,9 @@ impl Study {
         Some(format!("{hash:016x}"))
     }
 
+    /// The profile `id` names; a curve's point (`chat@16`) names its curve's profile.
     pub fn profile(&self, id: &str) -> Option<&Profile> {
+        let id = curve::split_point(id).map_or(id, |(p, _)| p);
         self.spec.profiles.iter().find(|p| *p.id.get_ref() == id)
     }
 
@@ -479,6 +493,7 @@ impl Study {
             out.push(self.diag_at(date, format!("`date`: `{}` is not a date of the form YYYY-MM-DD", date.get_ref())));
         }
         out.extend(self.check_derived_metrics());
+        out.extend(self.check_curves());
         let named =
             std::iter::once(("objective", &spec.objective)).chain(spec.secondary.iter().map(|m| ("secondary", m)));
         for (key, metric) in named {
@@ -1015,7 +1030,17 @@ impl Study {
             },
             _ => (profile, 1),
         };
-        if self.profile(profile).is_none() {
+        if let Some((curve, load)) = curve::split_point(profile) {
+            match self.curve(curve) {
+                None => {
+                    return Err(format!("`{profile}`: profile `{curve}` in {SPEC_FILE} has no `load`, so no points"));
+                }
+                Some((_, spec)) if !spec.loads().allows(load) => {
+                    return Err(format!("`{profile}`: {load} is not a load profile `{curve}` measures"));
+                }
+                Some(_) => {}
+            }
+        } else if self.profile(profile).is_none() {
             return Err(format!("no profile `{profile}` in {SPEC_FILE}"));
         }
         Ok((RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.to_string() }, number, repeat))

@@ -27,6 +27,7 @@ unit-tokens = { $value ->
 metric-total-tps = Total TPS
 metric-output-tps = Output TPS
 metric-request-throughput = Request throughput
+metric-slo-load = Load within the SLO
 metric-mean-tpot = Mean TPOT
 metric-mean-ttft = Mean TTFT
 metric-mean-itl = Mean ITL

@@ -24,6 +24,7 @@ unit-tokens = { $value }トークン
 metric-total-tps = 合計トークンスループット
 metric-output-tps = 出力トークンスループット
 metric-request-throughput = リクエストスループット
+metric-slo-load = SLO を満たす最大負荷
 metric-mean-tpot = 平均TPOT
 metric-mean-ttft = 平均TTFT
 metric-mean-itl = 平均ITL

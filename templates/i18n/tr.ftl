@@ -20,6 +20,7 @@ unit-tokens = { $value } token
 metric-total-tps = Toplam TPS
 metric-output-tps = Çıkış TPS
 metric-request-throughput = İstek işlem hacmi
+metric-slo-load = SLO içinde kalan yük
 metric-mean-tpot = Ortalama TPOT
 metric-mean-ttft = Ortalama TTFT
 metric-mean-itl = Ortalama ITL

@@ -24,6 +24,7 @@ unit-tokens = { $value } 个 token
 metric-total-tps = 总 token 吞吐量
 metric-output-tps = 输出 token 吞吐量
 metric-request-throughput = 请求吞吐量
+metric-slo-load = 满足 SLO 的最大负载
 metric-mean-tpot = 平均 TPOT
 metric-mean-ttft = 平均 TTFT
 metric-mean-itl = 平均 ITL
