@@ -3,6 +3,7 @@
 
 pub mod adoption;
 pub mod chain;
+pub mod curves;
 pub mod delta;
 pub mod diff;
 pub mod history;
@@ -238,6 +239,9 @@ pub struct Analysis {
     /// What changed since the results the newest re-measurements superseded (another engine,
     /// version or command); `None` when nothing was measured again that way.
     pub changes: Option<Diff>,
+    /// The load curves of the profiles that have one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub curves: Vec<curves::CurveProfile>,
 }
 
 impl Analysis {
@@ -442,7 +446,10 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
         .collect();
     let total_gain = last.value.zip(chain.baseline.value).and_then(|(x, y)| objective.improvement(x, y));
 
+    // The configuration whose runs stand for a point (an identical one's, when reused).
+    let measured = |p: &Point| p.run.as_ref().map_or(p.source.clone(), |k| format!("{}/{}", k.stage, k.variant));
     let mut analysis = Analysis {
+        curves: curves::curves(study, &measured(&chain.baseline), &measured(last)),
         study: study.id.clone(),
         lower_is_better: objective.lower_is_better(),
         noise_threshold: spec.noise_threshold,

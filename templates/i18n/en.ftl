@@ -281,3 +281,34 @@ changes-figure-unclear = { $before } → { $after } ({ $change }: the runs canno
 ## Punctuation: items of a list, and a value after its name ("Total TPS: 13760.98 tok/s")
 list-separator = {", "}
 label-separator = {": "}
+
+# Load curves under a service-level objective
+curve-heading = Load within the SLO: { $profile }
+curve-answer = The optimized configuration serves up to { $load } { $unit } within { $slo }: { $ratio }× the baseline's { $base }.
+curve-answer-no-base = The optimized configuration serves up to { $load } { $unit } within { $slo }; the baseline met it at none of the loads measured.
+curve-answer-none = Neither configuration met { $slo } at any load measured.
+curve-unit-concurrency = requests at once
+curve-unit-rate = requests a second
+curve-stop = { $config }: { $points } points measured; { $why }
+curve-why-resolution = the boundary is exact, since { $above } already broke the SLO.
+curve-why-upper-bound = every load up to the upper bound, { $max }, met the SLO, so this configuration may carry more.
+curve-why-below-lower-bound = even the lowest load, { $min }, broke the SLO.
+curve-why-budget = the point budget ran out, so the boundary lies between { $boundary } and { $above }.
+curve-why-budget-open = the point budget ran out above { $boundary }, before any load broke the SLO.
+curve-why-plateau = throughput stopped growing at { $boundary }, so larger loads were not measured.
+curve-why-list-done = every listed load was measured.
+curve-why-unfinished = the search has not finished; `perflab run` goes on from these points.
+curve-violations = { $config } does not degrade steadily: { $loads } met the SLO above a load that broke it.
+curve-kept-up = { $config } at { $loads }: fewer than 80% of the offered requests were in flight, so the point measured less load than it names.
+curve-col-concurrency = Requests at once
+curve-col-rate = Requests a second
+curve-met = ✓ within the SLO
+curve-broken = ✗ outside the SLO
+slo-limit = { $stat } { $latency } { $value }
+slo-and = { $list } and { $last }
+slo-success = a success rate of at least { $share }%
+slo-stat-mean = mean
+slo-stat-median = median
+slo-stat-p90 = p90
+slo-stat-p95 = p95
+slo-stat-p99 = p99

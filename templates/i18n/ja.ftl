@@ -250,3 +250,34 @@ changes-figure-unclear = { $before } → { $after }（{ $change }：ノイズと
 ## 句読点：列挙は読点、名前と値のあいだは全角コロン
 list-separator = 、
 label-separator = ：
+
+# サービスレベル目標の下での負荷曲線
+curve-heading = SLO を満たす負荷：{ $profile }
+curve-answer = 最適化後の構成は { $slo } 以内で最大 { $load } リクエスト（{ $unit }）を処理でき、ベースラインの { $base } の { $ratio } 倍です。
+curve-answer-no-base = 最適化後の構成は { $slo } 以内で最大 { $load } リクエスト（{ $unit }）を処理できます。ベースラインは測定したどの負荷でも目標を満たしませんでした。
+curve-answer-none = どちらの構成も、測定したどの負荷でも { $slo } を満たしませんでした。
+curve-unit-concurrency = 同時
+curve-unit-rate = 毎秒
+curve-stop = { $config }：{ $points } 点を測定。{ $why }
+curve-why-resolution = 負荷 { $above } で SLO を超えたため、境界は正確です。
+curve-why-upper-bound = 上限 { $max } までのすべての負荷で SLO を満たしたため、この構成はさらに多くを処理できる可能性があります。
+curve-why-below-lower-bound = 最小の負荷 { $min } でも SLO を超えました。
+curve-why-budget = 測定点の上限に達したため、境界は { $boundary } と { $above } の間にあります。
+curve-why-budget-open = どの負荷も SLO を超える前に、{ $boundary } より上で測定点の上限に達しました。
+curve-why-plateau = スループットが { $boundary } で伸びなくなったため、それより大きな負荷は測定していません。
+curve-why-list-done = 一覧のすべての負荷を測定しました。
+curve-why-unfinished = 探索はまだ終わっていません。`perflab run` はこれらの点から続けます。
+curve-violations = { $config } の曲線は単調ではありません：負荷 { $loads } は SLO を超えた負荷より大きいのに SLO を満たしました。
+curve-kept-up = { $config } の負荷 { $loads }：同時に処理中のリクエストが指定負荷の 80% に届かず、この点は名目より小さな負荷を測っています。
+curve-col-concurrency = 同時リクエスト数
+curve-col-rate = 毎秒リクエスト数
+curve-met = ✓ SLO を満たす
+curve-broken = ✗ SLO を超える
+slo-limit = { $stat } { $latency } { $value }
+slo-and = { $list }、{ $last }
+slo-success = 成功率 { $share }% 以上
+slo-stat-mean = 平均
+slo-stat-median = 中央値
+slo-stat-p90 = p90
+slo-stat-p95 = p95
+slo-stat-p99 = p99

@@ -252,3 +252,34 @@ changes-figure-unclear = { $before } → { $after } ({ $change }; koşular bunu 
 ## Noktalama: bir listenin öğeleri ve adından sonra gelen değer
 list-separator = {", "}
 label-separator = {": "}
+
+# Hizmet düzeyi hedefi altında yük eğrileri
+curve-heading = SLO içinde kalan yük: { $profile }
+curve-answer = Optimize edilmiş yapılandırma { $slo } sınırları içinde { $unit } { $load } isteğe kadar hizmet veriyor; bu, temel yapılandırmanın { $base } değerinin { $ratio } katı.
+curve-answer-no-base = Optimize edilmiş yapılandırma { $slo } sınırları içinde { $unit } { $load } isteğe kadar hizmet veriyor; temel yapılandırma ölçülen yüklerin hiçbirinde bu hedefi tutturamadı.
+curve-answer-none = Ölçülen yüklerin hiçbirinde iki yapılandırma da { $slo } hedefini tutturamadı.
+curve-unit-concurrency = aynı anda
+curve-unit-rate = saniyede
+curve-stop = { $config }: { $points } nokta ölçüldü; { $why }
+curve-why-resolution = sınır kesin, çünkü { $above } yükünde SLO zaten aşıldı.
+curve-why-upper-bound = üst sınır olan { $max } dahil her yükte SLO tutuldu; bu yapılandırma daha fazlasını da taşıyabilir.
+curve-why-below-lower-bound = en düşük yük olan { $min } bile SLO'yu aştı.
+curve-why-budget = nokta bütçesi tükendi; sınır { $boundary } ile { $above } arasında.
+curve-why-budget-open = nokta bütçesi { $boundary } yükünün üstünde, hiçbir yük SLO'yu aşmadan tükendi.
+curve-why-plateau = işlem hacmi { $boundary } yükünde artmayı bıraktı; daha büyük yükler ölçülmedi.
+curve-why-list-done = listedeki her yük ölçüldü.
+curve-why-unfinished = arama henüz bitmedi; `perflab run` bu noktalardan devam eder.
+curve-violations = { $config } düzenli biçimde kötüleşmiyor: { $loads } yükü, SLO'yu aşan bir yükün üstünde olduğu hâlde hedefi tuttu.
+curve-kept-up = { $config }, { $loads } yükünde: sunulan isteklerin %80'inden azı aynı anda işlendi; bu nokta adının söylediğinden daha az yük ölçtü.
+curve-col-concurrency = Eş zamanlı istek
+curve-col-rate = Saniyedeki istek
+curve-met = ✓ SLO içinde
+curve-broken = ✗ SLO dışında
+slo-limit = { $stat } { $latency } { $value }
+slo-and = { $list } ve { $last }
+slo-success = en az %{ $share } başarı oranı
+slo-stat-mean = ortalama
+slo-stat-median = medyan
+slo-stat-p90 = p90
+slo-stat-p95 = p95
+slo-stat-p99 = p99

@@ -250,3 +250,34 @@ changes-figure-unclear = { $before } → { $after }（{ $change }：这些运行
 ## 标点：列表各项之间用顿号，名称与数值之间用全角冒号
 list-separator = 、
 label-separator = ：
+
+# 服务等级目标下的负载曲线
+curve-heading = 满足 SLO 的负载：{ $profile }
+curve-answer = 在 { $slo } 以内，优化后的配置最多可服务 { $load } 个请求（{ $unit }），是基线 { $base } 的 { $ratio } 倍。
+curve-answer-no-base = 在 { $slo } 以内，优化后的配置最多可服务 { $load } 个请求（{ $unit }）；基线在所有测量负载下都未达到该目标。
+curve-answer-none = 两种配置在所有测量负载下都未达到 { $slo }。
+curve-unit-concurrency = 同时
+curve-unit-rate = 每秒
+curve-stop = { $config }：测量了 { $points } 个点；{ $why }
+curve-why-resolution = 边界是精确的，因为负载 { $above } 已超出 SLO。
+curve-why-upper-bound = 直到上限 { $max } 的每个负载都满足 SLO，该配置可能还能承载更多。
+curve-why-below-lower-bound = 即使最低负载 { $min } 也超出了 SLO。
+curve-why-budget = 测量点预算已用完，边界位于 { $boundary } 与 { $above } 之间。
+curve-why-budget-open = 测量点预算在 { $boundary } 之上用完，此时还没有负载超出 SLO。
+curve-why-plateau = 吞吐量在 { $boundary } 处不再增长，因此未测量更大的负载。
+curve-why-list-done = 列表中的每个负载都已测量。
+curve-why-unfinished = 搜索尚未结束；`perflab run` 会从这些点继续。
+curve-violations = { $config } 的曲线并非单调：负载 { $loads } 高于某个超出 SLO 的负载，却满足了 SLO。
+curve-kept-up = { $config } 在负载 { $loads } 下：同时在处理的请求不到所给负载的 80%，该点实际测得的负载低于其标称值。
+curve-col-concurrency = 并发请求数
+curve-col-rate = 每秒请求数
+curve-met = ✓ 满足 SLO
+curve-broken = ✗ 超出 SLO
+slo-limit = { $stat } { $latency } { $value }
+slo-and = { $list }、{ $last }
+slo-success = 成功率至少 { $share }%
+slo-stat-mean = 平均
+slo-stat-median = 中位数
+slo-stat-p90 = p90
+slo-stat-p95 = p95
+slo-stat-p99 = p99

@@ -11,6 +11,7 @@
 pub mod age;
 mod chart_data;
 mod conclusion;
+pub mod curves;
 mod evidence;
 mod gains;
 pub(in crate::render) use gains::mark_trend;
@@ -178,6 +179,8 @@ pub struct PageView {
     pub changes: Option<age::ChangesView>,
     /// How many runs stand behind the figures (single runs, or means of repeats).
     pub evidence: String,
+    /// The load curves of the profiles that have one.
+    pub curves: Vec<curves::CurveView>,
 }
 
 /// A table cell: no line breaks, no column separators.
@@ -349,6 +352,7 @@ pub fn build(
         (c.msg("export-json")?, markdown::url_path(&format!("{}{}.json", links.data, study.id))),
     ];
     Ok(PageView {
+        curves: x.curves()?,
         evidence: x.evidence()?,
         comparison_chart,
         progression_chart,

@@ -1,0 +1,163 @@
+//! The load curves a page and `perflab analyze` show: for each curve profile, the baseline's
+//! and the optimized configuration's points, their boundary under the SLO, why each search
+//! stopped, loads that contradict a monotone curve, achieved against offered load, and the
+//! throughput per GPU against tokens a second a user of every configuration's boundary.
+
+use crate::metric::load::{Answer, Axis, Slo, Tradeoff, Verdict, answer, frontier};
+use crate::study::Study;
+use serde::Serialize;
+
+/// A point whose achieved load is below this share of the offered one did not get the load it
+/// was meant to measure (the client or the server could not keep up).
+pub const KEEP_UP: f64 = 0.8;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CurvePoint {
+    pub load: u64,
+    /// The run that holds it (`stage/variant/profile@load`).
+    pub run: String,
+    /// Each limited metric's value, in the SLO's order (`None`: not reported).
+    pub limited: Vec<(String, Option<f64>)>,
+    pub output_throughput: Option<f64>,
+    /// Mean time per output token: 1000 ÷ it is the tokens a second each user sees.
+    pub mean_tpot_ms: Option<f64>,
+    pub verdict: Verdict,
+    /// Requests in flight on average (Little's law: request throughput × mean end-to-end
+    /// latency) for a concurrency axis; requests a second for a rate axis.
+    pub achieved: Option<f64>,
+    /// Whether the achieved load reached [`KEEP_UP`] of the offered one.
+    pub kept_up: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Curve {
+    /// `stage/variant`.
+    pub config: String,
+    pub points: Vec<CurvePoint>,
+    #[serde(flatten)]
+    pub answer: Answer,
+    /// The GPUs the configuration uses, as the study declares them.
+    pub gpus: u32,
+}
+
+impl Curve {
+    /// The boundary point, when a load met the SLO.
+    pub fn boundary_point(&self) -> Option<&CurvePoint> {
+        let b = self.answer.boundary?;
+        self.points.iter().find(|p| p.load == b)
+    }
+}
+
+/// One configuration's boundary on the Pareto chart.
+#[derive(Debug, Clone, Serialize)]
+pub struct ParetoPoint {
+    pub config: String,
+    #[serde(flatten)]
+    pub at: Tradeoff,
+    pub on_frontier: bool,
+    pub recommended: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CurveProfile {
+    pub profile: String,
+    pub axis: Axis,
+    pub slo: Slo,
+    pub baseline: Option<Curve>,
+    pub optimized: Option<Curve>,
+    /// The boundary of every configuration the study measured on this profile.
+    pub pareto: Vec<ParetoPoint>,
+}
+
+/// A configuration's curve on `profile`, when it measured one.
+pub fn curve(study: &Study, config: &str, profile: &str) -> Option<Curve> {
+    let (stage, variant) = config.split_once('/')?;
+    let (_, spec) = study.curve(profile)?;
+    let points = study.points(stage, variant, profile);
+    if points.is_empty() {
+        return None;
+    }
+    let slo = study.slo(profile);
+    let probes: Vec<_> = points.iter().map(|p| p.probe()).collect();
+    let answer = answer(&spec.loads(), &probes);
+    let points = points
+        .iter()
+        .map(|p| {
+            let m = |k: &str| p.block.as_ref().and_then(|b| b.metric(k));
+            let achieved = match spec.axis {
+                Axis::Concurrency => {
+                    m("request_throughput").zip(m("mean_e2el_ms")).map(|(rate, e2e)| rate * e2e / 1000.0)
+                }
+                Axis::Rate => m("request_throughput"),
+            };
+            CurvePoint {
+                load: p.load,
+                run: p.key.name(),
+                limited: slo.limits.iter().map(|l| (l.key(), m(&l.key()))).collect(),
+                output_throughput: m("output_throughput"),
+                mean_tpot_ms: m("mean_tpot_ms"),
+                verdict: p.verdict.clone(),
+                achieved,
+                kept_up: achieved.map(|a| a >= KEEP_UP * p.load as f64),
+            }
+        })
+        .collect();
+    Some(Curve { config: config.to_string(), points, answer, gpus: gpus(study, config) })
+}
+
+/// The GPUs a configuration declares (its variant's `gpus`, else the study's, else 1).
+fn gpus(study: &Study, config: &str) -> u32 {
+    let own = study.variant(config).and_then(|(_, v)| v.gpus.as_ref());
+    own.or(study.spec.gpus.as_ref()).map_or(1, |g| *g.get_ref()).max(1)
+}
+
+/// The curves of every curve profile the baseline and the optimized configuration are
+/// compared on.
+pub fn curves(study: &Study, baseline: &str, optimized: &str) -> Vec<CurveProfile> {
+    study
+        .compare_profiles()
+        .iter()
+        .filter_map(|p| {
+            let id = p.id.get_ref();
+            let (_, spec) = study.curve(id)?;
+            let configs: Vec<String> = study
+                .spec
+                .stages
+                .iter()
+                .flat_map(|s| s.variants.iter().map(move |v| format!("{}/{}", s.id.get_ref(), v.id.get_ref())))
+                .collect();
+            let measured: Vec<Curve> = configs.iter().filter_map(|c| curve(study, c, id)).collect();
+            Some(CurveProfile {
+                profile: id.clone(),
+                axis: spec.axis,
+                slo: study.slo(id),
+                baseline: curve(study, baseline, id),
+                optimized: curve(study, optimized, id),
+                pareto: pareto(&measured, optimized),
+            })
+        })
+        .collect()
+}
+
+/// Every configuration's boundary as throughput per GPU against tokens a second a user, and
+/// which of them the frontier keeps.
+fn pareto(curves: &[Curve], recommended: &str) -> Vec<ParetoPoint> {
+    let mut out: Vec<ParetoPoint> = curves
+        .iter()
+        .filter_map(|c| {
+            let p = c.boundary_point()?;
+            let per_user = p.mean_tpot_ms.filter(|t| *t > 0.0).map(|t| 1000.0 / t)?;
+            Some(ParetoPoint {
+                config: c.config.clone(),
+                at: Tradeoff { per_gpu: p.output_throughput? / c.gpus as f64, per_user },
+                on_frontier: false,
+                recommended: c.config == recommended,
+            })
+        })
+        .collect();
+    let at: Vec<Tradeoff> = out.iter().map(|p| p.at.clone()).collect();
+    for i in frontier(&at) {
+        out[i].on_frontier = true;
+    }
+    out
+}

@@ -1,0 +1,206 @@
+//! The load curves of a page: for each curve profile, the sentence that answers "how much load
+//! within the SLO", why each search stopped, and the points of the baseline and the optimized
+//! configuration side by side.
+
+use super::{Ctx, Table, cell};
+use crate::analysis::curves::{Curve, CurvePoint, CurveProfile};
+use crate::metric::load::{Axis, Limit, Slo, Stat, Stop};
+use crate::render::i18n::I18nError;
+use serde::Serialize;
+
+#[derive(Debug, Serialize)]
+pub struct CurveView {
+    pub title: String,
+    /// The answer, then why each search stopped, then what the curve contradicts.
+    pub lines: Vec<String>,
+    pub table: Table,
+}
+
+impl Ctx<'_> {
+    pub(super) fn curves(&self) -> Result<Vec<CurveView>, I18nError> {
+        self.analysis.curves.iter().map(|cp| self.curve_view(cp)).collect()
+    }
+
+    fn curve_view(&self, cp: &CurveProfile) -> Result<CurveView, I18nError> {
+        let c = self.c;
+        let title = c.fmt("curve-heading", &[("profile", &self.profile_name(&cp.profile))])?;
+        let slo = self.slo_text(&cp.slo)?;
+        let unit = c.msg(match cp.axis {
+            Axis::Concurrency => "curve-unit-concurrency",
+            Axis::Rate => "curve-unit-rate",
+        })?;
+        let base = cp.baseline.as_ref().and_then(|b| b.answer.boundary);
+        let opt = cp.optimized.as_ref().and_then(|b| b.answer.boundary);
+        let n = |x: u64| c.number(x as f64, 0);
+        let answer = match (opt, base) {
+            (Some(o), Some(b)) if b > 0 => c.fmt(
+                "curve-answer",
+                &[
+                    ("load", &n(o)),
+                    ("unit", &unit),
+                    ("slo", &slo),
+                    ("ratio", &c.number(o as f64 / b as f64, 2)),
+                    ("base", &n(b)),
+                ],
+            )?,
+            (Some(o), _) => c.fmt("curve-answer-no-base", &[("load", &n(o)), ("unit", &unit), ("slo", &slo)])?,
+            (None, _) => c.fmt("curve-answer-none", &[("slo", &slo)])?,
+        };
+        let mut lines = vec![answer];
+        let sides = [cp.baseline.as_ref(), cp.optimized.as_ref()];
+        let mut seen = Vec::new();
+        for curve in sides.into_iter().flatten() {
+            if seen.contains(&&curve.config) {
+                continue;
+            }
+            seen.push(&curve.config);
+            lines.push(self.stop_line(curve)?);
+            if !curve.answer.violations.is_empty() {
+                let loads: Vec<String> = curve.answer.violations.iter().map(|l| n(*l)).collect();
+                lines.push(c.fmt(
+                    "curve-violations",
+                    &[("config", &self.label(&curve.config)), ("loads", &loads.join(&c.msg("list-separator")?))],
+                )?);
+            }
+            let short: Vec<String> =
+                curve.points.iter().filter(|p| p.kept_up == Some(false)).map(|p| n(p.load)).collect();
+            if !short.is_empty() {
+                lines.push(c.fmt(
+                    "curve-kept-up",
+                    &[("config", &self.label(&curve.config)), ("loads", &short.join(&c.msg("list-separator")?))],
+                )?);
+            }
+        }
+        Ok(CurveView { title, lines, table: self.curve_table(cp)? })
+    }
+
+    fn stop_line(&self, curve: &Curve) -> Result<String, I18nError> {
+        let c = self.c;
+        let n = |x: u64| c.number(x as f64, 0);
+        let boundary = curve.answer.boundary.unwrap_or(0);
+        let above = curve.points.iter().map(|p| p.load).filter(|l| *l > boundary && !self.met_at(curve, *l)).min();
+        let (key, extra): (&str, Vec<(&str, String)>) = match curve.answer.stop {
+            Some(Stop::Resolution) => ("curve-why-resolution", vec![("above", n(above.unwrap_or(boundary)))]),
+            Some(Stop::UpperBound) => ("curve-why-upper-bound", vec![("max", n(boundary))]),
+            Some(Stop::BelowLowerBound) => {
+                ("curve-why-below-lower-bound", vec![("min", n(curve.points.first().map_or(0, |p| p.load)))])
+            }
+            Some(Stop::Budget) => match above {
+                Some(a) => ("curve-why-budget", vec![("boundary", n(boundary)), ("above", n(a))]),
+                None => ("curve-why-budget-open", vec![("boundary", n(boundary))]),
+            },
+            Some(Stop::Plateau) => ("curve-why-plateau", vec![("boundary", n(boundary))]),
+            Some(Stop::ListDone) => ("curve-why-list-done", vec![]),
+            None => ("curve-why-unfinished", vec![]),
+        };
+        let args: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let why = c.fmt(key, &args)?;
+        c.fmt(
+            "curve-stop",
+            &[("config", &self.label(&curve.config)), ("points", &n(curve.points.len() as u64)), ("why", &why)],
+        )
+    }
+
+    fn met_at(&self, curve: &Curve, load: u64) -> bool {
+        curve.points.iter().filter(|p| p.load == load).all(|p| p.verdict.met)
+    }
+
+    /// The SLO as a reader says it: "p99 TTFT 500 ms and mean TPOT 50 ms".
+    fn slo_text(&self, slo: &Slo) -> Result<String, I18nError> {
+        let c = self.c;
+        let mut parts = slo.limits.iter().map(|l| self.limit_text(l)).collect::<Result<Vec<_>, _>>()?;
+        if let Some(min) = slo.min_success_rate {
+            let share = min * 100.0;
+            parts.push(c.fmt("slo-success", &[("share", &c.number(share, if share.fract() == 0.0 { 0 } else { 1 }))])?);
+        }
+        Ok(match parts.len() {
+            0 => String::new(),
+            1 => parts.remove(0),
+            _ => {
+                let last = parts.pop().unwrap_or_default();
+                c.fmt("slo-and", &[("list", &parts.join(&c.msg("list-separator")?)), ("last", &last)])?
+            }
+        })
+    }
+
+    fn limit_text(&self, l: &Limit) -> Result<String, I18nError> {
+        let c = self.c;
+        let stat = stat_word(c, l.stat)?;
+        let latency = l.latency_name().to_uppercase();
+        let value = c.fmt("unit-ms", &[("value", &c.number(l.max_ms, if l.max_ms.fract() == 0.0 { 0 } else { 2 }))])?;
+        c.fmt("slo-limit", &[("stat", &stat), ("latency", &latency), ("value", &value)])
+    }
+
+    fn curve_table(&self, cp: &CurveProfile) -> Result<Table, I18nError> {
+        let c = self.c;
+        let mut loads: Vec<u64> = [&cp.baseline, &cp.optimized]
+            .iter()
+            .filter_map(|x| x.as_ref())
+            .flat_map(|cv| cv.points.iter().map(|p| p.load))
+            .collect();
+        loads.sort_unstable();
+        loads.dedup();
+        let at = |cv: &Option<Curve>, load: u64| -> Option<CurvePoint> {
+            cv.as_ref().and_then(|cv| cv.points.iter().find(|p| p.load == load).cloned())
+        };
+        let mut rows = Vec::new();
+        for load in loads {
+            let mut row = vec![cell(&c.number(load as f64, 0))];
+            for side in [&cp.baseline, &cp.optimized] {
+                row.push(cell(&match at(side, load) {
+                    Some(p) => self.point_cell(&p)?,
+                    None => String::new(),
+                }));
+            }
+            rows.push(row);
+        }
+        let baseline = self.label(&self.analysis.baseline.source);
+        Ok(Table {
+            headers: vec![
+                c.msg(match cp.axis {
+                    Axis::Concurrency => "curve-col-concurrency",
+                    Axis::Rate => "curve-col-rate",
+                })?,
+                c.fmt("table-baseline", &[("baseline", &baseline)])?,
+                c.msg("table-optimized")?,
+            ],
+            rows,
+        })
+    }
+
+    fn point_cell(&self, p: &CurvePoint) -> Result<String, I18nError> {
+        let c = self.c;
+        let mark = c.msg(if p.verdict.met { "curve-met" } else { "curve-broken" })?;
+        let mut parts = vec![mark];
+        let tps = self.study.metric("output_throughput");
+        if let Some(v) = p.output_throughput {
+            parts.push(self.value(&tps, Some(v))?);
+        }
+        for (key, v) in &p.limited {
+            let Some(v) = v else { continue };
+            let m = self.study.metric(key);
+            let name = match Limit::parse(key, 0.0) {
+                Some(l) => self.limit_name(&l)?,
+                None => key.clone(),
+            };
+            parts.push(format!("{name} {}", self.value(&m, Some(*v))?));
+        }
+        Ok(parts.join("<br>"))
+    }
+
+    fn limit_name(&self, l: &Limit) -> Result<String, I18nError> {
+        let stat = stat_word(self.c, l.stat)?;
+        Ok(format!("{stat} {}", l.latency_name().to_uppercase()))
+    }
+}
+
+/// A statistic as a page names it (`mean`, `p99`).
+fn stat_word(c: &crate::render::i18n::Catalog, stat: Stat) -> Result<String, I18nError> {
+    c.msg(match stat {
+        Stat::Mean => "slo-stat-mean",
+        Stat::Median => "slo-stat-median",
+        Stat::P90 => "slo-stat-p90",
+        Stat::P95 => "slo-stat-p95",
+        Stat::P99 => "slo-stat-p99",
+    })
+}
