@@ -153,7 +153,15 @@ impl Slo {
 #[serde(rename_all = "snake_case")]
 pub enum Loads {
     List(Vec<u64>),
-    Search { min: u64, max: u64, points: u32, step: u64 },
+    /// `plateau`: stop once throughput stops growing while the SLO holds (for a search after
+    /// the most throughput rather than the most load).
+    Search {
+        min: u64,
+        max: u64,
+        points: u32,
+        step: u64,
+        plateau: bool,
+    },
 }
 
 impl Loads {
@@ -198,7 +206,7 @@ pub enum Stop {
     /// The point budget ran out before the boundary was found to one step.
     Budget,
     /// Throughput grew less than [`PLATEAU`] over the last step while the SLO still held:
-    /// more load would not serve more.
+    /// more load would not serve more (only when the search is told to stop there).
     Plateau,
 }
 
@@ -243,7 +251,7 @@ pub fn next(loads: &Loads, points: &[Probe]) -> Next {
             Some(l) => Next::Measure(*l),
             None => Next::Done(Stop::ListDone),
         },
-        Loads::Search { min, max, points: budget, step } => {
+        Loads::Search { min, max, points: budget, step, plateau: stop_on_plateau } => {
             let step = (*step).max(1);
             let measured = seen.keys().filter(|l| (*min..=*max).contains(*l)).count();
             let Some(first) = seen.get(min) else {
@@ -255,6 +263,7 @@ pub fn next(loads: &Loads, points: &[Probe]) -> Next {
             let (lo, hi) = bracket(&seen, *min, *max);
             // A plateau is judged while doubling: during bisection the steps are small by design.
             if hi.is_none()
+                && *stop_on_plateau
                 && let Some(stop) = plateau(&seen, lo)
             {
                 return Next::Done(stop);
@@ -352,7 +361,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn search(min: u64, max: u64, points: u32) -> Loads {
-        Loads::Search { min, max, points, step: 1 }
+        Loads::Search { min, max, points, step: 1, plateau: false }
     }
 
     /// Runs the search on a curve that meets the SLO up to `edge`; the probes and the answer.
@@ -389,7 +398,7 @@ mod tests {
 
     #[test]
     fn a_flat_throughput_stops_the_search() {
-        let loads = search(1, 512, 12);
+        let loads = Loads::Search { min: 1, max: 512, points: 12, step: 1, plateau: true };
         let mut points = Vec::new();
         while let Next::Measure(l) = next(&loads, &points) {
             points.push(Probe { load: l, met: true, throughput: Some((l as f64).min(8.0)) });

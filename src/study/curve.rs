@@ -33,6 +33,10 @@ pub struct LoadSpec {
     /// The search ends when a passing and a failing load are this close (default 1).
     #[serde(default)]
     pub step: Option<Spanned<u64>>,
+    /// Stop doubling once throughput grows less than 5% a step while the SLO holds: for a
+    /// search after the most throughput, not the most load (default false).
+    #[serde(default)]
+    pub stop_on_plateau: bool,
 }
 
 fn concurrency() -> Axis {
@@ -72,6 +76,7 @@ impl LoadSpec {
                 max: self.max.as_ref().map_or(1, |m| *m.get_ref()),
                 points: self.points.as_ref().map_or(DEFAULT_POINTS, |p| *p.get_ref()),
                 step: self.step.as_ref().map_or(1, |s| *s.get_ref()),
+                plateau: self.stop_on_plateau,
             },
         }
     }
@@ -178,10 +183,10 @@ fn check_profile(study: &Study, p: &Profile, load: &Spanned<LoadSpec>, out: &mut
             } else if v.len() > MAX_POINTS as usize {
                 out.push(study.diag_at(values, format!("profile `{id}` load.values: at most {MAX_POINTS} loads")));
             }
-            if spec.points.is_some() || spec.step.is_some() {
+            if spec.points.is_some() || spec.step.is_some() || spec.stop_on_plateau {
                 out.push(study.diag_at(
                     load,
-                    format!("profile `{id}` load: `points` and `step` belong to a search (`min`, `max`), not a list"),
+                    format!("profile `{id}` load: `points`, `step` and `stop_on_plateau` belong to a search (`min`, `max`), not a list"),
                 ));
             }
         }

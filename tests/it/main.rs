@@ -11,6 +11,7 @@ mod browser;
 mod catalogs;
 mod check;
 mod corpus;
+mod curves;
 mod dropin;
 mod engine;
 mod faults;
