@@ -184,6 +184,38 @@ fn a_search_goes_on_from_the_points_an_earlier_start_measured() {
     assert_eq!(attempts(1), 4);
     assert_eq!(attempts(1) + attempts(2), loads.len());
     assert_eq!(second["stop"], "resolution", "{second}");
+    the_page_says_the_answer(&dir, second["boundary"].as_u64().unwrap());
+}
+
+/// The page of a one-configuration curve study: the answer in English and Turkish, why the
+/// search stopped, every point in the table, the charts, byte for byte the same when built again.
+fn the_page_says_the_answer(dir: &Path, boundary: u64) {
+    let (code, en, err) = common::perflab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(en.contains(&format!("serves up to {boundary} requests at once within mean TPOT 5.5 ms")), "{en}");
+    assert!(en.contains("the boundary is exact, since"), "{en}");
+    for chart in ["curve-chat.svg", "curve-chat-latency.svg", "pareto-chat.svg"] {
+        assert!(en.contains(chart), "{chart}: {en}");
+    }
+    let (code, tr, _) = common::perflab(&["report", dir.to_str().unwrap(), "--locale", "tr"]);
+    assert_eq!(code, 0);
+    assert!(tr.contains(&format!("aynı anda {boundary} isteğe kadar hizmet veriyor")), "{tr}");
+    let site = |name: &str| {
+        let out = dir.parent().unwrap().join(name);
+        let (code, _, err) = common::perflab(&[
+            "build",
+            "--results",
+            dir.parent().unwrap().to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let svg = out.join("md/en/curve/curve-chat-latency.svg");
+        std::fs::read_to_string(&svg).unwrap_or_else(|e| panic!("{}: {e}", svg.display()))
+    };
+    let (first, again) = (site("site-a"), site("site-b"));
+    assert_eq!(first, again);
+    assert!(first.contains("SLO: mean TPOT 5.5 ms") && first.contains("role=\"img\""), "{first}");
 }
 
 /// What `check` says of a malformed `load` or `slo`, at the line and column of the key.

@@ -120,6 +120,9 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
         crate::render::charts::progression(&title, &axis, &points, &point_intervals, &format, &ticks),
         c,
     );
+    for (name, chart) in x.curve_charts()? {
+        push(&mut out, name, chart, c);
+    }
     Ok(out)
 }
 

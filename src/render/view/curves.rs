@@ -2,10 +2,12 @@
 //! within the SLO", why each search stopped, and the points of the baseline and the optimized
 //! configuration side by side.
 
-use super::{Ctx, Table, cell};
+use super::{Ctx, CurveChart, Image, Links, Table, cell, curve_chart};
 use crate::analysis::curves::{Curve, CurvePoint, CurveProfile};
 use crate::metric::load::{Axis, Limit, Slo, Stat, Stop};
+use crate::render::charts::{Chart, Series, xy};
 use crate::render::i18n::I18nError;
+use crate::render::markdown;
 use serde::Serialize;
 
 #[derive(Debug, Serialize)]
@@ -14,14 +16,107 @@ pub struct CurveView {
     /// The answer, then why each search stopped, then what the curve contradicts.
     pub lines: Vec<String>,
     pub table: Table,
+    pub charts: Vec<Image>,
 }
 
 impl Ctx<'_> {
-    pub(super) fn curves(&self) -> Result<Vec<CurveView>, I18nError> {
-        self.analysis.curves.iter().map(|cp| self.curve_view(cp)).collect()
+    pub(super) fn curves(&self, links: &Links) -> Result<Vec<CurveView>, I18nError> {
+        self.analysis.curves.iter().map(|cp| self.curve_view(cp, links)).collect()
     }
 
-    fn curve_view(&self, cp: &CurveProfile) -> Result<CurveView, I18nError> {
+    /// Every curve profile's charts, by file name.
+    pub(super) fn curve_charts(&self) -> Result<Vec<(String, Chart)>, I18nError> {
+        let mut out = Vec::new();
+        for cp in &self.analysis.curves {
+            for (which, _, chart) in self.charts_of(cp)? {
+                out.push((curve_chart(&cp.profile, which), chart));
+            }
+        }
+        Ok(out)
+    }
+
+    fn charts_of(&self, cp: &CurveProfile) -> Result<Vec<(CurveChart, String, Chart)>, I18nError> {
+        let c = self.c;
+        let profile = self.profile_name(&cp.profile);
+        let load_name = c.msg(match cp.axis {
+            Axis::Concurrency => "curve-col-concurrency",
+            Axis::Rate => "curve-col-rate",
+        })?;
+        let sides = [(&cp.baseline, false), (&cp.optimized, true)];
+        let series = |y: &dyn Fn(&CurvePoint) -> Option<f64>| -> Result<Vec<Series>, I18nError> {
+            let mut out = Vec::new();
+            for (curve, optimized) in sides {
+                let Some(curve) = curve else { continue };
+                let points: Vec<(f64, f64)> =
+                    curve.points.iter().filter_map(|p| Some((p.load as f64, y(p)?))).collect();
+                let marked = curve.answer.boundary.and_then(|b| {
+                    let i = curve.points.iter().filter(|p| y(p).is_some()).position(|p| p.load == b)?;
+                    Some((i, c.fmt("chart-boundary", &[("load", &c.number(b as f64, 0))]).ok()?))
+                });
+                let name = c.msg(if optimized { "chart-optimized" } else { "chart-baseline" })?;
+                out.push(Series { name, points, optimized, line: true, marked });
+            }
+            Ok(out)
+        };
+        let ticks = |v: f64| c.number(v, 0);
+        let tps = self.study.metric("output_throughput");
+        let tps_name = self.metric_name(&tps)?;
+        let title = c.fmt("chart-curve", &[("metric", &tps_name), ("profile", &profile)])?;
+        let mut out = vec![(
+            CurveChart::Throughput,
+            title.clone(),
+            xy(&title, &load_name, &tps_name, &series(&|p| p.output_throughput)?, None, &ticks, &ticks),
+        )];
+        if let Some(limit) = cp.slo.limits.first() {
+            let key = limit.key();
+            let name = self.limit_name(limit)?;
+            let title = c.fmt("chart-curve", &[("metric", &name), ("profile", &profile)])?;
+            let line = c.fmt("chart-slo-line", &[("limit", &self.limit_text(limit)?)])?;
+            let y = |p: &CurvePoint| p.limited.iter().find(|(k, _)| *k == key).and_then(|(_, v)| *v);
+            let ms = |v: f64| c.number(v, if v < 10.0 { 1 } else { 0 });
+            out.push((
+                CurveChart::Latency,
+                title.clone(),
+                xy(&title, &load_name, &format!("{name} (ms)"), &series(&y)?, Some((limit.max_ms, &line)), &ticks, &ms),
+            ));
+        }
+        if !cp.pareto.is_empty() {
+            let at = |p: &crate::analysis::curves::ParetoPoint| (p.at.per_user, p.at.per_gpu);
+            let mut frontier: Vec<(f64, f64)> = cp.pareto.iter().filter(|p| p.on_frontier).map(at).collect();
+            frontier.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let others: Vec<(f64, f64)> = cp.pareto.iter().filter(|p| !p.on_frontier).map(at).collect();
+            let marked = |list: &[(f64, f64)]| {
+                let r = cp.pareto.iter().find(|p| p.recommended)?;
+                let i = list.iter().position(|q| *q == at(r))?;
+                Some((i, c.fmt("chart-recommended", &[("config", &self.label(&r.config))]).ok()?))
+            };
+            let series = vec![
+                Series {
+                    name: c.msg("chart-frontier")?,
+                    marked: marked(&frontier),
+                    points: frontier,
+                    optimized: true,
+                    line: true,
+                },
+                Series {
+                    name: c.msg("chart-others")?,
+                    marked: marked(&others),
+                    points: others,
+                    optimized: false,
+                    line: false,
+                },
+            ];
+            let title = c.fmt("chart-pareto", &[("profile", &profile)])?;
+            out.push((
+                CurveChart::Pareto,
+                title.clone(),
+                xy(&title, &c.msg("chart-per-user")?, &c.msg("chart-per-gpu")?, &series, None, &ticks, &ticks),
+            ));
+        }
+        Ok(out)
+    }
+
+    fn curve_view(&self, cp: &CurveProfile, links: &Links) -> Result<CurveView, I18nError> {
         let c = self.c;
         let title = c.fmt("curve-heading", &[("profile", &self.profile_name(&cp.profile))])?;
         let slo = self.slo_text(&cp.slo)?;
@@ -71,7 +166,15 @@ impl Ctx<'_> {
                 )?);
             }
         }
-        Ok(CurveView { title, lines, table: self.curve_table(cp)? })
+        let charts = self
+            .charts_of(cp)?
+            .into_iter()
+            .map(|(which, title, _)| Image {
+                alt: title,
+                src: markdown::url_path(&format!("{}{}", links.charts, curve_chart(&cp.profile, which))),
+            })
+            .collect();
+        Ok(CurveView { title, lines, table: self.curve_table(cp)?, charts })
     }
 
     fn stop_line(&self, curve: &Curve) -> Result<String, I18nError> {
@@ -111,7 +214,7 @@ impl Ctx<'_> {
         let mut parts = slo.limits.iter().map(|l| self.limit_text(l)).collect::<Result<Vec<_>, _>>()?;
         if let Some(min) = slo.min_success_rate {
             let share = min * 100.0;
-            parts.push(c.fmt("slo-success", &[("share", &c.number(share, if share.fract() == 0.0 { 0 } else { 1 }))])?);
+            parts.push(c.fmt("slo-success", &[("share", &c.number(share, shortest_decimals(share)))])?);
         }
         Ok(match parts.len() {
             0 => String::new(),
@@ -127,7 +230,7 @@ impl Ctx<'_> {
         let c = self.c;
         let stat = stat_word(c, l.stat)?;
         let latency = l.latency_name().to_uppercase();
-        let value = c.fmt("unit-ms", &[("value", &c.number(l.max_ms, if l.max_ms.fract() == 0.0 { 0 } else { 2 }))])?;
+        let value = c.fmt("unit-ms", &[("value", &c.number(l.max_ms, shortest_decimals(l.max_ms)))])?;
         c.fmt("slo-limit", &[("stat", &stat), ("latency", &latency), ("value", &value)])
     }
 
@@ -203,4 +306,9 @@ fn stat_word(c: &crate::render::i18n::Catalog, stat: Stat) -> Result<String, I18
         Stat::P95 => "slo-stat-p95",
         Stat::P99 => "slo-stat-p99",
     })
+}
+
+/// The fewest decimals (up to 3) that show a limit as the study wrote it: 500, 5.5, 0.25.
+fn shortest_decimals(x: f64) -> usize {
+    (0..3).find(|d| ((x * 10f64.powi(*d as i32)).round() - x * 10f64.powi(*d as i32)).abs() < 1e-9).unwrap_or(3)
 }

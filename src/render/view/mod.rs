@@ -80,6 +80,22 @@ pub fn narrow_chart(name: &str) -> String {
     }
 }
 pub const PROGRESSION_CHART: &str = "progression.svg";
+/// A curve profile's charts: throughput and the limited latency against load, and the Pareto
+/// chart of every configuration's boundary.
+pub fn curve_chart(profile: &str, which: CurveChart) -> String {
+    match which {
+        CurveChart::Throughput => format!("curve-{profile}.svg"),
+        CurveChart::Latency => format!("curve-{profile}-latency.svg"),
+        CurveChart::Pareto => format!("pareto-{profile}.svg"),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CurveChart {
+    Throughput,
+    Latency,
+    Pareto,
+}
 
 #[derive(Debug, Serialize)]
 pub struct Table {
@@ -352,7 +368,7 @@ pub fn build(
         (c.msg("export-json")?, markdown::url_path(&format!("{}{}.json", links.data, study.id))),
     ];
     Ok(PageView {
-        curves: x.curves()?,
+        curves: x.curves(links)?,
         evidence: x.evidence()?,
         comparison_chart,
         progression_chart,
