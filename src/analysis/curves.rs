@@ -65,6 +65,8 @@ pub struct CurveProfile {
     pub slo: Slo,
     pub baseline: Option<Curve>,
     pub optimized: Option<Curve>,
+    /// Every configuration's curve on this profile (an identical configuration's stands for it).
+    pub configs: Vec<Curve>,
     /// The boundary of every configuration the study measured on this profile.
     pub pareto: Vec<ParetoPoint>,
 }
@@ -134,6 +136,7 @@ pub fn curves(study: &Study, baseline: &str, optimized: &str) -> Vec<CurveProfil
                 baseline: curve(study, baseline, id),
                 optimized: curve(study, optimized, id),
                 pareto: pareto(&measured, optimized),
+                configs: measured,
             })
         })
         .collect()

@@ -30,6 +30,10 @@ hardware = {{ en = "2 CPU cores", tr = "2 CPU çekirdeği" }}
 [benchmark]
 tool = "perflab bench"
 
+[slo]
+p99_ttft_ms = 5000
+min_success_rate = 1.0
+
 [[engine]]
 id = "vllm"
 name = "vLLM"
@@ -47,6 +51,16 @@ input_tokens = 32
 output_tokens = 16
 total_requests = 16
 max_concurrency = 4
+args = ["--tokenizer", "{{model}}"]
+
+[[profile]]
+id = "curve"
+name = {{ en = "Chat load curve", tr = "Sohbet yük eğrisi" }}
+dataset = "random"
+input_tokens = 32
+output_tokens = 16
+total_requests = 16
+load = {{ values = [1, 2, 4, 8] }}
 args = ["--tokenizer", "{{model}}"]
 
 [[stage]]
@@ -95,7 +109,7 @@ fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
     let ok = Manifest::read(&dir.join("runs/engine/vllm/attempts/1/chat.manifest.json")).unwrap();
     assert_eq!(ok.state, RunState::Done, "{err}");
     let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
-    let run = study.runs.values().next().unwrap();
+    let run = &study.runs[&perflab::study::RunKey::parse("engine/vllm/chat")];
     assert_eq!(run.block.metric("completed"), Some(16.0), "{}", run.text);
     assert_eq!(run.block.metric("total_input_tokens"), Some(16.0 * 32.0), "{}", run.text);
     assert_eq!(run.block.raw.get("Input tokens counted by"), Some("server usage"));
@@ -117,12 +131,31 @@ fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
         failure.message
     );
 
+    // The load curve: every listed load measured in the same engine start, each its own raw
+    // run, judged against the SLO; the boundary is the largest load with none failing below it.
+    let points = study.points("engine", "vllm", "curve");
+    assert_eq!(points.iter().map(|p| p.load).collect::<Vec<_>>(), vec![1, 2, 4, 8], "{err}");
+    for p in &points {
+        assert!(dir.join(format!("runs/engine/vllm/attempts/1/curve@{}.txt", p.load)).is_file());
+        let block = p.block.as_ref().expect("a result");
+        assert_eq!(block.metric("completed"), Some(16.0));
+        assert_eq!(p.verdict.met, block.metric("p99_ttft_ms").unwrap() <= 5000.0, "{:?}", p.verdict);
+    }
+    let expected = points.iter().take_while(|p| p.verdict.met).map(|p| p.load).last();
+    let (code, json, _) = common::perflab(&["analyze", dir.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let analysis: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let curve = &analysis["curves"][0]["baseline"];
+    assert_eq!(curve["boundary"].as_u64(), expected, "{curve}");
+    assert_eq!(curve["stop"], "list-done");
+
     // Its page renders in both languages, naming the failure.
     for locale in ["en", "tr"] {
         let (code, page, err) = common::perflab(&["report", dir.to_str().unwrap(), "--locale", locale]);
         assert_eq!(code, 0, "{err}");
         assert!(page.contains("--max-num-seqs 4"), "{page}");
         assert!(!page.contains("{port}"), "{page}");
+        assert!(page.contains("curve-curve.svg"), "{page}");
     }
 }
 
