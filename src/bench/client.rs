@@ -2,6 +2,7 @@
 
 use super::dataset::{Item, Prompt};
 use super::tokenizer::TokenCount;
+use crate::parse::requests::{self, RequestRecord};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
@@ -20,8 +21,13 @@ pub fn client() -> HttpClient {
 /// What one request gave. Times are seconds from the start of the benchmark.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
+    /// The order the request was sent in, from 0.
+    pub index: u64,
     pub success: bool,
     pub error: Option<String>,
+    /// When the request was due (its arrival time, or when a concurrency slot let it go).
+    pub scheduled: f64,
+    /// When it was sent.
     pub start: f64,
     pub end: f64,
     /// Seconds to the first token.
@@ -47,6 +53,27 @@ impl Outcome {
             0.0
         } else {
             (self.output_tokens as f64 / self.token_times.len() as f64).max(1.0)
+        }
+    }
+
+    /// The request as a record of the requests file, latencies in milliseconds. Latencies are
+    /// kept for a request that succeeded; a failed one keeps its TTFT if a token came.
+    pub fn record(&self) -> RequestRecord {
+        let ms = |s: f64| s * 1000.0;
+        let ok = self.success;
+        let (ttft, e2el) = (ms(self.ttft), ms(self.end - self.start));
+        RequestRecord {
+            index: self.index,
+            ok,
+            error: self.error.clone(),
+            input_tokens: Some(self.input_tokens),
+            output_tokens: ok.then_some(self.output_tokens),
+            scheduled_s: self.scheduled,
+            sent_s: self.start,
+            ttft_ms: (ok || !self.token_times.is_empty()).then_some(ttft),
+            tpot_ms: if ok { requests::tpot_ms(self.end - self.start, self.ttft, self.output_tokens) } else { None },
+            e2el_ms: ok.then_some(e2el),
+            itl_ms: self.itls.iter().map(|x| ms(*x)).collect(),
         }
     }
 }
