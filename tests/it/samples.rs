@@ -117,3 +117,29 @@ fn guidellm_numbers_mean_what_vllm_means_by_them() {
     let latency_per_token = b.metric("mean_e2el_ms").unwrap() / 64.0;
     assert!((tpot - latency_per_token).abs() < 0.05, "{tpot} vs {latency_per_token}");
 }
+
+/// guidellm 0.8's goodput fields: `request_goodput` (conforming requests over the duration, a
+/// distribution like `requests_per_second`) is vLLM's `request_goodput`; the share of requests
+/// that met the objectives stays raw. The real sample ran without objectives (nulls, read as
+/// nothing); the same file with the fields guidellm writes when objectives are set (values put
+/// in here, in guidellm's layout) is read with their meaning.
+#[test]
+fn guidellm_goodput_is_read_with_its_meaning() {
+    let name = "guidellm-0.8.1-completions-smoke.benchmarks.json";
+    let b = one(name);
+    assert_eq!(b.metric("request_goodput"), None);
+    assert_eq!(b.raw.get("slo_attainment"), None);
+
+    let mut doc: serde_json::Value = serde_json::from_str(&sample(name)).unwrap();
+    let metrics = &mut doc["benchmarks"][0]["metrics"];
+    let mut rate = metrics["requests_per_second"].clone();
+    rate["successful"]["mean"] = serde_json::json!(3.5);
+    metrics["request_goodput"] = rate;
+    metrics["slo_attainment"] = serde_json::json!(0.75);
+    metrics["slo_determined_requests"] = serde_json::json!(20);
+    let b = parse_str(&doc.to_string()).unwrap().remove(0);
+    assert_eq!(b.metric("request_goodput"), Some(3.5));
+    assert_eq!(b.raw.get("slo_attainment"), Some("0.75"));
+    assert_eq!(b.raw.get("slo_determined_requests"), Some("20"));
+    assert_eq!(b.metric("request_throughput"), one(name).metric("request_throughput"), "unchanged");
+}
