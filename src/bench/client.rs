@@ -2,6 +2,7 @@
 
 use super::dataset::{Item, Prompt};
 use super::tokenizer::TokenCount;
+use crate::parse::requests::{self, RequestRecord};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
@@ -20,8 +21,13 @@ pub fn client() -> HttpClient {
 /// What one request gave. Times are seconds from the start of the benchmark.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
+    /// The order the request was sent in, from 0.
+    pub index: u64,
     pub success: bool,
     pub error: Option<String>,
+    /// When the request was due (its arrival time, or when a concurrency slot let it go).
+    pub scheduled: f64,
+    /// When it was sent.
     pub start: f64,
     pub end: f64,
     /// Seconds to the first token.
@@ -47,6 +53,27 @@ impl Outcome {
             0.0
         } else {
             (self.output_tokens as f64 / self.token_times.len() as f64).max(1.0)
+        }
+    }
+
+    /// The request as a record of the requests file, latencies in milliseconds. Latencies are
+    /// kept for a request that succeeded; a failed one keeps its TTFT if a token came.
+    pub fn record(&self) -> RequestRecord {
+        let ms = |s: f64| s * 1000.0;
+        let ok = self.success;
+        let (ttft, e2el) = (ms(self.ttft), ms(self.end - self.start));
+        RequestRecord {
+            index: self.index,
+            ok,
+            error: self.error.clone(),
+            input_tokens: Some(self.input_tokens),
+            output_tokens: ok.then_some(self.output_tokens),
+            scheduled_s: self.scheduled,
+            sent_s: self.start,
+            ttft_ms: (ok || !self.token_times.is_empty()).then_some(ttft),
+            tpot_ms: if ok { requests::tpot_ms(self.end - self.start, self.ttft, self.output_tokens) } else { None },
+            e2el_ms: ok.then_some(e2el),
+            itl_ms: self.itls.iter().map(|x| ms(*x)).collect(),
         }
     }
 }
@@ -160,9 +187,9 @@ fn event(data: &str) -> Result<(bool, Usage), String> {
     }
 }
 
-/// Whether an event that holds neither usage nor an error carries text: whether its `text`,
-/// `content` or `reasoning_content` is a string that is not empty (a request asks for one
-/// choice). `None` when the event must be parsed: it names `usage` (not null) or `error`, it is
+/// Whether an event that holds neither usage nor an error carries a token: whether its `text`
+/// is a string (empty too: a token that decodes to a partial character), or its `content` or
+/// `reasoning_content` a string that is not empty (a request asks for one choice). `None` when the event must be parsed: it names `usage` (not null) or `error`, it is
 /// not one object, or a text key is not followed by a string or null. One pass over the event,
 /// stopping at its quotes only.
 fn glance(d: &[u8]) -> Option<bool> {
@@ -189,7 +216,9 @@ fn glance(d: &[u8]) -> Option<bool> {
         match value.first() {
             Some(b'n') if value.starts_with(b"null") => {}
             _ if usage => return None,
-            Some(b'"') => text |= value.get(1) != Some(&b'"'),
+            // A completion's `text` is a token even when it decodes to nothing (a partial
+            // character), as vLLM's client counts it; a chat delta counts when it holds text.
+            Some(b'"') => text |= key == Some(&b"\"text\""[..]) || value.get(1) != Some(&b'"'),
             _ => return None,
         }
     }
@@ -207,10 +236,11 @@ fn parse_event(data: &str) -> Result<(bool, Usage), String> {
         chunk.usage.map_or(Usage::default(), |u| Usage { prompt: u.prompt_tokens, completion: u.completion_tokens });
     let text = chunk.choices.first().is_some_and(|c| {
         let delta = c.delta.as_ref();
-        [c.text.as_ref(), delta.and_then(|d| d.content.as_ref()), delta.and_then(|d| d.reasoning_content.as_ref())]
-            .into_iter()
-            .flatten()
-            .any(|t| !t.is_empty())
+        c.text.is_some()
+            || [delta.and_then(|d| d.content.as_ref()), delta.and_then(|d| d.reasoning_content.as_ref())]
+                .into_iter()
+                .flatten()
+                .any(|t| !t.is_empty())
     });
     Ok((text, usage))
 }
@@ -431,7 +461,8 @@ mod tests {
             assert_eq!(event(e), parse_event(e), "{e}");
         }
         assert_eq!(glance(events[0].as_bytes()), Some(true), "a token is not parsed");
-        assert_eq!(glance(events[1].as_bytes()), Some(false));
+        assert_eq!(glance(events[1].as_bytes()), Some(false), "a chat delta without text is no token");
+        assert_eq!(glance(events[4].as_bytes()), Some(true), "a completion token that decodes to nothing");
         assert_eq!(glance(events[5].as_bytes()), None, "usage is parsed");
         assert_eq!(glance(events[7].as_bytes()), None, "an error is parsed");
     }

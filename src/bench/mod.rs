@@ -7,6 +7,7 @@ pub mod dataset;
 pub mod report;
 pub mod tokenizer;
 
+use crate::parse::requests::{self, Limits};
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -89,33 +90,20 @@ pub struct BenchArgs {
     /// Write vLLM-compatible result JSON here.
     #[arg(long)]
     pub save_result: Option<PathBuf>,
+    /// Write every measured request here, one JSON object a line (its timings and token
+    /// counts), so that goodput under any limits can be computed later.
+    #[arg(long)]
+    pub requests_file: Option<PathBuf>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
 }
 
-fn parse_slo(items: &[String]) -> anyhow::Result<Option<report::Slo>> {
+fn parse_slo(items: &[String]) -> anyhow::Result<Option<Limits>> {
     if items.is_empty() {
         return Ok(None);
     }
-    let mut slo = report::Slo::default();
-    for item in items {
-        let (k, v) = item.split_once(':').with_context(|| format!("--goodput `{item}`: write metric:milliseconds"))?;
-        let v: f64 = v.parse().with_context(|| format!("--goodput `{item}`: `{v}` is not a number"))?;
-        if !(v.is_finite() && v > 0.0) {
-            bail!("--goodput `{item}`: the limit is a number of milliseconds above 0");
-        }
-        let limit = match k {
-            "ttft" => &mut slo.ttft,
-            "tpot" => &mut slo.tpot,
-            "e2el" => &mut slo.e2el,
-            _ => bail!("--goodput `{item}`: the metric is ttft, tpot or e2el"),
-        };
-        if limit.replace(v).is_some() {
-            bail!("--goodput `{item}`: `{k}` is limited twice");
-        }
-    }
-    Ok(Some(slo))
+    Limits::parse(items).map(Some).map_err(|e| anyhow::anyhow!("--goodput {e}"))
 }
 
 /// A finished benchmark: the report, the outcomes and what was asked.
@@ -216,7 +204,7 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
     let mut next_at = 0.0;
     tokio::pin!(interrupted);
     let mut complete = true;
-    'send: for item in measured {
+    'send: for (index, item) in (0u64..).zip(measured) {
         if let Some(r) = rate {
             next_at += rng.exponential(r);
             let wait =
@@ -230,10 +218,18 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
             p = semaphore.clone().acquire_owned() => p?,
             _ = &mut interrupted => { complete = false; break 'send; }
         };
+        // Due at its arrival time, or when a slot let it go if that came later.
+        let scheduled = if rate.is_some() && args.max_concurrency.is_none() {
+            next_at
+        } else {
+            origin.elapsed().as_secs_f64().max(next_at)
+        };
         let (http, url, body, input) = (http.clone(), url.clone(), request(item), (item.input_tokens, item.counted));
         tasks.spawn(async move {
-            let outcome = client::send(&http, &url, body, stream, input, origin, timeout).await;
+            let mut outcome = client::send(&http, &url, body, stream, input, origin, timeout).await;
             drop(permit);
+            outcome.index = index;
+            outcome.scheduled = scheduled;
             outcome
         });
         while let Some(done) = tasks.try_join_next() {
@@ -285,6 +281,11 @@ pub fn publish(args: &BenchArgs, run: &Run) -> anyhow::Result<()> {
         std::fs::write(&tmp, serde_json::to_vec_pretty(&json)?)
             .with_context(|| format!("cannot write '{}'", tmp.display()))?;
         std::fs::rename(&tmp, path).with_context(|| format!("cannot write '{}'", path.display()))?;
+    }
+    if let Some(path) = &args.requests_file {
+        let mut records: Vec<requests::RequestRecord> = run.outcomes.iter().map(client::Outcome::record).collect();
+        records.sort_by_key(|r| r.index);
+        requests::write_requests(path, &records).with_context(|| format!("cannot write '{}'", path.display()))?;
     }
     Ok(())
 }

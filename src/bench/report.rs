@@ -3,6 +3,7 @@
 
 use super::client::Outcome;
 use super::tokenizer::TokenCount;
+use crate::parse::requests::{self, Limits, RequestRecord};
 use std::collections::BTreeMap;
 
 /// Linear-interpolated percentile `p` (0–100) of sorted values, as numpy computes it; 0 when empty.
@@ -27,14 +28,6 @@ fn std_dev(v: &[f64]) -> f64 {
     (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
 }
 
-/// Service-level objectives for goodput, in milliseconds.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Slo {
-    pub ttft: Option<f64>,
-    pub tpot: Option<f64>,
-    pub e2el: Option<f64>,
-}
-
 /// The settings a report shows.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -44,7 +37,8 @@ pub struct Settings {
     pub percentiles: Vec<f64>,
     /// Metrics with a latency section: ttft, tpot, itl, e2el.
     pub metrics: Vec<String>,
-    pub slo: Option<Slo>,
+    /// The `--goodput` limits, if any.
+    pub slo: Option<Limits>,
 }
 
 /// A finished (or interrupted) benchmark.
@@ -88,18 +82,12 @@ pub fn build(outcomes: &[Outcome], duration: f64, settings: Settings, complete: 
     values.insert("max_output_tokens_per_s".to_string(), tokens);
     values.insert("max_concurrent_requests".to_string(), concurrent);
 
-    let ms = |x: f64| x * 1000.0;
+    let records: Vec<RequestRecord> = ok.iter().map(|o| o.record()).collect();
     let mut series: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    series.insert("ttft", ok.iter().map(|o| ms(o.ttft)).collect());
-    series.insert(
-        "tpot",
-        ok.iter()
-            .filter(|o| o.output_tokens > 1)
-            .map(|o| ms(o.end - o.start - o.ttft) / (o.output_tokens - 1) as f64)
-            .collect(),
-    );
-    series.insert("itl", ok.iter().flat_map(|o| o.itls.iter().map(|x| ms(*x))).collect());
-    series.insert("e2el", ok.iter().map(|o| ms(o.end - o.start)).collect());
+    series.insert("ttft", records.iter().filter_map(|r| r.ttft_ms).collect());
+    series.insert("tpot", records.iter().filter_map(|r| r.tpot_ms).collect());
+    series.insert("itl", records.iter().flat_map(|r| r.itl_ms.iter().copied()).collect());
+    series.insert("e2el", records.iter().filter_map(|r| r.e2el_ms).collect());
     for (metric, list) in &mut series {
         list.sort_by(f64::total_cmp);
         values.insert(format!("mean_{metric}_ms"), mean(list));
@@ -109,18 +97,9 @@ pub fn build(outcomes: &[Outcome], duration: f64, settings: Settings, complete: 
             values.insert(format!("p{}_{metric}_ms", p_word(*p)), percentile(list, *p));
         }
     }
-    if let Some(slo) = &settings.slo {
-        let good = ok
-            .iter()
-            .filter(|o| {
-                let tpot =
-                    if o.output_tokens > 1 { ms(o.end - o.start - o.ttft) / (o.output_tokens - 1) as f64 } else { 0.0 };
-                slo.ttft.is_none_or(|l| ms(o.ttft) <= l)
-                    && slo.tpot.is_none_or(|l| tpot <= l)
-                    && slo.e2el.is_none_or(|l| ms(o.end - o.start) <= l)
-            })
-            .count();
-        values.insert("request_goodput".to_string(), good as f64 / duration);
+    if let Some(limits) = &settings.slo {
+        // Failed requests are never good, so the successful ones are all that is counted.
+        values.insert("request_goodput".to_string(), requests::goodput(&records, limits, duration).request_goodput);
     }
     let mut grouped: Vec<(String, usize)> = Vec::new();
     for e in outcomes.iter().filter_map(|o| o.error.as_ref()) {
@@ -289,7 +268,7 @@ mod tests {
             request_rate: None,
             percentiles: vec![99.0],
             metrics: ["ttft", "tpot", "itl", "e2el"].map(String::from).to_vec(),
-            slo: Some(Slo { ttft: Some(50.0), ..Slo::default() }),
+            slo: Some(Limits { ttft_ms: Some(50.0), ..Limits::default() }),
         };
         let report = build(&outcomes, 2.0, settings, true);
         let blocks = crate::parse_str(&report.block()).unwrap();

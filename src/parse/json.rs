@@ -220,6 +220,15 @@ fn guidellm_benchmark(bench: &Value, line: usize) -> Result<Block, ParseError> {
     stat(&mut out, Some("total_token_throughput"), "tokens_per_second", "mean", 1.0);
     stat(&mut out, Some("concurrency"), "request_concurrency", "mean", 1.0);
     stat(&mut out, None, "request_concurrency", "max", 1.0);
+    // Goodput (guidellm 0.8 with `slo` objectives): conforming requests over the benchmark's
+    // duration, as vLLM's `request_goodput`. The share of requests that met the objectives has
+    // no vLLM name; it and the count it is a share of stay in `raw`.
+    stat(&mut out, Some("request_goodput"), "request_goodput", "mean", 1.0);
+    stat(&mut out, None, "output_token_goodput", "mean", 1.0);
+    if metrics.get("slo_attainment").is_some_and(Value::is_number) {
+        out.put(None, "slo_attainment".into(), metrics.get("slo_attainment"), 1.0);
+        out.put(None, "slo_determined_requests".into(), metrics.get("slo_determined_requests"), 1.0);
+    }
     stat(&mut out, Some("total_input_tokens"), "prompt_token_count", "total_sum", 1.0);
     stat(&mut out, Some("total_output_tokens"), "output_token_count", "total_sum", 1.0);
     for (source, metric, scale) in [

@@ -9,6 +9,7 @@
 
 mod json;
 pub mod names;
+pub mod requests;
 pub mod stream;
 mod text;
 

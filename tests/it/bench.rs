@@ -272,3 +272,52 @@ fn goodput_limits_must_be_positive_numbers_given_once() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("limited twice"), "{err}");
 }
+
+/// `--requests-file` keeps every measured request in the order sent; the goodput printed is the
+/// one `perflab::parse::requests::goodput` computes from that file, failed requests are never
+/// good, and a request of one output token has a TPOT of 0 for a limit, as in vLLM.
+#[test]
+fn the_requests_file_holds_every_request_and_gives_the_printed_goodput() {
+    use perflab::parse::requests::{Limits, goodput, read_requests};
+    let engine = Engine::start(&["--sim-decode-ms", "2", "--sim-fail-every", "3"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let (json, file) = (tmp.path().join("result.json"), tmp.path().join("requests.jsonl"));
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--num-prompts", "12", "--random-input-len", "8", "--goodput", "ttft:60000", "tpot:0.001"];
+        args.extend_from_slice(&["--save-result", json.to_str().unwrap(), "--requests-file", file.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        let (code, b, err) = bench(&engine, &args);
+        assert_eq!(code, 0, "{err}");
+        let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        (b, saved, read_requests(&file).unwrap())
+    };
+    let limits = Limits { ttft_ms: Some(60000.0), tpot_ms: Some(0.001), e2el_ms: None };
+
+    // One output token a request: every success meets the TPOT limit.
+    let (b, saved, records) = run(&["--random-output-len", "1", "--request-rate", "200"]);
+    assert_eq!(records.iter().map(|r| r.index).collect::<Vec<_>>(), (0..12).collect::<Vec<_>>());
+    assert_eq!(records.iter().filter(|r| !r.ok).count(), 4, "every third request fails");
+    assert!(records.iter().filter(|r| !r.ok).all(|r| r.error.as_deref() == Some("HTTP 500: simulated internal error")));
+    assert!(records.iter().all(|r| r.ok == r.e2el_ms.is_some() && r.tpot_ms.is_none()));
+    // Poisson arrivals: due in order, sent at or after the moment due.
+    assert!(records.windows(2).all(|w| w[0].scheduled_s <= w[1].scheduled_s));
+    assert!(records.iter().all(|r| r.sent_s >= r.scheduled_s - 1e-9), "{records:?}");
+    let g = goodput(&records, &limits, saved["duration"].as_f64().unwrap());
+    assert_eq!((g.good, g.total), (8, 12));
+    assert_eq!(g.request_goodput, saved["request_goodput"].as_f64().unwrap(), "one computation");
+    assert_eq!(b.metric("request_goodput"), Some((g.request_goodput * 100.0).round() / 100.0));
+    let mean_ttft = records.iter().filter_map(|r| r.ttft_ms).sum::<f64>() / 8.0;
+    assert!((mean_ttft - saved["mean_ttft_ms"].as_f64().unwrap()).abs() < 1e-9);
+
+    // Four output tokens: a TPOT of 2 ms fails the limit of 0.001 ms; with a slot of 2 the
+    // requests are due when a slot frees, each after the one before.
+    let (b, saved, records) = run(&["--random-output-len", "4", "--max-concurrency", "2"]);
+    assert_eq!(records.len(), 12);
+    assert!(records.iter().filter(|r| r.ok).all(|r| r.tpot_ms.unwrap() > 0.001 && r.itl_ms.len() == 3));
+    assert_eq!(goodput(&records, &limits, 1.0).good, 0);
+    assert_eq!(saved["request_goodput"].as_f64(), Some(0.0));
+    assert_eq!(b.metric("request_goodput"), Some(0.0));
+    assert!(records.windows(2).all(|w| w[0].scheduled_s <= w[1].scheduled_s));
+    let loose = Limits { tpot_ms: Some(10_000.0), ..limits };
+    assert_eq!(goodput(&records, &loose, 1.0).good, 8, "the same records under other limits, without a rerun");
+}

@@ -117,3 +117,51 @@ fn guidellm_numbers_mean_what_vllm_means_by_them() {
     let latency_per_token = b.metric("mean_e2el_ms").unwrap() / 64.0;
     assert!((tpot - latency_per_token).abs() < 0.05, "{tpot} vs {latency_per_token}");
 }
+
+/// guidellm 0.8's goodput fields: `request_goodput` (conforming requests over the duration, a
+/// distribution like `requests_per_second`) is vLLM's `request_goodput`; the share of requests
+/// that met the objectives stays raw. The real sample ran without objectives (nulls, read as
+/// nothing); the same file with the fields guidellm writes when objectives are set (values put
+/// in here, in guidellm's layout) is read with their meaning.
+#[test]
+fn guidellm_goodput_is_read_with_its_meaning() {
+    let name = "guidellm-0.8.1-completions-smoke.benchmarks.json";
+    let b = one(name);
+    assert_eq!(b.metric("request_goodput"), None);
+    assert_eq!(b.raw.get("slo_attainment"), None);
+
+    let mut doc: serde_json::Value = serde_json::from_str(&sample(name)).unwrap();
+    let metrics = &mut doc["benchmarks"][0]["metrics"];
+    let mut rate = metrics["requests_per_second"].clone();
+    rate["successful"]["mean"] = serde_json::json!(3.5);
+    metrics["request_goodput"] = rate;
+    metrics["slo_attainment"] = serde_json::json!(0.75);
+    metrics["slo_determined_requests"] = serde_json::json!(20);
+    let b = parse_str(&doc.to_string()).unwrap().remove(0);
+    assert_eq!(b.metric("request_goodput"), Some(3.5));
+    assert_eq!(b.raw.get("slo_attainment"), Some("0.75"));
+    assert_eq!(b.raw.get("slo_determined_requests"), Some("20"));
+    assert_eq!(b.metric("request_throughput"), one(name).metric("request_throughput"), "unchanged");
+}
+
+/// A real `vllm bench serve --goodput ttft:2000 tpot:5 --save-result --save-detailed` (vLLM
+/// 0.32's CPU build, tests/fixtures/bench/goodput-prompts.jsonl: 16 requests of 1 output token,
+/// whose TPOT counts as 0, and 16 of 48): perflab's goodput over vLLM's own per-request data is
+/// the goodput vLLM saved, exactly, and the one it printed, to the printed precision.
+#[test]
+fn goodput_over_vllms_detailed_requests_is_the_goodput_vllm_printed() {
+    use perflab::parse::requests::{Limits, from_vllm_result, goodput};
+    let text = sample("vllm-0.32.0-cpu-goodput.json");
+    let saved: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let records = from_vllm_result(&text).unwrap();
+    let limits = Limits { ttft_ms: Some(2000.0), tpot_ms: Some(5.0), e2el_ms: None };
+    let g = goodput(&records, &limits, saved["duration"].as_f64().unwrap());
+    assert_eq!((g.good, g.total), (16, 32), "the 1-token requests, and only they");
+    assert_eq!(g.request_goodput, saved["request_goodput"].as_f64().unwrap());
+    let printed = one("vllm-0.32.0-cpu-goodput.log");
+    assert_eq!(printed.metric("request_goodput"), Some((g.request_goodput * 100.0).round() / 100.0));
+    assert_eq!(one("vllm-0.32.0-cpu-goodput.json").metric("request_goodput"), Some(g.request_goodput));
+    // Another SLO from the same data, without a rerun: a TPOT limit every request meets.
+    let loose = Limits { tpot_ms: Some(1000.0), ..limits };
+    assert_eq!(goodput(&records, &loose, 1.0).good, 32);
+}

