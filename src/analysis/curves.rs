@@ -27,6 +27,10 @@ pub struct CurvePoint {
     pub achieved: Option<f64>,
     /// Whether the achieved load reached [`KEEP_UP`] of the offered one.
     pub kept_up: Option<bool>,
+    /// Requests a second within every per-request limit, and how many of how many, from the
+    /// point's per-request records.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub goodput: Option<crate::parse::requests::Goodput>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -101,6 +105,7 @@ pub fn curve(study: &Study, config: &str, profile: &str) -> Option<Curve> {
                 verdict: p.verdict.clone(),
                 achieved,
                 kept_up: achieved.map(|a| a >= KEEP_UP * p.load as f64),
+                goodput: p.goodput,
             }
         })
         .collect();

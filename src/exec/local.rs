@@ -60,6 +60,12 @@ pub struct CurveBench {
 }
 
 impl CurveBench {
+    /// Where the per-request records of the point at `load` go while it runs.
+    pub fn requests_output(&self, dir: &Path, load: u64) -> PathBuf {
+        let id = crate::study::curve::point_id(&self.profile, load);
+        crate::durable::temporary(&crate::study::curve::requests_file(&dir.join(crate::study::result_file(&id, 1))))
+    }
+
     /// Where the output of the point at `load` goes while it runs.
     pub fn output(&self, dir: &Path, load: u64) -> PathBuf {
         let id = crate::study::curve::point_id(&self.profile, load);
@@ -648,7 +654,12 @@ fn run_curve(
         progress(Event::Step(&format!("benchmark on {} at load {load}", curve.profile)));
         let words = crate::study::command::fill_load(&curve.argv, load);
         let out = curve.output(&launch.dir, load);
-        let argv = fill_port(&words, port);
+        let mut argv = fill_port(&words, port);
+        // `perflab bench` keeps each request's latencies beside the block, for goodput.
+        if argv.len() > 1 && argv[0] == "perflab" && argv[1] == "bench" {
+            argv.push("--requests-file".into());
+            argv.push(curve.requests_output(&launch.dir, load).display().to_string());
+        }
         let again = Served { pgid: served.pgid, child: &mut *served.child, ready_url: served.ready_url };
         let (result, died) = run_benchmark(&argv, &out, again, interrupt, launch, in_job);
         let ended = result.failure.is_none() && result.exit_status.is_some();

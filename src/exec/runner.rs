@@ -539,6 +539,19 @@ fn execute(
         } else if cut_short {
             m.state = RunState::Interrupted;
         }
+        // A curve point's per-request records stand beside its result, or go with it.
+        if let Some((curve, load)) = crate::study::curve::split_point(profile)
+            && let Some(c) = launch.curves.iter().find(|c| c.profile == curve)
+        {
+            let tmp = c.requests_output(&dir, load);
+            if tmp.exists() && m.state == RunState::Done {
+                let target = crate::study::curve::requests_file(&dir.join(crate::study::result_file(profile, 1)));
+                crate::durable::persist(&tmp, &target)
+                    .with_context(|| format!("cannot write '{}'", target.display()))?;
+            } else {
+                let _ = std::fs::remove_file(&tmp);
+            }
+        }
         m.write(&path)?;
     }
     summary.interrupted |= report.interrupted;

@@ -120,6 +120,19 @@ pub struct Verdict {
 }
 
 impl Slo {
+    /// The per-request limits goodput counts with: each latency's tightest limit in the SLO. A
+    /// request is good when its own TTFT, TPOT and E2E latency are within them (as vLLM's
+    /// `--goodput` counts); a limit on ITL has no per-request form and is left out.
+    pub fn goodput_limits(&self) -> crate::parse::requests::Limits {
+        let tightest =
+            |latency: Latency| self.limits.iter().filter(|l| l.latency == latency).map(|l| l.max_ms).reduce(f64::min);
+        crate::parse::requests::Limits {
+            ttft_ms: tightest(Latency::Ttft),
+            tpot_ms: tightest(Latency::Tpot),
+            e2el_ms: tightest(Latency::E2el),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.limits.is_empty() && self.min_success_rate.is_none()
     }

@@ -117,6 +117,8 @@ const SCALARS: &[Known] = {
         known("request_goodput", RequestsPerSecond, Some(HigherIsBetter), 2, None),
         // The largest load of a curve that met its SLO (requests at once, or a second).
         known("slo_load", Number, Some(HigherIsBetter), 0, Some("metric-slo-load")),
+        // The most requests a second a curve's points served within every per-request limit.
+        known("slo_goodput", RequestsPerSecond, Some(HigherIsBetter), 2, Some("metric-slo-goodput")),
         known("request_rate", RequestsPerSecond, None, 2, None),
         known("duration", Seconds, Some(LowerIsBetter), 2, None),
         known("completed", Requests, Some(HigherIsBetter), 0, None),

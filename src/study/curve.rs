@@ -310,6 +310,9 @@ pub struct Point {
     /// Its result, or `None` when its benchmark failed.
     pub block: Option<crate::parse::Block>,
     pub verdict: crate::metric::load::Verdict,
+    /// Requests a second that met every per-request limit of the SLO, from the point's
+    /// per-request records (`<profile>@<load>.requests.jsonl`), when the benchmark kept them.
+    pub goodput: Option<crate::parse::requests::Goodput>,
 }
 
 impl Point {
@@ -348,6 +351,24 @@ pub fn probe_of(
 
 /// The metric a curve's run gets for its boundary: the largest load that met the SLO.
 pub const BOUNDARY_METRIC: &str = "slo_load";
+/// The metric a curve's run gets for its best goodput.
+pub const GOODPUT_METRIC: &str = "slo_goodput";
+/// What a point's per-request records are named after its result: `chat@16.requests.jsonl`.
+pub const REQUESTS_SUFFIX: &str = ".requests.jsonl";
+
+/// The per-request records beside a result file (`chat@16.txt` → `chat@16.requests.jsonl`).
+pub fn requests_file(result: &std::path::Path) -> std::path::PathBuf {
+    let name = result.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = name.strip_suffix(".txt").or_else(|| name.strip_suffix(".json")).unwrap_or(&name);
+    result.with_file_name(format!("{stem}{REQUESTS_SUFFIX}"))
+}
+
+/// A point's goodput under `slo`, from the per-request records beside its result.
+fn goodput_of(slo: &Slo, run: &super::Run) -> Option<crate::parse::requests::Goodput> {
+    let records = crate::parse::requests::read_requests(&requests_file(&run.path)).ok()?;
+    let duration = run.block.metric("duration")?;
+    Some(crate::parse::requests::goodput(&records, &slo.goodput_limits(), duration))
+}
 
 impl Study {
     /// Judges one point's result against `profile`'s SLO: its latency metrics, and the share of
@@ -377,11 +398,13 @@ impl Study {
             .into_iter()
             .filter_map(|load| {
                 let key = key(load);
-                let block = self.runs.get(&key).map(|r| r.block.clone());
+                let run = self.runs.get(&key);
+                let block = run.map(|r| r.block.clone());
                 let failed = self.manifests.get(&key).is_some_and(|m| m.state == super::RunState::Failed);
                 (block.is_some() || failed).then(|| {
                     let verdict = self.judge(profile, block.as_ref());
-                    Point { load, key, block, verdict }
+                    let goodput = run.and_then(|r| goodput_of(&self.slo(profile), r));
+                    Point { load, key, block, verdict, goodput }
                 })
             })
             .collect()
@@ -415,6 +438,10 @@ impl Study {
                 let Some(edge) = answer.boundary.and_then(|b| points.iter().find(|p| p.load == b)) else { continue };
                 let Some(mut run) = self.runs.get(&edge.key).cloned() else { continue };
                 run.block.metrics.insert(BOUNDARY_METRIC.into(), edge.load as f64);
+                let best = points.iter().filter_map(|p| p.goodput.map(|g| g.request_goodput)).reduce(f64::max);
+                if let Some(g) = best {
+                    run.block.metrics.insert(GOODPUT_METRIC.into(), g);
+                }
                 let key = super::RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.clone() };
                 if let Some(m) = self.manifests.get(&edge.key).cloned() {
                     self.manifests.insert(key.clone(), m);

@@ -41,7 +41,7 @@ pub const RUNS_DIR: &str = "runs";
 /// File endings of raw results in the runs folder.
 const RESULT_EXTENSIONS: &[&str] = &["txt", "json", "jsonl"];
 /// Endings of files the runner writes beside a result, which are not results.
-const SIDE_FILES: &[&str] = &[".manifest.json", ".tmp"];
+const SIDE_FILES: &[&str] = &[".manifest.json", ".tmp", curve::REQUESTS_SUFFIX];
 /// The engine's log in a variant's folder.
 pub const ENGINE_LOG: &str = "engine.log";
 /// Suffix of a run's manifest.

@@ -184,6 +184,15 @@ fn a_search_goes_on_from_the_points_an_earlier_start_measured() {
     assert_eq!(attempts(1), 4);
     assert_eq!(attempts(1) + attempts(2), loads.len());
     assert_eq!(second["stop"], "resolution", "{second}");
+    // Each point kept its requests: goodput under the SLO's per-request limits, of all 32.
+    for p in second["points"].as_array().unwrap() {
+        let g = &p["goodput"];
+        assert_eq!(g["total"], 32, "{p}");
+        let tpot = p["mean_tpot_ms"].as_f64().unwrap();
+        if p["verdict"]["met"] == true && tpot < 4.0 {
+            assert!(g["good"].as_u64().unwrap() > 0, "{p}");
+        }
+    }
     the_page_says_the_answer(&dir, second["boundary"].as_u64().unwrap());
 }
 

@@ -288,6 +288,13 @@ impl Ctx<'_> {
             };
             parts.push(format!("{name} {}", self.value(&m, Some(*v))?));
         }
+        if let Some(g) = &p.goodput {
+            let rate = self.value(&self.study.metric("request_goodput"), Some(g.request_goodput))?;
+            parts.push(c.fmt(
+                "curve-goodput",
+                &[("value", &rate), ("good", &c.number(g.good as f64, 0)), ("total", &c.number(g.total as f64, 0))],
+            )?);
+        }
         Ok(parts.join("<br>"))
     }
 
