@@ -57,6 +57,14 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
                     rows.push((id.clone(), status_name(status).to_string(), Some(key)));
                 }
             }
+            // Every point of a load curve is a run of its own: a row each.
+            for p in study.spec.profiles.iter().filter(|p| p.load.is_some()) {
+                for point in study.points(&stage.id, &v.id, p.id.get_ref()) {
+                    let status = crate::analysis::chain::run_status(study, &point.key)
+                        .map_or("failed".to_string(), |s| status_name(s).to_string());
+                    rows.push((point.key.profile.clone(), status, Some(point.key)));
+                }
+            }
             for (profile, status, key) in rows {
                 let was = key.as_ref().and_then(|k| study.provenance(k));
                 // A run measured more than once: a row each measurement, in the sample's order,

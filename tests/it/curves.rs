@@ -193,12 +193,13 @@ fn a_search_goes_on_from_the_points_an_earlier_start_measured() {
             assert!(g["good"].as_u64().unwrap() > 0, "{p}");
         }
     }
-    the_page_says_the_answer(&dir, second["boundary"].as_u64().unwrap());
+    the_page_says_the_answer(&dir, second["boundary"].as_u64().unwrap(), &loads);
 }
 
 /// The page of a one-configuration curve study: the answer in English and Turkish, why the
-/// search stopped, every point in the table, the charts, byte for byte the same when built again.
-fn the_page_says_the_answer(dir: &Path, boundary: u64) {
+/// search stopped, every point in the table and the CSV, the charts, byte for byte the same when
+/// built again.
+fn the_page_says_the_answer(dir: &Path, boundary: u64, loads: &[u64]) {
     let (code, en, err) = common::perflab(&["report", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(en.contains(&format!("serves up to {boundary} requests at once within mean TPOT 5.5 ms")), "{en}");
@@ -219,6 +220,10 @@ fn the_page_says_the_answer(dir: &Path, boundary: u64) {
             out.to_str().unwrap(),
         ]);
         assert_eq!(code, 0, "{err}");
+        let csv = std::fs::read_to_string(out.join("md/data/curve.csv")).unwrap();
+        for load in loads {
+            assert!(csv.contains(&format!(",engine,sim,chat@{load},")), "chat@{load}: {csv}");
+        }
         let svg = out.join("md/en/curve/curve-chat-latency.svg");
         std::fs::read_to_string(&svg).unwrap_or_else(|e| panic!("{}: {e}", svg.display()))
     };
