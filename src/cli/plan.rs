@@ -39,6 +39,13 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
             Status::Waiting { on } => ("waiting", format!("on the winner of `{on}`")),
         };
         let name = format!("{}/{}", r.stage, r.variant);
+        let detail = match r.points {
+            Some((measured, most)) if !matches!(r.status, Status::Reused { .. } | Status::Waiting { .. }) => {
+                let points = format!("{measured} of at most {most} load points measured");
+                if detail.is_empty() { points } else { format!("{detail}; {points}") }
+            }
+            _ => detail,
+        };
         writeln!(out, "{name:<width$}  {:<18} {word:<8} {detail}", r.profile)?;
     }
     let count = |f: fn(&Status) -> bool| plan.count(f);

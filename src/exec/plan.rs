@@ -31,6 +31,15 @@ pub struct PlannedRun {
     pub profile: String,
     #[serde(flatten)]
     pub status: Status,
+    /// A load curve's points: how many are measured, and the most it measures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points: Option<(usize, usize)>,
+}
+
+/// A curve profile's points of a configuration: measured, and the most it measures.
+fn points_of(study: &Study, stage: &str, variant: &str, profile: &str) -> Option<(usize, usize)> {
+    let (_, load) = study.curve(profile)?;
+    Some((study.points(stage, variant, profile).len(), load.loads().most_points()))
 }
 
 /// Records in `runs/recorded.json` what the study names now (engine, version, command, its
@@ -176,7 +185,14 @@ pub fn plan_with(
                     measurements.add(study, &key, &vo.point.config, again, wanted)?;
                     job_profiles.push(profile.clone());
                 }
-                plan.runs.push(PlannedRun { stage: outcome.id.clone(), variant: vo.id.clone(), profile, status });
+                let points = points_of(study, &outcome.id, &vo.id, &profile);
+                plan.runs.push(PlannedRun {
+                    stage: outcome.id.clone(),
+                    variant: vo.id.clone(),
+                    profile,
+                    status,
+                    points,
+                });
             }
             if !job_profiles.is_empty() {
                 let mut job = job(study, &outcome.id, &vo.id, &vo.point.config, job_profiles)?;
@@ -212,6 +228,7 @@ pub fn plan_with(
                 stage: stage.into(),
                 variant: variant.into(),
                 profile: profile.clone(),
+                points: points_of(study, stage, variant, profile),
                 status,
             });
         }

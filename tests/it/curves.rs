@@ -161,12 +161,12 @@ fn a_search_goes_on_from_the_points_an_earlier_start_measured() {
     assert_eq!(first["stop"], "budget", "{first}");
     let (code, out, _) = common::perflab(&["plan", dir.to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(out.contains("done"), "{out}");
+    assert!(out.contains("done") && out.contains("4 of at most 4 load points measured"), "{out}");
     let spec = dir.join("study.toml");
     let text = std::fs::read_to_string(&spec).unwrap().replace("points = 4", "points = 10");
     std::fs::write(&spec, text).unwrap();
     let (_, out, _) = common::perflab(&["plan", dir.to_str().unwrap()]);
-    assert!(out.contains("pending"), "{out}");
+    assert!(out.contains("pending") && out.contains("4 of at most 10 load points measured"), "{out}");
     run_ok(&dir);
     let second = curve(&dir);
     let loads: Vec<u64> = values(&second, "mean_tpot_ms").iter().map(|(l, _)| *l).collect();
