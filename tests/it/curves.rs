@@ -15,6 +15,7 @@ fn study(engine: &str, load: &str, slo: &str, requests: u64) -> (tempfile::TempD
 baseline = "engine/sim"
 target_profile = "chat"
 objective = "slo_load"
+gpus = 2
 title = {{ en = "Curve" }}
 hardware = {{ en = "one simulated GPU" }}
 
@@ -193,6 +194,16 @@ fn a_search_goes_on_from_the_points_an_earlier_start_measured() {
             assert!(g["good"].as_u64().unwrap() > 0, "{p}");
         }
     }
+    // Throughput per GPU divides by the GPUs the study declares (2), per user is 1000 ÷ TPOT.
+    let (_, json, _) = common::perflab(&["analyze", dir.to_str().unwrap()]);
+    let a: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let pareto = &a["curves"][0]["pareto"][0];
+    let edge = second["points"].as_array().unwrap().iter().find(|p| p["load"] == second["boundary"]).unwrap();
+    let per_gpu = edge["output_throughput"].as_f64().unwrap() / 2.0;
+    assert!((pareto["per_gpu"].as_f64().unwrap() - per_gpu).abs() < 1e-9, "{pareto}");
+    let per_user = 1000.0 / edge["mean_tpot_ms"].as_f64().unwrap();
+    assert!((pareto["per_user"].as_f64().unwrap() - per_user).abs() < 1e-9, "{pareto}");
+    assert_eq!(pareto["on_frontier"], true);
     the_page_says_the_answer(&dir, second["boundary"].as_u64().unwrap(), &loads);
 }
 
@@ -230,6 +241,35 @@ fn the_page_says_the_answer(dir: &Path, boundary: u64, loads: &[u64]) {
     let (first, again) = (site("site-a"), site("site-b"));
     assert_eq!(first, again);
     assert!(first.contains("SLO: mean TPOT 5.5 ms") && first.contains("role=\"img\""), "{first}");
+}
+
+/// A rate axis: each point's benchmark asks for its rate, and its achieved load is the request
+/// throughput it reached.
+#[test]
+fn a_rate_axis_measures_each_rate_and_says_what_it_reached() {
+    let _serial = common::serial();
+    let engine = "--sim-decode-ms 2 --max-num-seqs 64";
+    let (_tmp, dir) = study(engine, "{ axis = \"rate\", values = [20, 80] }", "p99_ttft_ms = 500", 40);
+    run_ok(&dir);
+    let c = curve(&dir);
+    let points = c["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{c}");
+    for p in points {
+        let load = p["load"].as_u64().unwrap();
+        let m =
+            perflab::study::Manifest::read(&dir.join(format!("runs/engine/sim/attempts/1/chat@{load}.manifest.json")))
+                .unwrap();
+        let at = m.benchmark_command.iter().position(|w| w == "--request-rate").expect("a rate");
+        assert_eq!(m.benchmark_command[at + 1], load.to_string());
+        let achieved = p["achieved"].as_f64().unwrap();
+        assert!(achieved > 0.0 && achieved < load as f64 * 1.5, "{p}");
+    }
+    let (code, page, _) = common::perflab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        page.contains("requests a second within p99 TTFT 500 ms") && page.contains("| Requests a second |"),
+        "{page}"
+    );
 }
 
 /// What `check` says of a malformed `load` or `slo`, at the line and column of the key.
