@@ -287,11 +287,29 @@ impl Backoff {
     }
 }
 
+/// Whether an engine still serves after a benchmark: it has not exited, and its readiness URL
+/// answers 200 within a few tries over about three seconds. One check that an engine busy with
+/// the last requests answers late is not a death.
+fn still_serving(url: &str, engine: &mut Child) -> bool {
+    for pause in [0, 250, 750, 2000] {
+        std::thread::sleep(Duration::from_millis(pause));
+        if engine.try_wait().ok().flatten().is_some() {
+            return false;
+        }
+        if ready(url) {
+            return true;
+        }
+    }
+    false
+}
+
 /// True when `GET url` answers 200 (plain HTTP on this machine).
 pub fn ready(url: &str) -> bool {
     let Some(rest) = url.strip_prefix("http://") else { return false };
     let (authority, path) = rest.split_once('/').map_or((rest, "/".to_string()), |(a, p)| (a, format!("/{p}")));
-    let Ok(mut stream) = std::net::TcpStream::connect(authority) else { return false };
+    use std::net::ToSocketAddrs;
+    let Some(addr) = authority.to_socket_addrs().ok().and_then(|mut a| a.next()) else { return false };
+    let Ok(mut stream) = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)) else { return false };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
     let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
     if stream.write_all(request.as_bytes()).is_err() {
@@ -765,8 +783,8 @@ fn run_benchmark(
                 // A real engine can die faster than this loop looks (its requests then fail
                 // at once and the benchmark ends): one that no longer serves, or that has
                 // exited, died during the benchmark, whatever the benchmark made of it.
-                let exited = engine.try_wait().ok().flatten();
-                if exited.is_some() || !ready(ready_url) {
+                if !still_serving(ready_url, engine) {
+                    let exited = engine.try_wait().ok().flatten();
                     let how = exited.map_or(format!("stopped answering {ready_url}"), |s| format!("exited ({s})"));
                     result.failure = Some(died_during_benchmark(launch, &how));
                     return (result, true);

@@ -90,6 +90,10 @@ pub struct EngineArgs {
     /// answering 500 and failing `/health`, as vLLM's server does until it exits.
     #[arg(long)]
     pub sim_core_dies_after: Option<u64>,
+    /// Answer this many `/health` checks that come after the first request with 503, as an
+    /// engine busy finishing a benchmark's last requests may be too slow to answer one.
+    #[arg(long, default_value_t = 0)]
+    pub sim_health_blips: u64,
     /// Answer every Nth request with HTTP 500.
     #[arg(long)]
     pub sim_fail_every: Option<u64>,

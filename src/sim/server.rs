@@ -35,6 +35,8 @@ struct State {
     streams: AtomicU64,
     /// The core died (`--sim-core-dies-after`): the server answers, the engine does not.
     dead: AtomicBool,
+    /// `/health` checks still to answer 503 once requests came (`--sim-health-blips`).
+    blips: AtomicU64,
     /// `--sim-noise`: this start's draw and the current benchmark's speed.
     noise: std::sync::Mutex<Noise>,
 }
@@ -116,6 +118,7 @@ pub async fn serve(args: EngineArgs) -> anyhow::Result<()> {
         requests: AtomicU64::new(0),
         streams: AtomicU64::new(0),
         dead: AtomicBool::new(false),
+        blips: AtomicU64::new(args.sim_health_blips),
         noise: std::sync::Mutex::new(Noise::new(&args, count_start(args.sim_noise_counter.as_deref()))),
     });
     let accept = if args.sim_bind_late { None } else { Some(listen(&state).await?) };
@@ -453,6 +456,13 @@ async fn handle(req: Request<Incoming>, state: Arc<State>) -> Result<Response<Si
     let dead = state.dead.load(Ordering::SeqCst);
     let response = match (req.method(), path.as_str()) {
         (_, _) if dead => error(StatusCode::INTERNAL_SERVER_ERROR, "EngineDeadError: EngineCore encountered an issue"),
+        (&Method::GET, "/health")
+            if ready
+                && state.requests.load(Ordering::SeqCst) > 0
+                && state.blips.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok() =>
+        {
+            error(StatusCode::SERVICE_UNAVAILABLE, "busy")
+        }
         (&Method::GET, "/health") if ready => json(StatusCode::OK, String::new()),
         (&Method::GET, "/health") => error(StatusCode::SERVICE_UNAVAILABLE, "loading"),
         (&Method::GET, "/v1/models") => json(

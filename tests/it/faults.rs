@@ -684,3 +684,16 @@ fn an_engine_whose_core_dies_while_its_server_lives_on_is_a_crash() {
     assert_eq!(manifest(&dir, "engine/sim-b/attempts/1/mixed.manifest.json").state, RunState::Done);
     no_engine_left(&dir);
 }
+
+#[test]
+fn an_engine_that_misses_one_health_check_after_a_benchmark_still_served_it() {
+    let _serial = serial();
+    // Busy finishing the benchmark's last requests, an engine may answer one check late: the
+    // result stands, and only an engine that stays silent for the checks that follow died.
+    let (_tmp, dir) = engine_stage();
+    engine_flags(&dir, "sim-a", "--sim-health-blips 2");
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(manifest(&dir, "engine/sim-a/attempts/1/mixed.manifest.json").state, RunState::Done, "{err}");
+    no_engine_left(&dir);
+}
