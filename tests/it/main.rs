@@ -18,6 +18,7 @@ mod figures;
 mod format;
 mod help;
 mod hostile;
+mod import;
 mod invalid;
 mod measurements;
 mod no_panic;
