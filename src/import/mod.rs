@@ -85,7 +85,8 @@ pub(crate) struct Draft {
 pub fn import(text: &str) -> Result<Imported, ImportError> {
     let page = page::read(text)?;
     let mut draft = assemble(&page)?;
-    settle_adoptions(&mut draft)?;
+    let analysis = settle_adoptions(&mut draft)?;
+    table_against_blocks(&page, &analysis, &mut draft.choices);
     let spec = write::spec(&draft);
     Ok(Imported { spec, runs: write::runs(&draft), choices: draft.choices })
 }
@@ -686,19 +687,10 @@ fn other_cases(page: &page::Page, d: &mut Draft, ctx: &mut Context) -> Result<()
 
 /// Where the page went on from after each stage and the analysis did not, the page's decision
 /// becomes the stage's `adopt`, one stage at a time (a changed decision changes the later bases).
-fn settle_adoptions(d: &mut Draft) -> Result<(), ImportError> {
-    for _ in 0..d.stages.len() {
-        let dir = tempfile::tempdir().map_err(|e| ImportError::new(0, format!("cannot make a scratch folder: {e}")))?;
-        let study_dir = dir.path().join("draft");
-        write::to_dir(&write::spec(d), &write::runs(d), &study_dir).map_err(|e| ImportError::new(0, e.to_string()))?;
-        let study = match crate::study::Study::load(&study_dir) {
-            Ok(s) => s,
-            Err(diags) => {
-                return Err(ImportError::new(0, format!("the study made from the page does not load:\n{diags}")));
-            }
-        };
-        let a = crate::analysis::analyze(&study);
-        let Some((k, wanted)) = first_disagreement(d, &a) else { return Ok(()) };
+fn settle_adoptions(d: &mut Draft) -> Result<crate::analysis::Analysis, ImportError> {
+    loop {
+        let a = analyze_draft(d)?;
+        let Some((k, wanted)) = first_disagreement(d, &a) else { return Ok(a) };
         let reason = match &wanted {
             Some(v) => format!("The page goes on with {v}."),
             None => "The page keeps the configuration it had.".to_string(),
@@ -710,7 +702,42 @@ fn settle_adoptions(d: &mut Draft) -> Result<(), ImportError> {
         ));
         d.stages[k].adopt = Some((wanted, reason));
     }
-    Ok(())
+}
+
+/// The draft written into a scratch folder, loaded and analyzed.
+fn analyze_draft(d: &Draft) -> Result<crate::analysis::Analysis, ImportError> {
+    let dir = tempfile::tempdir().map_err(|e| ImportError::new(0, format!("cannot make a scratch folder: {e}")))?;
+    let study_dir = dir.path().join("draft");
+    write::to_dir(&write::spec(d), &write::runs(d), &study_dir).map_err(|e| ImportError::new(0, e.to_string()))?;
+    match crate::study::Study::load(&study_dir) {
+        Ok(study) => Ok(crate::analysis::analyze(&study)),
+        Err(diags) => Err(ImportError::new(0, format!("the study made from the page does not load:\n{diags}"))),
+    }
+}
+
+/// The before/after table's measured figures that no run of the study gives, each a choice at
+/// its row: the page's table and its blocks disagree, and the study keeps the blocks.
+fn table_against_blocks(page: &page::Page, a: &crate::analysis::Analysis, choices: &mut Vec<Choice>) {
+    let Some(table) = &page.before_after else { return };
+    let figure = regex::Regex::new(r"(?:TPS|latency|Latency):\s*(\d+\.\d+)").expect("a valid pattern");
+    let values: Vec<f64> = a
+        .scenarios
+        .iter()
+        .flat_map(|s| [&s.baseline, &s.optimized])
+        .filter_map(|m| m.as_ref().and_then(|m| m.value))
+        .collect();
+    for (line, cells) in &table.rows {
+        for c in figure.captures_iter(&cells.join(" ")) {
+            let printed = &c[1];
+            let d = printed.split_once('.').map_or(0, |(_, x)| x.len());
+            // Per-replica figures (`3019.19x2`) are compared as the page multiplies them.
+            if !values.iter().any(|v| {
+                format!("{v:.d$}") == printed || (2..=8).any(|n| format!("{:.d$}", v / f64::from(n)) == printed)
+            }) {
+                choices.push(Choice::new("baseline", *line, format!("the before/after table prints {printed}; the comparison the study computes from the blocks does not")));
+            }
+        }
+    }
 }
 
 fn first_disagreement(d: &Draft, a: &crate::analysis::Analysis) -> Option<(usize, Option<String>)> {

@@ -350,6 +350,9 @@ fn body_or_skip(
         }
     } else if in_results(h2) && is_stage(h3) && benchmark {
         let (blocks, loose) = split_blocks(&body)?;
+        if let Some((at, name)) = label {
+            start_variant(page, at, Some(name));
+        }
         let stage = page.stages.last_mut();
         if let Some(stage) = stage {
             if stage.variants.is_empty() {
@@ -488,7 +491,11 @@ fn plain_line(
     }
     // A short line right before a serving script names the variant; other lines are words.
     let next = r.lines[i + 1..].iter().find(|l| !l.trim().is_empty());
-    if next.and_then(|l| admonition(l)).is_some_and(|k| k.to_lowercase().contains("serving")) && t.len() <= 60 {
+    let names_next = next.and_then(|l| admonition(l)).is_some_and(|k| {
+        let k = k.to_lowercase();
+        k.contains("serving") || k.contains("benchmark")
+    });
+    if names_next && t.len() <= 60 {
         *pending = Some((i + 1, t.to_string()));
     } else if let Some(v) = page.stages.last_mut().and_then(|s| s.variants.last_mut()) {
         v.said.push(t.to_string());

@@ -413,3 +413,157 @@ fn an_imported_page_reports() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("10426.27") && out.contains("58.1%"), "{out}");
 }
+
+/// A block indented into an admonition.
+fn indented(block: &str) -> String {
+    block.lines().map(|l| format!("    {l}\n")).collect()
+}
+
+/// A small page of the series' shape: vLLM against SGLang, then one SGLang option. `tail` is
+/// added at the end of the page.
+fn small_page(tail: &str) -> String {
+    let result = |tps: f64| {
+        format!("??? info \"Benchmark result\"\n    ```\n{}    ```\n", indented(&common::vllm_block(tps, 10.0, "")))
+    };
+    let serving = |cmd: &str| format!("??? info \"Serving script\"\n    ```bash\n    {cmd}\n    ```\n");
+    format!(
+        "# Optimizing Tiny Throughput\n\n## Conclusion\n\n???+ tip \"Serving Command\"\n    ```bash\n    \
+         python3 -m sglang.launch_server --model-path org/Tiny --enable-x\n    ```\n\n\
+         | Benchmark Case | baseline (vLLM without any optimizations) | Optimized |\n|---|---|---|\n\
+         | **ShareGPT** | Total TPS: 100.00<br>Mean TPOT(ms): 10.00 | Total TPS: 150.00 (+50.0%)<br>Mean TPOT(ms): 10.00 |\n\n\
+         ## Experimental Setup\n\n### Model\n\norg/Tiny\n\n### Engine Version\n\n- vLLM: v1\n- SGLang: v2\n\n\
+         ### Benchmark Dataset\n\n1. ShareGPT\n\n## Experiment Results\n\n### 1. Choosing the Inference Engine\n\n\
+         vLLM\n{}\n{}\nSGLang\n{}\n{}\n### 2. Option X in SGLang\n\n{}\n{}\n{tail}",
+        serving("vllm serve org/Tiny"),
+        result(100.0),
+        serving("python3 -m sglang.launch_server --model-path org/Tiny"),
+        result(120.0),
+        serving("python3 -m sglang.launch_server --model-path org/Tiny --enable-x"),
+        result(150.0),
+    )
+}
+
+/// Runs `perflab import` on `pages` (name, text) in a folder; returns the exit code, standard
+/// error and the results folder.
+fn import_pages(pages: &[(&str, &str)], args: &[&str]) -> (i32, String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("pages");
+    std::fs::create_dir(&folder).unwrap();
+    for (name, text) in pages {
+        std::fs::write(folder.join(format!("{name}.md")), text).unwrap();
+    }
+    let results = dir.path().join("results");
+    let target = if pages.len() == 1 { folder.join(format!("{}.md", pages[0].0)) } else { folder.clone() };
+    let mut all = vec!["import", target.to_str().unwrap(), "--results", results.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let (code, _, err) = common::perflab(&all);
+    (code, err, dir)
+}
+
+#[test]
+fn a_small_page_imports_with_the_flags_each_variant_adds() {
+    let (code, err, dir) = import_pages(&[("tiny", &small_page(""))], &[]);
+    assert_eq!(code, 0, "{err}");
+    let study = Study::load(&dir.path().join("results/tiny")).unwrap();
+    let a = analyze(&study);
+    assert_eq!(a.baseline.launch, "vllm serve org/Tiny");
+    assert_eq!(a.recommended.launch, "python3 -m sglang.launch_server --model-path org/Tiny");
+    assert_eq!(a.recommended.flags, ["--enable-x"]);
+    assert_eq!(shown(a.total_gain, 1), "50.0");
+    let option = study.spec.stages[1].variants[0].flags.iter().map(|f| f.get_ref().clone()).collect::<Vec<_>>();
+    assert_eq!(option, ["--enable-x"], "the option's flags are what its command adds to SGLang's");
+}
+
+/// The page's error, and that nothing was written for it.
+fn refused(text: &str, line: usize, words: &str) {
+    let (code, err, dir) = import_pages(&[("bad", text)], &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&format!("bad.md:{line}: ")) && err.contains(words), "{err}");
+    assert!(!dir.path().join("results/bad").exists(), "nothing is written for a page that fails");
+    let left = std::fs::read_dir(dir.path().join("results")).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(left, 0, "no scratch folder is left");
+}
+
+#[test]
+fn a_page_without_a_benchmark_block_is_refused() {
+    let page = small_page("");
+    let no_blocks: String = page.split("??? info \"Benchmark result\"").next().unwrap().to_string();
+    let line = no_blocks[..no_blocks.find("### 1.").unwrap()].lines().count() + 1;
+    refused(&no_blocks, line, "no benchmark block");
+}
+
+#[test]
+fn a_block_cut_off_is_refused_at_its_line() {
+    let page = small_page("");
+    let at = page.find("==================================================\n").unwrap();
+    let cut = format!("{}{}", &page[..at], &page[at + 51..]);
+    let line = cut.lines().position(|l| l.contains("Serving Benchmark Result")).unwrap() + 1;
+    refused(&cut, line, "cut off");
+}
+
+#[test]
+fn a_variant_without_a_command_is_refused_at_its_section() {
+    let page = small_page("");
+    let without = page.replacen("??? info \"Serving script\"\n    ```bash\n    vllm serve org/Tiny\n    ```\n", "", 1);
+    let line = without[..without.find("vLLM\n").unwrap()].lines().count() + 1;
+    refused(&without, line, "no serving command");
+}
+
+#[test]
+fn a_table_that_does_not_match_the_blocks_is_named_at_its_line() {
+    let page = small_page("").replace("Total TPS: 150.00", "Total TPS: 155.00");
+    let (code, err, dir) = import_pages(&[("t", &page)], &[]);
+    assert_eq!(code, 0, "{err}");
+    let line = page[..page.find("| **ShareGPT**").unwrap()].lines().count() + 1;
+    assert!(err.contains(&format!("t.md:{line}: chose: the before/after table prints 155.00")), "{err}");
+    let spec = std::fs::read_to_string(dir.path().join("results/t/study.toml")).unwrap();
+    assert!(spec.contains("# import: the before/after table prints 155.00"), "{spec}");
+}
+
+#[test]
+fn a_folder_goes_on_past_a_page_that_fails() {
+    let good = small_page("");
+    let (code, err, dir) =
+        import_pages(&[("a-good", &good), ("b-bad", "# A page\n\nNo stages here.\n"), ("c-good", &good)], &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("b-bad.md:0: no stage found"), "{err}");
+    for name in ["a-good", "c-good"] {
+        assert!(dir.path().join("results").join(name).join("study.toml").is_file(), "{name}: {err}");
+    }
+    assert!(!dir.path().join("results/b-bad").exists());
+}
+
+#[test]
+fn an_existing_study_is_kept_unless_forced() {
+    let (code, err, dir) = import_pages(&[("tiny", &small_page(""))], &[]);
+    assert_eq!(code, 0, "{err}");
+    let spec = dir.path().join("results/tiny/study.toml");
+    std::fs::write(&spec, "# edited by hand\n").unwrap();
+    let page = dir.path().join("pages/tiny.md");
+    let results = dir.path().join("results");
+    let args = ["import", page.to_str().unwrap(), "--results", results.to_str().unwrap()];
+    let (code, _, err) = common::perflab(&args);
+    assert_eq!(code, 1);
+    assert!(err.contains("already there") && err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&spec).unwrap(), "# edited by hand\n");
+    let (code, _, err) = common::perflab(&[&args[..], &["--force"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read_to_string(&spec).unwrap().contains("model = \"org/Tiny\""));
+    let names: Vec<String> =
+        std::fs::read_dir(&results).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["tiny"], "nothing is left beside the study");
+}
+
+#[test]
+fn a_page_that_cannot_be_read_is_named_and_the_others_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages");
+    std::fs::create_dir(&pages).unwrap();
+    std::fs::write(pages.join("good.md"), small_page("")).unwrap();
+    std::fs::write(pages.join("latin1.md"), b"# Caf\xe9\n").unwrap();
+    let results = dir.path().join("results");
+    let (code, _, err) = common::perflab(&["import", pages.to_str().unwrap(), "--results", results.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("latin1.md: cannot read"), "{err}");
+    assert!(results.join("good/study.toml").is_file() && !results.join("latin1").exists(), "{err}");
+}
