@@ -287,8 +287,14 @@ fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
 /// its environment and checkpoint.
 fn recommended(chain: &Chain, excluded: &[String]) -> Config {
     let mut config = chain.last().config.clone();
-    for stage in chain.stages.iter().filter(|s| excluded.contains(&s.id)) {
-        if let Some(adopted) = stage.adopted() {
+    for (index, stage) in chain.stages.iter().enumerate().filter(|(_, s)| excluded.contains(&s.id)) {
+        // The first stage's variants build on their engine alone: leaving the stage out of the
+        // command takes back the flags and environment of the variant it went on with, not the
+        // engine or the checkpoint every later stage runs.
+        if index == 0 {
+            let from = &stage.after.config;
+            config = config.transplant(from, &Config { flags: Vec::new(), env: Default::default(), ..from.clone() });
+        } else if let Some(adopted) = stage.adopted() {
             config = config.transplant(&adopted.point.config, &stage.base.config);
         }
     }

@@ -34,6 +34,7 @@ mod samples;
 mod scheduler;
 mod seeds;
 mod sequential;
+mod shapes;
 mod site;
 mod site_swap;
 mod slurm;
