@@ -343,6 +343,13 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
         // The best (as the adoption sees it) and the worst among the variants that rank.
         let ranked = || outcome.variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
         let worst = adoption::worst(&objective, ranked());
+        // All equal: the slowest is the last of them, so that the comparison is of two variants.
+        let worst = match (outcome.best, worst) {
+            (Some(b), Some(w)) if b == w => {
+                ranked().enumerate().filter(|(i, v)| v.is_some() && *i != b).map(|(i, _)| i).next_back().or(worst)
+            }
+            _ => worst,
+        };
         let comparison = match (outcome.best, worst) {
             (Some(b), Some(w)) if ranked().flatten().count() >= 2 => {
                 let (best, worst) = (&outcome.variants[b], &outcome.variants[w]);

@@ -75,3 +75,51 @@ fn a_study_is_checked_from_inside_its_folder() {
     assert!(out.status.success(), "{err}{}", String::from_utf8_lossy(&out.stdout));
     assert!(err.contains("excluded: ok"), "{err}");
 }
+
+/// A study whose second stage holds two variants with the same throughput and different TPOT.
+fn tie() -> (tempfile::TempDir, Study) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("tie");
+    let spec = concat!(
+        "model = \"m\"\nbaseline = \"s1/base\"\ntarget_profile = \"p\"\n",
+        synthetic_setup!(),
+        "\n[[stage.variant]]\nid = \"base\"\nlabel = \"Base\"\nengine = \"e\"\n\n",
+        "[[stage]]\nid = \"s2\"\ntitle = { en = \"Second\" }\n\n",
+        "[[stage.variant]]\nid = \"k16\"\nlabel = \"16k\"\nflags = [\"--batch 16384\"]\n\n",
+        "[[stage.variant]]\nid = \"k32\"\nlabel = \"32k\"\nflags = [\"--batch 32768\"]\n",
+    );
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("study.toml"), spec).unwrap();
+    let tpot = |ms: &str| {
+        common::vllm_block(150.0, 10.0, "").replace(
+            "Mean TPOT (ms):                          10.00",
+            &format!("Mean TPOT (ms):                          {ms}"),
+        )
+    };
+    for (run, text) in
+        [("s1/base", common::vllm_block(100.0, 10.0, "")), ("s2/k16", tpot("12.00")), ("s2/k32", tpot("9.00"))]
+    {
+        std::fs::create_dir_all(dir.join("runs").join(run)).unwrap();
+        std::fs::write(dir.join("runs").join(run).join("p.txt"), text).unwrap();
+    }
+    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+    (tmp, study)
+}
+
+#[test]
+fn a_tie_between_the_fastest_and_the_slowest_names_two_variants() {
+    let (_tmp, study) = tie();
+    let a = analyze(&study);
+    let cmp = a.stage("s2").unwrap().comparison.as_ref().unwrap();
+    assert_eq!((cmp.best.as_str(), cmp.worst.as_str()), ("k16", "k32"), "the first of equal values is the best");
+    let secondary = cmp.secondary.unwrap();
+    assert_eq!((secondary.value, secondary.reference), (12.0, 9.0), "each variant's own TPOT");
+    let renderer = Renderer::new(None).unwrap();
+    // Turkish writes decimals with a comma.
+    for (locale, slow, fast) in [("en", "12.00", "9.00"), ("tr", "12,00", "9,00")] {
+        let page = renderer.page(&study, &a, locale, Flavor::Commonmark, &Links::markdown(&study.id)).unwrap();
+        let named = |l: &&str| l.contains("16k") && l.contains("32k") && l.contains(slow);
+        let line = page.lines().find(named).unwrap_or_else(|| panic!("{locale}: {page}"));
+        assert!(line.contains(fast), "{locale}: {line}");
+    }
+}
