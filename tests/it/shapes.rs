@@ -123,3 +123,59 @@ fn a_tie_between_the_fastest_and_the_slowest_names_two_variants() {
         assert!(line.contains(fast), "{locale}: {line}");
     }
 }
+
+/// A latency study shown in speedups, with two secondary metrics: a second stage's variants
+/// take 10 s and 31 s, at 150 and 100 tok/s.
+fn speedups() -> (tempfile::TempDir, Study) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("speedups");
+    let spec = concat!(
+        "model = \"m\"\nbaseline = \"s1/base\"\ntarget_profile = \"p\"\nobjective = \"duration\"\n",
+        "secondary = [\"mean_tpot_ms\", \"total_token_throughput\"]\ndisplay = { percent_decimals = 2, speedup = true }\n",
+        synthetic_setup!(),
+        "\n[[stage.variant]]\nid = \"base\"\nlabel = \"Base\"\nengine = \"e\"\n\n",
+        "[[stage]]\nid = \"s2\"\ntitle = { en = \"Second\" }\n\n",
+        "[[stage.variant]]\nid = \"quick\"\nlabel = \"quick\"\nflags = [\"--quick\"]\n\n",
+        "[[stage.variant]]\nid = \"slow\"\nlabel = \"slow\"\nflags = [\"--slow\"]\n",
+    );
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("study.toml"), spec).unwrap();
+    let runs = [
+        ("s1/base", common::vllm_block(120.0, 40.0, "")),
+        ("s2/quick", common::vllm_block(150.0, 10.0, "")),
+        ("s2/slow", common::vllm_block(100.0, 31.0, "")),
+    ];
+    for (run, text) in runs {
+        std::fs::create_dir_all(dir.join("runs").join(run)).unwrap();
+        std::fs::write(dir.join("runs").join(run).join("p.txt"), text).unwrap();
+    }
+    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+    (tmp, study)
+}
+
+/// The stage summary of `s2` on the page in `locale`.
+fn stage_summary(study: &Study, locale: &str) -> String {
+    let a = analyze(study);
+    let page =
+        Renderer::new(None).unwrap().page(study, &a, locale, Flavor::Commonmark, &Links::markdown(&study.id)).unwrap();
+    let line = page.lines().filter(|l| l.contains("quick") && l.contains("slow")).find(|l| l.contains("31"));
+    line.unwrap_or_else(|| panic!("{locale}: {page}")).to_string()
+}
+
+#[test]
+fn with_speedups_the_stage_summary_gives_the_ratio() {
+    let (_tmp, study) = speedups();
+    // 31 s against 10 s: 3.10 times faster, not "21 s lower (210%)".
+    assert!(stage_summary(&study, "en").contains("3.10× faster"), "{}", stage_summary(&study, "en"));
+    assert!(stage_summary(&study, "tr").contains("3,10"), "{}", stage_summary(&study, "tr"));
+    assert!(!stage_summary(&study, "en").contains("210"), "{}", stage_summary(&study, "en"));
+}
+
+#[test]
+fn every_secondary_metric_gets_its_sentence_in_the_stage_summary() {
+    let (_tmp, study) = speedups();
+    for (locale, quick, slow) in [("en", "150.00", "100.00"), ("tr", "150,00", "100,00")] {
+        let line = stage_summary(&study, locale);
+        assert!(line.contains(quick) && line.contains(slow), "{locale}: the second secondary metric is said: {line}");
+    }
+}

@@ -15,32 +15,22 @@ impl Ctx<'_> {
             None => None,
             Some(cmp) => {
                 let stage_ref = |v: &str| format!("{}/{v}", sa.id);
-                let secondary = match cmp.secondary {
-                    None => String::new(),
-                    Some(d) => {
-                        let trend = match d.trend {
-                            Trend::Lower => "lower",
-                            Trend::Higher => "higher",
-                            Trend::Same => "same",
-                        };
-                        let kind = if a.secondary.unit.is_time() { "latency" } else { "other" };
-                        c.fmt(
-                            "summary-secondary",
-                            &[
-                                ("trend", trend),
-                                ("kind", kind),
-                                ("metric", &x.metric_name(&a.secondary)?),
-                                ("best", &x.value(&a.secondary, Some(d.value))?),
-                                ("worst", &x.value(&a.secondary, Some(d.reference))?),
-                                ("diff", &x.value(&a.secondary, Some(d.diff.abs()))?),
-                                (
-                                    "percent",
-                                    &d.percent.map_or(Ok(c.msg("value-missing")?), |p| x.percent(p.abs(), false))?,
-                                ),
-                            ],
-                        )?
-                    }
+                let mut sentences = Vec::new();
+                if let Some(d) = cmp.secondary {
+                    sentences.push(x.secondary_sentence(&a.secondary, d)?);
+                }
+                // The further secondary metrics, each its own sentence, from the two runs' values.
+                let also = |id: &str| {
+                    sa.variants.iter().find(|v| v.id == id).and_then(|v| v.measure.as_ref()).map(|m| m.also.clone())
                 };
+                if let (Some(best), Some(worst)) = (also(&cmp.best), also(&cmp.worst)) {
+                    for (k, metric) in a.also.iter().enumerate() {
+                        if let (Some(Some(b)), Some(Some(w))) = (best.get(k), worst.get(k)) {
+                            sentences.push(x.secondary_sentence(metric, crate::analysis::Delta::new(*b, *w))?);
+                        }
+                    }
+                }
+                let secondary = sentences.join(" ");
                 let versus = |key: &str, v: &crate::analysis::Versus| -> Result<String, I18nError> {
                     c.fmt(
                         key,
@@ -67,12 +57,7 @@ impl Ctx<'_> {
                         ("best_value", &x.value(&a.objective, Some(cmp.objective.value))?),
                         ("worst_value", &x.value(&a.objective, Some(cmp.objective.reference))?),
                         ("gap", &x.value(&a.objective, Some(cmp.objective.diff.abs()))?),
-                        (
-                            "percent",
-                            &cmp.objective
-                                .percent
-                                .map_or(Ok(c.msg("value-missing")?), |p| x.percent(x.shown_gain(p.abs()), false))?,
-                        ),
+                        ("percent", &x.range_figure(cmp)?),
                         ("direction", if a.lower_is_better { "lower" } else { "higher" }),
                         ("secondary", &secondary),
                     ],
@@ -230,6 +215,44 @@ impl Ctx<'_> {
         }
         headers.extend([c.msg("options-vs-baseline")?, c.msg("options-step")?]);
         Ok(Table { headers, rows: option_rows })
+    }
+
+    /// A secondary metric of the fastest variant against the slowest's, as a sentence.
+    fn secondary_sentence(
+        &self,
+        metric: &crate::metric::Metric,
+        d: crate::analysis::Delta,
+    ) -> Result<String, I18nError> {
+        let trend = match d.trend {
+            Trend::Lower => "lower",
+            Trend::Higher => "higher",
+            Trend::Same => "same",
+        };
+        let kind = if metric.unit.is_time() { "latency" } else { "other" };
+        let c = self.c;
+        c.fmt(
+            "summary-secondary",
+            &[
+                ("trend", trend),
+                ("kind", kind),
+                ("metric", &self.metric_name(metric)?),
+                ("best", &self.value(metric, Some(d.value))?),
+                ("worst", &self.value(metric, Some(d.reference))?),
+                ("diff", &self.value(metric, Some(d.diff.abs()))?),
+                ("percent", &d.percent.map_or(Ok(c.msg("value-missing")?), |p| self.percent(p.abs(), false))?),
+            ],
+        )
+    }
+
+    /// How much the fastest variant beats the slowest: a ratio (`3.10× faster`) where the study
+    /// shows speedups, else a percentage.
+    fn range_figure(&self, cmp: &crate::analysis::Comparison) -> Result<String, I18nError> {
+        let (a, c) = (self.analysis, self.c);
+        let gain = a.objective.improvement(cmp.objective.value, cmp.objective.reference);
+        if let Some(ratio) = gain.and_then(|g| self.ratio(g, false)) {
+            return ratio;
+        }
+        cmp.objective.percent.map_or(c.msg("value-missing"), |p| self.percent(self.shown_gain(p.abs()), false))
     }
 
     /// The cells of the further secondary metrics (`values` in their order; none: every one missing).
