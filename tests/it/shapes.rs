@@ -179,3 +179,32 @@ fn every_secondary_metric_gets_its_sentence_in_the_stage_summary() {
         assert!(line.contains(quick) && line.contains(slow), "{locale}: the second secondary metric is said: {line}");
     }
 }
+
+#[test]
+fn the_conclusion_names_the_checkpoint_the_command_serves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("checkpoint");
+    let spec = concat!(
+        "model = \"org/M\"\nbaseline = \"s1/base\"\ntarget_profile = \"p\"\n",
+        synthetic_setup!(),
+        "\n[[stage.variant]]\nid = \"base\"\nlabel = \"Base\"\nengine = \"e\"\n\n",
+        "[[stage]]\nid = \"s2\"\ntitle = { en = \"Quantization\" }\n\n",
+        "[[stage.variant]]\nid = \"fp8\"\nlabel = \"FP8\"\nmodel = \"org/M-FP8\"\n",
+    );
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("study.toml"), spec).unwrap();
+    for (run, tps) in [("s1/base", 100.0), ("s2/fp8", 150.0)] {
+        std::fs::create_dir_all(dir.join("runs").join(run)).unwrap();
+        std::fs::write(dir.join("runs").join(run).join("p.txt"), common::vllm_block(tps, 10.0, "")).unwrap();
+    }
+    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let a = analyze(&study);
+    for locale in ["en", "tr"] {
+        let page = Renderer::new(None)
+            .unwrap()
+            .page(&study, &a, locale, Flavor::Commonmark, &Links::markdown(&study.id))
+            .unwrap();
+        let intro = page.lines().find(|l| l.contains("`org/M")).unwrap_or_else(|| panic!("{locale}: {page}"));
+        assert!(intro.contains("`org/M-FP8`"), "{locale}: {intro}");
+    }
+}
