@@ -7,11 +7,30 @@ use perflab::analysis::analyze;
 use perflab::render::{Flavor, Links, Renderer};
 use perflab::study::Study;
 
+/// A study `name` in a temporary folder: its spec, and its runs as (`stage/variant`, text) on
+/// profile `p`.
+fn write(name: &str, spec: &str, runs: &[(&str, String)]) -> (tempfile::TempDir, Study) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("study.toml"), spec).unwrap();
+    for (run, text) in runs {
+        std::fs::create_dir_all(dir.join("runs").join(run)).unwrap();
+        std::fs::write(dir.join("runs").join(run).join("p.txt"), text).unwrap();
+    }
+    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+    (tmp, study)
+}
+
+/// A page of a study in one language.
+fn page(study: &Study, locale: &str) -> String {
+    let a = analyze(study);
+    Renderer::new(None).unwrap().page(study, &a, locale, Flavor::Commonmark, &Links::markdown(&study.id)).unwrap()
+}
+
 /// A study whose first stage runs every engine with `--max-model-len 32768` and leaves it out
 /// of the published command, then adopts `--async` in a second stage.
 fn first_stage_excluded() -> (tempfile::TempDir, Study) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("excluded");
     let spec = concat!(
         "model = \"m\"\nbaseline = \"s1/base\"\ntarget_profile = \"p\"\n",
         synthetic_setup!(),
@@ -33,13 +52,11 @@ label = "async"
 flags = ["--async"]
 "#
     );
-    std::fs::create_dir_all(dir.join("runs/s1/base")).unwrap();
-    std::fs::create_dir_all(dir.join("runs/s2/async")).unwrap();
-    std::fs::write(dir.join("study.toml"), spec).unwrap();
-    std::fs::write(dir.join("runs/s1/base/p.txt"), common::vllm_block(100.0, 10.0, "")).unwrap();
-    std::fs::write(dir.join("runs/s2/async/p.txt"), common::vllm_block(150.0, 10.0, "")).unwrap();
-    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
-    (tmp, study)
+    write(
+        "excluded",
+        spec,
+        &[("s1/base", common::vllm_block(100.0, 10.0, "")), ("s2/async", common::vllm_block(150.0, 10.0, ""))],
+    )
 }
 
 #[test]
@@ -50,12 +67,11 @@ fn a_flag_the_first_stage_sets_can_stay_out_of_the_published_command() {
     assert_eq!(a.optimized.flags, ["--max-model-len 32768", "--async"], "what was measured");
     assert_eq!(a.recommended.launch, "serve m");
     assert_eq!(a.recommended.flags, ["--async"], "what is published");
-    let renderer = Renderer::new(None).unwrap();
     for (locale, reason) in [
         ("en", "Set the context length from your own prompts."),
         ("tr", "Bağlam uzunluğunu kendi istemlerinize göre ayarlayın."),
     ] {
-        let page = renderer.page(&study, &a, locale, Flavor::Commonmark, &Links::markdown(&study.id)).unwrap();
+        let page = page(&study, locale);
         assert!(page.contains(reason), "{locale}: the reason is under the command:\n{page}");
         // The first code block of the page is the recommended command.
         let command = page.split("```").nth(1).unwrap();
@@ -78,8 +94,6 @@ fn a_study_is_checked_from_inside_its_folder() {
 
 /// A study whose second stage holds two variants with the same throughput and different TPOT.
 fn tie() -> (tempfile::TempDir, Study) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("tie");
     let spec = concat!(
         "model = \"m\"\nbaseline = \"s1/base\"\ntarget_profile = \"p\"\n",
         synthetic_setup!(),
@@ -88,22 +102,17 @@ fn tie() -> (tempfile::TempDir, Study) {
         "[[stage.variant]]\nid = \"k16\"\nlabel = \"16k\"\nflags = [\"--batch 16384\"]\n\n",
         "[[stage.variant]]\nid = \"k32\"\nlabel = \"32k\"\nflags = [\"--batch 32768\"]\n",
     );
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("study.toml"), spec).unwrap();
     let tpot = |ms: &str| {
         common::vllm_block(150.0, 10.0, "").replace(
             "Mean TPOT (ms):                          10.00",
             &format!("Mean TPOT (ms):                          {ms}"),
         )
     };
-    for (run, text) in
-        [("s1/base", common::vllm_block(100.0, 10.0, "")), ("s2/k16", tpot("12.00")), ("s2/k32", tpot("9.00"))]
-    {
-        std::fs::create_dir_all(dir.join("runs").join(run)).unwrap();
-        std::fs::write(dir.join("runs").join(run).join("p.txt"), text).unwrap();
-    }
-    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
-    (tmp, study)
+    write(
+        "tie",
+        spec,
+        &[("s1/base", common::vllm_block(100.0, 10.0, "")), ("s2/k16", tpot("12.00")), ("s2/k32", tpot("9.00"))],
+    )
 }
 
 #[test]
@@ -114,10 +123,9 @@ fn a_tie_between_the_fastest_and_the_slowest_names_two_variants() {
     assert_eq!((cmp.best.as_str(), cmp.worst.as_str()), ("k16", "k32"), "the first of equal values is the best");
     let secondary = cmp.secondary.unwrap();
     assert_eq!((secondary.value, secondary.reference), (12.0, 9.0), "each variant's own TPOT");
-    let renderer = Renderer::new(None).unwrap();
     // Turkish writes decimals with a comma.
     for (locale, slow, fast) in [("en", "12.00", "9.00"), ("tr", "12,00", "9,00")] {
-        let page = renderer.page(&study, &a, locale, Flavor::Commonmark, &Links::markdown(&study.id)).unwrap();
+        let page = page(&study, locale);
         let named = |l: &&str| l.contains("16k") && l.contains("32k") && l.contains(slow);
         let line = page.lines().find(named).unwrap_or_else(|| panic!("{locale}: {page}"));
         assert!(line.contains(fast), "{locale}: {line}");
@@ -127,8 +135,6 @@ fn a_tie_between_the_fastest_and_the_slowest_names_two_variants() {
 /// A latency study shown in speedups, with two secondary metrics: a second stage's variants
 /// take 10 s and 31 s, at 150 and 100 tok/s.
 fn speedups() -> (tempfile::TempDir, Study) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("speedups");
     let spec = concat!(
         "model = \"m\"\nbaseline = \"s1/base\"\ntarget_profile = \"p\"\nobjective = \"duration\"\n",
         "secondary = [\"mean_tpot_ms\", \"total_token_throughput\"]\ndisplay = { percent_decimals = 2, speedup = true }\n",
@@ -138,26 +144,17 @@ fn speedups() -> (tempfile::TempDir, Study) {
         "[[stage.variant]]\nid = \"quick\"\nlabel = \"quick\"\nflags = [\"--quick\"]\n\n",
         "[[stage.variant]]\nid = \"slow\"\nlabel = \"slow\"\nflags = [\"--slow\"]\n",
     );
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("study.toml"), spec).unwrap();
     let runs = [
         ("s1/base", common::vllm_block(120.0, 40.0, "")),
         ("s2/quick", common::vllm_block(150.0, 10.0, "")),
         ("s2/slow", common::vllm_block(100.0, 31.0, "")),
     ];
-    for (run, text) in runs {
-        std::fs::create_dir_all(dir.join("runs").join(run)).unwrap();
-        std::fs::write(dir.join("runs").join(run).join("p.txt"), text).unwrap();
-    }
-    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
-    (tmp, study)
+    write("speedups", spec, &runs)
 }
 
 /// The stage summary of `s2` on the page in `locale`.
 fn stage_summary(study: &Study, locale: &str) -> String {
-    let a = analyze(study);
-    let page =
-        Renderer::new(None).unwrap().page(study, &a, locale, Flavor::Commonmark, &Links::markdown(&study.id)).unwrap();
+    let page = page(study, locale);
     let line = page.lines().filter(|l| l.contains("quick") && l.contains("slow")).find(|l| l.contains("31"));
     line.unwrap_or_else(|| panic!("{locale}: {page}")).to_string()
 }
@@ -182,8 +179,6 @@ fn every_secondary_metric_gets_its_sentence_in_the_stage_summary() {
 
 #[test]
 fn the_conclusion_names_the_checkpoint_the_command_serves() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("checkpoint");
     let spec = concat!(
         "model = \"org/M\"\nbaseline = \"s1/base\"\ntarget_profile = \"p\"\n",
         synthetic_setup!(),
@@ -191,19 +186,10 @@ fn the_conclusion_names_the_checkpoint_the_command_serves() {
         "[[stage]]\nid = \"s2\"\ntitle = { en = \"Quantization\" }\n\n",
         "[[stage.variant]]\nid = \"fp8\"\nlabel = \"FP8\"\nmodel = \"org/M-FP8\"\n",
     );
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("study.toml"), spec).unwrap();
-    for (run, tps) in [("s1/base", 100.0), ("s2/fp8", 150.0)] {
-        std::fs::create_dir_all(dir.join("runs").join(run)).unwrap();
-        std::fs::write(dir.join("runs").join(run).join("p.txt"), common::vllm_block(tps, 10.0, "")).unwrap();
-    }
-    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
-    let a = analyze(&study);
+    let runs = [("s1/base", common::vllm_block(100.0, 10.0, "")), ("s2/fp8", common::vllm_block(150.0, 10.0, ""))];
+    let (_tmp, study) = write("checkpoint", spec, &runs);
     for locale in ["en", "tr"] {
-        let page = Renderer::new(None)
-            .unwrap()
-            .page(&study, &a, locale, Flavor::Commonmark, &Links::markdown(&study.id))
-            .unwrap();
+        let page = page(&study, locale);
         let intro = page.lines().find(|l| l.contains("`org/M")).unwrap_or_else(|| panic!("{locale}: {page}"));
         assert!(intro.contains("`org/M-FP8`"), "{locale}: {intro}");
     }
