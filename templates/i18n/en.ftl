@@ -280,3 +280,8 @@ changes-figure-unclear = { $before } → { $after } ({ $change }: the runs canno
 ## Punctuation: items of a list, and a value after its name ("Total TPS: 13760.98 tok/s")
 list-separator = {", "}
 label-separator = {": "}
+
+## A decision of a stage measured on another configuration (`measured_on`): the search stays where it was
+adoption-within-noise-on = { $variant } beats { $base } by { $gain }, inside the { $threshold } noise threshold, so nothing is adopted and the search stays on { $after }.
+adoption-not-better-on = No variant beats { $base }, so nothing is adopted and the search stays on { $after }.
+adoption-overridden-none-on = Nothing is adopted, by the authors' decision; the search stays on { $after }. { $reason }

@@ -249,3 +249,8 @@ changes-figure-unclear = { $before } → { $after }（{ $change }：ノイズと
 ## 句読点：列挙は読点、名前と値のあいだは全角コロン
 list-separator = 、
 label-separator = ：
+
+## 別の構成で測定したステージ（`measured_on`）の判断：探索は元の構成のまま続く
+adoption-within-noise-on = { $variant }は{ $base }を{ $gain }上回りましたが、{ $threshold }のノイズしきい値の範囲内のため採用せず、探索は{ $after }のまま続けます。
+adoption-not-better-on = { $base }を上回るバリアントがないため採用せず、探索は{ $after }のまま続けます。
+adoption-overridden-none-on = 著者の判断で何も採用せず、探索は{ $after }のまま続けます。{ $reason }

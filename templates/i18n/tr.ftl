@@ -251,3 +251,8 @@ changes-figure-unclear = { $before } → { $after } ({ $change }; koşular bunu 
 ## Noktalama: bir listenin öğeleri ve adından sonra gelen değer
 list-separator = {", "}
 label-separator = {": "}
+
+## Başka bir yapılandırmada ölçülen aşamanın (`measured_on`) kararı: arama olduğu yerden sürer
+adoption-within-noise-on = “{ $variant }”, “{ $base }” karşısında { $gain } önde; ancak bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde kaldığı için benimsenmedi ve arama “{ $after }” üzerinden sürüyor.
+adoption-not-better-on = Hiçbir varyant “{ $base }” karşısında öne geçemediği için değişiklik benimsenmedi; arama “{ $after }” üzerinden sürüyor.
+adoption-overridden-none-on = Yazarların kararıyla hiçbir varyant benimsenmedi; arama “{ $after }” üzerinden sürüyor. { $reason }

@@ -249,3 +249,8 @@ changes-figure-unclear = { $before } → { $after }（{ $change }：这些运行
 ## 标点：列表各项之间用顿号，名称与数值之间用全角冒号
 list-separator = 、
 label-separator = ：
+
+## 在另一配置上测量的阶段（`measured_on`）的决定：搜索停留在原来的配置上
+adoption-within-noise-on = { $variant } 比 { $base } 好 { $gain }，但仍在 { $threshold } 的噪声阈值之内，因此不采用，搜索继续基于 { $after } 进行。
+adoption-not-better-on = 没有变体优于 { $base }，因此不采用，搜索继续基于 { $after } 进行。
+adoption-overridden-none-on = 按作者的决定不采用任何变体，搜索继续基于 { $after } 进行。{ $reason }

@@ -194,3 +194,29 @@ fn the_conclusion_names_the_checkpoint_the_command_serves() {
         assert!(intro.contains("`org/M-FP8`"), "{locale}: {intro}");
     }
 }
+
+#[test]
+fn a_stage_measured_elsewhere_says_the_search_stays_where_it_was() {
+    let spec = concat!(
+        "model = \"m\"\nbaseline = \"s1/base\"\ntarget_profile = \"p\"\n",
+        synthetic_setup!(),
+        "\n[[stage.variant]]\nid = \"base\"\nlabel = \"Base\"\nengine = \"e\"\n\n",
+        "[[stage]]\nid = \"s2\"\ntitle = { en = \"Parallelism\" }\n\n",
+        "[[stage.variant]]\nid = \"tp2\"\nlabel = \"TP2\"\nflags = [\"-tp 2\"]\n\n",
+        "[[stage]]\nid = \"s3\"\ntitle = { en = \"Scheduling\" }\nmeasured_on = \"s1/base\"\n\n",
+        "[[stage.variant]]\nid = \"async\"\nlabel = \"async\"\nflags = [\"--async\"]\n",
+    );
+    let runs = [
+        ("s1/base", common::vllm_block(100.0, 10.0, "")),
+        ("s2/tp2", common::vllm_block(200.0, 10.0, "")),
+        ("s3/async", common::vllm_block(90.0, 10.0, "")),
+    ];
+    let (_tmp, study) = write("measured-on", spec, &runs);
+    let a = analyze(&study);
+    assert_eq!(a.stage("s3").unwrap().after, "s2/tp2", "the search goes on from TP2");
+    for (locale, stays) in [("en", "the search stays on TP2"), ("tr", "arama “TP2” üzerinden sürüyor")] {
+        let page = page(&study, locale);
+        let decision = page.lines().find(|l| l.contains(stays)).unwrap_or_else(|| panic!("{locale}: {page}"));
+        assert!(!decision.contains("Base stays") && !decision.contains("“Base” korunuyor"), "{locale}: {decision}");
+    }
+}

@@ -76,6 +76,11 @@ impl Ctx<'_> {
     pub(super) fn adoption(&self, sa: &StageAnalysis, ss: &Stage) -> Result<String, I18nError> {
         let (x, c, a) = (self, self.c, self.analysis);
         let base = x.label(&sa.base);
+        // A stage measured on another configuration (`measured_on`) leaves the search where it
+        // was: what stays is the configuration after it, not the one it was compared with.
+        let after = x.label(&sa.after);
+        let on =
+            |plain: &'static str, elsewhere: &'static str| if ss.measured_on.is_some() { elsewhere } else { plain };
         let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.percent(x.shown_gain(g), true));
         Ok(match &sa.adoption {
             Adoption::Adopted { variant, gain_percent, interval, .. } => c.fmt(
@@ -90,15 +95,18 @@ impl Ctx<'_> {
                 x.cannot_tell(&sa.adoption, &x.label(&format!("{}/{variant}", sa.id)), &base)?
             }
             Adoption::WithinNoise { variant, gain_percent, interval, .. } => c.fmt(
-                "adoption-within-noise",
+                on("adoption-within-noise", "adoption-within-noise-on"),
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
                     ("gain", &x.gain_with(*gain_percent, *interval)?),
                     ("threshold", &x.percent(a.noise_threshold, false)?),
                     ("base", &base),
+                    ("after", &after),
                 ],
             )?,
-            Adoption::NotBetter { .. } => c.fmt("adoption-not-better", &[("base", &base)])?,
+            Adoption::NotBetter { .. } => {
+                c.fmt(on("adoption-not-better", "adoption-not-better-on"), &[("base", &base), ("after", &after)])?
+            }
             Adoption::BaseIsBest { variant } => {
                 c.fmt("adoption-base-is-best", &[("variant", &x.label(&format!("{}/{variant}", sa.id)))])?
             }
@@ -113,7 +121,10 @@ impl Ctx<'_> {
                             ("reason", &reason),
                         ],
                     )?,
-                    None => c.fmt("adoption-overridden-none", &[("base", &base), ("reason", &reason)])?,
+                    None => c.fmt(
+                        on("adoption-overridden-none", "adoption-overridden-none-on"),
+                        &[("base", &base), ("after", &after), ("reason", &reason)],
+                    )?,
                 }
             }
             Adoption::NoResult { reason } => c.fmt(
