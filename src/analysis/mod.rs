@@ -177,6 +177,11 @@ pub struct OptionRow {
     /// The step's 95% confidence interval, when its runs were repeated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step_interval: Option<Interval>,
+    /// When no variant ranks but one was measured and lost requests: that variant's requests
+    /// completed and expected. `best`, `value` and the secondary metrics are then its own, so
+    /// that the row still shows what it measured; it has no gains.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost: Option<(u64, u64)>,
 }
 
 /// The baseline and the optimized configuration on one profile.
@@ -393,12 +398,26 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
         let best = outcome.best.map(|i| &outcome.variants[i]);
         let excluded = stage_spec.exclude_from_command.is_some();
         let ranking = engine_ranking(study, stage_spec, outcome, &objective);
+        // No variant ranks: the first one that was measured but lost requests still has its row.
+        let lost_one = || {
+            outcome.variants.iter().find_map(|v| match Outcome::of(v) {
+                Outcome::LostRequests { completed, expected } if v.point.value.is_some() => {
+                    Some((v, (completed, expected)))
+                }
+                _ => None,
+            })
+        };
+        let (shown, lost) = match best {
+            Some(b) => (Some(b), None),
+            None => lost_one().map_or((None, None), |(v, counts)| (Some(v), Some(counts))),
+        };
         options.push(OptionRow {
             stage: outcome.id.clone(),
-            best: best.map(|b| b.id.clone()),
-            value: best.and_then(|b| b.point.value),
-            secondary: best.and_then(|b| secondary_of(&b.point)),
-            also: best
+            best: shown.map(|b| b.id.clone()),
+            value: shown.and_then(|b| b.point.value),
+            secondary: shown.and_then(|b| secondary_of(&b.point)),
+            lost,
+            also: shown
                 .and_then(|b| b.point.run.as_ref())
                 .and_then(|k| measure(study, k))
                 .map_or_else(|| vec![None; spec.secondary.len() - 1], |m| m.also),

@@ -256,3 +256,6 @@ label-separator = {": "}
 adoption-within-noise-on = “{ $variant }”, “{ $base }” karşısında { $gain } önde; ancak bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde kaldığı için benimsenmedi ve arama “{ $after }” üzerinden sürüyor.
 adoption-not-better-on = Hiçbir varyant “{ $base }” karşısında öne geçemediği için değişiklik benimsenmedi; arama “{ $after }” üzerinden sürüyor.
 adoption-overridden-none-on = Yazarların kararıyla hiçbir varyant benimsenmedi; arama “{ $after }” üzerinden sürüyor. { $reason }
+
+## Seçenek özeti: ölçülen tek varyantı istek kaybeden aşama
+options-lost = { $variant } (başarı oranı { $rate }: { $expected } isteğin { $completed } tanesi; benimsenmedi)

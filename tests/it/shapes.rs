@@ -220,3 +220,28 @@ fn a_stage_measured_elsewhere_says_the_search_stays_where_it_was() {
         assert!(!decision.contains("Base stays") && !decision.contains("“Base” korunuyor"), "{locale}: {decision}");
     }
 }
+
+#[test]
+fn a_stage_whose_only_variant_lost_requests_keeps_its_figures_and_success_rate() {
+    let spec = concat!(
+        "model = \"m\"\nbaseline = \"s1/base\"\ntarget_profile = \"p\"\n",
+        synthetic_setup!(),
+        "\n[[stage.variant]]\nid = \"base\"\nlabel = \"Base\"\nengine = \"e\"\n\n",
+        "[[stage]]\nid = \"s2\"\ntitle = { en = \"Speculative decoding\" }\n\n",
+        "[[stage.variant]]\nid = \"mtp\"\nlabel = \"MTP\"\nflags = [\"--mtp\"]\n",
+    );
+    let lost = common::vllm_block(160.0, 10.0, "")
+        .replace("Successful requests:                     100", "Successful requests:                     52");
+    let (_tmp, study) = write("lost", spec, &[("s1/base", common::vllm_block(100.0, 10.0, "")), ("s2/mtp", lost)]);
+    let a = analyze(&study);
+    let row = a.options.iter().find(|o| o.stage == "s2").unwrap();
+    assert_eq!((row.best.as_deref(), row.value, row.lost), (Some("mtp"), Some(160.0), Some((52, 100))));
+    assert_eq!((row.step, row.vs_baseline), (None, None), "a run that lost requests claims no gain");
+    for (locale, words) in
+        [("en", "MTP (success rate 52.00%: 52 of 100 requests; not adopted)"), ("tr", "başarı oranı")]
+    {
+        let page = page(&study, locale);
+        let line = page.lines().find(|l| l.contains(words)).unwrap_or_else(|| panic!("{locale}: {page}"));
+        assert!(line.contains("160") && line.contains("52"), "{locale}: the row keeps the run's figures: {line}");
+    }
+}

@@ -196,7 +196,7 @@ impl Ctx<'_> {
         for o in &a.options {
             let mut row = vec![
                 cell(&x.stage_title(&o.stage)),
-                cell(&o.best.as_ref().map_or(dash.clone(), |b| x.label(&format!("{}/{b}", o.stage)))),
+                cell(&x.option_variant(o, &dash)?),
                 cell(&x.value(&a.objective, o.value)?),
                 cell(&x.value(&a.secondary, o.secondary)?),
             ];
@@ -226,6 +226,24 @@ impl Ctx<'_> {
         }
         headers.extend([c.msg("options-vs-baseline")?, c.msg("options-step")?]);
         Ok(Table { headers, rows: option_rows })
+    }
+
+    /// The variant of a row of the options: the stage's best, or the one that lost requests with
+    /// its success rate.
+    fn option_variant(&self, o: &crate::analysis::OptionRow, dash: &str) -> Result<String, I18nError> {
+        let Some(b) = &o.best else { return Ok(dash.to_string()) };
+        let label = self.label(&format!("{}/{b}", o.stage));
+        let Some((completed, expected)) = o.lost else { return Ok(label) };
+        let rate = if expected > 0 { completed as f64 / expected as f64 * 100.0 } else { 0.0 };
+        self.c.fmt_args(
+            "options-lost",
+            &[
+                ("variant", (&label).into()),
+                ("rate", (&self.percent(rate, false)?).into()),
+                ("completed", Arg::count(completed)),
+                ("expected", Arg::count(expected)),
+            ],
+        )
     }
 
     /// A secondary metric of the fastest variant against the slowest's, as a sentence.
