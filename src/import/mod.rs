@@ -157,9 +157,15 @@ fn assemble(page: &page::Page) -> Result<Draft, ImportError> {
             "the page lists no dataset; its blocks are taken for ShareGPT runs",
         ));
     }
+    if page.hardware.is_none() {
+        choices.push(Choice::new("hardware", 0, "the page names no hardware (`### Hardware`): written as `unknown`"));
+    }
     let mut ctx = Context { model: model.clone(), engines: Vec::new(), choices, profiles, recommended_engine: None };
     ctx.recommended_engine = page.recommended.as_ref().and_then(|c| build::split(&c.1).engine);
     let stages = ctx.stages(page)?;
+    if stages.is_empty() {
+        return Err(ImportError::new(page.stages[0].line, "no stage has a serving command or a benchmark block"));
+    }
     let mut draft = Draft {
         title: page.title.clone(),
         goal: page.goal.clone(),
