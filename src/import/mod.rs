@@ -457,7 +457,7 @@ impl Context {
                 ));
             }
         }
-        d.notes = Vec::new();
+        d.notes = page.notes.clone();
     }
 }
 

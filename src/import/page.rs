@@ -66,6 +66,8 @@ pub struct Table {
 pub struct Page {
     pub title: String,
     pub goal: Option<String>,
+    /// The items of the conclusion's note box.
+    pub notes: Vec<String>,
     pub model: Option<String>,
     pub hardware: Option<String>,
     /// (name as written, version).
@@ -327,6 +329,9 @@ fn body_or_skip(
     label: Option<(usize, String)>,
 ) -> Result<usize, ImportError> {
     let lower = kind.to_lowercase();
+    if h2.contains("Conclusion") && lower.contains("note") {
+        return Ok(conclusion_notes(r, i, page));
+    }
     let Some((body, next)) = r.body_after(i)? else {
         if (lower.contains("warning") || lower.contains("failure") || lower.contains("error"))
             && let Some(v) = page.stages.last_mut().and_then(|s| s.variants.last_mut())
@@ -368,6 +373,27 @@ fn body_or_skip(
         v.said.push(body.lines.join(" ").trim().to_string());
     }
     Ok(next)
+}
+
+/// The items of the conclusion's note box (its indented lines, one item a numbered line and
+/// those under it), as the study's notes; returns the line after the box.
+fn conclusion_notes(r: &Reader, at: usize, page: &mut Page) -> usize {
+    let mut i = at + 1;
+    while i < r.lines.len() && (r.lines[i].trim().is_empty() || indent(r.lines[i]) >= 4) {
+        let t = r.lines[i].trim();
+        let item = t.split_once(". ").filter(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        match (item, page.notes.last_mut()) {
+            (Some((_, text)), _) => page.notes.push(text.to_string()),
+            (None, Some(last)) if !t.is_empty() => {
+                last.push(' ');
+                last.push_str(t);
+            }
+            (None, None) if !t.is_empty() => page.notes.push(t.to_string()),
+            _ => {}
+        }
+        i += 1;
+    }
+    i
 }
 
 fn other_body(

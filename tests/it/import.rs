@@ -403,6 +403,8 @@ fn an_imported_page_reports() {
         common::perflab(&["import", page.to_str().unwrap(), "--id", "q14", "--results", results.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("chose:"), "what import chose is printed: {err}");
+    let study = Study::load(&results.join("q14")).unwrap();
+    assert_eq!(study.spec.notes.len(), 4, "the four items of the conclusion's note box");
     let (code, out, err) = common::perflab(&["check", "q14", "--results", results.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("import chose this"), "check warns at the import's comments: {out}");
