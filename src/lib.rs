@@ -10,6 +10,7 @@ pub mod cli;
 pub mod diag;
 pub mod durable;
 pub mod exec;
+pub mod import;
 pub mod metric;
 pub mod parse;
 pub mod render;

@@ -178,6 +178,11 @@ pub struct OptionRow {
     /// The step's 95% confidence interval, when its runs were repeated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step_interval: Option<Interval>,
+    /// When no variant ranks but one was measured and lost requests: that variant's requests
+    /// completed and expected. `best`, `value` and the secondary metrics are then its own, so
+    /// that the row still shows what it measured; it has no gains.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost: Option<(u64, u64)>,
 }
 
 /// The baseline and the optimized configuration on one profile.
@@ -291,8 +296,14 @@ fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
 /// its environment and checkpoint.
 fn recommended(chain: &Chain, excluded: &[String]) -> Config {
     let mut config = chain.last().config.clone();
-    for stage in chain.stages.iter().filter(|s| excluded.contains(&s.id)) {
-        if let Some(adopted) = stage.adopted() {
+    for (index, stage) in chain.stages.iter().enumerate().filter(|(_, s)| excluded.contains(&s.id)) {
+        // The first stage's variants build on their engine alone: leaving the stage out of the
+        // command takes back the flags and environment of the variant it went on with, not the
+        // engine or the checkpoint every later stage runs.
+        if index == 0 {
+            let from = &stage.after.config;
+            config = config.transplant(from, &Config { flags: Vec::new(), env: Default::default(), ..from.clone() });
+        } else if let Some(adopted) = stage.adopted() {
             config = config.transplant(&adopted.point.config, &stage.base.config);
         }
     }
@@ -341,6 +352,13 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
         // The best (as the adoption sees it) and the worst among the variants that rank.
         let ranked = || outcome.variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
         let worst = adoption::worst(&objective, ranked());
+        // All equal: the slowest is the last of them, so that the comparison is of two variants.
+        let worst = match (outcome.best, worst) {
+            (Some(b), Some(w)) if b == w => {
+                ranked().enumerate().filter(|(i, v)| v.is_some() && *i != b).map(|(i, _)| i).next_back().or(worst)
+            }
+            _ => worst,
+        };
         let comparison = match (outcome.best, worst) {
             (Some(b), Some(w)) if ranked().flatten().count() >= 2 => {
                 let (best, worst) = (&outcome.variants[b], &outcome.variants[w]);
@@ -384,12 +402,26 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
         let best = outcome.best.map(|i| &outcome.variants[i]);
         let excluded = stage_spec.exclude_from_command.is_some();
         let ranking = engine_ranking(study, stage_spec, outcome, &objective);
+        // No variant ranks: the first one that was measured but lost requests still has its row.
+        let lost_one = || {
+            outcome.variants.iter().find_map(|v| match Outcome::of(v) {
+                Outcome::LostRequests { completed, expected } if v.point.value.is_some() => {
+                    Some((v, (completed, expected)))
+                }
+                _ => None,
+            })
+        };
+        let (shown, lost) = match best {
+            Some(b) => (Some(b), None),
+            None => lost_one().map_or((None, None), |(v, counts)| (Some(v), Some(counts))),
+        };
         options.push(OptionRow {
             stage: outcome.id.clone(),
-            best: best.map(|b| b.id.clone()),
-            value: best.and_then(|b| b.point.value),
-            secondary: best.and_then(|b| secondary_of(&b.point)),
-            also: best
+            best: shown.map(|b| b.id.clone()),
+            value: shown.and_then(|b| b.point.value),
+            secondary: shown.and_then(|b| secondary_of(&b.point)),
+            lost,
+            also: shown
                 .and_then(|b| b.point.run.as_ref())
                 .and_then(|k| measure(study, k))
                 .map_or_else(|| vec![None; spec.secondary.len() - 1], |m| m.also),

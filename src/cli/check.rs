@@ -19,6 +19,10 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
             Err(d) => d.0,
             Ok(study) => {
                 let found = analysis::check(&study);
+                // What `perflab import` chose and the study's author has not yet confirmed.
+                for w in crate::import::unresolved(&study.file, &study.source) {
+                    writeln!(out, "{w}")?;
+                }
                 // Engines `perflab run` could not benchmark: their port cannot be known.
                 for w in crate::study::command::address_warnings(&study) {
                     writeln!(out, "{w}")?;

@@ -7,6 +7,7 @@ mod bench;
 mod build;
 mod check;
 mod diff;
+mod import;
 mod parse;
 mod plan;
 mod report;
@@ -232,6 +233,28 @@ pub enum Command {
         #[arg(long, default_value = "results", value_name = "DIR")]
         results: PathBuf,
     },
+    /// Make a study of a published guide (GPUStack performance-lab Markdown): results/ID/study.toml
+    /// and runs/ with every benchmark block as written.
+    ///
+    /// What the page leaves open is printed and left in study.toml as `# import:` comments,
+    /// which `perflab check` warns about until they are removed. An existing study is never
+    /// replaced without --force. Given a folder, every `.md` page in it is imported (its id is
+    /// the file's name) and a page that fails does not stop the others; exit code 1 when one did.
+    #[command(display_order = 11)]
+    Import {
+        /// A page, or a folder of pages.
+        #[arg(value_name = "PAGE")]
+        page: PathBuf,
+        /// The study's id (default: the page's file name without `.md`); not with a folder.
+        #[arg(long)]
+        id: Option<String>,
+        /// Replace a study that is already there.
+        #[arg(long)]
+        force: bool,
+        /// Folder holding the studies.
+        #[arg(long, default_value = "results", value_name = "DIR")]
+        results: PathBuf,
+    },
 }
 
 /// Runs the command line; errors are printed once, here, with their causes.
@@ -244,6 +267,7 @@ pub fn main() -> ExitCode {
             translations::run(&studies, &results, &templates, &langs)
         }
         Command::Analyze { study, results } => analyze::run(&study, &results),
+        Command::Import { page, id, force, results } => import::run(&page, id.as_deref(), force, &results),
         Command::Bench(args) => bench::run(&args),
         Command::Plan { study, results } => plan::run(&study, &results),
         Command::Run {

@@ -602,17 +602,6 @@ impl Study {
         let model_flags = self.model_flags();
         for (index, stage) in spec.stages.iter().enumerate() {
             unique(self, stage.variants.iter().map(|v| &v.id), "variant", &mut out);
-            if let (0, Some(_)) = (index, &stage.exclude_from_command)
-                && stage.base.is_none()
-            {
-                out.push(self.diag_at(
-                    &stage.id,
-                    format!(
-                        "stage `{}`: `exclude_from_command` on the first stage cannot work: its variants are where every command starts, so there is nothing to go back to. Leave the flag out of the variants, or put it in a later stage",
-                        stage.id.get_ref()
-                    ),
-                ));
-            }
             if stage.variants.is_empty() {
                 out.push(self.diag_at(&stage.id, format!("stage `{}` has no variant", stage.id.get_ref())));
             }

@@ -323,3 +323,10 @@ chart-frontier = Pareto frontier
 chart-others = Other configurations
 chart-recommended = recommended: { $config }
 curve-goodput = goodput { $value } ({ $good } of { $total } requests within the limits)
+## A decision of a stage measured on another configuration (`measured_on`): the search stays where it was
+adoption-within-noise-on = { $variant } beats { $base } by { $gain }, inside the { $threshold } noise threshold, so nothing is adopted and the search stays on { $after }.
+adoption-not-better-on = No variant beats { $base }, so nothing is adopted and the search stays on { $after }.
+adoption-overridden-none-on = Nothing is adopted, by the authors' decision; the search stays on { $after }. { $reason }
+
+## Summary of options: a stage whose only measured variant lost requests
+options-lost = { $variant } (success rate { $rate }: { $completed } of { $expected } requests; not adopted)

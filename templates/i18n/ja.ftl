@@ -292,3 +292,10 @@ chart-frontier = パレートフロンティア
 chart-others = その他の構成
 chart-recommended = 推奨：{ $config }
 curve-goodput = グッドプット { $value }（{ $total } 件中 { $good } 件が上限内）
+## 別の構成で測定したステージ（`measured_on`）の判断：探索は元の構成のまま続く
+adoption-within-noise-on = { $variant }は{ $base }を{ $gain }上回りましたが、{ $threshold }のノイズしきい値の範囲内のため採用せず、探索は{ $after }のまま続けます。
+adoption-not-better-on = { $base }を上回るバリアントがないため採用せず、探索は{ $after }のまま続けます。
+adoption-overridden-none-on = 著者の判断で何も採用せず、探索は{ $after }のまま続けます。{ $reason }
+
+## 最適化オプションのまとめ：測定できた唯一のバリアントがリクエストを取りこぼしたステージ
+options-lost = { $variant }（成功率{ $rate }：{ $expected }件中{ $completed }件完了、採用せず）

@@ -294,3 +294,10 @@ chart-frontier = Pareto sınırı
 chart-others = Diğer yapılandırmalar
 chart-recommended = önerilen: { $config }
 curve-goodput = goodput { $value } ({ $total } isteğin { $good } tanesi sınırlar içinde)
+## Başka bir yapılandırmada ölçülen aşamanın (`measured_on`) kararı: arama olduğu yerden sürer
+adoption-within-noise-on = “{ $variant }”, “{ $base }” karşısında { $gain } önde; ancak bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde kaldığı için benimsenmedi ve arama “{ $after }” üzerinden sürüyor.
+adoption-not-better-on = Hiçbir varyant “{ $base }” karşısında öne geçemediği için değişiklik benimsenmedi; arama “{ $after }” üzerinden sürüyor.
+adoption-overridden-none-on = Yazarların kararıyla hiçbir varyant benimsenmedi; arama “{ $after }” üzerinden sürüyor. { $reason }
+
+## Seçenek özeti: ölçülen tek varyantı istek kaybeden aşama
+options-lost = { $variant } (başarı oranı { $rate }: { $expected } isteğin { $completed } tanesi; benimsenmedi)

@@ -292,3 +292,10 @@ chart-frontier = 帕累托前沿
 chart-others = 其他配置
 chart-recommended = 推荐：{ $config }
 curve-goodput = 有效吞吐量 { $value }（{ $total } 个请求中有 { $good } 个在限制内）
+## 在另一配置上测量的阶段（`measured_on`）的决定：搜索停留在原来的配置上
+adoption-within-noise-on = { $variant } 比 { $base } 好 { $gain }，但仍在 { $threshold } 的噪声阈值之内，因此不采用，搜索继续基于 { $after } 进行。
+adoption-not-better-on = 没有变体优于 { $base }，因此不采用，搜索继续基于 { $after } 进行。
+adoption-overridden-none-on = 按作者的决定不采用任何变体，搜索继续基于 { $after } 进行。{ $reason }
+
+## 优化选项汇总：唯一测得的变体丢失了请求的阶段
+options-lost = { $variant }（成功率 { $rate }：{ $expected } 个请求中完成 { $completed } 个；未采用）

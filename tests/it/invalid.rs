@@ -144,13 +144,6 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "`--model-path` gives the model, which the engine's command already gives",
         "\"--model-path=zai-org/GLM-5.2-AWQ\"",
     ),
-    // The first stage's variants are where every command starts: nothing to exclude them from.
-    (
-        "id = \"engine\"\ntitle",
-        "id = \"engine\"\nexclude_from_command = { reason = { en = \"x\" } }\ntitle",
-        "`exclude_from_command` on the first stage cannot work",
-        "\"engine\"\nexclude_from_command",
-    ),
     // A stage-level base that would throw away what the search adopted in between.
     (
         "id = \"memory-fraction\"\ntitle",

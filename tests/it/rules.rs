@@ -234,7 +234,11 @@ fn ties_go_to_the_first_variant_everywhere() {
     let a = analyze(&s);
     assert_eq!(adoption(&a, "s2").adopted(), Some("a"));
     let c = a.stage("s2").unwrap().comparison.as_ref().unwrap();
-    assert_eq!((c.best.as_str(), c.worst.as_str()), ("a", "a"), "the best and the worst of equals are the first");
+    assert_eq!(
+        (c.best.as_str(), c.worst.as_str()),
+        ("a", "b"),
+        "the best of equals is the first; the slowest, the last of them, so that two variants are compared"
+    );
     assert_eq!(a.options[1].best.as_deref(), Some("a"));
     // The chart marks the same winner the decision names.
     let catalog = Renderer::new(None).unwrap();

@@ -20,7 +20,8 @@ impl Ctx<'_> {
         let spec = &study.spec;
         let recommended_intro = c.fmt(
             "conclusion-intro",
-            &[("model", &markdown::code(&spec.model)), ("hardware", &x.text(&spec.hardware))],
+            // The checkpoint the recommended command serves (an adopted FP8 one), not always the study's.
+            &[("model", &markdown::code(&a.recommended.model)), ("hardware", &x.text(&spec.hardware))],
         )?;
         let excluded = a
             .excluded_stages

@@ -15,32 +15,22 @@ impl Ctx<'_> {
             None => None,
             Some(cmp) => {
                 let stage_ref = |v: &str| format!("{}/{v}", sa.id);
-                let secondary = match cmp.secondary {
-                    None => String::new(),
-                    Some(d) => {
-                        let trend = match d.trend {
-                            Trend::Lower => "lower",
-                            Trend::Higher => "higher",
-                            Trend::Same => "same",
-                        };
-                        let kind = if a.secondary.unit.is_time() { "latency" } else { "other" };
-                        c.fmt(
-                            "summary-secondary",
-                            &[
-                                ("trend", trend),
-                                ("kind", kind),
-                                ("metric", &x.metric_name(&a.secondary)?),
-                                ("best", &x.value(&a.secondary, Some(d.value))?),
-                                ("worst", &x.value(&a.secondary, Some(d.reference))?),
-                                ("diff", &x.value(&a.secondary, Some(d.diff.abs()))?),
-                                (
-                                    "percent",
-                                    &d.percent.map_or(Ok(c.msg("value-missing")?), |p| x.percent(p.abs(), false))?,
-                                ),
-                            ],
-                        )?
-                    }
+                let mut sentences = Vec::new();
+                if let Some(d) = cmp.secondary {
+                    sentences.push(x.secondary_sentence(&a.secondary, d)?);
+                }
+                // The further secondary metrics, each its own sentence, from the two runs' values.
+                let also = |id: &str| {
+                    sa.variants.iter().find(|v| v.id == id).and_then(|v| v.measure.as_ref()).map(|m| m.also.clone())
                 };
+                if let (Some(best), Some(worst)) = (also(&cmp.best), also(&cmp.worst)) {
+                    for (k, metric) in a.also.iter().enumerate() {
+                        if let (Some(Some(b)), Some(Some(w))) = (best.get(k), worst.get(k)) {
+                            sentences.push(x.secondary_sentence(metric, crate::analysis::Delta::new(*b, *w))?);
+                        }
+                    }
+                }
+                let secondary = sentences.join(" ");
                 let versus = |key: &str, v: &crate::analysis::Versus| -> Result<String, I18nError> {
                     c.fmt(
                         key,
@@ -67,12 +57,7 @@ impl Ctx<'_> {
                         ("best_value", &x.value(&a.objective, Some(cmp.objective.value))?),
                         ("worst_value", &x.value(&a.objective, Some(cmp.objective.reference))?),
                         ("gap", &x.value(&a.objective, Some(cmp.objective.diff.abs()))?),
-                        (
-                            "percent",
-                            &cmp.objective
-                                .percent
-                                .map_or(Ok(c.msg("value-missing")?), |p| x.percent(x.shown_gain(p.abs()), false))?,
-                        ),
+                        ("percent", &x.range_figure(cmp)?),
                         ("direction", if a.lower_is_better { "lower" } else { "higher" }),
                         ("secondary", &secondary),
                     ],
@@ -91,6 +76,11 @@ impl Ctx<'_> {
     pub(super) fn adoption(&self, sa: &StageAnalysis, ss: &Stage) -> Result<String, I18nError> {
         let (x, c, a) = (self, self.c, self.analysis);
         let base = x.label(&sa.base);
+        // A stage measured on another configuration (`measured_on`) leaves the search where it
+        // was: what stays is the configuration after it, not the one it was compared with.
+        let after = x.label(&sa.after);
+        let on =
+            |plain: &'static str, elsewhere: &'static str| if ss.measured_on.is_some() { elsewhere } else { plain };
         let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.percent(x.shown_gain(g), true));
         Ok(match &sa.adoption {
             Adoption::Adopted { variant, gain_percent, interval, .. } => c.fmt(
@@ -105,15 +95,18 @@ impl Ctx<'_> {
                 x.cannot_tell(&sa.adoption, &x.label(&format!("{}/{variant}", sa.id)), &base)?
             }
             Adoption::WithinNoise { variant, gain_percent, interval, .. } => c.fmt(
-                "adoption-within-noise",
+                on("adoption-within-noise", "adoption-within-noise-on"),
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
                     ("gain", &x.gain_with(*gain_percent, *interval)?),
                     ("threshold", &x.percent(a.noise_threshold, false)?),
                     ("base", &base),
+                    ("after", &after),
                 ],
             )?,
-            Adoption::NotBetter { .. } => c.fmt("adoption-not-better", &[("base", &base)])?,
+            Adoption::NotBetter { .. } => {
+                c.fmt(on("adoption-not-better", "adoption-not-better-on"), &[("base", &base), ("after", &after)])?
+            }
             Adoption::BaseIsBest { variant } => {
                 c.fmt("adoption-base-is-best", &[("variant", &x.label(&format!("{}/{variant}", sa.id)))])?
             }
@@ -128,7 +121,10 @@ impl Ctx<'_> {
                             ("reason", &reason),
                         ],
                     )?,
-                    None => c.fmt("adoption-overridden-none", &[("base", &base), ("reason", &reason)])?,
+                    None => c.fmt(
+                        on("adoption-overridden-none", "adoption-overridden-none-on"),
+                        &[("base", &base), ("after", &after), ("reason", &reason)],
+                    )?,
                 }
             }
             Adoption::NoResult { reason } => c.fmt(
@@ -200,7 +196,7 @@ impl Ctx<'_> {
         for o in &a.options {
             let mut row = vec![
                 cell(&x.stage_title(&o.stage)),
-                cell(&o.best.as_ref().map_or(dash.clone(), |b| x.label(&format!("{}/{b}", o.stage)))),
+                cell(&x.option_variant(o, &dash)?),
                 cell(&x.value(&a.objective, o.value)?),
                 cell(&x.value(&a.secondary, o.secondary)?),
             ];
@@ -230,6 +226,62 @@ impl Ctx<'_> {
         }
         headers.extend([c.msg("options-vs-baseline")?, c.msg("options-step")?]);
         Ok(Table { headers, rows: option_rows })
+    }
+
+    /// The variant of a row of the options: the stage's best, or the one that lost requests with
+    /// its success rate.
+    fn option_variant(&self, o: &crate::analysis::OptionRow, dash: &str) -> Result<String, I18nError> {
+        let Some(b) = &o.best else { return Ok(dash.to_string()) };
+        let label = self.label(&format!("{}/{b}", o.stage));
+        let Some((completed, expected)) = o.lost else { return Ok(label) };
+        let rate = if expected > 0 { completed as f64 / expected as f64 * 100.0 } else { 0.0 };
+        self.c.fmt_args(
+            "options-lost",
+            &[
+                ("variant", (&label).into()),
+                ("rate", (&self.percent(rate, false)?).into()),
+                ("completed", Arg::count(completed)),
+                ("expected", Arg::count(expected)),
+            ],
+        )
+    }
+
+    /// A secondary metric of the fastest variant against the slowest's, as a sentence.
+    fn secondary_sentence(
+        &self,
+        metric: &crate::metric::Metric,
+        d: crate::analysis::Delta,
+    ) -> Result<String, I18nError> {
+        let trend = match d.trend {
+            Trend::Lower => "lower",
+            Trend::Higher => "higher",
+            Trend::Same => "same",
+        };
+        let kind = if metric.unit.is_time() { "latency" } else { "other" };
+        let c = self.c;
+        c.fmt(
+            "summary-secondary",
+            &[
+                ("trend", trend),
+                ("kind", kind),
+                ("metric", &self.metric_name(metric)?),
+                ("best", &self.value(metric, Some(d.value))?),
+                ("worst", &self.value(metric, Some(d.reference))?),
+                ("diff", &self.value(metric, Some(d.diff.abs()))?),
+                ("percent", &d.percent.map_or(Ok(c.msg("value-missing")?), |p| self.percent(p.abs(), false))?),
+            ],
+        )
+    }
+
+    /// How much the fastest variant beats the slowest: a ratio (`3.10× faster`) where the study
+    /// shows speedups, else a percentage.
+    fn range_figure(&self, cmp: &crate::analysis::Comparison) -> Result<String, I18nError> {
+        let (a, c) = (self.analysis, self.c);
+        let gain = a.objective.improvement(cmp.objective.value, cmp.objective.reference);
+        if let Some(ratio) = gain.and_then(|g| self.ratio(g, false)) {
+            return ratio;
+        }
+        cmp.objective.percent.map_or(c.msg("value-missing"), |p| self.percent(self.shown_gain(p.abs()), false))
     }
 
     /// The cells of the further secondary metrics (`values` in their order; none: every one missing).

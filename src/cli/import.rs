@@ -1,0 +1,50 @@
+//! `perflab import PAGE.md --id ID` and `perflab import DIR`
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+pub fn run(page: &Path, id: Option<&str>, force: bool, results: &Path) -> anyhow::Result<ExitCode> {
+    let pages = pages(page, id)?;
+    let mut failed = 0;
+    for (file, id) in &pages {
+        if let Some(why) = crate::study::id_problem(id) {
+            eprintln!("error: {}: `{id}` is not a study id: {why}", file.display());
+            failed += 1;
+            continue;
+        }
+        let dir = results.join(id);
+        match crate::import::import_file(file, &dir, force) {
+            Ok(imported) => {
+                for c in &imported.choices {
+                    let at =
+                        if c.line > 0 { format!("{}:{}", file.display(), c.line) } else { file.display().to_string() };
+                    eprintln!("{at}: chose: {}", c.message);
+                }
+                eprintln!("{}: imported into {} ({} runs)", file.display(), dir.display(), imported.runs.len());
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed += 1;
+            }
+        }
+    }
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The pages to import with their ids: the one page, or every `.md` of a folder but its README.
+fn pages(page: &Path, id: Option<&str>) -> anyhow::Result<Vec<(PathBuf, String)>> {
+    let stem = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if !page.is_dir() {
+        return Ok(vec![(page.to_path_buf(), id.map_or_else(|| stem(page), str::to_string))]);
+    }
+    if id.is_some() {
+        anyhow::bail!("--id names one study: give a page, not the folder '{}'", page.display());
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(page)
+        .map_err(|e| anyhow::anyhow!("cannot list '{}': {e}", page.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md") && !stem(p).eq_ignore_ascii_case("readme"))
+        .collect();
+    found.sort();
+    Ok(found.into_iter().map(|p| (p.clone(), stem(&p))).collect())
+}

@@ -1,0 +1,608 @@
+//! `perflab import`: the published pages in `tests/fixtures/import` (the series' English pages)
+//! become studies that check clean and report, with the pages' figures; bad pages are refused
+//! at their line and leave nothing behind.
+
+use crate::common::{self, root};
+use perflab::analysis::{Analysis, analyze};
+use perflab::study::Study;
+use regex::Regex;
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> PathBuf {
+    root().join("tests/fixtures/import")
+}
+
+fn pages() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixtures())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md") && !p.ends_with("README.md"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Imports a page into `dir/<name>` through the library.
+fn import(name: &str, dir: &Path) -> (Study, Analysis) {
+    let page = fixtures().join(format!("{name}.md"));
+    let study_dir = dir.join(name);
+    perflab::import::import_file(&page, &study_dir, false).unwrap_or_else(|e| panic!("{e}"));
+    let study = Study::load(&study_dir).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let problems = perflab::analysis::check(&study);
+    assert!(problems.is_empty(), "{name}: {problems:?}");
+    let a = analyze(&study);
+    (study, a)
+}
+
+/// A figure of a page against perflab's.
+#[derive(Debug)]
+struct Figure {
+    page: String,
+    what: String,
+    printed: String,
+    ours: String,
+}
+
+fn shown(x: Option<f64>, decimals: usize) -> String {
+    x.map_or("-".into(), |x| format!("{x:.decimals$}"))
+}
+
+fn decimals(number: &str) -> usize {
+    number.split_once('.').map_or(0, |(_, d)| d.len())
+}
+
+/// The numbers of a cell, each with what follows it (`%`, `x`, `s`, or nothing).
+fn numbers(cell: &str) -> Vec<(String, char)> {
+    let re = Regex::new(r"(-?\d+(?:\.\d+)?)\s*(%|x|s)?").unwrap();
+    let tags = Regex::new(r"<[^>]*>|`[^`]*`").unwrap();
+    let thousands = Regex::new(r"(\d),(\d{3})").unwrap();
+    let cell = thousands.replace_all(cell, "$1$2");
+    let cell = tags.replace_all(&cell, " ").replace("TPOT(ms)", "TPOT").replace("Success rate", "");
+    // `3019.19x2`: a figure for two replicas, as the page counts it.
+    let times = Regex::new(r"(\d+)\.(\d+)x(\d+)").unwrap();
+    let cell = times.replace_all(&cell, |c: &regex::Captures| {
+        let d = c[2].len();
+        let v: f64 = format!("{}.{}", &c[1], &c[2]).parse::<f64>().unwrap() * c[3].parse::<f64>().unwrap();
+        format!("{v:.d$}")
+    });
+    re.captures_iter(&cell)
+        .map(|c| (c[1].to_string(), c.get(2).map_or(' ', |m| m.as_str().chars().next().unwrap())))
+        .collect()
+}
+
+/// A gain of a better-lower objective as the page shows it with `speedup`: base / new − 1.
+fn speedup(p: Option<f64>) -> Option<f64> {
+    p.map(|p| (1.0 / (1.0 - p / 100.0) - 1.0) * 100.0)
+}
+
+/// The rows of the table whose header's first cell starts with `first`, under `section`.
+fn table(text: &str, section: &str) -> Vec<Vec<String>> {
+    let mut inside = false;
+    let mut rows = Vec::new();
+    for line in text.lines() {
+        if line.starts_with('#') {
+            inside = line.contains(section);
+            continue;
+        }
+        let t = line.trim();
+        if inside && t.starts_with('|') {
+            let cells: Vec<String> = t.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect();
+            if !cells.iter().all(|c| c.chars().all(|ch| matches!(ch, '-' | ':' | ' '))) {
+                rows.push(cells);
+            }
+        }
+    }
+    rows
+}
+
+/// The stage a row of the summary of options names: the one whose title shares most words.
+fn stage_named<'a>(study: &'a Study, name: &str) -> Option<&'a perflab::study::Stage> {
+    let words = |t: &str| -> Vec<String> {
+        let mut w: Vec<String> = t
+            .to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() > 2)
+            .map(|w| w.chars().take(5).collect())
+            .collect();
+        w.sort();
+        w.dedup();
+        w
+    };
+    let wanted = words(name);
+    // Words shared, less words the title has beyond them; of equal ones, the first.
+    let score = |s: &perflab::study::Stage| {
+        let own = words(s.title.get("en"));
+        let shared = own.iter().filter(|w| wanted.contains(w)).count() as i64;
+        (shared, -(own.len() as i64 - shared))
+    };
+    let stages = study.spec.stages.iter().filter(|s| s.id.get_ref().as_str() != "other-cases");
+    let best = stages.rev().max_by_key(|s| score(s))?;
+    (score(best).0 > 0).then_some(best)
+}
+
+/// Every figure of the before/after table, the summary of options and the stage summaries.
+fn figures(name: &str, text: &str, study: &Study, a: &Analysis) -> Vec<Figure> {
+    let mut out = Vec::new();
+    let mut push = |what: String, printed: &str, ours: String| {
+        out.push(Figure { page: name.into(), what, printed: printed.into(), ours });
+    };
+    let ratio = study.spec.display.speedup;
+    for row in table(text, "Conclusion").iter().skip(1) {
+        let (base, opt) = (numbers(&row[1]), numbers(&row[2]));
+        let Some((b0, _)) = base.first() else { continue };
+        let value = |m: &Option<perflab::analysis::Measure>| m.as_ref().and_then(|m| m.value);
+        let near = |s: &&perflab::analysis::Scenario| {
+            value(&s.baseline).map_or(f64::MAX, |v| (v - b0.parse::<f64>().unwrap()).abs())
+        };
+        let s = a.scenarios.iter().min_by(|x, y| near(x).total_cmp(&near(y))).unwrap();
+        let case = &row[0];
+        push(format!("{case}: baseline"), b0, shown(value(&s.baseline), decimals(b0)));
+        if let Some((b1, _)) = base.get(1) {
+            push(
+                format!("{case}: baseline secondary"),
+                b1,
+                shown(s.baseline.as_ref().and_then(|m| m.secondary), decimals(b1)),
+            );
+        }
+        let opt_value = value(&s.optimized);
+        for (k, (n, unit)) in opt.iter().enumerate() {
+            let d = decimals(n);
+            let ours = match (k, unit) {
+                (0, _) => shown(opt_value, d),
+                (_, '%') => shown(s.change, d),
+                (_, 'x') => shown(value(&s.baseline).zip(opt_value).map(|(b, o)| b / o), d),
+                _ => shown(s.optimized.as_ref().and_then(|m| m.secondary), d),
+            };
+            push(format!("{case}: optimized #{k}"), n, ours);
+        }
+    }
+    summary_figures(study, a, text, ratio, &mut push);
+    stage_summary_figures(study, a, text, &mut push);
+    out
+}
+
+fn summary_figures(study: &Study, a: &Analysis, text: &str, ratio: bool, push: &mut dyn FnMut(String, &str, String)) {
+    let rows = table(text, "Summary of Optimization");
+    let Some(header) = rows.first() else { return };
+    let group = header.iter().position(|h| h == "Group");
+    let wide = header.len() >= 3;
+    for row in rows.iter().skip(1) {
+        let name = &row[group.unwrap_or(0)];
+        let Some(stage) = stage_named(study, name) else {
+            push(format!("summary `{name}`"), &row.join(" "), "no stage".into());
+            continue;
+        };
+        let Some(o) = a.options.iter().find(|o| o.stage == stage.id.get_ref().as_str()) else { continue };
+        let cells: Vec<&String> =
+            row.iter().enumerate().filter(|(k, _)| *k != 0 && Some(*k) != group).map(|(_, c)| c).collect();
+        if !wide {
+            let n = numbers(cells[0]);
+            let printed = n.first().map_or("-".to_string(), |x| x.0.clone());
+            let d = decimals(&printed);
+            // The page's column is the step of most pages and the gain against the baseline of
+            // some (a stage it did not go on with still shows its best's gain there).
+            let (step, total) = if ratio { (speedup(o.step), speedup(o.vs_baseline)) } else { (o.step, o.vs_baseline) };
+            let ours = if shown(total, d) == printed && printed != "-" { shown(total, d) } else { shown(step, d) };
+            push(format!("summary `{name}` step"), &printed, ours);
+            continue;
+        }
+        let base_value = a.scenarios.iter().find(|s| s.target).and_then(|s| s.baseline.as_ref()).and_then(|m| m.value);
+        let all: Vec<(String, char)> = cells.iter().flat_map(|c| numbers(c)).collect();
+        for (k, (n, unit)) in all.iter().enumerate() {
+            let d = decimals(n);
+            let candidates = [
+                o.value,
+                o.secondary,
+                o.vs_baseline,
+                base_value,
+                base_value.zip(o.value).map(|(b, v)| b / v),
+                a.scenarios.iter().find(|s| s.target).and_then(|s| s.baseline.as_ref()).and_then(|m| m.secondary),
+                // The success rate of a stage whose only variant lost requests.
+                o.lost.map(|(done, of)| done as f64 / of as f64 * 100.0),
+            ];
+            let hit = candidates.iter().map(|c| shown(*c, d)).find(|c| c == n);
+            push(
+                format!("summary `{name}` #{k}{unit}").trim_end().to_string(),
+                n,
+                hit.unwrap_or_else(|| format!("none of {candidates:?}")),
+            );
+        }
+    }
+}
+
+/// The figures of a stage's own summary line (`Result: ...`, `- Summary: ...`): each is a value
+/// of one of its variants or its base, or a difference or ratio of two of them.
+fn stage_summary_figures(study: &Study, a: &Analysis, text: &str, push: &mut dyn FnMut(String, &str, String)) {
+    let mut stage: Option<&perflab::study::Stage> = None;
+    for line in text.lines() {
+        if let Some(h) = line.strip_prefix("### ") {
+            stage = stage_named(study, h);
+            continue;
+        }
+        let t = line.trim();
+        if !(t.starts_with("Result:") || t.starts_with("- Summary:")) {
+            continue;
+        }
+        let Some(s) = stage.and_then(|s| a.stage(s.id.get_ref().as_str())) else { continue };
+        let mut values: Vec<f64> = s.base_value.into_iter().collect();
+        for v in &s.variants {
+            if let Some(m) = &v.measure {
+                values.extend(m.value);
+                values.extend(m.secondary);
+            }
+            let run = study.run(s.id.as_str(), v.id.as_str(), study.spec.target_profile.get_ref());
+            for metric in ["mean_ttft_ms", "mean_tpot_ms", "total_token_throughput"] {
+                values.extend(run.and_then(|r| r.block.metric(metric)));
+            }
+        }
+        for (n, _) in numbers(t) {
+            let d = decimals(&n);
+            let mut found = values.iter().any(|v| shown(Some(*v), d) == n);
+            for x in &values {
+                for y in &values {
+                    let figures = [(x - y).abs(), (x / y - 1.0).abs() * 100.0, x / y];
+                    found |= figures.iter().any(|f| shown(Some(*f), d) == n);
+                }
+            }
+            let ours = if found { n.clone() } else { format!("none of {values:?}") };
+            push(format!("stage `{}` summary", s.id), &n, ours);
+        }
+    }
+}
+
+/// Figures where a page contradicts its own blocks (page, figure, as printed), with the
+/// arithmetic from the blocks.
+const CONTRADICTIONS: &[(&str, &str, &str)] = &[
+    // The table's rows other than ShareGPT hold figures no block of the page holds (short
+    // prompt: baseline 7066.67 and optimized 28621.61 tok/s; the blocks: 6975.10 and 9100.71 at
+    // the same GPU count), and its summary's steps follow them: 20 + 2 figures.
+    ("glm-4.5-air-h100", "**Short Prompt**: baseline", "7066.67"),
+    ("glm-4.5-air-h100", "**Short Prompt**: baseline secondary", "214.38"),
+    ("glm-4.5-air-h100", "**Short Prompt**: optimized #0", "28621.61"),
+    ("glm-4.5-air-h100", "**Short Prompt**: optimized #1", "305.0"),
+    ("glm-4.5-air-h100", "**Short Prompt**: optimized #2", "327.73"),
+    ("glm-4.5-air-h100", "**Medium Prompt**: baseline", "22582.76"),
+    ("glm-4.5-air-h100", "**Medium Prompt**: baseline secondary", "125.44"),
+    ("glm-4.5-air-h100", "**Medium Prompt**: optimized #0", "35741.37"),
+    ("glm-4.5-air-h100", "**Medium Prompt**: optimized #1", "58.3"),
+    ("glm-4.5-air-h100", "**Medium Prompt**: optimized #2", "106.94"),
+    ("glm-4.5-air-h100", "**Long Prompt**: baseline", "21705.53"),
+    ("glm-4.5-air-h100", "**Long Prompt**: baseline secondary", "82.53"),
+    ("glm-4.5-air-h100", "**Long Prompt**: optimized #0", "33207.02"),
+    ("glm-4.5-air-h100", "**Long Prompt**: optimized #1", "53.0"),
+    ("glm-4.5-air-h100", "**Long Prompt**: optimized #2", "71.49"),
+    ("glm-4.5-air-h100", "**Very Long Prompt**: baseline", "20732.85"),
+    ("glm-4.5-air-h100", "**Very Long Prompt**: baseline secondary", "176.99"),
+    ("glm-4.5-air-h100", "**Very Long Prompt**: optimized #0", "26683.88"),
+    ("glm-4.5-air-h100", "**Very Long Prompt**: optimized #1", "28.7"),
+    ("glm-4.5-air-h100", "**Very Long Prompt**: optimized #2", "200.08"),
+    ("glm-4.5-air-h100", "summary `Quantization` step", "27.7"),
+    ("glm-4.5-air-h100", "summary `Parallelism` step", "3.5"),
+    // Differences of two printed figures, one hundredth off: 6487.53 − 5481.90 = 1005.63,
+    // 594.26 − 266.89 = 327.37, 13760.98 − 13758.60 = 2.38, 17525.76 − 14451.05 = 3074.71.
+    ("glm-5.2-h200", "stage `inference-engine` summary", "1005.62"),
+    ("glm-5.2-h200", "stage `memory-fraction` summary", "327.38"),
+    ("glm-5.2-h200", "stage `chunked-prefill-size` summary", "2.37"),
+    ("glm-5.2-h200", "stage `kv-cache-dtype` summary", "3074.72"),
+    // 25172.82 / 24223.22 − 1 = +3.9%.
+    ("gpt-oss-20b-a100", "**Short Prompt**: optimized #1", "4.0"),
+    // SGLang's block holds 8403.97, the ranking line 8424.86; the steps computed from it are
+    // +27.7% and +23.8%, from the block +27.4% and +24.1%.
+    ("qwen3-14b-h100", "summary `Engine Selection` step", "27.7"),
+    ("qwen3-14b-h100", "summary `Quantization` step", "23.8"),
+    ("qwen3-14b-h100", "stage `inference-engine` summary", "8424.86"),
+    // The page goes on with the FP8 checkpoint (3740.89 against 3792.50 tok/s, −1.4%) and prints
+    // "-"; it lists an attention-backend option it has no section for.
+    ("qwen3-235b-a22b-a100", "summary `Quantization` step", "-"),
+    ("qwen3-235b-a22b-a100", "summary `Attention Backend`", "Attention Backend -"),
+    // Four at a time, the optimized row quotes a repeat (0.77 s, 2.2×) where the stage's run is
+    // 0.71 s (2.4×); eight at a time the baseline's block gives 1.77 s; the steps are ratios of
+    // rounded figures (1.68 / 1.61, 1.61 / 1.28, 1.28 / 0.77) where the blocks give +4.9%,
+    // +25.5% and +46.5%.
+    ("qwen3-8b-h100-latency", "**ShareGPT BS=4**: optimized #0", "0.77"),
+    ("qwen3-8b-h100-latency", "**ShareGPT BS=4**: optimized #1", "2.2"),
+    ("qwen3-8b-h100-latency", "**ShareGPT BS=8**: baseline", "1.78"),
+    ("qwen3-8b-h100-latency", "summary `Engine Selection` step", "4.3"),
+    ("qwen3-8b-h100-latency", "summary `Quantization` step", "25.8"),
+    ("qwen3-8b-h100-latency", "summary `Speculative Decoding` step", "66.2"),
+    // 5.32 / 3.28 = 1.62×, 6456.42 / 68.48 = 94.28×, 89.37 / 2.35 = 38.03×, 55.07 − 51.99 = 3.08,
+    // 198.01 − 179.88 = 18.13.
+    ("qwen3.5-35b-a3b-h200-latency", "**Rate 8**: optimized #1", "1.63"),
+    ("qwen3.5-35b-a3b-h200-latency", "summary `Speculative Decoding && Quantization` #2x", "1.63"),
+    ("qwen3.5-35b-a3b-h200-latency", "stage `inference-engine` summary", "94.29"),
+    ("qwen3.5-35b-a3b-h200-latency", "stage `inference-engine` summary", "38.10"),
+    ("qwen3.5-35b-a3b-h200-latency", "stage `cuda-graph-quantization` summary", "3.07"),
+    ("qwen3.5-35b-a3b-h200-latency", "stage `max-batch-token-quantization` summary", "18.12"),
+];
+
+/// Figures perflab does not give back yet, with what is missing (page, figure, as printed).
+const NOT_YET: &[(&str, &str, &str)] = &[
+    // Its stages are engines tuned side by side (one `###` an engine, one `####` an option,
+    // failures without blocks): import makes each engine section one stage, which the page's
+    // summary rows (one an option, across engines) do not name, and the optimized configuration
+    // it finds (8376.43 tok/s) is not the page's (8968.32).
+    ("deepseek-v3.2-h200", "**ShareGPT**: optimized #0", "8968.32"),
+    ("deepseek-v3.2-h200", "**ShareGPT**: optimized #1", "56.95"),
+    ("deepseek-v3.2-h200", "**ShareGPT**: optimized #2", "203.05"),
+    ("deepseek-v3.2-h200", "**Generation-Heavy Prompt**: baseline", "3112.52"),
+    ("deepseek-v3.2-h200", "**Generation-Heavy Prompt**: baseline secondary", "45.72"),
+    ("deepseek-v3.2-h200", "**Generation-Heavy Prompt**: optimized #0", "3703.98"),
+    ("deepseek-v3.2-h200", "**Generation-Heavy Prompt**: optimized #1", "19.0"),
+    ("deepseek-v3.2-h200", "**Generation-Heavy Prompt**: optimized #2", "39.45"),
+    (
+        "deepseek-v3.2-h200",
+        "summary `Parallelism`",
+        "Parallelism <span style=\"background-color:lightgreen;\">+28.66%</span>",
+    ),
+    (
+        "deepseek-v3.2-h200",
+        "summary `Tool Call Configuration`",
+        "Tool Call Configuration <span style=\"background-color:lightgreen;\">+13.94%</span>",
+    ),
+    (
+        "deepseek-v3.2-h200",
+        "summary `Context Length Adjust`",
+        "Context Length Adjust <span style=\"background-color:lightgreen;\">+4.47%</span>",
+    ),
+    (
+        "deepseek-v3.2-h200",
+        "summary `Attention Backend`",
+        "Attention Backend <span style=\"background-color:lightgreen;\">+2.49%</span>",
+    ),
+    ("deepseek-v3.2-h200", "summary `KV Cache Dtype`", "KV Cache Dtype -"),
+    ("deepseek-v3.2-h200", "summary `MTP`", "MTP -"),
+    ("deepseek-v3.2-h200", "summary `DeepGEMM`", "DeepGEMM -"),
+    ("deepseek-v3.2-h200", "summary `Total(vs Baseline)` step", "56.97"),
+    // The row quotes the previous row's +9.75% beside its own +7.60%.
+    (
+        "qwen3.5-35b-a3b-h200",
+        "summary `KV Cache Dtype && Performance Mode && Prefix Cache && Quantization` #2%",
+        "9.75",
+    ),
+];
+
+#[test]
+fn every_page_imports_checks_clean_and_gives_its_figures_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = Vec::new();
+    for name in pages() {
+        let (study, a) = import(&name, dir.path());
+        let text = std::fs::read_to_string(fixtures().join(format!("{name}.md"))).unwrap();
+        all.extend(figures(&name, &text, &study, &a));
+    }
+    let key = |f: &Figure| (f.page.clone(), f.what.clone(), f.printed.clone());
+    let listed = |list: &[(&str, &str, &str)], f: &Figure| {
+        list.iter().any(|(p, w, n)| (p.to_string(), w.to_string(), n.to_string()) == key(f))
+    };
+    let differ: Vec<&Figure> = all.iter().filter(|f| f.printed != f.ours).collect();
+    for f in &differ {
+        eprintln!("{} | {} | page {} | perflab {}", f.page, f.what, f.printed, f.ours);
+    }
+    // Every figure that differs is listed, and every listed figure differs.
+    let unlisted: Vec<&&Figure> = differ.iter().filter(|f| !listed(CONTRADICTIONS, f) && !listed(NOT_YET, f)).collect();
+    assert!(unlisted.is_empty(), "figures that differ and are not listed: {unlisted:#?}");
+    assert_eq!(
+        differ.len(),
+        CONTRADICTIONS.len() + NOT_YET.len(),
+        "a listed figure is now equal: take it off its list"
+    );
+    // Of the figures the pages' own blocks give, at least 95% come back equal.
+    let equal = all.len() - differ.len();
+    let given = all.len() - CONTRADICTIONS.len();
+    eprintln!("{equal} of {} figures equal; {equal} of the {given} the blocks give", all.len());
+    assert!(equal * 100 >= given * 95, "{equal} of {given} figures equal");
+}
+
+#[test]
+fn an_imported_page_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let page = fixtures().join("qwen3-14b-h100.md");
+    let (code, _, err) =
+        common::perflab(&["import", page.to_str().unwrap(), "--id", "q14", "--results", results.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("chose:"), "what import chose is printed: {err}");
+    let study = Study::load(&results.join("q14")).unwrap();
+    assert_eq!(study.spec.notes.len(), 4, "the four items of the conclusion's note box");
+    let (code, out, err) = common::perflab(&["check", "q14", "--results", results.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("import chose this"), "check warns at the import's comments: {out}");
+    let (code, out, err) = common::perflab(&["report", "q14", "--results", results.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("10426.27") && out.contains("58.1%"), "{out}");
+}
+
+/// A block indented into an admonition.
+fn indented(block: &str) -> String {
+    block.lines().map(|l| format!("    {l}\n")).collect()
+}
+
+/// A small page of the series' shape: vLLM against SGLang, then one SGLang option. `tail` is
+/// added at the end of the page.
+fn small_page(tail: &str) -> String {
+    let result = |tps: f64| {
+        format!("??? info \"Benchmark result\"\n    ```\n{}    ```\n", indented(&common::vllm_block(tps, 10.0, "")))
+    };
+    let serving = |cmd: &str| format!("??? info \"Serving script\"\n    ```bash\n    {cmd}\n    ```\n");
+    format!(
+        "# Optimizing Tiny Throughput\n\n## Conclusion\n\n???+ tip \"Serving Command\"\n    ```bash\n    \
+         python3 -m sglang.launch_server --model-path org/Tiny --enable-x\n    ```\n\n\
+         | Benchmark Case | baseline (vLLM without any optimizations) | Optimized |\n|---|---|---|\n\
+         | **ShareGPT** | Total TPS: 100.00<br>Mean TPOT(ms): 10.00 | Total TPS: 150.00 (+50.0%)<br>Mean TPOT(ms): 10.00 |\n\n\
+         ## Experimental Setup\n\n### Model\n\norg/Tiny\n\n### Engine Version\n\n- vLLM: v1\n- SGLang: v2\n\n\
+         ### Benchmark Dataset\n\n1. ShareGPT\n\n## Experiment Results\n\n### 1. Choosing the Inference Engine\n\n\
+         vLLM\n{}\n{}\nSGLang\n{}\n{}\n### 2. Option X in SGLang\n\n{}\n{}\n{tail}",
+        serving("vllm serve org/Tiny"),
+        result(100.0),
+        serving("python3 -m sglang.launch_server --model-path org/Tiny"),
+        result(120.0),
+        serving("python3 -m sglang.launch_server --model-path org/Tiny --enable-x"),
+        result(150.0),
+    )
+}
+
+/// Runs `perflab import` on `pages` (name, text) in a folder; returns the exit code, standard
+/// error and the results folder.
+fn import_pages(pages: &[(&str, &str)], args: &[&str]) -> (i32, String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("pages");
+    std::fs::create_dir(&folder).unwrap();
+    for (name, text) in pages {
+        std::fs::write(folder.join(format!("{name}.md")), text).unwrap();
+    }
+    let results = dir.path().join("results");
+    let target = if pages.len() == 1 { folder.join(format!("{}.md", pages[0].0)) } else { folder.clone() };
+    let mut all = vec!["import", target.to_str().unwrap(), "--results", results.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let (code, _, err) = common::perflab(&all);
+    (code, err, dir)
+}
+
+#[test]
+fn a_small_page_imports_with_the_flags_each_variant_adds() {
+    let (code, err, dir) = import_pages(&[("tiny", &small_page(""))], &[]);
+    assert_eq!(code, 0, "{err}");
+    let study = Study::load(&dir.path().join("results/tiny")).unwrap();
+    let a = analyze(&study);
+    assert_eq!(a.baseline.launch, "vllm serve org/Tiny");
+    assert_eq!(a.recommended.launch, "python3 -m sglang.launch_server --model-path org/Tiny");
+    assert_eq!(a.recommended.flags, ["--enable-x"]);
+    assert_eq!(shown(a.total_gain, 1), "50.0");
+    let option = study.spec.stages[1].variants[0].flags.iter().map(|f| f.get_ref().clone()).collect::<Vec<_>>();
+    assert_eq!(option, ["--enable-x"], "the option's flags are what its command adds to SGLang's");
+}
+
+/// The page's error, and that nothing was written for it.
+fn refused(text: &str, line: usize, words: &str) {
+    let (code, err, dir) = import_pages(&[("bad", text)], &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&format!("bad.md:{line}: ")) && err.contains(words), "{err}");
+    assert!(!dir.path().join("results/bad").exists(), "nothing is written for a page that fails");
+    let left = std::fs::read_dir(dir.path().join("results")).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(left, 0, "no scratch folder is left");
+}
+
+#[test]
+fn a_page_without_a_benchmark_block_is_refused() {
+    let page = small_page("");
+    let no_blocks: String = page.split("??? info \"Benchmark result\"").next().unwrap().to_string();
+    let line = no_blocks[..no_blocks.find("### 1.").unwrap()].lines().count() + 1;
+    refused(&no_blocks, line, "no benchmark block");
+}
+
+#[test]
+fn a_block_cut_off_is_refused_at_its_line() {
+    let page = small_page("");
+    let at = page.find("==================================================\n").unwrap();
+    let cut = format!("{}{}", &page[..at], &page[at + 51..]);
+    let line = cut.lines().position(|l| l.contains("Serving Benchmark Result")).unwrap() + 1;
+    refused(&cut, line, "cut off");
+}
+
+#[test]
+fn a_variant_without_a_command_is_refused_at_its_section() {
+    let page = small_page("");
+    let without = page.replacen("??? info \"Serving script\"\n    ```bash\n    vllm serve org/Tiny\n    ```\n", "", 1);
+    let line = without[..without.find("vLLM\n").unwrap()].lines().count() + 1;
+    refused(&without, line, "no serving command");
+}
+
+#[test]
+fn a_table_that_does_not_match_the_blocks_is_named_at_its_line() {
+    let page = small_page("").replace("Total TPS: 150.00", "Total TPS: 155.00");
+    let (code, err, dir) = import_pages(&[("t", &page)], &[]);
+    assert_eq!(code, 0, "{err}");
+    let line = page[..page.find("| **ShareGPT**").unwrap()].lines().count() + 1;
+    assert!(err.contains(&format!("t.md:{line}: chose: the before/after table prints 155.00")), "{err}");
+    let spec = std::fs::read_to_string(dir.path().join("results/t/study.toml")).unwrap();
+    assert!(spec.contains("# import: the before/after table prints 155.00"), "{spec}");
+}
+
+#[test]
+fn a_folder_goes_on_past_a_page_that_fails() {
+    let good = small_page("");
+    let (code, err, dir) =
+        import_pages(&[("a-good", &good), ("b-bad", "# A page\n\nNo stages here.\n"), ("c-good", &good)], &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("b-bad.md:0: no stage found"), "{err}");
+    for name in ["a-good", "c-good"] {
+        assert!(dir.path().join("results").join(name).join("study.toml").is_file(), "{name}: {err}");
+    }
+    assert!(!dir.path().join("results/b-bad").exists());
+}
+
+#[test]
+fn an_existing_study_is_kept_unless_forced() {
+    let (code, err, dir) = import_pages(&[("tiny", &small_page(""))], &[]);
+    assert_eq!(code, 0, "{err}");
+    let spec = dir.path().join("results/tiny/study.toml");
+    std::fs::write(&spec, "# edited by hand\n").unwrap();
+    let page = dir.path().join("pages/tiny.md");
+    let results = dir.path().join("results");
+    let args = ["import", page.to_str().unwrap(), "--results", results.to_str().unwrap()];
+    let (code, _, err) = common::perflab(&args);
+    assert_eq!(code, 1);
+    assert!(err.contains("already there") && err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&spec).unwrap(), "# edited by hand\n");
+    let (code, _, err) = common::perflab(&[&args[..], &["--force"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read_to_string(&spec).unwrap().contains("model = \"org/Tiny\""));
+    let names: Vec<String> =
+        std::fs::read_dir(&results).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["tiny"], "nothing is left beside the study");
+}
+
+#[test]
+fn a_page_that_cannot_be_read_is_named_and_the_others_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages");
+    std::fs::create_dir(&pages).unwrap();
+    std::fs::write(pages.join("good.md"), small_page("")).unwrap();
+    std::fs::write(pages.join("latin1.md"), b"# Caf\xe9\n").unwrap();
+    let results = dir.path().join("results");
+    let (code, _, err) = common::perflab(&["import", pages.to_str().unwrap(), "--results", results.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("latin1.md: cannot read"), "{err}");
+    assert!(results.join("good/study.toml").is_file() && !results.join("latin1").exists(), "{err}");
+}
+
+/// The before/after changes of an analysis by the baseline's and the optimized values there
+/// (profile ids differ between a hand-made study and an imported one), to two decimals.
+fn changes(a: &Analysis) -> std::collections::BTreeMap<(String, String), String> {
+    let value = |m: &Option<perflab::analysis::Measure>| shown(m.as_ref().and_then(|m| m.value), 2);
+    a.scenarios.iter().map(|s| ((value(&s.baseline), value(&s.optimized)), shown(s.change, 2))).collect()
+}
+
+#[test]
+fn bundled_studies_are_recreated_by_import() {
+    let dir = tempfile::tempdir().unwrap();
+    // (page, bundled study): the same recommended command, total gain and before/after changes.
+    let same = [
+        ("qwen3-14b-h100", "qwen3-14b-h100"),
+        ("qwen3-30b-a3b-910b", "qwen3-30b-a3b-910b"),
+        ("qwen3-8b-h100-latency", "qwen3-8b-h100-latency"),
+        ("glm-5.2-h200", "glm-5.2-fp8-h200"),
+        ("glm-4.5-air-h100", "glm-4.5-air-h100"),
+    ];
+    for (page, bundled) in same {
+        let (_, imported) = import(page, dir.path());
+        let hand = analyze(&Study::load(&root().join("results").join(bundled)).unwrap());
+        let command = |a: &Analysis| (a.recommended.launch.clone(), a.recommended.flags.clone());
+        assert_eq!(command(&imported), command(&hand), "{page}");
+        assert_eq!(shown(imported.total_gain, 2), shown(hand.total_gain, 2), "{page}");
+        // The hand-made GLM-4.5-Air study ranks by throughput per GPU and compares ShareGPT
+        // alone (its page's other rows hold figures no block gives); the imported one scales
+        // every configuration to four GPUs, the same ratios, and compares every profile it has
+        // runs of: the command and the total gain above are what the two share.
+        if page != "glm-4.5-air-h100" {
+            assert_eq!(changes(&imported), changes(&hand), "{page}");
+        }
+    }
+    // DeepSeek-V3.2 tunes three engines side by side, one section an engine: import cannot yet
+    // tell which engine's option the search went on with, and lands on another configuration
+    // (+46.60% where the hand-made study gives the page's +56.95%).
+    let (_, imported) = import("deepseek-v3.2-h200", dir.path());
+    let hand = analyze(&Study::load(&root().join("results/deepseek-v3.2-h200")).unwrap());
+    assert_eq!((shown(imported.total_gain, 2), shown(hand.total_gain, 2)), ("46.60".into(), "56.95".into()));
+}
