@@ -568,6 +568,11 @@ pub fn check(study: &Study) -> Vec<Diagnostic> {
             if point.source.is_empty() || stand_in || chain.registry.find(study, point, id).is_some() {
                 continue;
             }
+            // A failure recorded for the run stands for it (a load curve where no load met the SLO).
+            let key = RunKey::parse(&format!("{}/{id}", point.source));
+            if study.variant(&point.source).is_some_and(|(_, v)| study.failure(v, &key).is_some()) {
+                continue;
+            }
             out.push(study.diag_at(
                 &profile.id,
                 format!("the {what} (`{}`) has no run for compared profile `{id}`", point.source),

@@ -435,14 +435,28 @@ impl Study {
                 }
                 let probes: Vec<_> = points.iter().map(Point::probe).collect();
                 let answer = crate::metric::load::answer(loads, &probes);
-                let Some(edge) = answer.boundary.and_then(|b| points.iter().find(|p| p.load == b)) else { continue };
+                let key = super::RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.clone() };
+                let Some(edge) = answer.boundary.and_then(|b| points.iter().find(|p| p.load == b)) else {
+                    // A finished curve where no load met the SLO: the configuration failed the
+                    // profile, as the record of its first point says.
+                    let first = points.iter().find_map(|p| self.manifests.get(&p.key).cloned());
+                    if let (Some(mut m), Some(_)) = (first, answer.stop) {
+                        m.state = super::RunState::Failed;
+                        let loads: Vec<String> = points.iter().map(|p| p.load.to_string()).collect();
+                        m.failure = Some(super::RecordedFailure {
+                            class: super::FailureClass::SloNotMet,
+                            message: format!("none of the loads {} met the SLO", loads.join(", ")),
+                        });
+                        self.manifests.insert(key, m);
+                    }
+                    continue;
+                };
                 let Some(mut run) = self.runs.get(&edge.key).cloned() else { continue };
                 run.block.metrics.insert(BOUNDARY_METRIC.into(), edge.load as f64);
                 let best = points.iter().filter_map(|p| p.goodput.map(|g| g.request_goodput)).reduce(f64::max);
                 if let Some(g) = best {
                     run.block.metrics.insert(GOODPUT_METRIC.into(), g);
                 }
-                let key = super::RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.clone() };
                 if let Some(m) = self.manifests.get(&edge.key).cloned() {
                     self.manifests.insert(key.clone(), m);
                 }

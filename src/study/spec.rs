@@ -604,6 +604,8 @@ pub enum FailureClass {
     Cancelled,
     /// The cluster killed the job for using more host memory than it asked for.
     JobOutOfMemory,
+    /// No load of a load curve met the SLO (the benchmarks ran; the configuration is too slow).
+    SloNotMet,
 }
 
 impl FailureClass {
@@ -622,6 +624,7 @@ impl FailureClass {
             FailureClass::NodeFailure => "node-failure",
             FailureClass::Cancelled => "cancelled",
             FailureClass::JobOutOfMemory => "job-out-of-memory",
+            FailureClass::SloNotMet => "slo-not-met",
         }
     }
 }

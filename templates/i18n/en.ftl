@@ -102,6 +102,7 @@ failure-time-limit = the cluster stopped the job at its time limit
 failure-node-failure = the cluster node running the job failed
 failure-cancelled = the job was cancelled on the cluster
 failure-job-out-of-memory = the cluster stopped the job for using more memory than it asked for
+failure-slo-not-met = no load it was measured at met the SLO
 
 ## Stage summary: fastest against slowest variant
 summary = { $best } reaches { $best_value } against { $worst_value } for { $worst }, { $gap } { $direction ->

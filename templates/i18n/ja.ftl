@@ -95,6 +95,7 @@ failure-time-limit = クラスタが制限時間でジョブを停止した
 failure-node-failure = ジョブを実行していたクラスタのノードが故障した
 failure-cancelled = クラスタ上でジョブがキャンセルされた
 failure-job-out-of-memory = 要求量を超えるメモリを使ったため、クラスタがジョブを停止した
+failure-slo-not-met = 測定したどの負荷でも SLO を満たさなかった
 
 ## ステージの要約：最速と最遅のバリアント
 summary = { $best }は{ $best_value }で、{ $worst }の{ $worst_value }より{ $gap }{ $direction ->

@@ -92,6 +92,7 @@ failure-time-limit = küme, işi süre sınırına ulaşınca durdurdu
 failure-node-failure = işi çalıştıran küme düğümü arızalandı
 failure-cancelled = iş kümede iptal edildi
 failure-job-out-of-memory = küme, istediğinden fazla bellek kullanan işi durdurdu
+failure-slo-not-met = ölçüldüğü yüklerin hiçbirinde SLO tutmadı
 
 ## Aşama özeti: en hızlı varyantın en yavaş varyantla karşılaştırması
 # summary-secondary içinde $best ve $worst biçimlenmiş değerlerdir ("540,79 ms"); SUFFIX,

@@ -95,6 +95,7 @@ failure-time-limit = 作业达到集群的时间上限，被终止
 failure-node-failure = 运行作业的集群节点发生故障
 failure-cancelled = 作业已在集群上被取消
 failure-job-out-of-memory = 作业使用的内存超过申请量，被集群终止
+failure-slo-not-met = 所测的任何负载都未满足 SLO
 
 ## 阶段小结：最快与最慢的变体
 summary = { $best } 达到 { $best_value }，比 { $worst } 的 { $worst_value } { $direction ->

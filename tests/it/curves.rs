@@ -272,6 +272,26 @@ fn a_rate_axis_measures_each_rate_and_says_what_it_reached() {
     );
 }
 
+/// A curve where no load met the SLO is the configuration's failure on that profile, not a
+/// missing run: check passes, the page says why.
+#[test]
+fn a_curve_that_never_meets_the_slo_is_a_failure_of_its_own() {
+    let _serial = common::serial();
+    let (_tmp, dir) = study("--sim-decode-ms 2", "{ min = 1, max = 16 }", "mean_tpot_ms = 0.001", 16);
+    run_ok(&dir);
+    let c = curve(&dir);
+    assert_eq!((c["boundary"].is_null(), c["stop"].as_str()), (true, Some("below-lower-bound")), "{c}");
+    assert_eq!(c["points"].as_array().unwrap().len(), 1, "{c}");
+    let (code, out, err) = common::perflab(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, page, err) = common::perflab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(page.contains("no load it was measured at met the SLO"), "{page}");
+    assert!(page.contains("Neither configuration met mean TPOT 0.001 ms at any load measured."), "{page}");
+    let (_, plan, _) = common::perflab(&["plan", dir.to_str().unwrap()]);
+    assert!(plan.contains("done"), "{plan}");
+}
+
 /// What `check` says of a malformed `load` or `slo`, at the line and column of the key.
 #[test]
 fn malformed_loads_and_slos_are_refused_at_their_place() {

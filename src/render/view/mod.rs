@@ -303,6 +303,7 @@ impl Ctx<'_> {
             FailureClass::NodeFailure => "failure-node-failure",
             FailureClass::Cancelled => "failure-cancelled",
             FailureClass::JobOutOfMemory => "failure-job-out-of-memory",
+            FailureClass::SloNotMet => "failure-slo-not-met",
         })
     }
 
