@@ -205,7 +205,7 @@ site-title = Serving optimization guides
 site-intro = Each guide searches, stage by stage, for the fastest way to serve a model on a given machine. Every figure is computed from the raw benchmark results the guide shows.
 site-languages = Languages
 site-studies = Guides
-site-headline = { $gain } { $metric } on { $profile }
+site-headline = { $metric }: { $gain } on { $profile }
 site-engines = Engines: { $engines }
 site-skip = Skip to the content
 
@@ -280,3 +280,8 @@ changes-figure-unclear = { $before } → { $after } ({ $change }: the runs canno
 ## Punctuation: items of a list, and a value after its name ("Total TPS: 13760.98 tok/s")
 list-separator = {", "}
 label-separator = {": "}
+
+# Site layout: the index filter of guides
+site-filter = Find a guide by model, hardware or engine:
+# The page's answer above the command: "Total TPS on Balanced: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)."
+conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }) on { $profile }.

@@ -249,3 +249,8 @@ changes-figure-unclear = { $before } → { $after }（{ $change }：ノイズと
 ## 句読点：列挙は読点、名前と値のあいだは全角コロン
 list-separator = 、
 label-separator = ：
+
+# Site layout: the index filter of guides
+site-filter = モデル、ハードウェア、エンジンでガイドを探す：
+# The page's answer above the command
+conclusion-result = { $profile }での{ $metric }：{ $baseline } → { $optimized }（{ $change }）。

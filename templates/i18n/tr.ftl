@@ -176,7 +176,7 @@ site-title = Model sunumu optimizasyon rehberleri
 site-intro = Her rehber, bir modeli belirli bir donanımda en hızlı sunmanın yolunu aşama aşama arar. Rehberdeki her sayı, rehberin gösterdiği ham benchmark sonuçlarından hesaplanır.
 site-languages = Diller
 site-studies = Rehberler
-site-headline = { $metric } { $gain } ({ $profile })
+site-headline = { $metric }: { $gain } ({ $profile })
 site-engines = Motorlar: { $engines }
 site-skip = İçeriğe geç
 
@@ -251,3 +251,8 @@ changes-figure-unclear = { $before } → { $after } ({ $change }; koşular bunu 
 ## Noktalama: bir listenin öğeleri ve adından sonra gelen değer
 list-separator = {", "}
 label-separator = {": "}
+
+# Site layout: the index filter of guides
+site-filter = Rehberi modele, donanıma ya da motora göre bulun:
+# The page's answer above the command
+conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }), hedef profil “{ $profile }”.

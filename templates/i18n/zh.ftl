@@ -249,3 +249,8 @@ changes-figure-unclear = { $before } → { $after }（{ $change }：这些运行
 ## 标点：列表各项之间用顿号，名称与数值之间用全角冒号
 list-separator = 、
 label-separator = ：
+
+# Site layout: the index filter of guides
+site-filter = 按模型、硬件或推理引擎查找指南：
+# The page's answer above the command
+conclusion-result = { $profile }上的{ $metric }：{ $baseline } → { $optimized }（{ $change }）。

@@ -70,7 +70,9 @@ fn pages_link_languages_studies_and_exports() {
     let page = text(&site, "en/glm-5.2-fp8-h200.html");
     assert!(page.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"));
     assert!(page.contains(r#"<a href="../tr/glm-5.2-fp8-h200.html" hreflang="tr" lang="tr">Türkçe</a>"#));
-    assert!(page.contains(r#"<a href="deepseek-v3.2-h200.html">Optimizing DeepSeek-V3.2 throughput on 8×H200</a>"#));
+    // The header leads to the index of guides instead of listing every one of them.
+    assert!(page.contains(r#"<a class="home" href="index.html">Serving optimization guides</a>"#));
+    assert!(!page.contains(r#"<a href="deepseek-v3.2-h200.html">"#));
     assert!(page.contains(r#"href="../md/data/glm-5.2-fp8-h200.csv""#));
     assert!(page.contains(r#"<span class="gain">▲ +219.70%</span>"#));
     assert!(page.contains(r#"<span class="loss">▼ −52.90%</span> (regression)"#));
@@ -88,7 +90,12 @@ fn pages_link_languages_studies_and_exports() {
     assert!(index.contains(
         r#"<a href="glm-5.2-fp8-h200.html"><strong>8×H200 üzerinde GLM-5.2 işlem hacmi optimizasyonu</strong></a>"#
     ));
-    assert!(index.contains(r#"Toplam TPS <span class="gain">▲ +%219,70</span> (Balanced: 8K giriş / 1K çıkış)"#));
+    assert!(index.contains(r#"Toplam TPS: <span class="gain">▲ +%219,70</span> (Balanced: 8K giriş / 1K çıkış)"#));
+    // The index's filter matches title, model, hardware and engines.
+    assert!(index.contains(r#"<li data-search="8×h200 üzerinde deepseek-v3.2 işlem hacmi optimizasyonu deepseek-ai&#x2F;deepseek-v3.2 8 × nvidia h200 sxm (tek düğüm) vllm sglang tensorrt-llm">"#));
+    // A latency study's card says what its page says: how many times faster.
+    let en = text(&site, "en/index.html");
+    assert!(en.contains(r#"Mean latency per request: <span class="gain">▲ 1.9× faster</span>"#), "{en}");
     let root_page = text(&site, "index.html");
     assert!(root_page.contains(r#"<a href="tr/index.html" hreflang="tr" lang="tr"><strong>Türkçe</strong></a>"#));
     let summary = text(&site, "md/SUMMARY.md");

@@ -11,6 +11,9 @@ pub(super) struct Conclusion {
     pub recommended_intro: String,
     pub excluded: Vec<String>,
     pub comparison: Table,
+    /// The target profile's objective before and after, with its change: the page's answer in
+    /// one line, above the command.
+    pub result: Option<String>,
     pub data_warnings: Vec<String>,
 }
 
@@ -55,7 +58,29 @@ impl Ctx<'_> {
             rows,
         };
         let data_warnings = x.warning_boxes(&Place::Study)?;
-        Ok(Conclusion { recommended_intro, excluded, comparison, data_warnings })
+        let result = match a.scenarios.iter().find(|s| s.target) {
+            Some(s) => x.result(s)?,
+            None => None,
+        };
+        Ok(Conclusion { recommended_intro, excluded, comparison, result, data_warnings })
+    }
+
+    /// "Total TPS on Balanced: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)." for the target
+    /// profile, when both configurations were measured on it.
+    fn result(&self, s: &crate::analysis::Scenario) -> Result<Option<String>, I18nError> {
+        let a = self.analysis;
+        let (Some(base), Some(best)) = (&s.baseline, &s.optimized) else { return Ok(None) };
+        let line = self.c.fmt(
+            "conclusion-result",
+            &[
+                ("metric", &self.metric_name(&a.objective)?),
+                ("profile", &self.profile_name(&s.profile)),
+                ("baseline", &self.value(&a.objective, base.value)?),
+                ("optimized", &self.value(&a.objective, best.value)?),
+                ("change", &self.change_cell(s)?),
+            ],
+        )?;
+        Ok(Some(line))
     }
 
     /// `Total TPS: 13760.98 tok/s` and `Mean TPOT: 266.89 ms` of a measure, joined by `sep`.
