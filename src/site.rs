@@ -155,8 +155,7 @@ impl Site {
 
                 let engines: Vec<String> = study.spec.engines.iter().map(|e| e.name.clone()).collect();
                 let hardware = study.spec.hardware.get(locale).to_string();
-                let search =
-                    [title.as_str(), &study.spec.model, &hardware, &engines.join(" ")].join(" ").to_lowercase();
+                let search = search_words(&[&title, &study.spec.model, &hardware, &engines.join(" ")]);
                 index.push(IndexItem {
                     measured: view::age_line(study, analysis, catalog)?,
                     title,
@@ -264,6 +263,15 @@ impl Site {
         }
         Ok(())
     }
+}
+
+/// What the index's filter matches for a guide: the words of `texts` in lower case, split at
+/// anything but letters, digits and `.-_/×` (so `8×H200`, `Qwen/Qwen3-8B` and `v0.5.9` stay whole).
+fn search_words(texts: &[&str]) -> String {
+    let joined = texts.join(" ").to_lowercase();
+    let spaced: String =
+        joined.chars().map(|c| if c.is_alphanumeric() || ".-_/×".contains(c) { c } else { ' ' }).collect();
+    spaced.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// One language's mdBook (`site/md/<locale>/book.toml`): its pages are the folder itself, its
