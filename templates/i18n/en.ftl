@@ -158,17 +158,17 @@ warning-lost-requests = { $run }: only { $completed } of { $expected ->
        *[other] { $expected } requests
     } completed, so its throughput is not comparable and it cannot win a stage.
 warning-incomplete = { $run }: the benchmark block is cut off; its numbers are not used.
-warning-noisy = The same configuration was measured { $count } times, { $spread } apart, more than the { $threshold } noise threshold: { $values }.
+warning-noisy = The same configuration was measured { $count } times, and its results lie { $spread } apart, more than the { $threshold } noise threshold.
 warning-implausible-peak = { $count ->
-        [one] One run reports a peak output throughput above what it could have streamed
-       *[other] { $count } runs report a peak output throughput above what they could have streamed
-    } (its concurrency times { $stream_limit } per request, and no more than all the tokens it produced); the "Peak output token throughput" line is an artifact of the benchmark tool and is not used: { $runs }.
-warning-implausible-peak-run = { $run } reports { $peak } (at most { $ceiling })
+        [one] One run reports
+       *[other] { $count } runs report
+    } a peak output throughput higher than a run can deliver (at most { $stream_limit } per concurrent request, and never more than its whole output). The benchmark tool's “Peak output token throughput” line is an artifact and is not used; the table at the end of the page lists the runs.
+warning-implausible-peak-run = { $peak } reported, at most { $ceiling } possible
 warning-tpot-includes-waiting = { $count ->
         [one] One run prints
        *[other] { $count } runs print
-    } a "TPOT" that is the mean request latency divided by the output tokens of a request, so it holds the time requests waited in the queue and the time to the first token; it is not the time between tokens after the first: { $runs }.
-warning-tpot-includes-waiting-run = { $run }: { $tpot } = { $latency } ÷ { $tokens } tokens
+    } a “TPOT” that is the mean request latency divided by the output tokens. It therefore includes queueing and the wait for the first token, and is not the gap between tokens; the table at the end of the page gives each run's division.
+warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens } tokens
 warning-zero-latency = { $run }: { $metric } is 0 although the run produced tokens.
 warning-request-count = { $run }: the block counts { $counted ->
         [one] { $counted } request
@@ -272,7 +272,7 @@ figure-interval = { $figure } ({ $confidence }% CI { $low }–{ $high })
 adoption-cannot-tell = { $variant } measured { $gain } against { $base }, but that interval holds zero: the difference may be noise, so nothing is adopted yet and { $base } stays until more runs decide (`perflab run --until-confident`).
 adoption-cannot-tell-threshold = { $variant } measured { $gain } against { $base }; the gain is within the { $threshold } noise threshold, but its interval reaches beyond it, so nothing is adopted yet and { $base } stays until more runs decide (`perflab run --until-confident`).
 evidence-single-runs = Every figure on this page comes from a single run: no configuration was measured more than once, so the page cannot give confidence intervals or say how far a second run would land.
-evidence-single-runs-spread = Every figure on this page comes from a single run, so the page cannot give confidence intervals. One configuration was measured by { $count } runs, which show how far runs of the same setup can land apart: { $values }; { $spread } between them.
+evidence-single-runs-spread = Each configuration was measured once, except one that ran { $count } times; those runs lie { $spread } apart, which shows how far two runs of one setup can differ. Single runs give no confidence intervals. The runs: { $values }.
 evidence-repeats = Each figure is the mean of { $most } runs; a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
 evidence-repeats-range = Each figure is the mean of { $fewest } to { $most } runs of its configuration (a figure from a single run has no range); a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
 changes-figure-unclear = { $before } → { $after } ({ $change }: the runs cannot tell this from noise)
@@ -285,3 +285,13 @@ label-separator = {": "}
 site-filter = Find a guide by model, hardware or engine:
 # The page's answer above the command: "Total TPS on Balanced: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)."
 conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }) on { $profile }.
+
+# Site layout: the table of the runs behind the data warnings
+heading-warning-runs = Runs behind the data warnings
+warning-runs-intro = Every run that a data warning above refers to, with the figures that raised it.
+table-warning = Warning
+table-run = Run
+table-figures = Figures
+warning-kind-noisy = Results apart
+warning-kind-implausible-peak = Peak throughput not used
+warning-kind-tpot = “TPOT” includes waiting

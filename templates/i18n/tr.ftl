@@ -141,17 +141,17 @@ warning-baseline-failed = Temel yapılandırma ({ $baseline }) ölçülemedi: { 
 warning-baseline-no-result = sonuç bırakmadı
 warning-lost-requests = { $run }: { $expected } isteğin yalnızca { $completed } tanesi tamamlandı; bu yüzden işlem hacmi karşılaştırılamaz ve koşu aşamayı kazanamaz.
 warning-incomplete = { $run }: benchmark bloğu yarıda kesilmiş; sayıları kullanılmıyor.
-warning-noisy = Aynı yapılandırma { $count } kez ölçüldü ve sonuçlar birbirinden { $spread } ayrılıyor; bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinden büyük: { $values }.
+warning-noisy = Aynı yapılandırma { $count } kez ölçüldü ve sonuçları arasında { $spread } fark çıktı; bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinden büyük.
 warning-implausible-peak = { $count ->
         [one] Bir koşunun
        *[other] { $count } koşunun
-    } bildirdiği en yüksek çıkış işlem hacmi, koşunun akıtabileceğinin üstünde (üst sınır, eş zamanlı istek sayısının istek başına { $stream_limit } ile çarpımıdır ve koşunun ürettiği toplam token sayısını aşamaz). "Peak output token throughput" satırı benchmark aracının ürettiği yapay bir değerdir ve kullanılmaz: { $runs }.
-warning-implausible-peak-run = { $run }: { $peak } (en fazla { $ceiling })
+    } bildirdiği en yüksek çıkış işlem hacmi, koşunun gerçekte üretebileceğinden fazla (eş zamanlı istek başına en çok { $stream_limit }; toplamda da ürettiği token'ları aşamaz). “Peak output token throughput” satırındaki değer, benchmark aracının ürettiği yapay bir değerdir ve kullanılmaz; ilgili koşular sayfanın sonundaki tabloda.
+warning-implausible-peak-run = bildirilen { $peak }, olabilecek en fazla { $ceiling }
 warning-tpot-includes-waiting = { $count ->
         [one] Bir koşunun
        *[other] { $count } koşunun
-    } yazdırdığı "TPOT", ortalama istek gecikmesinin istek başına çıkış token sayısına bölünmesiyle bulunur; bu yüzden isteklerin kuyrukta beklediği süreyi ve ilk token'a kadar geçen süreyi de içerir, ilk token'dan sonraki token'lar arasındaki süreyi göstermez: { $runs }.
-warning-tpot-includes-waiting-run = { $run }: { $tpot } = { $latency } ÷ { $tokens } token
+    } çıktısındaki “TPOT”, ortalama istek gecikmesinin çıkış token sayısına bölümüdür. Bu yüzden kuyrukta geçen süreyi ve ilk token'ın beklenmesini de içerir; token'lar arasındaki süre değildir. Her koşunun hesabı sayfanın sonundaki tabloda.
+warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens } token
 warning-zero-latency = { $run }: koşu token üretmiş olmasına rağmen { $metric } 0 görünüyor.
 warning-request-count = { $run }: blok { $counted } istek sayıyor, oysa profil { $expected } istek gönderir.
 warning-left-out = { $run }: `{ $file }` dosyasındaki ölçümde { $expected } isteğin yalnızca { $completed } tanesi tamamlandı ya da blok yarıda kesildi; bu ölçüm koşunun ortalamasına ve aralığına katılmıyor.
@@ -243,7 +243,7 @@ figure-interval = { $figure } (%{ $confidence } güven aralığı { $low }–{ $
 adoption-cannot-tell = “{ $variant }”, “{ $base }” karşısında { $gain } ölçüldü, ancak bu aralık sıfırı da kapsıyor: fark gürültü olabilir. Bu yüzden henüz hiçbir şey benimsenmedi; daha fazla koşu karar verene kadar “{ $base }” korunuyor (`perflab run --until-confident`).
 adoption-cannot-tell-threshold = “{ $variant }”, “{ $base }” karşısında { $gain } ölçüldü; kazanç { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde, ancak aralığı eşiğin ötesine uzanıyor. Bu yüzden henüz hiçbir şey benimsenmedi; daha fazla koşu karar verene kadar “{ $base }” korunuyor (`perflab run --until-confident`).
 evidence-single-runs = Bu sayfadaki her değer tek bir koşudan geliyor: hiçbir yapılandırma birden fazla kez ölçülmediği için sayfa güven aralığı veremiyor, ikinci bir koşunun nereye düşeceğini de söyleyemiyor.
-evidence-single-runs-spread = Bu sayfadaki her değer tek bir koşudan geliyor, bu yüzden sayfa güven aralığı veremiyor. Bir yapılandırma { $count } ayrı koşuyla ölçüldü ve bu koşular, aynı kurulumun sonuçlarının birbirinden ne kadar uzak düşebileceğini gösteriyor: { $values }; aralarındaki fark { $spread }.
+evidence-single-runs-spread = Yapılandırmaların her biri bir kez ölçüldü; yalnızca biri { $count } kez çalıştırıldı ve bu koşuların sonuçları arasında { $spread } fark var. Bu fark, aynı kurulumun iki koşusunun ne kadar ayrışabileceğini gösterir. Tek koşudan güven aralığı çıkarılamaz. Koşular: { $values }.
 evidence-repeats = Her değer { $most } koşunun ortalamasıdır; bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
 evidence-repeats-range = Her değer, kendi yapılandırmasının { $fewest } ile { $most } arası koşusunun ortalamasıdır (tek koşudan gelen bir değerin aralığı yoktur); bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
 changes-figure-unclear = { $before } → { $after } ({ $change }; koşular bunu gürültüden ayıramıyor)
@@ -256,3 +256,13 @@ label-separator = {": "}
 site-filter = Rehberi modele, donanıma ya da motora göre bulun:
 # The page's answer above the command
 conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }), hedef profil “{ $profile }”.
+
+# Site layout: the table of the runs behind the data warnings
+heading-warning-runs = Veri uyarılarının dayandığı koşular
+warning-runs-intro = Yukarıdaki veri uyarılarının andığı her koşu ve uyarıya yol açan değerleri.
+table-warning = Uyarı
+table-run = Koşu
+table-figures = Değerler
+warning-kind-noisy = Sonuçlar birbirinden uzak
+warning-kind-implausible-peak = Kullanılmayan tepe işlem hacmi
+warning-kind-tpot = Beklemeyi içeren “TPOT”

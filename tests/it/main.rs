@@ -33,6 +33,7 @@ mod samples;
 mod scheduler;
 mod seeds;
 mod sequential;
+mod short_warnings;
 mod site;
 mod site_swap;
 mod slurm;

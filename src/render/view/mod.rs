@@ -180,6 +180,8 @@ pub struct PageView {
     pub changes: Option<age::ChangesView>,
     /// How many runs stand behind the figures (single runs, or means of repeats).
     pub evidence: String,
+    /// Every run a data warning about many runs names, with its figures: a table at the end.
+    pub warning_runs: Option<Table>,
 }
 
 /// A table cell: no line breaks, no column separators.
@@ -352,6 +354,7 @@ pub fn build(
     ];
     Ok(PageView {
         evidence: x.evidence()?,
+        warning_runs: x.warning_runs()?,
         comparison_chart,
         progression_chart,
         exports,
