@@ -49,9 +49,9 @@ label-summary = Summary
 label-decision = Decision
 label-goal = Goal
 label-command-template = Command template
-comparison-intro = The baseline and the optimized configuration on every benchmark profile. The change column compares { $metric }; a loss larger than the noise threshold is marked as a regression.
-options-intro = Each row is one stage. "Against baseline" compares the stage's best variant with the baseline; "Step gain" compares what the stage adopted with the configuration it built on, and stays empty when the stage adopted nothing.
-scenarios-intro = How the optimized configuration fares on the other workloads, with the raw results of both configurations.
+comparison-intro = Baseline and optimized configuration side by side, one row per benchmark profile. The change column compares { $metric }; a loss beyond the noise threshold is marked as a regression.
+options-intro = One row per stage. “Against baseline” compares the stage's best variant with the baseline; “Step gain” compares what the stage adopted with the configuration it started from, and shows a dash when the stage adopted nothing.
+scenarios-intro = The raw results of the baseline and the optimized configuration on every profile, the optimization target first.
 data-warnings-intro = These measurements are shown as recorded, but should not be taken at face value:
 
 ## Conclusion
@@ -76,7 +76,7 @@ setup-model = Model
 setup-hardware = Hardware
 setup-date = Date
 setup-tool = Tool: { $tool }
-setup-runner = Driven by: { $runner }
+setup-runner = Run through: { $runner }
 
 ## Variants
 variant-profile = Profile: { $profile }
@@ -84,7 +84,7 @@ variant-failed = Did not run: { $reason }.
 variant-link = Upstream discussion: { $link }
 variant-error = Error message
 variant-missing = Not measured yet.
-variant-reused = Same configuration as { $source }, whose run is reused here.
+variant-reused = Identical to { $source }; that run's result is reused.
 variant-command = Serving command
 variant-result = Benchmark result
 raw-measurement = { $title }, measurement { $k } of { $n } (`{ $file }`)
@@ -128,7 +128,7 @@ ranking-not-measured = { $engine } (not measured)
 adoption-adopted = { $variant } is adopted, { $gain } over { $base }.
 adoption-within-noise = { $variant } beats { $base } by { $gain }, inside the { $threshold } noise threshold, so nothing is adopted and { $base } stays.
 adoption-not-better = No variant beats { $base }, so nothing is adopted and { $base } stays.
-adoption-base-is-best = Nothing changes; the best variant, { $variant }, is the configuration this stage builds on.
+adoption-base-is-best = Nothing changes, since the best variant, { $variant }, is already the stage's starting configuration.
 adoption-overridden = { $variant } is adopted by the authors' decision ({ $gain }). { $reason }
 adoption-overridden-none = Nothing is adopted, by the authors' decision; { $base } stays. { $reason }
 adoption-no-result = No variant produced a usable result; { $base } stays.
@@ -251,15 +251,15 @@ changes-command-after = Now:
 
 ## Issue 14: layout, charts, warnings and summaries
 summary-range = Fastest against slowest:
-summary-runner-up = Against the runner-up, { $variant } ({ $value }): { $gain }.
-summary-over-base = Against { $variant } ({ $value }), the configuration this stage builds on: { $gain }.
+summary-runner-up = Against the runner-up, { $variant } at { $value }: { $gain }.
+summary-over-base = Against the stage's starting configuration, { $variant } at { $value }: { $gain }.
 chart-adopted = { $value } (adopted)
 chart-base = { $value } (base)
 site-contents = On this page
 site-copy = Copy
 site-copied = Copied
-variant-changes = Changes: { $changes }
-variant-change-none = Changes nothing: the configuration this stage builds on, measured as it is.
+variant-changes = Differs in: { $changes }
+variant-change-none = The stage's starting configuration, measured unchanged.
 variant-change-engine = engine { $engine }
 variant-change-model = checkpoint { $model }
 variant-change-unset = without { $flag }

@@ -42,9 +42,9 @@ label-summary = Özet
 label-decision = Karar
 label-goal = Optimizasyon hedefi
 label-command-template = Komut şablonu
-comparison-intro = Temel yapılandırma ile optimize edilmiş yapılandırma, her benchmark profilinde. Değişim sütununda { $metric } karşılaştırılır; gürültü eşiğini aşan bir kayıp gerileme olarak işaretlenir.
-options-intro = Her satır bir aşamadır. "Temele göre" sütunu aşamanın en iyi varyantını temel yapılandırmayla, "Adım kazancı" sütunu ise aşamada benimsenen ayarı üzerine kurulduğu yapılandırmayla karşılaştırır; aşama hiçbir şeyi benimsemediyse bu hücre boş kalır.
-scenarios-intro = Optimize edilmiş yapılandırmanın diğer iş yüklerindeki sonuçları, iki yapılandırmanın ham benchmark çıktılarıyla birlikte.
+comparison-intro = Temel ve optimize edilmiş yapılandırmanın her benchmark profilindeki sonuçları yan yana. Değişim sütunu { $metric } değerini karşılaştırır; gürültü eşiğini aşan kayıplar gerileme olarak işaretlenir.
+options-intro = Her satırda bir aşama yer alır. “Temele göre” sütunu aşamanın en iyi varyantını temel yapılandırmayla karşılaştırır; “Adım kazancı” ise aşamada benimsenen ayarı aşamanın başladığı yapılandırmayla kıyaslar. Aşama hiçbir ayarı benimsemediyse bu sütunda bir çizgi görünür.
+scenarios-intro = Temel ve optimize edilmiş yapılandırmanın her profildeki ham benchmark çıktıları; ilk sırada optimizasyon hedefi yer alır.
 data-warnings-intro = Aşağıdaki ölçümler kayıtta olduğu gibi gösteriliyor, ancak sayılarına doğrudan güvenilmemeli:
 
 ## Sonuç
@@ -66,7 +66,7 @@ setup-model = Model
 setup-hardware = Donanım
 setup-date = Tarih
 setup-tool = Araç: { $tool }
-setup-runner = Çalıştıran: { $runner }
+setup-runner = Benchmark'ı yürüten araç: { $runner }
 
 ## Varyantlar
 variant-profile = Profil: { $profile }
@@ -74,11 +74,11 @@ variant-failed = Çalıştırılamadı: { $reason }.
 variant-link = İlgili tartışma: { $link }
 variant-error = Hata iletisi
 variant-missing = Henüz ölçülmedi.
-variant-reused = { $source } ile aynı yapılandırma; o koşunun sonucu burada yeniden kullanılıyor.
+variant-reused = { $source } ile aynı yapılandırma; o koşunun sonucu burada da kullanılıyor.
 variant-command = Model sunum komutu
 variant-result = Benchmark sonucu
 raw-measurement = { $title }, ölçüm { $k }/{ $n } (`{ $file }`)
-failure-oom = bellek yetmedi
+failure-oom = bellek yetersizliği
 failure-unsupported = motor bu yapılandırmayı desteklemiyor
 failure-start-failure = sunucu başlamıyor
 failure-start-timeout = sunucu zamanında hazır olmadı
@@ -114,7 +114,7 @@ ranking-not-measured = { $engine } (ölçülmedi)
 adoption-adopted = “{ $variant }” benimsendi; üzerine kurulduğu “{ $base }” karşısında kazanç { $gain }.
 adoption-within-noise = “{ $variant }”, “{ $base }” karşısında { $gain } önde; ancak bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde kaldığı için benimsenmedi ve “{ $base }” korunuyor.
 adoption-not-better = Hiçbir varyant “{ $base }” karşısında öne geçemediği için değişiklik benimsenmedi; “{ $base }” korunuyor.
-adoption-base-is-best = Değişiklik yok; en iyi varyant olan “{ $variant }” zaten bu aşamanın üzerine kurulduğu yapılandırma.
+adoption-base-is-best = Değişiklik yok, çünkü en iyi varyant olan “{ $variant }” zaten aşamanın başladığı yapılandırma.
 adoption-overridden = “{ $variant }” yazarların kararıyla benimsendi ({ $gain }). { $reason }
 adoption-overridden-none = Yazarların kararıyla hiçbir varyant benimsenmedi; “{ $base }” korunuyor. { $reason }
 adoption-no-result = Hiçbir varyant kullanılabilir bir sonuç vermedi; “{ $base }” korunuyor.
@@ -222,15 +222,15 @@ changes-command-after = Şimdi:
 
 ## Issue 14: layout, charts, warnings and summaries
 summary-range = En hızlı ve en yavaş varyant karşılaştırıldığında,
-summary-runner-up = İkinci sıradaki “{ $variant }” ({ $value }) karşısındaki fark { $gain }.
-summary-over-base = Aşamanın üzerine kurulduğu “{ $variant }” ({ $value }) karşısındaki fark { $gain }.
+summary-runner-up = İkinci sıradaki “{ $variant }” varyantına ({ $value }) göre fark: { $gain }.
+summary-over-base = Aşamanın başlangıç yapılandırmasına (“{ $variant }”, { $value }) göre fark: { $gain }.
 chart-adopted = { $value } (benimsendi)
-chart-base = { $value } (çıkış noktası)
+chart-base = { $value } (başlangıç)
 site-contents = Bu sayfada
 site-copy = Kopyala
 site-copied = Kopyalandı
-variant-changes = Değişenler: { $changes }
-variant-change-none = Hiçbir ayarı değiştirmiyor; aşamanın üzerine kurulduğu yapılandırma olduğu gibi ölçüldü.
+variant-changes = Arka uç parametreleri: { $changes }
+variant-change-none = Aşamanın başlangıç yapılandırması, hiçbir ayarı değiştirilmeden ölçüldü.
 variant-change-engine = { $engine } motoru
 variant-change-model = { $model } checkpoint'i
 variant-change-unset = { $flag } olmadan

@@ -26,6 +26,7 @@ mod parallel;
 mod parse;
 mod parse_stream;
 mod repeats;
+mod reworded;
 mod rules;
 mod run;
 mod safety;
