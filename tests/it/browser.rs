@@ -96,9 +96,10 @@ fn chromium_study_page_renders_and_switches_language() {
         let result = run(browser, &harness(tmp.path(), &page, width), width);
         let first = &result["first"];
         assert_eq!(first["lang"], "en", "{result}");
-        // Before/after, summary of options and accuracy tables, every one laid out.
-        assert_eq!(first["tables"], 3, "{result}");
-        assert_eq!(first["visibleTables"], 3, "{result}");
+        // Before/after, summary of options, accuracy and the runs behind the data warnings,
+        // every one laid out.
+        assert_eq!(first["tables"], 4, "{result}");
+        assert_eq!(first["visibleTables"], 4, "{result}");
         // Comparison, progression and one chart a stage, every one drawn in one of its layouts.
         assert_eq!(first["charts"], 9, "{result}");
         assert_eq!(first["visibleCharts"], 9, "{result}");
