@@ -295,3 +295,6 @@ table-figures = Figures
 warning-kind-noisy = Results apart
 warning-kind-implausible-peak = Peak throughput not used
 warning-kind-tpot = “TPOT” includes waiting
+
+# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
+comparison-tpot-note = Mean TPOT here is the figure the benchmark tool printed: mean request latency divided by output tokens, so queueing and the first token are included.

@@ -264,3 +264,6 @@ table-figures = 値
 warning-kind-noisy = 結果のばらつき
 warning-kind-implausible-peak = 使わないピークスループット
 warning-kind-tpot = 待ち時間を含む「TPOT」
+
+# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
+comparison-tpot-note = ここでの平均TPOTはベンチマークツールが出力した値で、平均リクエストレイテンシを出力トークン数で割ったものです。キューでの待ち時間と最初のトークンまでの時間を含みます。

@@ -266,3 +266,6 @@ table-figures = Değerler
 warning-kind-noisy = Sonuçlar birbirinden uzak
 warning-kind-implausible-peak = Kullanılmayan tepe işlem hacmi
 warning-kind-tpot = Beklemeyi içeren “TPOT”
+
+# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
+comparison-tpot-note = Buradaki ortalama TPOT, benchmark aracının verdiği değerdir: ortalama istek gecikmesinin çıkış token sayısına bölümü. Kuyrukta bekleme ve ilk token'ın süresi de buna dahildir.

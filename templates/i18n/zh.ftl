@@ -264,3 +264,6 @@ table-figures = 数值
 warning-kind-noisy = 结果差异超出噪声
 warning-kind-implausible-peak = 未采用的峰值吞吐量
 warning-kind-tpot = 含等待时间的“TPOT”
+
+# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
+comparison-tpot-note = 此处的平均 TPOT 是基准测试工具输出的数值，即平均请求延迟除以输出 token 数，因此包含排队时间和首 token 时间。

@@ -75,6 +75,15 @@ fn the_runs_behind_the_warnings_are_one_table_at_the_end() {
         let rows = page[at..].lines().filter(|l| l.starts_with("| ")).count();
         assert_eq!(rows, 2 + 2 + 1 + 20, "{locale}: heading, rule and a row a run");
     }
+    // The before/after table says what its TPOT is where the tool printed latency ÷ tokens.
+    let en = glm("en");
+    let table_end = en.find("| ShareGPT |").unwrap();
+    let after = &en[table_end..];
+    let next = after.find('\n').unwrap() + 1;
+    assert!(
+        after[next..].trim_start().starts_with("Mean TPOT here is the figure the benchmark tool printed"),
+        "{after}"
+    );
     // The division checks out by hand: the mean output tokens of a ShareGPT request are not whole.
     assert!(glm("en").contains("| 149.24 ms = 40.33 s ÷ 270.25 tokens |"));
 }

@@ -14,6 +14,9 @@ pub(super) struct Conclusion {
     /// The target profile's objective before and after, with its change: the page's answer in
     /// one line, above the command.
     pub result: Option<String>,
+    /// What the table's TPOT is, when the tool printed latency ÷ tokens under that name for a
+    /// run it shows.
+    pub comparison_note: Option<String>,
     pub data_warnings: Vec<String>,
 }
 
@@ -62,7 +65,16 @@ impl Ctx<'_> {
             Some(s) => x.result(s)?,
             None => None,
         };
-        Ok(Conclusion { recommended_intro, excluded, comparison, result, data_warnings })
+        let shown: Vec<&str> =
+            a.scenarios.iter().flat_map(|s| [&s.baseline, &s.optimized]).flatten().map(|m| m.run.as_str()).collect();
+        let waiting = a.warnings.iter().any(|w| match w {
+            crate::analysis::Warning::TpotIncludesWaiting { runs } => {
+                runs.iter().any(|r| shown.contains(&r.run.as_str()))
+            }
+            _ => false,
+        });
+        let comparison_note = if waiting { Some(c.msg("comparison-tpot-note")?) } else { None };
+        Ok(Conclusion { recommended_intro, excluded, comparison, result, comparison_note, data_warnings })
     }
 
     /// "Total TPS on Balanced: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)." for the target

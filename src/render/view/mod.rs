@@ -152,6 +152,8 @@ pub struct PageView {
     pub recommended: String,
     pub excluded: Vec<String>,
     pub comparison: Table,
+    /// What the comparison's TPOT is, when a run it shows printed latency ÷ tokens as TPOT.
+    pub comparison_note: Option<String>,
     /// The metric the comparison's change column is in.
     pub comparison_metric: String,
     pub notes: Vec<String>,
@@ -367,6 +369,7 @@ pub fn build(
         recommended: shell(&a.recommended),
         excluded: conclusion.excluded,
         comparison: conclusion.comparison,
+        comparison_note: conclusion.comparison_note,
         comparison_metric: x.metric_name(&a.objective)?,
         notes: x.texts(&spec.notes),
         warnings: x.texts(&spec.warnings),
