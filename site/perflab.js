@@ -1,5 +1,21 @@
-// perflab's one script: a copy button on every code block. The page reads and works the same
-// without it; the Content-Security-Policy allows no other script.
+// perflab's one script: a copy button on every code block, and the index's filter of guides
+// (by model, hardware, engine or title). Every page reads and works the same without it (the
+// filter stays hidden); the Content-Security-Policy allows no other script.
+(function () {
+  "use strict";
+  var input = document.getElementById("guide-filter");
+  var list = document.getElementById("guides");
+  if (!input || !list) { return; }
+  input.parentNode.hidden = false;
+  input.addEventListener("input", function () {
+    var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var items = list.children;
+    for (var i = 0; i < items.length; i++) {
+      var text = items[i].getAttribute("data-search") || "";
+      items[i].hidden = !words.every(function (w) { return text.indexOf(w) >= 0; });
+    }
+  });
+})();
 (function () {
   "use strict";
   var main = document.getElementById("content");

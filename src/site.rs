@@ -65,13 +65,6 @@ pub fn published_studies(out: &Path) -> BTreeSet<String> {
 }
 
 #[derive(Serialize)]
-struct NavItem {
-    title: String,
-    href: String,
-    current: bool,
-}
-
-#[derive(Serialize)]
 struct Language {
     locale: String,
     name: String,
@@ -91,6 +84,8 @@ struct IndexItem {
     /// later bump in the study).
     measured: String,
     headline: String,
+    /// What the index's filter matches, in lower case: title, model, hardware and engines.
+    search: String,
 }
 
 impl Site {
@@ -151,7 +146,7 @@ impl Site {
                     let text = |rel: &str| files.get(rel).map(|b| String::from_utf8_lossy(b).into_owned());
                     Some(format!("{}{}", text(rel)?, text(&view::narrow_chart(rel)).unwrap_or_default()))
                 });
-                let mut ctx = page_context(studies, locale, &locales, renderer, id, &format!("{id}.html"))?;
+                let mut ctx = page_context(locale, &locales, renderer, id, &format!("{id}.html"))?;
                 ctx.insert("title", &title);
                 ctx.insert("body", &page.body);
                 ctx.insert("toc", &page.toc);
@@ -159,18 +154,21 @@ impl Site {
                 site.add(format!("{locale}/{id}.html"), page.into_bytes());
 
                 let engines: Vec<String> = study.spec.engines.iter().map(|e| e.name.clone()).collect();
+                let hardware = study.spec.hardware.get(locale).to_string();
+                let search = search_words(&[&title, &study.spec.model, &hardware, &engines.join(" ")]);
                 index.push(IndexItem {
                     measured: view::age_line(study, analysis, catalog)?,
                     title,
                     href: href(&format!("{id}.html")),
                     model: study.spec.model.clone(),
-                    hardware: study.spec.hardware.get(locale).to_string(),
+                    hardware,
                     engines: catalog.fmt("site-engines", &[("engines", &engines.join(", "))])?,
                     headline: view::headline(study, analysis, catalog)?,
+                    search,
                 });
             }
             site.add(format!("md/{locale}/SUMMARY.md"), summary.into_bytes());
-            let mut ctx = page_context(studies, locale, &locales, renderer, "index", "index.html")?;
+            let mut ctx = page_context(locale, &locales, renderer, "index", "index.html")?;
             ctx.insert("title", &catalog.msg("site-title")?);
             ctx.insert("studies", &index);
             site.add(format!("{locale}/index.html"), renderer.html(locale, "index.html.tera", &ctx)?.into_bytes());
@@ -200,7 +198,6 @@ impl Site {
         ctx.insert("home", "index.html");
         ctx.insert("assets", "");
         ctx.insert("current", "root");
-        ctx.insert("nav", &Vec::<NavItem>::new());
         ctx.insert("languages", &languages);
         site.add("index.html".to_string(), renderer.html(&root_locale, "root.html.tera", &ctx)?.into_bytes());
         let list: String = site.files.keys().map(|f| format!("{f}\n")).collect();
@@ -268,6 +265,15 @@ impl Site {
     }
 }
 
+/// What the index's filter matches for a guide: the words of `texts` in lower case, split at
+/// anything but letters, digits and `.-_/×` (so `8×H200`, `Qwen/Qwen3-8B` and `v0.5.9` stay whole).
+fn search_words(texts: &[&str]) -> String {
+    let joined = texts.join(" ").to_lowercase();
+    let spaced: String =
+        joined.chars().map(|c| if c.is_alphanumeric() || ".-_/×".contains(c) { c } else { ' ' }).collect();
+    spaced.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// One language's mdBook (`site/md/<locale>/book.toml`): its pages are the folder itself, its
 /// `language` the locale, so that mdBook marks every page with it.
 fn book_toml(title: &str, locale: &str) -> String {
@@ -288,23 +294,15 @@ fn href(path: &str) -> String {
     html::escape(&url_path(path))
 }
 
-/// The navigation of a page in `locale`: the studies, and the same page in other languages.
+/// The navigation of a page in `locale`: the index of guides (the header does not list them, so
+/// that it keeps its height however many guides there are), and the same page in other languages.
 fn page_context(
-    studies: &[Study],
     locale: &str,
     locales: &[String],
     renderer: &Renderer,
     current: &str,
     file: &str,
 ) -> anyhow::Result<tera::Context> {
-    let nav: Vec<NavItem> = studies
-        .iter()
-        .map(|s| NavItem {
-            title: s.spec.title.get(locale).to_string(),
-            href: href(&format!("{}.html", s.id)),
-            current: s.id == current,
-        })
-        .collect();
     let languages: Vec<Language> = locales
         .iter()
         .map(|l| {
@@ -322,7 +320,6 @@ fn page_context(
     ctx.insert("home", "index.html");
     ctx.insert("assets", "../");
     ctx.insert("current", current);
-    ctx.insert("nav", &nav);
     ctx.insert("languages", &languages);
     Ok(ctx)
 }

@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 /// then every other stored run, then every earlier result a later attempt superseded (status
 /// `superseded`, kept on disk). Columns: study, stage, variant, profile, engine, flags, env,
 /// status, run (the run the numbers come from), attempt, engine_version and date (what measured
-/// it, when recorded), then every canonical metric found.
+/// it, when recorded), then every canonical metric found. `flags` and `env` are JSON arrays of
+/// strings ([`json_list`]); a metric is a number as measured.
 pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
     let metrics: BTreeSet<&String> = study.runs.values().flat_map(|r| r.block.metrics.keys()).collect();
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -92,8 +93,8 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
                         v.id.clone(),
                         profile.clone(),
                         v.command.engine.clone(),
-                        v.command.flags.join(" "),
-                        env.join(" "),
+                        json_list(&v.command.flags),
+                        json_list(&env),
                         status,
                         key.as_ref().map(|k| k.name()).unwrap_or_default(),
                         attempt,
@@ -122,8 +123,8 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
             key.variant.clone(),
             key.profile.clone(),
             past.engine.clone().unwrap_or_default(),
-            flags.join(" "),
-            String::new(),
+            json_list(&flags),
+            json_list(&[]),
             "superseded".to_string(),
             past.run.clone(),
             past.attempt.to_string(),
@@ -135,6 +136,14 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
         w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
     }
     w.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// A list of arguments (flags, or `NAME=value` settings) as one cell: a JSON array of strings,
+/// each argument exactly as the engine was given it. A reader decodes it with any JSON parser;
+/// the cell starts with `[`, so no spreadsheet takes it for a formula and no argument needs
+/// to be changed to keep it from being one (a flag starts with `-`).
+fn json_list(items: &[String]) -> String {
+    serde_json::to_string(items).unwrap_or_else(|_| "[]".to_string())
 }
 
 /// A cell a spreadsheet will not run as a formula: text that starts with `=`, `+`, `-`, `@`, a

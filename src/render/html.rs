@@ -142,6 +142,52 @@ fn anchor_headings<'a>(events: Vec<Event<'a>>, ids: &[String]) -> (Vec<Event<'a>
     (out, toc)
 }
 
+/// Gives every body cell of a table its column's heading as `data-label`, so that on a phone the
+/// style sheet can lay a row out as a card (each value under its heading) instead of a table
+/// wider than the screen.
+fn label_cells(events: Vec<Event<'_>>) -> Vec<Event<'_>> {
+    let mut out = Vec::with_capacity(events.len());
+    let mut headings: Vec<String> = Vec::new();
+    let (mut in_head, mut column) = (false, 0);
+    let mut align = Vec::new();
+    for event in events {
+        match &event {
+            Event::Start(Tag::Table(a)) => {
+                align = a.clone();
+                headings.clear();
+            }
+            Event::Start(Tag::TableHead) => in_head = true,
+            Event::End(TagEnd::TableHead) => in_head = false,
+            Event::Start(Tag::TableRow) => column = 0,
+            Event::Start(Tag::TableCell) if in_head => headings.push(String::new()),
+            Event::Text(t) | Event::Code(t) if in_head => {
+                if let Some(h) = headings.last_mut() {
+                    h.push_str(t);
+                }
+            }
+            Event::Start(Tag::TableCell) => {
+                let style = match align.get(column) {
+                    Some(pulldown_cmark::Alignment::Left) => " style=\"text-align: left\"",
+                    Some(pulldown_cmark::Alignment::Center) => " style=\"text-align: center\"",
+                    Some(pulldown_cmark::Alignment::Right) => " style=\"text-align: right\"",
+                    _ => "",
+                };
+                let label = headings.get(column).map(|h| escape(h)).unwrap_or_default();
+                out.push(Event::Html(CowStr::from(format!("<td data-label=\"{label}\"{style}>"))));
+                continue;
+            }
+            Event::End(TagEnd::TableCell) if !in_head => {
+                column += 1;
+                out.push(Event::Html(CowStr::from("</td>")));
+                continue;
+            }
+            _ => {}
+        }
+        out.push(event);
+    }
+    out
+}
+
 /// A page's HTML and its table of contents.
 #[derive(Debug, Clone)]
 pub struct Rendered {
@@ -251,7 +297,7 @@ pub fn render_page_from(markdown: &str, source: Option<&str>, inline: &dyn Fn(&s
         }
         None => Vec::new(),
     };
-    let (kept, toc) = anchor_headings(kept, &ids);
+    let (kept, toc) = anchor_headings(label_cells(kept), &ids);
     let mut out = String::with_capacity(markdown.len() * 2);
     html::push_html(&mut out, kept.into_iter());
     Rendered { body: out, toc }
@@ -268,6 +314,7 @@ mod tests {
         assert!(out.contains("<figure class=\"chart\"><svg></svg><figcaption>a chart</figcaption></figure>"), "{out}");
         assert!(!out.contains("<p><figure"), "a figure is never inside a paragraph: {out}");
         assert!(out.contains("<div class=\"table\"><table>"), "{out}");
+        assert!(out.contains("<td data-label=\"a\">1</td><td data-label=\"b\">2</td>"), "{out}");
     }
 
     #[test]

@@ -51,9 +51,9 @@ label-summary = Summary
 label-decision = Decision
 label-goal = Goal
 label-command-template = Command template
-comparison-intro = The baseline and the optimized configuration on every benchmark profile. The change column compares { $metric }; a loss larger than the noise threshold is marked as a regression.
-options-intro = Each row is one stage. "Against baseline" compares the stage's best variant with the baseline; "Step gain" compares what the stage adopted with the configuration it built on, and stays empty when the stage adopted nothing.
-scenarios-intro = How the optimized configuration fares on the other workloads, with the raw results of both configurations.
+comparison-intro = Baseline and optimized configuration side by side, one row per benchmark profile. The change column compares { $metric }; a loss beyond the noise threshold is marked as a regression.
+options-intro = One row per stage. “Against baseline” compares the stage's best variant with the baseline; “Step gain” compares what the stage adopted with the configuration it started from, and shows a dash when the stage adopted nothing.
+scenarios-intro = The raw results of the baseline and the optimized configuration on every profile, the optimization target first.
 data-warnings-intro = These measurements are shown as recorded, but should not be taken at face value:
 
 ## Conclusion
@@ -78,7 +78,7 @@ setup-model = Model
 setup-hardware = Hardware
 setup-date = Date
 setup-tool = Tool: { $tool }
-setup-runner = Driven by: { $runner }
+setup-runner = Run through: { $runner }
 
 ## Variants
 variant-profile = Profile: { $profile }
@@ -86,7 +86,7 @@ variant-failed = Did not run: { $reason }.
 variant-link = Upstream discussion: { $link }
 variant-error = Error message
 variant-missing = Not measured yet.
-variant-reused = Same configuration as { $source }, whose run is reused here.
+variant-reused = Identical to { $source }; that run's result is reused.
 variant-command = Serving command
 variant-result = Benchmark result
 raw-measurement = { $title }, measurement { $k } of { $n } (`{ $file }`)
@@ -131,7 +131,7 @@ ranking-not-measured = { $engine } (not measured)
 adoption-adopted = { $variant } is adopted, { $gain } over { $base }.
 adoption-within-noise = { $variant } beats { $base } by { $gain }, inside the { $threshold } noise threshold, so nothing is adopted and { $base } stays.
 adoption-not-better = No variant beats { $base }, so nothing is adopted and { $base } stays.
-adoption-base-is-best = Nothing changes; the best variant, { $variant }, is the configuration this stage builds on.
+adoption-base-is-best = Nothing changes, since the best variant, { $variant }, is already the stage's starting configuration.
 adoption-overridden = { $variant } is adopted by the authors' decision ({ $gain }). { $reason }
 adoption-overridden-none = Nothing is adopted, by the authors' decision; { $base } stays. { $reason }
 adoption-no-result = No variant produced a usable result; { $base } stays.
@@ -161,17 +161,17 @@ warning-lost-requests = { $run }: only { $completed } of { $expected ->
        *[other] { $expected } requests
     } completed, so its throughput is not comparable and it cannot win a stage.
 warning-incomplete = { $run }: the benchmark block is cut off; its numbers are not used.
-warning-noisy = The same configuration was measured { $count } times, { $spread } apart, more than the { $threshold } noise threshold: { $values }.
+warning-noisy = The same configuration was measured { $count } times, and its results lie { $spread } apart, more than the { $threshold } noise threshold.
 warning-implausible-peak = { $count ->
-        [one] One run reports a peak output throughput above what it could have streamed
-       *[other] { $count } runs report a peak output throughput above what they could have streamed
-    } (its concurrency times { $stream_limit } per request, and no more than all the tokens it produced); the "Peak output token throughput" line is an artifact of the benchmark tool and is not used: { $runs }.
-warning-implausible-peak-run = { $run } reports { $peak } (at most { $ceiling })
+        [one] One run reports
+       *[other] { $count } runs report
+    } a peak output throughput higher than a run can deliver (at most { $stream_limit } per concurrent request, and never more than its whole output). The benchmark tool's “Peak output token throughput” line is an artifact and is not used; the table at the end of the page lists the runs.
+warning-implausible-peak-run = { $peak } reported, at most { $ceiling } possible
 warning-tpot-includes-waiting = { $count ->
         [one] One run prints
        *[other] { $count } runs print
-    } a "TPOT" that is the mean request latency divided by the output tokens of a request, so it holds the time requests waited in the queue and the time to the first token; it is not the time between tokens after the first: { $runs }.
-warning-tpot-includes-waiting-run = { $run }: { $tpot } = { $latency } ÷ { $tokens } tokens
+    } a “TPOT” that is the mean request latency divided by the output tokens. It therefore includes queueing and the wait for the first token, and is not the gap between tokens; the table at the end of the page gives each run's division.
+warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens } tokens
 warning-zero-latency = { $run }: { $metric } is 0 although the run produced tokens.
 warning-request-count = { $run }: the block counts { $counted ->
         [one] { $counted } request
@@ -208,7 +208,7 @@ site-title = Serving optimization guides
 site-intro = Each guide searches, stage by stage, for the fastest way to serve a model on a given machine. Every figure is computed from the raw benchmark results the guide shows.
 site-languages = Languages
 site-studies = Guides
-site-headline = { $gain } { $metric } on { $profile }
+site-headline = { $metric }: { $gain } on { $profile }
 site-engines = Engines: { $engines }
 site-skip = Skip to the content
 
@@ -254,15 +254,15 @@ changes-command-after = Now:
 
 ## Issue 14: layout, charts, warnings and summaries
 summary-range = Fastest against slowest:
-summary-runner-up = Against the runner-up, { $variant } ({ $value }): { $gain }.
-summary-over-base = Against { $variant } ({ $value }), the configuration this stage builds on: { $gain }.
+summary-runner-up = Against the runner-up, { $variant } at { $value }: { $gain }.
+summary-over-base = Against the stage's starting configuration, { $variant } at { $value }: { $gain }.
 chart-adopted = { $value } (adopted)
 chart-base = { $value } (base)
 site-contents = On this page
 site-copy = Copy
 site-copied = Copied
-variant-changes = Changes: { $changes }
-variant-change-none = Changes nothing: the configuration this stage builds on, measured as it is.
+variant-changes = Differs in: { $changes }
+variant-change-none = The stage's starting configuration, measured unchanged.
 variant-change-engine = engine { $engine }
 variant-change-model = checkpoint { $model }
 variant-change-unset = without { $flag }
@@ -275,7 +275,7 @@ figure-interval = { $figure } ({ $confidence }% CI { $low }–{ $high })
 adoption-cannot-tell = { $variant } measured { $gain } against { $base }, but that interval holds zero: the difference may be noise, so nothing is adopted yet and { $base } stays until more runs decide (`perflab run --until-confident`).
 adoption-cannot-tell-threshold = { $variant } measured { $gain } against { $base }; the gain is within the { $threshold } noise threshold, but its interval reaches beyond it, so nothing is adopted yet and { $base } stays until more runs decide (`perflab run --until-confident`).
 evidence-single-runs = Every figure on this page comes from a single run: no configuration was measured more than once, so the page cannot give confidence intervals or say how far a second run would land.
-evidence-single-runs-spread = Every figure on this page comes from a single run, so the page cannot give confidence intervals. One configuration was measured by { $count } runs, which show how far runs of the same setup can land apart: { $values }; { $spread } between them.
+evidence-single-runs-spread = Each configuration was measured once, except one that ran { $count } times; those runs lie { $spread } apart, which shows how far two runs of one setup can differ. Single runs give no confidence intervals. The runs: { $values }.
 evidence-repeats = Each figure is the mean of { $most } runs; a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
 evidence-repeats-range = Each figure is the mean of { $fewest } to { $most } runs of its configuration (a figure from a single run has no range); a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
 changes-figure-unclear = { $before } → { $after } ({ $change }: the runs cannot tell this from noise)
@@ -331,3 +331,20 @@ adoption-overridden-none-on = Nothing is adopted, by the authors' decision; the 
 
 ## Summary of options: a stage whose only measured variant lost requests
 options-lost = { $variant } (success rate { $rate }: { $completed } of { $expected } requests; not adopted)
+# Site layout: the index filter of guides
+site-filter = Find a guide by model, hardware or engine:
+# The page's answer above the command: "Total TPS on Balanced: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)."
+conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }) on { $profile }.
+
+# Site layout: the table of the runs behind the data warnings
+heading-warning-runs = Runs behind the data warnings
+warning-runs-intro = Every run that a data warning above refers to, with the figures that raised it.
+table-warning = Warning
+table-run = Run
+table-figures = Figures
+warning-kind-noisy = Results apart
+warning-kind-implausible-peak = Peak throughput not used
+warning-kind-tpot = “TPOT” includes waiting
+
+# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
+comparison-tpot-note = Mean TPOT here is the figure the benchmark tool printed: mean request latency divided by output tokens, so queueing and the first token are included.

@@ -50,7 +50,7 @@ label-goal = 目的
 label-command-template = コマンドのテンプレート
 comparison-intro = ベースラインと最適化後の構成を、すべてのベンチマークプロファイルで比べたものです。「変化」の列は{ $metric }の比較で、ノイズしきい値を超える悪化は性能低下（リグレッション）として示します。
 options-intro = 1行が1つのステージです。「ベースライン比」はステージの最良バリアントをベースラインと比べ、「ステップの改善」はそのステージで採用した構成を、土台にした構成と比べます。何も採用しなかったステージでは空欄です。
-scenarios-intro = 最適化後の構成がほかのワークロードでどう振る舞うか。両方の構成の生の結果も載せています。
+scenarios-intro = ベースライン構成と最適化後の構成の、各プロファイルでの生のベンチマーク結果です。最適化の対象を先頭に示します。
 data-warnings-intro = 以下の測定値は記録どおりに示していますが、額面どおりには受け取れません。
 
 ## 結論
@@ -148,13 +148,13 @@ warning-baseline-failed = ベースライン { $baseline } は測定できませ
 warning-baseline-no-result = 結果が残っていない
 warning-lost-requests = { $run }：{ $expected }件のリクエストのうち完了したのは{ $completed }件だけなので、スループットは比較できず、ステージの勝者にもなりません。
 warning-incomplete = { $run }：ベンチマークの出力が途中で切れているため、その数値は使いません。
-warning-noisy = 同じ構成を{ $count }回測定したところ、結果に{ $spread }の開きがあり、{ $threshold }のノイズしきい値を超えています：{ $values }。
-warning-implausible-peak = { $count }件の実行が、出力しえた量を上回るピーク出力スループットを報告しています（上限は同時実行数 × リクエストあたり{ $stream_limit }で、生成した全トークンを超えない）。「Peak output token throughput」の行はベンチマークツールの集計上の誤りなので使いません：{ $runs }。
-warning-implausible-peak-run = { $run }は{ $peak }を報告（上限{ $ceiling }）
+warning-noisy = 同じ構成を{ $count }回測定したところ、結果に{ $spread }の開きがあり、{ $threshold }のノイズしきい値を超えています。
+warning-implausible-peak = { $count }件の実行が、実際に出しえた量を上回るピーク出力スループットを報告しています（同時リクエストあたり最大{ $stream_limit }で、生成した全トークンを超えない）。この値はベンチマークツールの集計誤りなので使いません。該当する実行はページ末尾の表にあります。
+warning-implausible-peak-run = 報告値{ $peak }（上限{ $ceiling }）
 warning-left-out = { $run }：`{ $file }`の測定は{ $expected }件のリクエストのうち{ $completed }件しか完了しなかったか、出力が途中で切れているため、この実行の平均と区間には含めません。
 warning-few-requests = { $run }：この{ $metric }は{ $requests }件のリクエストから求めた値です。{ $needed }件に満たないと最も遅いリクエストとほぼ同じ値になり、実行ごとのばらつきも平均よりはるかに大きくなります。
-warning-tpot-includes-waiting = { $count }件の実行が出力している「TPOT」は、平均リクエストレイテンシを1リクエストの出力トークン数で割った値です。キューでの待ち時間とTTFTを含んでおり、最初のトークン以降のトークン間隔ではありません：{ $runs }。
-warning-tpot-includes-waiting-run = { $run }：{ $tpot } = { $latency } ÷ { $tokens }トークン
+warning-tpot-includes-waiting = { $count }件の実行が出力している「TPOT」は、平均リクエストレイテンシを出力トークン数で割った値です。キューでの待ち時間と最初のトークンまでの時間を含み、トークン間隔ではありません。各実行の計算はページ末尾の表にあります。
+warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens }トークン
 warning-zero-latency = { $run }：トークンを生成しているのに{ $metric }が0です。
 warning-request-count = { $run }：プロファイルが送るリクエストは{ $expected }件ですが、出力では{ $counted }件と数えられています。
 
@@ -244,7 +244,7 @@ figure-interval = { $figure }（{ $confidence }%信頼区間{ $low }～{ $high }
 adoption-cannot-tell = { $variant }は{ $base }に対して{ $gain }でしたが、その区間はゼロを含みます。差はノイズかもしれないため、まだ採用せず、実行を重ねて判断できるまで{ $base }のままとします（`perflab run --until-confident`）。
 adoption-cannot-tell-threshold = { $variant }は{ $base }に対して{ $gain }でした。改善は{ $threshold }のノイズしきい値の範囲内ですが、区間はしきい値を超えているため、まだ採用せず、実行を重ねて判断できるまで{ $base }のままとします（`perflab run --until-confident`）。
 evidence-single-runs = このページの数値はすべて1回の実行によるものです。2回以上測定した構成がないため、信頼区間も、もう一度実行したときにどれだけ結果がずれるかも示せません。
-evidence-single-runs-spread = このページの数値はすべて1回の実行によるものなので、信頼区間は示せません。ある構成を{ $count }回測定しており、同じ設定の実行どうしでどれだけ結果が開くかがわかります：{ $values }。開きは{ $spread }です。
+evidence-single-runs-spread = どの構成も1回ずつの測定ですが、1つだけ{ $count }回実行しており、その結果には{ $spread }の開きがあります。同じ構成でも実行ごとにこれだけ差が出ることがわかります。単発の実行からは信頼区間を出せません。該当する実行：{ $values }。
 evidence-repeats = 各数値は{ $most }回の実行の平均です。改善率のあとの範囲はその{ $confidence }%信頼区間で、改善率は区間が裏づける桁まで丸めています。
 evidence-repeats-range = 各数値は、その構成の{ $fewest }～{ $most }回の実行の平均です（1回だけの数値には範囲がありません）。改善率のあとの範囲はその{ $confidence }%信頼区間で、改善率は区間が裏づける桁まで丸めています。
 changes-figure-unclear = { $before } → { $after }（{ $change }：ノイズと区別できない）
@@ -300,3 +300,20 @@ adoption-overridden-none-on = 著者の判断で何も採用せず、探索は{ 
 
 ## 最適化オプションのまとめ：測定できた唯一のバリアントがリクエストを取りこぼしたステージ
 options-lost = { $variant }（成功率{ $rate }：{ $expected }件中{ $completed }件完了、採用せず）
+# Site layout: the index filter of guides
+site-filter = モデル、ハードウェア、エンジンでガイドを探す：
+# The page's answer above the command
+conclusion-result = { $profile }での{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
+
+# Site layout: the table of the runs behind the data warnings
+heading-warning-runs = データに関する注意の根拠となった実行
+warning-runs-intro = 上のデータに関する注意で挙げた実行と、注意のきっかけになった値です。
+table-warning = 注意
+table-run = 実行
+table-figures = 値
+warning-kind-noisy = 結果のばらつき
+warning-kind-implausible-peak = 使わないピークスループット
+warning-kind-tpot = 待ち時間を含む「TPOT」
+
+# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
+comparison-tpot-note = ここでの平均TPOTはベンチマークツールが出力した値で、平均リクエストレイテンシを出力トークン数で割ったものです。キューでの待ち時間と最初のトークンまでの時間を含みます。

@@ -44,9 +44,9 @@ label-summary = Özet
 label-decision = Karar
 label-goal = Optimizasyon hedefi
 label-command-template = Komut şablonu
-comparison-intro = Temel yapılandırma ile optimize edilmiş yapılandırma, her benchmark profilinde. Değişim sütununda { $metric } karşılaştırılır; gürültü eşiğini aşan bir kayıp gerileme olarak işaretlenir.
-options-intro = Her satır bir aşamadır. "Temele göre" sütunu aşamanın en iyi varyantını temel yapılandırmayla, "Adım kazancı" sütunu ise aşamada benimsenen ayarı üzerine kurulduğu yapılandırmayla karşılaştırır; aşama hiçbir şeyi benimsemediyse bu hücre boş kalır.
-scenarios-intro = Optimize edilmiş yapılandırmanın diğer iş yüklerindeki sonuçları, iki yapılandırmanın ham benchmark çıktılarıyla birlikte.
+comparison-intro = Temel ve optimize edilmiş yapılandırmanın her benchmark profilindeki sonuçları yan yana. Değişim sütunu { $metric } değerini karşılaştırır; gürültü eşiğini aşan kayıplar gerileme olarak işaretlenir.
+options-intro = Her satırda bir aşama yer alır. “Temele göre” sütunu aşamanın en iyi varyantını temel yapılandırmayla karşılaştırır; “Adım kazancı” ise aşamada benimsenen ayarı aşamanın başladığı yapılandırmayla kıyaslar. Aşama hiçbir ayarı benimsemediyse bu sütunda bir çizgi görünür.
+scenarios-intro = Temel ve optimize edilmiş yapılandırmanın her profildeki ham benchmark çıktıları; ilk sırada optimizasyon hedefi yer alır.
 data-warnings-intro = Aşağıdaki ölçümler kayıtta olduğu gibi gösteriliyor, ancak sayılarına doğrudan güvenilmemeli:
 
 ## Sonuç
@@ -68,7 +68,7 @@ setup-model = Model
 setup-hardware = Donanım
 setup-date = Tarih
 setup-tool = Araç: { $tool }
-setup-runner = Çalıştıran: { $runner }
+setup-runner = Benchmark'ı yürüten araç: { $runner }
 
 ## Varyantlar
 variant-profile = Profil: { $profile }
@@ -76,11 +76,11 @@ variant-failed = Çalıştırılamadı: { $reason }.
 variant-link = İlgili tartışma: { $link }
 variant-error = Hata iletisi
 variant-missing = Henüz ölçülmedi.
-variant-reused = { $source } ile aynı yapılandırma; o koşunun sonucu burada yeniden kullanılıyor.
+variant-reused = { $source } ile aynı yapılandırma; o koşunun sonucu burada da kullanılıyor.
 variant-command = Model sunum komutu
 variant-result = Benchmark sonucu
 raw-measurement = { $title }, ölçüm { $k }/{ $n } (`{ $file }`)
-failure-oom = bellek yetmedi
+failure-oom = bellek yetersizliği
 failure-unsupported = motor bu yapılandırmayı desteklemiyor
 failure-start-failure = sunucu başlamıyor
 failure-start-timeout = sunucu zamanında hazır olmadı
@@ -117,7 +117,7 @@ ranking-not-measured = { $engine } (ölçülmedi)
 adoption-adopted = “{ $variant }” benimsendi; üzerine kurulduğu “{ $base }” karşısında kazanç { $gain }.
 adoption-within-noise = “{ $variant }”, “{ $base }” karşısında { $gain } önde; ancak bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde kaldığı için benimsenmedi ve “{ $base }” korunuyor.
 adoption-not-better = Hiçbir varyant “{ $base }” karşısında öne geçemediği için değişiklik benimsenmedi; “{ $base }” korunuyor.
-adoption-base-is-best = Değişiklik yok; en iyi varyant olan “{ $variant }” zaten bu aşamanın üzerine kurulduğu yapılandırma.
+adoption-base-is-best = Değişiklik yok, çünkü en iyi varyant olan “{ $variant }” zaten aşamanın başladığı yapılandırma.
 adoption-overridden = “{ $variant }” yazarların kararıyla benimsendi ({ $gain }). { $reason }
 adoption-overridden-none = Yazarların kararıyla hiçbir varyant benimsenmedi; “{ $base }” korunuyor. { $reason }
 adoption-no-result = Hiçbir varyant kullanılabilir bir sonuç vermedi; “{ $base }” korunuyor.
@@ -144,17 +144,17 @@ warning-baseline-failed = Temel yapılandırma ({ $baseline }) ölçülemedi: { 
 warning-baseline-no-result = sonuç bırakmadı
 warning-lost-requests = { $run }: { $expected } isteğin yalnızca { $completed } tanesi tamamlandı; bu yüzden işlem hacmi karşılaştırılamaz ve koşu aşamayı kazanamaz.
 warning-incomplete = { $run }: benchmark bloğu yarıda kesilmiş; sayıları kullanılmıyor.
-warning-noisy = Aynı yapılandırma { $count } kez ölçüldü ve sonuçlar birbirinden { $spread } ayrılıyor; bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinden büyük: { $values }.
+warning-noisy = Aynı yapılandırma { $count } kez ölçüldü ve sonuçları arasında { $spread } fark çıktı; bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinden büyük.
 warning-implausible-peak = { $count ->
         [one] Bir koşunun
        *[other] { $count } koşunun
-    } bildirdiği en yüksek çıkış işlem hacmi, koşunun akıtabileceğinin üstünde (üst sınır, eş zamanlı istek sayısının istek başına { $stream_limit } ile çarpımıdır ve koşunun ürettiği toplam token sayısını aşamaz). "Peak output token throughput" satırı benchmark aracının ürettiği yapay bir değerdir ve kullanılmaz: { $runs }.
-warning-implausible-peak-run = { $run }: { $peak } (en fazla { $ceiling })
+    } bildirdiği en yüksek çıkış işlem hacmi, koşunun gerçekte üretebileceğinden fazla (eş zamanlı istek başına en çok { $stream_limit }; toplamda da ürettiği token'ları aşamaz). “Peak output token throughput” satırındaki değer, benchmark aracının ürettiği yapay bir değerdir ve kullanılmaz; ilgili koşular sayfanın sonundaki tabloda.
+warning-implausible-peak-run = bildirilen { $peak }, olabilecek en fazla { $ceiling }
 warning-tpot-includes-waiting = { $count ->
         [one] Bir koşunun
        *[other] { $count } koşunun
-    } yazdırdığı "TPOT", ortalama istek gecikmesinin istek başına çıkış token sayısına bölünmesiyle bulunur; bu yüzden isteklerin kuyrukta beklediği süreyi ve ilk token'a kadar geçen süreyi de içerir, ilk token'dan sonraki token'lar arasındaki süreyi göstermez: { $runs }.
-warning-tpot-includes-waiting-run = { $run }: { $tpot } = { $latency } ÷ { $tokens } token
+    } çıktısındaki “TPOT”, ortalama istek gecikmesinin çıkış token sayısına bölümüdür. Bu yüzden kuyrukta geçen süreyi ve ilk token'ın beklenmesini de içerir; token'lar arasındaki süre değildir. Her koşunun hesabı sayfanın sonundaki tabloda.
+warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens } token
 warning-zero-latency = { $run }: koşu token üretmiş olmasına rağmen { $metric } 0 görünüyor.
 warning-request-count = { $run }: blok { $counted } istek sayıyor, oysa profil { $expected } istek gönderir.
 warning-left-out = { $run }: `{ $file }` dosyasındaki ölçümde { $expected } isteğin yalnızca { $completed } tanesi tamamlandı ya da blok yarıda kesildi; bu ölçüm koşunun ortalamasına ve aralığına katılmıyor.
@@ -179,7 +179,7 @@ site-title = Model sunumu optimizasyon rehberleri
 site-intro = Her rehber, bir modeli belirli bir donanımda en hızlı sunmanın yolunu aşama aşama arar. Rehberdeki her sayı, rehberin gösterdiği ham benchmark sonuçlarından hesaplanır.
 site-languages = Diller
 site-studies = Rehberler
-site-headline = { $metric } { $gain } ({ $profile })
+site-headline = { $metric }: { $gain } ({ $profile })
 site-engines = Motorlar: { $engines }
 site-skip = İçeriğe geç
 
@@ -225,15 +225,15 @@ changes-command-after = Şimdi:
 
 ## Issue 14: layout, charts, warnings and summaries
 summary-range = En hızlı ve en yavaş varyant karşılaştırıldığında,
-summary-runner-up = İkinci sıradaki “{ $variant }” ({ $value }) karşısındaki fark { $gain }.
-summary-over-base = Aşamanın üzerine kurulduğu “{ $variant }” ({ $value }) karşısındaki fark { $gain }.
+summary-runner-up = İkinci sıradaki “{ $variant }” varyantına ({ $value }) göre fark: { $gain }.
+summary-over-base = Aşamanın başlangıç yapılandırmasına (“{ $variant }”, { $value }) göre fark: { $gain }.
 chart-adopted = { $value } (benimsendi)
-chart-base = { $value } (çıkış noktası)
+chart-base = { $value } (başlangıç)
 site-contents = Bu sayfada
 site-copy = Kopyala
 site-copied = Kopyalandı
-variant-changes = Değişenler: { $changes }
-variant-change-none = Hiçbir ayarı değiştirmiyor; aşamanın üzerine kurulduğu yapılandırma olduğu gibi ölçüldü.
+variant-changes = Arka uç parametreleri: { $changes }
+variant-change-none = Aşamanın başlangıç yapılandırması, hiçbir ayarı değiştirilmeden ölçüldü.
 variant-change-engine = { $engine } motoru
 variant-change-model = { $model } checkpoint'i
 variant-change-unset = { $flag } olmadan
@@ -246,7 +246,7 @@ figure-interval = { $figure } (%{ $confidence } güven aralığı { $low }–{ $
 adoption-cannot-tell = “{ $variant }”, “{ $base }” karşısında { $gain } ölçüldü, ancak bu aralık sıfırı da kapsıyor: fark gürültü olabilir. Bu yüzden henüz hiçbir şey benimsenmedi; daha fazla koşu karar verene kadar “{ $base }” korunuyor (`perflab run --until-confident`).
 adoption-cannot-tell-threshold = “{ $variant }”, “{ $base }” karşısında { $gain } ölçüldü; kazanç { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde, ancak aralığı eşiğin ötesine uzanıyor. Bu yüzden henüz hiçbir şey benimsenmedi; daha fazla koşu karar verene kadar “{ $base }” korunuyor (`perflab run --until-confident`).
 evidence-single-runs = Bu sayfadaki her değer tek bir koşudan geliyor: hiçbir yapılandırma birden fazla kez ölçülmediği için sayfa güven aralığı veremiyor, ikinci bir koşunun nereye düşeceğini de söyleyemiyor.
-evidence-single-runs-spread = Bu sayfadaki her değer tek bir koşudan geliyor, bu yüzden sayfa güven aralığı veremiyor. Bir yapılandırma { $count } ayrı koşuyla ölçüldü ve bu koşular, aynı kurulumun sonuçlarının birbirinden ne kadar uzak düşebileceğini gösteriyor: { $values }; aralarındaki fark { $spread }.
+evidence-single-runs-spread = Yapılandırmaların her biri bir kez ölçüldü; yalnızca biri { $count } kez çalıştırıldı ve bu koşuların sonuçları arasında { $spread } fark var. Bu fark, aynı kurulumun iki koşusunun ne kadar ayrışabileceğini gösterir. Tek koşudan güven aralığı çıkarılamaz. Koşular: { $values }.
 evidence-repeats = Her değer { $most } koşunun ortalamasıdır; bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
 evidence-repeats-range = Her değer, kendi yapılandırmasının { $fewest } ile { $most } arası koşusunun ortalamasıdır (tek koşudan gelen bir değerin aralığı yoktur); bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
 changes-figure-unclear = { $before } → { $after } ({ $change }; koşular bunu gürültüden ayıramıyor)
@@ -302,3 +302,20 @@ adoption-overridden-none-on = Yazarların kararıyla hiçbir varyant benimsenmed
 
 ## Seçenek özeti: ölçülen tek varyantı istek kaybeden aşama
 options-lost = { $variant } (başarı oranı { $rate }: { $expected } isteğin { $completed } tanesi; benimsenmedi)
+# Site layout: the index filter of guides
+site-filter = Rehberi modele, donanıma ya da motora göre bulun:
+# The page's answer above the command
+conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }), hedef profil “{ $profile }”.
+
+# Site layout: the table of the runs behind the data warnings
+heading-warning-runs = Veri uyarılarının dayandığı koşular
+warning-runs-intro = Yukarıdaki veri uyarılarının andığı her koşu ve uyarıya yol açan değerleri.
+table-warning = Uyarı
+table-run = Koşu
+table-figures = Değerler
+warning-kind-noisy = Sonuçlar birbirinden uzak
+warning-kind-implausible-peak = Kullanılmayan tepe işlem hacmi
+warning-kind-tpot = Beklemeyi içeren “TPOT”
+
+# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
+comparison-tpot-note = Buradaki ortalama TPOT, benchmark aracının verdiği değerdir: ortalama istek gecikmesinin çıkış token sayısına bölümü. Kuyrukta bekleme ve ilk token'ın süresi de buna dahildir.

@@ -50,7 +50,7 @@ label-goal = 目标
 label-command-template = 命令模板
 comparison-intro = 下表列出基线配置与优化后配置在每个基准测试场景上的结果。“变化”一列比较的是 { $metric }；损失超过噪声阈值时标为性能回退。
 options-intro = 每行对应一个阶段。“相对基线”把该阶段的最佳变体与基线比较；“本阶段收益”把该阶段采用的配置与它所基于的配置比较，该阶段未采用任何变体时留空。
-scenarios-intro = 优化后的配置在其他负载下的表现，附两种配置的原始结果。
+scenarios-intro = 基线配置与优化后配置在每个场景下的原始基准测试结果，优化目标排在最前。
 data-warnings-intro = 以下测量值按原样列出，但不宜直接采信：
 
 ## 结论
@@ -148,13 +148,13 @@ warning-baseline-failed = 基线 { $baseline } 未能测得结果：{ $class }�
 warning-baseline-no-result = 没有留下结果
 warning-lost-requests = { $run }：{ $expected } 个请求中仅完成 { $completed } 个，其吞吐量不可比较，不能成为阶段胜者。
 warning-incomplete = { $run }：基准测试输出被截断，其数值未被采用。
-warning-noisy = 同一配置测量了 { $count } 次，结果相差 { $spread }，超过 { $threshold } 的噪声阈值：{ $values }。
-warning-implausible-peak = 有 { $count } 次运行报告的峰值输出吞吐量超出了它实际可能输出的上限（并发数乘以每个请求 { $stream_limit }，且不超过它生成的全部 token）；“Peak output token throughput”一行是基准测试工具的统计假象，不予采用：{ $runs }。
-warning-implausible-peak-run = { $run } 报告 { $peak }（上限 { $ceiling }）
+warning-noisy = 同一配置测量了 { $count } 次，结果相差 { $spread }，超过 { $threshold } 的噪声阈值。
+warning-implausible-peak = 有 { $count } 次运行报告的峰值输出吞吐量超出了它实际可能达到的上限（每个并发请求最多 { $stream_limit }，且不超过它生成的全部 token）。该数值是基准测试工具的统计错误，不予采用；相关运行列在页面末尾的表格中。
+warning-implausible-peak-run = 报告 { $peak }，上限 { $ceiling }
 warning-left-out = { $run }：`{ $file }` 中的这次测量在 { $expected } 个请求中只完成了 { $completed } 个，或输出被截断，因此不计入该运行的均值和区间。
 warning-few-requests = { $run }：其 { $metric } 仅由 { $requests } 个请求得出；请求数低于 { $needed } 时，这个数值就是最慢的那个请求或与之相差无几，不同运行之间的波动远大于均值。
-warning-tpot-includes-waiting = 有 { $count } 次运行输出的“TPOT”是平均请求延迟除以单个请求的输出 token 数，其中包含请求排队的时间和首 token 延迟，并非首 token 之后相邻 token 之间的间隔：{ $runs }。
-warning-tpot-includes-waiting-run = { $run }：{ $tpot } = { $latency } ÷ { $tokens } 个 token
+warning-tpot-includes-waiting = 有 { $count } 次运行输出的“TPOT”是平均请求延迟除以输出 token 数，其中包含排队时间和等待首 token 的时间，并非相邻 token 之间的间隔；每次运行的计算见页面末尾的表格。
+warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens } 个 token
 warning-zero-latency = { $run }：运行生成了 token，但 { $metric } 为 0。
 warning-request-count = { $run }：输出统计了 { $counted } 个请求，而该场景发送的是 { $expected } 个。
 
@@ -244,7 +244,7 @@ figure-interval = { $figure }（{ $confidence }% 置信区间 { $low }–{ $high
 adoption-cannot-tell = { $variant } 相对 { $base } 测得 { $gain }，但该区间包含零：差异可能只是噪声，因此暂不采用，继续沿用 { $base }，等待更多运行来判定（`perflab run --until-confident`）。
 adoption-cannot-tell-threshold = { $variant } 相对 { $base } 测得 { $gain }；收益在 { $threshold } 的噪声阈值之内，但其区间超出了阈值，因此暂不采用，继续沿用 { $base }，等待更多运行来判定（`perflab run --until-confident`）。
 evidence-single-runs = 本页每个数字都来自单次运行：没有任何配置被测量过一次以上，因此本页无法给出置信区间，也无法说明再测一次结果会偏离多少。
-evidence-single-runs-spread = 本页每个数字都来自单次运行，因此无法给出置信区间。有一个配置测量了 { $count } 次，可以看出同一配置多次运行之间的差距：{ $values }，相差 { $spread }。
+evidence-single-runs-spread = 每个配置只测量了一次，唯有一个配置运行了 { $count } 次，这几次结果相差 { $spread }，可见同一配置的两次运行可能相差多少。单次运行无法给出置信区间。这些运行：{ $values }。
 evidence-repeats = 每个数字都是 { $most } 次运行的平均值；收益后面的范围是其 { $confidence }% 置信区间，收益按该区间所能支持的精度取整。
 evidence-repeats-range = 每个数字都是该配置 { $fewest } 到 { $most } 次运行的平均值（只运行一次的数字不给范围）；收益后面的范围是其 { $confidence }% 置信区间，收益按该区间所能支持的精度取整。
 changes-figure-unclear = { $before } → { $after }（{ $change }：这些运行无法把它与噪声区分开）
@@ -300,3 +300,20 @@ adoption-overridden-none-on = 按作者的决定不采用任何变体，搜索�
 
 ## 优化选项汇总：唯一测得的变体丢失了请求的阶段
 options-lost = { $variant }（成功率 { $rate }：{ $expected } 个请求中完成 { $completed } 个；未采用）
+# Site layout: the index filter of guides
+site-filter = 按模型、硬件或推理引擎查找指南：
+# The page's answer above the command
+conclusion-result = { $profile }上的{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
+
+# Site layout: the table of the runs behind the data warnings
+heading-warning-runs = 数据警告涉及的运行
+warning-runs-intro = 上文数据警告提到的每次运行，以及引发警告的数值。
+table-warning = 警告
+table-run = 运行
+table-figures = 数值
+warning-kind-noisy = 结果差异超出噪声
+warning-kind-implausible-peak = 未采用的峰值吞吐量
+warning-kind-tpot = 含等待时间的“TPOT”
+
+# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
+comparison-tpot-note = 此处的平均 TPOT 是基准测试工具输出的数值，即平均请求延迟除以输出 token 数，因此包含排队时间和首 token 时间。

@@ -96,9 +96,10 @@ fn chromium_study_page_renders_and_switches_language() {
         let result = run(browser, &harness(tmp.path(), &page, width), width);
         let first = &result["first"];
         assert_eq!(first["lang"], "en", "{result}");
-        // Before/after, summary of options and accuracy tables, every one laid out.
-        assert_eq!(first["tables"], 3, "{result}");
-        assert_eq!(first["visibleTables"], 3, "{result}");
+        // Before/after, summary of options, accuracy and the runs behind the data warnings,
+        // every one laid out.
+        assert_eq!(first["tables"], 4, "{result}");
+        assert_eq!(first["visibleTables"], 4, "{result}");
         // Comparison, progression and one chart a stage, every one drawn in one of its layouts.
         assert_eq!(first["charts"], 9, "{result}");
         assert_eq!(first["visibleCharts"], 9, "{result}");
@@ -319,5 +320,93 @@ fn tidy_every_page_is_valid_html() {
             .filter(|l| !l.trim().is_empty() && !l.contains(r#"proprietary attribute "aria-current""#))
             .collect();
         assert!(problems.is_empty(), "{rel}:\n{}", problems.join("\n"));
+    }
+}
+
+/// A page that loads `target` in a frame of `width` × 844 pixels (a phone's first screen at 390)
+/// and reports where the answer is: the header's height, the first line of the recommended
+/// command, the first gain or loss, the change column of the before/after table, and whether
+/// the table of contents takes room.
+fn first_screen_harness(dir: &std::path::Path, target: &std::path::Path, width: u32, name: &str) -> std::path::PathBuf {
+    let html = format!(
+        r#"<!DOCTYPE html><html><body style="margin:0"><iframe id="f" style="width:{width}px;height:844px;border:0" src="file://{target}"></iframe>
+<script>
+const frame = document.getElementById('f');
+frame.onload = () => {{
+  const d = frame.contentDocument;
+  const view = d.documentElement.clientWidth;
+  const header = d.querySelector('header').getBoundingClientRect();
+  const out = {{ view, header: header.height }};
+  const code = d.querySelector('main pre code');
+  if (code) {{
+    const range = d.createRange();
+    range.setStart(code.firstChild, 0);
+    range.setEnd(code.firstChild, Math.min(code.firstChild.length, 20));
+    out.command = range.getClientRects()[0].bottom;
+  }}
+  const gain = d.querySelector('main .gain, main .loss');
+  if (gain) out.gain = gain.getBoundingClientRect().bottom;
+  const row = d.querySelector('main table tbody tr');
+  if (row) {{
+    const change = row.lastElementChild.getBoundingClientRect();
+    out.change = [Math.round(change.left), Math.round(change.right), Math.round(change.width)];
+  }}
+  const toc = d.querySelector('nav.toc');
+  if (toc) out.toc = toc.getBoundingClientRect().height;
+  document.body.setAttribute('data-result', JSON.stringify(out));
+}};
+</script></body></html>"#,
+        target = target.display()
+    );
+    let path = dir.join(format!("first-{name}-{width}.html"));
+    std::fs::write(&path, html).unwrap();
+    path
+}
+
+#[test]
+#[ignore = "needs Chromium (.ci/run installs it): run with --include-ignored"]
+fn chromium_the_answer_comes_first_on_a_phone() {
+    let browser = chromium().expect("chromium is not installed (apt-get install chromium)");
+    let tmp = tempfile::tempdir().unwrap();
+    let pages: Vec<String> = site_pages().into_iter().filter(|p| p.1).map(|p| p.0).collect();
+    assert!(pages.len() >= 24, "{pages:?}");
+    let mut headers = std::collections::BTreeMap::new();
+    for rel in &pages {
+        let name = rel.replace('/', "-").trim_end_matches(".html").to_string();
+        for width in [390, 1280] {
+            let page = root().join("site").join(rel);
+            let r = run(browser, &first_screen_harness(tmp.path(), &page, width, &name), width);
+            let at = |key: &str| r[key].as_f64().unwrap_or_else(|| panic!("{rel} at {width}: no {key}: {r}"));
+            // The change column of the before/after table is on screen, not behind a scroll.
+            let change = &r["change"];
+            assert!(change[2].as_f64().unwrap() > 0.0, "{rel} at {width}: {r}");
+            assert!(
+                change[0].as_f64().unwrap() >= 0.0 && change[1].as_f64().unwrap() <= at("view"),
+                "{rel} at {width}: {r}"
+            );
+            if width == 390 {
+                assert!(at("command") <= 844.0, "{rel}: the command's first line is below the first screen: {r}");
+                assert!(at("gain") <= 844.0, "{rel}: the gain is below the first screen: {r}");
+                assert_eq!(at("toc"), 0.0, "{rel}: the table of contents takes room before the answer: {r}");
+            }
+            headers.insert((rel.split('/').next().unwrap().to_string(), width), at("header"));
+        }
+    }
+    // A site of 40 guides has the same header as the site of 6: it does not list them.
+    let results = tmp.path().join("results");
+    for i in 1..=40 {
+        common::copy_dir(&root().join("results/qwen3-30b-a3b-910b"), &results.join(format!("guide-{i:02}")));
+    }
+    let out = tmp.path().join("site");
+    let (code, _, err) =
+        common::perflab(&["build", "--results", results.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    for lang in ["en", "tr"] {
+        for width in [390, 1280] {
+            let page = out.join(format!("{lang}/guide-07.html"));
+            let r = run(browser, &first_screen_harness(tmp.path(), &page, width, &format!("forty-{lang}")), width);
+            let six = headers[&(lang.to_string(), width)];
+            assert_eq!(r["header"].as_f64().unwrap(), six, "{lang} at {width}: 40 guides against 6: {r}");
+        }
     }
 }

@@ -70,7 +70,9 @@ fn pages_link_languages_studies_and_exports() {
     let page = text(&site, "en/glm-5.2-fp8-h200.html");
     assert!(page.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"));
     assert!(page.contains(r#"<a href="../tr/glm-5.2-fp8-h200.html" hreflang="tr" lang="tr">Türkçe</a>"#));
-    assert!(page.contains(r#"<a href="deepseek-v3.2-h200.html">Optimizing DeepSeek-V3.2 throughput on 8×H200</a>"#));
+    // The header leads to the index of guides instead of listing every one of them.
+    assert!(page.contains(r#"<a class="home" href="index.html">Serving optimization guides</a>"#));
+    assert!(!page.contains(r#"<a href="deepseek-v3.2-h200.html">"#));
     assert!(page.contains(r#"href="../md/data/glm-5.2-fp8-h200.csv""#));
     assert!(page.contains(r#"<span class="gain">▲ +219.70%</span>"#));
     assert!(page.contains(r#"<span class="loss">▼ −52.90%</span> (regression)"#));
@@ -88,7 +90,12 @@ fn pages_link_languages_studies_and_exports() {
     assert!(index.contains(
         r#"<a href="glm-5.2-fp8-h200.html"><strong>8×H200 üzerinde GLM-5.2 işlem hacmi optimizasyonu</strong></a>"#
     ));
-    assert!(index.contains(r#"Toplam TPS <span class="gain">▲ +%219,70</span> (Balanced: 8K giriş / 1K çıkış)"#));
+    assert!(index.contains(r#"Toplam TPS: <span class="gain">▲ +%219,70</span> (Balanced: 8K giriş / 1K çıkış)"#));
+    // The index's filter matches title, model, hardware and engines.
+    assert!(index.contains(r#"<li data-search="8×h200 üzerinde deepseek-v3.2 işlem hacmi optimizasyonu deepseek-ai&#x2F;deepseek-v3.2 8 × nvidia h200 sxm tek düğüm vllm sglang tensorrt-llm">"#));
+    // A latency study's card says what its page says: how many times faster.
+    let en = text(&site, "en/index.html");
+    assert!(en.contains(r#"Mean latency per request: <span class="gain">▲ 1.9× faster</span>"#), "{en}");
     let root_page = text(&site, "index.html");
     assert!(root_page.contains(r#"<a href="tr/index.html" hreflang="tr" lang="tr"><strong>Türkçe</strong></a>"#));
     let summary = text(&site, "md/SUMMARY.md");
@@ -167,4 +174,75 @@ fn mdbook_renders_the_book() {
     // The book is English; its Turkish pages say they are not.
     assert!(page.contains("<div lang=\"tr\">"), "{page}");
     assert!(book.join("en/glm-5.2-fp8-h200/stage-engine.svg").is_file(), "charts are in the book");
+}
+
+/// Every export read with Python's `csv` module, as a reader of the data would: each flags and
+/// env cell, decoded as the README says (a JSON array of strings), is exactly what the run was
+/// given, and no cell starts a spreadsheet formula unless it is a number.
+#[test]
+#[ignore = "needs python3 (.ci/run checks for it): run with --include-ignored"]
+fn python_csv_flags_are_the_runs_flags_and_no_cell_is_a_formula() {
+    let script = r#"
+import csv, json, sys
+out = []
+for path in sys.argv[1:]:
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            risky = []
+            for k, v in row.items():
+                if v[:1] in ("=", "+", "-", "@", "\t", "\r"):
+                    try:
+                        float(v)
+                    except ValueError:
+                        risky.append(k + "=" + v)
+            out.append({"study": row["study"], "stage": row["stage"], "variant": row["variant"],
+                        "status": row["status"], "flags": json.loads(row["flags"]),
+                        "env": json.loads(row["env"]), "risky": risky})
+print(json.dumps(out))
+"#;
+    let site = root().join("site/md/data");
+    let mut files: Vec<String> = std::fs::read_dir(&site)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .map(|p| p.display().to_string())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 6, "{files:?}");
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(&files)
+        .output()
+        .expect("python3 is not installed");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut checked = 0;
+    for dir in perflab::study::discover(&root().join("results")).unwrap() {
+        let study = Study::load(&dir).unwrap();
+        let analysis = perflab::analysis::analyze(&study);
+        for stage in &analysis.stages {
+            for v in &stage.variants {
+                let mine: Vec<&serde_json::Value> = rows
+                    .iter()
+                    .filter(|r| r["study"] == study.id.as_str() && r["stage"] == stage.id.as_str())
+                    .filter(|r| r["variant"] == v.id.as_str() && r["status"] != "superseded")
+                    .collect();
+                assert!(!mine.is_empty(), "{} {} {}: no row", study.id, stage.id, v.id);
+                let env: Vec<String> = v.command.env.iter().map(|(k, x)| format!("{k}={x}")).collect();
+                for r in mine {
+                    assert_eq!(r["flags"], serde_json::json!(v.command.flags), "{}: {r}", study.id);
+                    assert_eq!(r["env"], serde_json::json!(env), "{}: {r}", study.id);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "{checked}");
+    assert!(
+        rows.iter()
+            .any(|r| r["flags"].as_array().is_some_and(|f| f.iter().any(|x| x.as_str().unwrap().starts_with("--"))))
+    );
+    let risky: Vec<&serde_json::Value> = rows.iter().filter(|r| !r["risky"].as_array().unwrap().is_empty()).collect();
+    assert!(risky.is_empty(), "{risky:?}");
 }

@@ -35,10 +35,10 @@ fn the_glm_memory_stage_says_what_each_figure_compares() {
     );
     assert!(summary.contains("(133.96%)"), "{summary}");
     assert!(
-        summary.contains("Against the runner-up, 0.8 (10572.77 tok/s): <span class=\"gain\">▲ +30.15%</span>"),
+        summary.contains("Against the runner-up, 0.8 at 10572.77 tok/s: <span class=\"gain\">▲ +30.15%</span>"),
         "{summary}"
     );
-    assert!(summary.contains("Against TP + DP + DP-Attention (7011.17 tok/s)"), "{summary}");
+    assert!(summary.contains("starting configuration, TP + DP + DP-Attention at 7011.17 tok/s"), "{summary}");
     let decision = stage.lines().find(|l| l.starts_with("**Decision:**")).unwrap();
     // One gain for the step: the summary's against the base is the decision's.
     assert!(summary.contains("+96.27%") && decision.contains("+96.27%"), "{summary}\n{decision}");
@@ -121,7 +121,7 @@ fn variants_show_what_they_change_and_the_benchmark_commands_paste() {
     let glm = page("glm-5.2-fp8-h200");
     let variant = &glm[glm.find("#### 0.85\n").unwrap()..];
     let facts: Vec<&str> = variant.lines().skip(2).take_while(|l| l.starts_with("- ")).collect();
-    assert!(facts.contains(&"- Changes: `--mem-fraction-static=0.85`"), "{facts:?}");
+    assert!(facts.contains(&"- Differs in: `--mem-fraction-static=0.85`"), "{facts:?}");
     let deepseek = page("deepseek-v3.2-h200");
     let method =
         &deepseek[deepseek.find("### Benchmark profiles").unwrap()..deepseek.find("## Experiment results").unwrap()];

@@ -11,6 +11,12 @@ pub(super) struct Conclusion {
     pub recommended_intro: String,
     pub excluded: Vec<String>,
     pub comparison: Table,
+    /// The target profile's objective before and after, with its change: the page's answer in
+    /// one line, above the command.
+    pub result: Option<String>,
+    /// What the table's TPOT is, when the tool printed latency ÷ tokens under that name for a
+    /// run it shows.
+    pub comparison_note: Option<String>,
     pub data_warnings: Vec<String>,
 }
 
@@ -56,7 +62,38 @@ impl Ctx<'_> {
             rows,
         };
         let data_warnings = x.warning_boxes(&Place::Study)?;
-        Ok(Conclusion { recommended_intro, excluded, comparison, data_warnings })
+        let result = match a.scenarios.iter().find(|s| s.target) {
+            Some(s) => x.result(s)?,
+            None => None,
+        };
+        let shown: Vec<&str> =
+            a.scenarios.iter().flat_map(|s| [&s.baseline, &s.optimized]).flatten().map(|m| m.run.as_str()).collect();
+        let waiting = a.warnings.iter().any(|w| match w {
+            crate::analysis::Warning::TpotIncludesWaiting { runs } => {
+                runs.iter().any(|r| shown.contains(&r.run.as_str()))
+            }
+            _ => false,
+        });
+        let comparison_note = if waiting { Some(c.msg("comparison-tpot-note")?) } else { None };
+        Ok(Conclusion { recommended_intro, excluded, comparison, result, comparison_note, data_warnings })
+    }
+
+    /// "Total TPS on Balanced: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)." for the target
+    /// profile, when both configurations were measured on it.
+    fn result(&self, s: &crate::analysis::Scenario) -> Result<Option<String>, I18nError> {
+        let a = self.analysis;
+        let (Some(base), Some(best)) = (&s.baseline, &s.optimized) else { return Ok(None) };
+        let line = self.c.fmt(
+            "conclusion-result",
+            &[
+                ("metric", &self.metric_name(&a.objective)?),
+                ("profile", &self.profile_name(&s.profile)),
+                ("baseline", &self.value(&a.objective, base.value)?),
+                ("optimized", &self.value(&a.objective, best.value)?),
+                ("change", &self.change_cell(s)?),
+            ],
+        )?;
+        Ok(Some(line))
     }
 
     /// `Total TPS: 13760.98 tok/s` and `Mean TPOT: 266.89 ms` of a measure, joined by `sep`.

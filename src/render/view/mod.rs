@@ -164,9 +164,13 @@ pub struct PageView {
     pub title: String,
     pub goal: Option<String>,
     pub recommended_intro: String,
+    /// The target profile before and after, in one line.
+    pub result: Option<String>,
     pub recommended: String,
     pub excluded: Vec<String>,
     pub comparison: Table,
+    /// What the comparison's TPOT is, when a run it shows printed latency ÷ tokens as TPOT.
+    pub comparison_note: Option<String>,
     /// The metric the comparison's change column is in.
     pub comparison_metric: String,
     pub notes: Vec<String>,
@@ -197,6 +201,8 @@ pub struct PageView {
     pub evidence: String,
     /// The load curves of the profiles that have one.
     pub curves: Vec<curves::CurveView>,
+    /// Every run a data warning about many runs names, with its figures: a table at the end.
+    pub warning_runs: Option<Table>,
 }
 
 /// A table cell: no line breaks, no column separators.
@@ -371,6 +377,7 @@ pub fn build(
     Ok(PageView {
         curves: x.curves(links)?,
         evidence: x.evidence()?,
+        warning_runs: x.warning_runs()?,
         comparison_chart,
         progression_chart,
         exports,
@@ -379,9 +386,11 @@ pub fn build(
         title: x.text(&spec.title),
         goal: spec.goal.as_ref().map(|g| x.text(g)),
         recommended_intro: conclusion.recommended_intro,
+        result: conclusion.result,
         recommended: shell(&a.recommended),
         excluded: conclusion.excluded,
         comparison: conclusion.comparison,
+        comparison_note: conclusion.comparison_note,
         comparison_metric: x.metric_name(&a.objective)?,
         notes: x.texts(&spec.notes),
         warnings: x.texts(&spec.warnings),
@@ -424,8 +433,12 @@ pub fn age_line(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Strin
 /// The index line of a study: its total gain on the target profile, as HTML.
 pub fn headline(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
     let x = Ctx::new(study, analysis, c);
-    let gain =
-        analysis.total_gain.map_or(c.msg("value-missing"), |g| x.signed_with(g, analysis.total_gain_interval))?;
+    // A latency study's gain is said as the page says it, "1.9× faster", not as a percentage
+    // that reads as latency going up.
+    let gain = match analysis.total_gain {
+        Some(g) => x.ratio(g, true).unwrap_or_else(|| x.signed_with(g, analysis.total_gain_interval))?,
+        None => c.msg("value-missing")?,
+    };
     let profile = super::html::escape(study.profile(&analysis.target_profile).map_or("", |p| p.name.get(&c.locale)));
     c.fmt("site-headline", &[("gain", &gain), ("metric", &x.metric_name(&analysis.objective)?), ("profile", &profile)])
 }

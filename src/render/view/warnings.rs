@@ -19,70 +19,24 @@ impl Ctx<'_> {
                 ],
             ),
             Warning::Incomplete { run } => c.fmt("warning-incomplete", &[("run", &self.run_title(run))]),
-            Warning::Noisy { runs, values, spread_percent } => {
-                let list: Vec<String> = runs
-                    .iter()
-                    .zip(values)
-                    .map(|(r, v)| {
-                        self.c.labelled(&self.run_title(r), &self.c.number(*v, self.analysis.objective.decimals))
-                    })
-                    .collect();
-                c.fmt_args(
-                    "warning-noisy",
-                    &[
-                        ("count", Arg::count(runs.len() as u64)),
-                        ("spread", (&self.percent(*spread_percent, false)?).into()),
-                        ("threshold", (&self.percent(self.analysis.noise_threshold, false)?).into()),
-                        ("values", (&list.join("; ")).into()),
-                    ],
-                )
-            }
+            Warning::Noisy { runs, spread_percent, .. } => c.fmt_args(
+                "warning-noisy",
+                &[
+                    ("count", Arg::count(runs.len() as u64)),
+                    ("spread", (&self.percent(*spread_percent, false)?).into()),
+                    ("threshold", (&self.percent(self.analysis.noise_threshold, false)?).into()),
+                ],
+            ),
             Warning::ImplausiblePeak { runs } => {
-                let tps = Metric::of("output_throughput");
-                let list = runs
-                    .iter()
-                    .map(|p| {
-                        c.fmt(
-                            "warning-implausible-peak-run",
-                            &[
-                                ("run", &self.run_title(&p.run)),
-                                ("peak", &self.value(&tps, Some(p.peak))?),
-                                ("ceiling", &self.value(&tps, Some(p.ceiling))?),
-                            ],
-                        )
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
                 let limit = Arg::Number { value: crate::analysis::warnings::STREAM_RATE_LIMIT, decimals: 0 };
                 let limit = c.fmt_args("unit-tok-s", &[("value", limit)])?;
                 c.fmt_args(
                     "warning-implausible-peak",
-                    &[
-                        ("count", Arg::count(runs.len() as u64)),
-                        ("stream_limit", (&limit).into()),
-                        ("runs", (&list.join("; ")).into()),
-                    ],
+                    &[("count", Arg::count(runs.len() as u64)), ("stream_limit", (&limit).into())],
                 )
             }
             Warning::TpotIncludesWaiting { runs } => {
-                let (ms, seconds) = (Metric::of("mean_tpot_ms"), Metric::of("duration"));
-                let list = runs
-                    .iter()
-                    .map(|w| {
-                        c.fmt_args(
-                            "warning-tpot-includes-waiting-run",
-                            &[
-                                ("run", (&self.run_title(&w.run)).into()),
-                                ("tpot", (&self.value(&ms, Some(w.tpot_ms))?).into()),
-                                ("latency", (&self.value(&seconds, Some(w.latency_ms / 1000.0))?).into()),
-                                ("tokens", Arg::Number { value: w.tokens, decimals: 0 }),
-                            ],
-                        )
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                c.fmt_args(
-                    "warning-tpot-includes-waiting",
-                    &[("count", Arg::count(runs.len() as u64)), ("runs", (&list.join("; ")).into())],
-                )
+                c.fmt_args("warning-tpot-includes-waiting", &[("count", Arg::count(runs.len() as u64))])
             }
             Warning::ZeroLatency { run, metric } => c.fmt(
                 "warning-zero-latency",
@@ -134,12 +88,86 @@ impl Ctx<'_> {
     }
 
     /// The warning boxes of one place of the page: one a kind, each listing every warning of
-    /// that kind, one paragraph each (paragraphs are separated by a blank line).
+    /// that kind, one paragraph each (paragraphs are separated by a blank line). A warning about
+    /// many runs is one sentence here; its runs and their figures are in [`Self::warning_runs`].
+    /// The spread of repeated runs is left out of the conclusion when the evidence paragraph
+    /// already gives it.
     pub(super) fn warning_boxes(&self, place: &Place) -> Result<Vec<String>, I18nError> {
+        let e = &self.analysis.evidence;
+        let spread_told = e.single_runs() && !e.spread.is_empty();
         self.groups
             .iter()
             .filter(|g| &g.place == place)
+            .filter(|g| {
+                !(spread_told
+                    && *place == Place::Study
+                    && g.warnings.iter().all(|w| matches!(w, Warning::Noisy { .. })))
+            })
             .map(|g| Ok(g.warnings.iter().map(|w| self.warning(w)).collect::<Result<Vec<_>, _>>()?.join("\n\n")))
             .collect()
+    }
+
+    /// The table at the end of a page that holds every run a warning about many runs names:
+    /// the warning, the run, and the run's figures that raised it. None when no warning names
+    /// a list of runs.
+    pub(super) fn warning_runs(&self) -> Result<Option<super::Table>, I18nError> {
+        let c = self.c;
+        let mut rows = Vec::new();
+        for w in self.groups.iter().flat_map(|g| &g.warnings) {
+            match w {
+                Warning::Noisy { runs, values, .. } => {
+                    let kind = c.msg("warning-kind-noisy")?;
+                    for (r, v) in runs.iter().zip(values) {
+                        let value = self.value(&self.analysis.objective, Some(*v))?;
+                        rows.push(vec![super::cell(&kind), super::cell(&self.run_title(r)), super::cell(&value)]);
+                    }
+                }
+                Warning::ImplausiblePeak { runs } => {
+                    let (kind, tps) = (c.msg("warning-kind-implausible-peak")?, Metric::of("output_throughput"));
+                    for p in runs {
+                        let figures = c.fmt(
+                            "warning-implausible-peak-run",
+                            &[
+                                ("peak", &self.value(&tps, Some(p.peak))?),
+                                ("ceiling", &self.value(&tps, Some(p.ceiling))?),
+                            ],
+                        )?;
+                        rows.push(vec![
+                            super::cell(&kind),
+                            super::cell(&self.run_title(&p.run)),
+                            super::cell(&figures),
+                        ]);
+                    }
+                }
+                Warning::TpotIncludesWaiting { runs } => {
+                    let (kind, ms, seconds) =
+                        (c.msg("warning-kind-tpot")?, Metric::of("mean_tpot_ms"), Metric::of("duration"));
+                    for w in runs {
+                        // The divisor as it is (a mean of tokens need not be whole), so that the
+                        // division checks out by hand.
+                        let decimals = if w.tokens.fract().abs() < 1e-9 { 0 } else { 2 };
+                        let figures = c.fmt_args(
+                            "warning-tpot-includes-waiting-run",
+                            &[
+                                ("tpot", (&self.value(&ms, Some(w.tpot_ms))?).into()),
+                                ("latency", (&self.value(&seconds, Some(w.latency_ms / 1000.0))?).into()),
+                                ("tokens", Arg::Number { value: w.tokens, decimals }),
+                            ],
+                        )?;
+                        rows.push(vec![
+                            super::cell(&kind),
+                            super::cell(&self.run_title(&w.run)),
+                            super::cell(&figures),
+                        ]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let headers = vec![c.msg("table-warning")?, c.msg("table-run")?, c.msg("table-figures")?];
+        Ok(Some(super::Table { headers, rows }))
     }
 }
