@@ -498,19 +498,7 @@ pub fn progression(
     let bottom = top + plot_h;
     let y_of = |v: f64| bottom - v / end * plot_h;
     let x_of = |i: usize| x0 + slot * (i as f64 + 0.5);
-    let mut t = 0.0;
-    while t <= end + step * 1e-9 {
-        let y = y_of(t);
-        let _ = write!(wide, r#"<line x1="{x0}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{GRID}"/>"#, x0 + plot_w);
-        let _ = write!(
-            wide,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="end" fill="{TEXT}">{}</text>"#,
-            x0 - 6.0,
-            y + FONT * 0.35,
-            esc(&ticks(t))
-        );
-        t += step;
-    }
+    y_grid(&mut wide, (x0, x0 + plot_w), (end, step), &y_of, ticks);
     let _ = write!(
         wide,
         r#"<text transform="translate({MARGIN} {:.1}) rotate(-90)" x="0" y="{FONT}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
@@ -662,19 +650,7 @@ fn xy_layout(
     let bottom = top + plot_h;
     let px = |x: f64| x0 + x / x_end * plot_w;
     let py = |y: f64| bottom - y / y_end * plot_h;
-    let mut t = 0.0;
-    while t <= y_end + y_step * 1e-9 {
-        let y = py(t);
-        let _ = write!(out, r#"<line x1="{x0:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{GRID}"/>"#, x0 + plot_w);
-        let _ = write!(
-            out,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="end" fill="{TEXT}">{}</text>"#,
-            x0 - 6.0,
-            y + FONT * 0.35,
-            esc(&y_ticks(t))
-        );
-        t += y_step;
-    }
+    y_grid(&mut out, (x0, x0 + plot_w), (y_end, y_step), &py, y_ticks);
     let mut t = 0.0;
     while t <= x_end + x_step * 1e-9 {
         let _ = write!(
@@ -752,6 +728,30 @@ fn xy_layout(
         x0 + plot_w
     );
     out
+}
+
+/// The horizontal grid lines of a vertical axis from 0 to `end` in `step`s, each with its tick
+/// value left of `x0`.
+fn y_grid(
+    out: &mut String,
+    (x0, x1): (f64, f64),
+    (end, step): (f64, f64),
+    y_of: &dyn Fn(f64) -> f64,
+    ticks: &dyn Fn(f64) -> String,
+) {
+    let mut t = 0.0;
+    while t <= end + step * 1e-9 {
+        let y = y_of(t);
+        let _ = write!(out, r#"<line x1="{x0}" y1="{y:.1}" x2="{x1:.1}" y2="{y:.1}" stroke="{GRID}"/>"#);
+        let _ = write!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end" fill="{TEXT}">{}</text>"#,
+            x0 - 6.0,
+            y + FONT * 0.35,
+            esc(&ticks(t))
+        );
+        t += step;
+    }
 }
 
 fn series_style(s: &Series) -> (&'static str, &'static str) {
