@@ -74,3 +74,24 @@ fn untranslated_texts_are_listed_and_shown_as_english() {
     let en = String::from_utf8(site.files["md/en/glm-5.2-fp8-h200.md"].clone()).unwrap();
     assert!(!en.contains("lang=\"en\""));
 }
+
+#[test]
+fn a_study_that_does_not_load_is_named_and_the_others_are_still_listed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = tmp.path().join("qwen3-14b-h100");
+    copy_dir(&root().join("results/qwen3-14b-h100"), &good);
+    let spec = good.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let cut = text.replacen("tr = ", "xx = ", 1);
+    assert_ne!(cut, text);
+    std::fs::write(&spec, cut).unwrap();
+    // A study whose run file is out of place does not load; its texts are still read.
+    let broken = tmp.path().join("glm-5.2-fp8-h200");
+    copy_dir(&root().join("results/glm-5.2-fp8-h200"), &broken);
+    std::fs::write(broken.join("runs/stray.txt"), "not a run").unwrap();
+    let (code, out, err) = perflab(&["translations", "--lang", "tr", broken.to_str().unwrap(), good.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("stray.txt"), "{err}");
+    assert!(err.contains("1 of 2 studies did not load"), "{err}");
+    assert!(out.contains("qwen3-14b-h100/study.toml:") && out.contains("has no `tr` text"), "{out}");
+}
