@@ -28,16 +28,33 @@ impl Ctx<'_> {
     pub(super) fn curve_charts(&self) -> Result<Vec<(String, Chart)>, I18nError> {
         let mut out = Vec::new();
         for cp in &self.analysis.curves {
-            for (which, _, chart) in self.charts_of(cp)? {
+            for (which, chart) in self.charts_of(cp)? {
                 out.push((curve_chart(&cp.profile, which), chart));
             }
         }
         Ok(out)
     }
 
-    fn charts_of(&self, cp: &CurveProfile) -> Result<Vec<(CurveChart, String, Chart)>, I18nError> {
+    /// The charts a curve profile has, with their titles: throughput against load always, the
+    /// first limited latency when the SLO limits one, the Pareto chart when a boundary is known.
+    fn chart_titles(&self, cp: &CurveProfile) -> Result<Vec<(CurveChart, String)>, I18nError> {
         let c = self.c;
         let profile = self.profile_name(&cp.profile);
+        let tps_name = self.metric_name(&self.study.metric("output_throughput"))?;
+        let mut out =
+            vec![(CurveChart::Throughput, c.fmt("chart-curve", &[("metric", &tps_name), ("profile", &profile)])?)];
+        if let Some(limit) = cp.slo.limits.first() {
+            let name = self.limit_name(limit)?;
+            out.push((CurveChart::Latency, c.fmt("chart-curve", &[("metric", &name), ("profile", &profile)])?));
+        }
+        if !cp.pareto.is_empty() {
+            out.push((CurveChart::Pareto, c.fmt("chart-pareto", &[("profile", &profile)])?));
+        }
+        Ok(out)
+    }
+
+    fn charts_of(&self, cp: &CurveProfile) -> Result<Vec<(CurveChart, Chart)>, I18nError> {
+        let c = self.c;
         let load_name = c.msg(match cp.axis {
             Axis::Concurrency => "curve-col-concurrency",
             Axis::Rate => "curve-col-rate",
@@ -59,61 +76,61 @@ impl Ctx<'_> {
             Ok(out)
         };
         let ticks = |v: f64| c.number(v, 0);
-        let tps = self.study.metric("output_throughput");
-        let tps_name = self.metric_name(&tps)?;
-        let title = c.fmt("chart-curve", &[("metric", &tps_name), ("profile", &profile)])?;
-        let mut out = vec![(
-            CurveChart::Throughput,
-            title.clone(),
-            xy(&title, &load_name, &tps_name, &series(&|p| p.output_throughput)?, None, &ticks, &ticks),
-        )];
-        if let Some(limit) = cp.slo.limits.first() {
-            let key = limit.key();
-            let name = self.limit_name(limit)?;
-            let title = c.fmt("chart-curve", &[("metric", &name), ("profile", &profile)])?;
-            let line = c.fmt("chart-slo-line", &[("limit", &self.limit_text(limit)?)])?;
-            let y = |p: &CurvePoint| p.limited.iter().find(|(k, _)| *k == key).and_then(|(_, v)| *v);
-            let ms = |v: f64| c.number(v, if v < 10.0 { 1 } else { 0 });
-            out.push((
-                CurveChart::Latency,
-                title.clone(),
-                xy(&title, &load_name, &format!("{name} (ms)"), &series(&y)?, Some((limit.max_ms, &line)), &ticks, &ms),
-            ));
-        }
-        if !cp.pareto.is_empty() {
-            let at = |p: &crate::analysis::curves::ParetoPoint| (p.at.per_user, p.at.per_gpu);
-            let mut frontier: Vec<(f64, f64)> = cp.pareto.iter().filter(|p| p.on_frontier).map(at).collect();
-            frontier.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let others: Vec<(f64, f64)> = cp.pareto.iter().filter(|p| !p.on_frontier).map(at).collect();
-            let marked = |list: &[(f64, f64)]| {
-                let r = cp.pareto.iter().find(|p| p.recommended)?;
-                let i = list.iter().position(|q| *q == at(r))?;
-                Some((i, c.fmt("chart-recommended", &[("config", &self.label(&r.config))]).ok()?))
+        let mut out = Vec::new();
+        for (which, title) in self.chart_titles(cp)? {
+            let chart = match which {
+                CurveChart::Throughput => {
+                    let tps_name = self.metric_name(&self.study.metric("output_throughput"))?;
+                    xy(&title, &load_name, &tps_name, &series(&|p| p.output_throughput)?, None, &ticks, &ticks)
+                }
+                CurveChart::Latency => {
+                    let Some(limit) = cp.slo.limits.first() else { continue };
+                    let key = limit.key();
+                    let name = self.limit_name(limit)?;
+                    let line = c.fmt("chart-slo-line", &[("limit", &self.limit_text(limit)?)])?;
+                    let y = |p: &CurvePoint| p.limited.iter().find(|(k, _)| *k == key).and_then(|(_, v)| *v);
+                    let ms = |v: f64| c.number(v, if v < 10.0 { 1 } else { 0 });
+                    let axis = format!("{name} (ms)");
+                    xy(&title, &load_name, &axis, &series(&y)?, Some((limit.max_ms, &line)), &ticks, &ms)
+                }
+                CurveChart::Pareto => self.pareto_chart(cp, &title)?,
             };
-            let series = vec![
-                Series {
-                    name: c.msg("chart-frontier")?,
-                    marked: marked(&frontier),
-                    points: frontier,
-                    optimized: true,
-                    line: true,
-                },
-                Series {
-                    name: c.msg("chart-others")?,
-                    marked: marked(&others),
-                    points: others,
-                    optimized: false,
-                    line: false,
-                },
-            ];
-            let title = c.fmt("chart-pareto", &[("profile", &profile)])?;
-            out.push((
-                CurveChart::Pareto,
-                title.clone(),
-                xy(&title, &c.msg("chart-per-user")?, &c.msg("chart-per-gpu")?, &series, None, &ticks, &ticks),
-            ));
+            out.push((which, chart));
         }
         Ok(out)
+    }
+
+    /// Every configuration's boundary as throughput per GPU against per user: the frontier as
+    /// a line, the others as points, the recommended configuration marked.
+    fn pareto_chart(&self, cp: &CurveProfile, title: &str) -> Result<Chart, I18nError> {
+        let c = self.c;
+        let ticks = |v: f64| c.number(v, 0);
+        let at = |p: &crate::analysis::curves::ParetoPoint| (p.at.per_user, p.at.per_gpu);
+        let mut frontier: Vec<(f64, f64)> = cp.pareto.iter().filter(|p| p.on_frontier).map(at).collect();
+        frontier.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let others: Vec<(f64, f64)> = cp.pareto.iter().filter(|p| !p.on_frontier).map(at).collect();
+        let marked = |list: &[(f64, f64)]| {
+            let r = cp.pareto.iter().find(|p| p.recommended)?;
+            let i = list.iter().position(|q| *q == at(r))?;
+            Some((i, c.fmt("chart-recommended", &[("config", &self.label(&r.config))]).ok()?))
+        };
+        let series = vec![
+            Series {
+                name: c.msg("chart-frontier")?,
+                marked: marked(&frontier),
+                points: frontier,
+                optimized: true,
+                line: true,
+            },
+            Series {
+                name: c.msg("chart-others")?,
+                marked: marked(&others),
+                points: others,
+                optimized: false,
+                line: false,
+            },
+        ];
+        Ok(xy(title, &c.msg("chart-per-user")?, &c.msg("chart-per-gpu")?, &series, None, &ticks, &ticks))
     }
 
     fn curve_view(&self, cp: &CurveProfile, links: &Links) -> Result<CurveView, I18nError> {
@@ -167,9 +184,9 @@ impl Ctx<'_> {
             }
         }
         let charts = self
-            .charts_of(cp)?
+            .chart_titles(cp)?
             .into_iter()
-            .map(|(which, title, _)| Image {
+            .map(|(which, title)| Image {
                 alt: title,
                 src: markdown::url_path(&format!("{}{}", links.charts, curve_chart(&cp.profile, which))),
             })
