@@ -122,6 +122,26 @@ impl Chain {
     }
 
     /// The configuration after the last stage.
+    /// The GPUs a configuration (`stage/variant`) takes, as the study declares them: its
+    /// variant's `gpus`, else that of the variant it builds on, and so on back, else its engine's.
+    pub fn gpus(&self, study: &Study, source: &str) -> Option<u32> {
+        let mut at = source.to_string();
+        // Each step goes to an earlier stage: the walk ends within as many steps as there are stages.
+        for _ in 0..=study.spec.stages.len() {
+            let (_, variant) = study.variant(&at)?;
+            if let Some(gpus) = &variant.gpus {
+                return Some(*gpus.get_ref());
+            }
+            let (stage, id) = at.split_once('/')?;
+            let outcome = self.stages.iter().find(|s| s.id == stage)?.variants.iter().find(|v| v.id == id)?;
+            match &outcome.base {
+                Some(base) if *base != at => at = base.clone(),
+                _ => return study.engine(&outcome.point.config.engine).and_then(|e| e.gpus),
+            }
+        }
+        None
+    }
+
     pub fn last(&self) -> &Point {
         self.stages.last().map_or(&self.baseline, |s| &s.after)
     }

@@ -3,6 +3,7 @@
 //! stopped, loads that contradict a monotone curve, achieved against offered load, and the
 //! throughput per GPU against tokens a second a user of every configuration's boundary.
 
+use crate::analysis::chain::Chain;
 use crate::metric::load::{Answer, Axis, Slo, Tradeoff, Verdict, answer, frontier};
 use crate::study::Study;
 use serde::Serialize;
@@ -76,7 +77,7 @@ pub struct CurveProfile {
 }
 
 /// A configuration's curve on `profile`, when it measured one.
-pub fn curve(study: &Study, config: &str, profile: &str) -> Option<Curve> {
+pub fn curve(study: &Study, chain: &Chain, config: &str, profile: &str) -> Option<Curve> {
     let (stage, variant) = config.split_once('/')?;
     let (_, spec) = study.curve(profile)?;
     let points = study.points(stage, variant, profile);
@@ -109,18 +110,18 @@ pub fn curve(study: &Study, config: &str, profile: &str) -> Option<Curve> {
             }
         })
         .collect();
-    Some(Curve { config: config.to_string(), points, answer, gpus: gpus(study, config) })
+    Some(Curve { config: config.to_string(), points, answer, gpus: gpus(study, chain, config) })
 }
 
-/// The GPUs a configuration declares (its variant's `gpus`, else the study's, else 1).
-fn gpus(study: &Study, config: &str) -> u32 {
-    let own = study.variant(config).and_then(|(_, v)| v.gpus.as_ref());
-    own.or(study.spec.gpus.as_ref()).map_or(1, |g| *g.get_ref()).max(1)
+/// The GPUs a configuration declares: its own, or those of the configuration it builds on (as
+/// the runner gives them), else the study's, else 1.
+fn gpus(study: &Study, chain: &Chain, config: &str) -> u32 {
+    chain.gpus(study, config).or(study.spec.gpus.as_ref().map(|g| *g.get_ref())).unwrap_or(1).max(1)
 }
 
 /// The curves of every curve profile the baseline and the optimized configuration are
 /// compared on.
-pub fn curves(study: &Study, baseline: &str, optimized: &str) -> Vec<CurveProfile> {
+pub fn curves(study: &Study, chain: &Chain, baseline: &str, optimized: &str) -> Vec<CurveProfile> {
     study
         .compare_profiles()
         .iter()
@@ -133,13 +134,14 @@ pub fn curves(study: &Study, baseline: &str, optimized: &str) -> Vec<CurveProfil
                 .iter()
                 .flat_map(|s| s.variants.iter().map(move |v| format!("{}/{}", s.id.get_ref(), v.id.get_ref())))
                 .collect();
-            let measured: Vec<Curve> = configs.iter().filter_map(|c| curve(study, c, id)).collect();
+            let measured: Vec<Curve> = configs.iter().filter_map(|c| curve(study, chain, c, id)).collect();
+            let of = |config: &str| measured.iter().find(|c| c.config == config).cloned();
             Some(CurveProfile {
                 profile: id.clone(),
                 axis: spec.axis,
                 slo: study.slo(id),
-                baseline: curve(study, baseline, id),
-                optimized: curve(study, optimized, id),
+                baseline: of(baseline),
+                optimized: of(optimized),
                 pareto: pareto(&measured, optimized),
                 configs: measured,
             })

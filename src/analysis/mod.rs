@@ -481,7 +481,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
     // The configuration whose runs stand for a point (an identical one's, when reused).
     let measured = |p: &Point| p.run.as_ref().map_or(p.source.clone(), |k| format!("{}/{}", k.stage, k.variant));
     let mut analysis = Analysis {
-        curves: curves::curves(study, &measured(&chain.baseline), &measured(last)),
+        curves: curves::curves(study, &chain, &measured(&chain.baseline), &measured(last)),
         study: study.id.clone(),
         lower_is_better: objective.lower_is_better(),
         noise_threshold: spec.noise_threshold,

@@ -196,7 +196,7 @@ pub fn plan_with(
             }
             if !job_profiles.is_empty() {
                 let mut job = job(study, &outcome.id, &vo.id, &vo.point.config, job_profiles)?;
-                job.gpus = share(study, &chain, &reference);
+                job.gpus = chain.gpus(study, &reference);
                 (job.repeats, job.adds_to) = (measurements.counts, measurements.adds_to);
                 plan.jobs.push(job);
             }
@@ -236,7 +236,7 @@ pub fn plan_with(
             let mut job = job(study, stage, variant, &last.config, job_profiles)?;
             job.after_search = true;
             (job.repeats, job.adds_to) = (measurements.counts, measurements.adds_to);
-            job.gpus = share(study, &chain, &last.source);
+            job.gpus = chain.gpus(study, &last.source);
             plan.jobs.push(job);
         }
     }
@@ -330,32 +330,26 @@ fn curve_status(
     rerun: bool,
     rerun_stale: bool,
 ) -> anyhow::Result<Status> {
-    let points = study.points(&key.stage, &key.variant, &key.profile);
     if rerun {
         return Ok(Status::Pending);
     }
+    let (current, stale) = study.current_points(&key.stage, &key.variant, &key.profile, &point.config)?;
     // An identical configuration's curve stands for this one, as a fixed load's run does.
-    if points.is_empty()
+    if current.is_empty()
+        && stale.is_empty()
         && let Some((from, true)) = registry.find(study, point, &key.profile)
     {
         return Ok(Status::Reused { from: format!("{}/{}", from.stage, from.variant) });
     }
-    let mut current = Vec::new();
-    for p in &points {
-        let stale = staleness(study, &p.key, &point.config)?;
-        if stale.is_empty() {
-            current.push(p.probe());
-        } else if rerun_stale {
-            return Ok(Status::Pending);
-        } else {
-            return Ok(Status::Stale { reasons: stale, failed: None });
-        }
+    if !stale.is_empty() {
+        return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reasons: stale, failed: None } });
     }
     let Some((_, load)) = study.curve(&key.profile) else { return Ok(Status::Pending) };
-    match crate::metric::load::next(&load.loads(), &current) {
+    let probes: Vec<_> = current.iter().map(|p| p.probe()).collect();
+    match crate::metric::load::next(&load.loads(), &probes) {
         crate::metric::load::Next::Measure(_) => Ok(Status::Pending),
         crate::metric::load::Next::Done(_) => {
-            let date = points.iter().filter_map(|p| study.manifests.get(&p.key)?.ended_at.clone()).max();
+            let date = current.iter().filter_map(|p| study.manifests.get(&p.key)?.ended_at.clone()).max();
             Ok(Status::Done { date })
         }
     }
@@ -374,26 +368,6 @@ fn job(study: &Study, stage: &str, variant: &str, config: &Config, profiles: Vec
         repeats: BTreeMap::new(),
         adds_to: BTreeSet::new(),
     })
-}
-
-/// The GPUs a configuration takes: its variant's `gpus`, else that of the variant it builds on,
-/// and so on back, else its engine's.
-fn share(study: &Study, chain: &crate::analysis::chain::Chain, source: &str) -> Option<u32> {
-    let mut at = source.to_string();
-    // Each step goes to an earlier stage: the walk ends within as many steps as there are stages.
-    for _ in 0..=study.spec.stages.len() {
-        let (_, variant) = study.variant(&at)?;
-        if let Some(gpus) = &variant.gpus {
-            return Some(*gpus.get_ref());
-        }
-        let (stage, id) = at.split_once('/')?;
-        let outcome = chain.stages.iter().find(|s| s.id == stage)?.variants.iter().find(|v| v.id == id)?;
-        match &outcome.base {
-            Some(base) if *base != at => at = base.clone(),
-            _ => return study.engine(&outcome.point.config.engine).and_then(|e| e.gpus),
-        }
-    }
-    None
 }
 
 /// Pending and waiting runs (and stale ones, with `stale`) times the mean recorded benchmark

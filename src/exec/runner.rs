@@ -321,14 +321,12 @@ fn curve_bench(
     load: &crate::study::curve::LoadSpec,
 ) -> anyhow::Result<local::CurveBench> {
     let id = profile.id.get_ref();
-    let mut known = Vec::new();
-    if job.adds_to.contains(id) {
-        for point in study.points(&job.stage, &job.variant, id) {
-            if crate::study::staleness(study, &point.key, &job.config)?.is_empty() {
-                known.push(point.probe());
-            }
-        }
-    }
+    let known = if job.adds_to.contains(id) {
+        let (current, _) = study.current_points(&job.stage, &job.variant, id, &job.config)?;
+        current.iter().map(|p| p.probe()).collect()
+    } else {
+        Vec::new()
+    };
     Ok(local::CurveBench {
         profile: id.clone(),
         argv: command::curve_bench_argv(study, &job.config, profile, load.axis)?,

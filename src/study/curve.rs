@@ -410,6 +410,28 @@ impl Study {
             .collect()
     }
 
+    /// The points of a configuration's curve that still measure what the study says for
+    /// `config`, and why the others do not (the first stale point's reasons; empty when none is).
+    pub fn current_points(
+        &self,
+        stage: &str,
+        variant: &str,
+        profile: &str,
+        config: &super::Config,
+    ) -> anyhow::Result<(Vec<Point>, Vec<super::Stale>)> {
+        let mut current = Vec::new();
+        let mut stale = Vec::new();
+        for p in self.points(stage, variant, profile) {
+            let reasons = super::staleness(self, &p.key, config)?;
+            if reasons.is_empty() {
+                current.push(p);
+            } else if stale.is_empty() {
+                stale = reasons;
+            }
+        }
+        Ok((current, stale))
+    }
+
     /// Gives each configuration's curve on each curve profile a run of its own, `<profile>`:
     /// its boundary point's result with the boundary load added as [`BOUNDARY_METRIC`], so that
     /// stages, gains and tables read a curve the way they read a fixed load. A curve with no
