@@ -254,15 +254,16 @@ struct Measurements {
 }
 
 impl Measurements {
-    /// A pending run of `key`, which should hold `wanted` measurements: a run that stands and
-    /// still measures what the study says gets the ones it lacks; another run, all of them.
+    /// A pending run of `key`, which should hold `wanted` measurements that pass the single-run
+    /// checks: a run that stands and still measures what the study says gets the ones it lacks
+    /// (see [`Study::measurements_missing`]); another run, all of them.
     /// With `repeat_across_restarts`, one a start.
     fn add(&mut self, study: &Study, key: &RunKey, config: &Config, again: bool, wanted: u32) -> anyhow::Result<()> {
         let adds = !again
             && (study.curve(&key.profile).is_some()
                 || (study.runs.contains_key(key) && staleness(study, key, config)?.is_empty()));
-        let have = if adds { study.sample(key).len() as u32 } else { 0 };
-        let count = if study.spec.repeat_across_restarts { 1 } else { wanted.saturating_sub(have).max(1) };
+        let missing = if adds { study.measurements_missing(key, wanted) } else { wanted };
+        let count = if study.spec.repeat_across_restarts { 1 } else { missing.max(1) };
         if count > 1 {
             self.counts.insert(key.profile.clone(), count);
         }
@@ -304,7 +305,7 @@ fn status_of(
         if !stale.is_empty() {
             return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reasons: stale, failed: None } });
         }
-        if study.sample(key).len() < wanted as usize {
+        if study.measurements_missing(key, wanted) > 0 {
             return Ok(Status::Pending);
         }
         let date = study.manifests.get(key).and_then(|m| m.ended_at.clone());

@@ -945,7 +945,7 @@ fn plan_designs(study: &mut Study, budget: Budget) {
 }
 
 /// The runs of stage `k`'s two contenders, the variant its adoption could not tell and its
-/// base, as `stage/variant` with their measurements so far.
+/// base, as `stage/variant` with their measurements so far that pass the single-run checks.
 fn contenders(study: &Study, k: usize) -> Vec<(String, usize)> {
     let chain = crate::analysis::resolve(study);
     let Some(stage) = chain.stages.get(k) else { return Vec::new() };
@@ -954,7 +954,7 @@ fn contenders(study: &Study, k: usize) -> Vec<(String, usize)> {
     for run in [challenger.and_then(|v| v.point.run.as_ref()), stage.base.run.as_ref()].into_iter().flatten() {
         let source = format!("{}/{}", run.stage, run.variant);
         if !out.iter().any(|(s, _)| *s == source) {
-            out.push((source, study.sample(run).len()));
+            out.push((source, study.whole_count(run)));
         }
     }
     out

@@ -375,6 +375,19 @@ impl Study {
         if whole.is_empty() { all } else { whole }
     }
 
+    /// How many measurements of a run's sample pass the single-run checks ([`Study::whole`]).
+    pub fn whole_count(&self, key: &RunKey) -> usize {
+        self.sample(key).into_iter().filter(|r| self.whole(key, r)).count()
+    }
+
+    /// How many more measurements a run needs to hold `wanted` that pass the single-run
+    /// checks. One that fails them is replaced by another, up to `wanted` replacements; past
+    /// that the run stands as measured, and its warnings say what was left out.
+    pub fn measurements_missing(&self, key: &RunKey, wanted: u32) -> u32 {
+        let (taken, whole) = (self.sample(key).len() as u32, self.whole_count(key) as u32);
+        if taken - whole >= wanted { 0 } else { wanted.saturating_sub(whole) }
+    }
+
     /// The measurements of a run's sample that [`Study::counted`] leaves out.
     pub fn left_out(&self, key: &RunKey) -> Vec<&Run> {
         let counted = self.counted(key);

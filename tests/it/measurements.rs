@@ -2,6 +2,8 @@
 //! left out of the mean with a warning, each has its CSV row and its raw block on the page, a
 //! high percentile from too few requests is flagged, and charts draw every interval.
 
+use crate::common;
+
 use perflab::analysis::{Warning, analyze};
 use perflab::render::charts::{Bar, BarKind, bars, pairs, progression};
 use perflab::render::{Flavor, Links, Renderer};
@@ -10,15 +12,18 @@ use perflab::study::Study;
 /// A study of one stage (variants `a` and `b`) whose profile sends `requests` requests, with
 /// `secondary` shown beside the throughput and these blocks in each variant's folder.
 fn study(requests: u64, secondary: &str, a: &[String], b: &[String]) -> (tempfile::TempDir, Study) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("measured");
-    std::fs::create_dir_all(&dir).unwrap();
+    study_with(requests, secondary, "", a, b)
+}
+
+/// [`study`] with `head`, TOML keys of the study's own, after its secondary metric.
+fn study_with(requests: u64, secondary: &str, head: &str, a: &[String], b: &[String]) -> (tempfile::TempDir, Study) {
     let spec = format!(
         r#"model = "m"
 baseline = "s1/a"
 target_profile = "p"
 noise_threshold = 2
 secondary = "{secondary}"
+{head}
 
 [title]
 en = "Measured"
@@ -57,16 +62,7 @@ engine = "e"
 flags = ["--fast"]
 "#
     );
-    std::fs::write(dir.join("study.toml"), spec).unwrap();
-    for (variant, blocks) in [("a", a), ("b", b)] {
-        let folder = dir.join("runs/s1").join(variant);
-        std::fs::create_dir_all(&folder).unwrap();
-        for (k, text) in blocks.iter().enumerate() {
-            std::fs::write(folder.join(perflab::study::result_file("p", k as u32 + 1)), text).unwrap();
-        }
-    }
-    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
-    (tmp, study)
+    common::two_variant_study("measured", &spec, a, b)
 }
 
 /// A vLLM block: `completed` of the requests succeeded, `failed` did not.
@@ -112,6 +108,36 @@ fn a_repeat_that_lost_requests_is_left_out_of_the_mean_and_said_so() {
     let (_tmp, s) = study(1000, "mean_tpot_ms", &a, &b);
     let analysis = analyze(&s);
     assert_eq!(analysis.stage("s1").unwrap().variants[0].measure.as_ref().unwrap().value, Some(5481.9));
+}
+
+/// The plan's status of `s1/a/p` and the measurements its next engine start takes of it.
+fn planned(s: &Study) -> (perflab::exec::Status, Option<u32>) {
+    let plan = perflab::exec::plan(s, &Default::default(), false).unwrap();
+    let run = plan.runs.iter().find(|r| r.variant == "a" && r.profile == "p").unwrap();
+    let job = plan.jobs.iter().find(|j| j.variant == "a");
+    (run.status.clone(), job.map(|j| j.repeats.get("p").copied().unwrap_or(1)))
+}
+
+#[test]
+fn a_repeat_left_out_is_measured_again_up_to_as_many_as_the_study_wants() {
+    use perflab::exec::Status;
+    let ok = || block(1000, 0, 5481.9);
+    let lost = || block(600, 400, 3000.0);
+    let b = [ok(), ok(), ok()];
+    let (_tmp, s) = study_with(1000, "mean_tpot_ms", "repeats = 3", &[ok(), ok(), ok()], &b);
+    assert!(matches!(planned(&s).0, Status::Done { .. }), "{:?}", planned(&s));
+    // One of three left out: one more measurement, not a whole new sample.
+    let (_tmp, s) = study_with(1000, "mean_tpot_ms", "repeats = 3", &[ok(), lost(), ok()], &b);
+    assert_eq!(planned(&s), (Status::Pending, Some(1)));
+    let (_tmp, s) = study_with(1000, "mean_tpot_ms", "repeats = 3", &[ok(), lost(), ok(), lost()], &b);
+    assert_eq!(planned(&s), (Status::Pending, Some(1)));
+    // As many left out as the study wants: the run stands as measured, and says why.
+    let (_tmp, s) = study_with(1000, "mean_tpot_ms", "repeats = 3", &[ok(), lost(), lost(), lost()], &b);
+    assert!(matches!(planned(&s).0, Status::Done { .. }), "{:?}", planned(&s));
+    assert_eq!(analyze(&s).warnings.iter().filter(|w| matches!(w, Warning::LeftOut { .. })).count(), 3);
+    // A single run that lost requests is the run's outcome, not measured again.
+    let (_tmp, s) = study(1000, "mean_tpot_ms", &[lost()], &[ok()]);
+    assert!(matches!(planned(&s).0, Status::Done { .. }), "{:?}", planned(&s));
 }
 
 #[test]

@@ -38,19 +38,8 @@ fn block(tps: f64) -> String {
 /// A study whose variants `a` and `b` hold these measurements each, in one folder:
 /// `p.txt`, `p.r2.txt`, ... (`extra` is TOML after the first stage).
 fn study(a: &[f64], b: &[f64], extra: &str) -> (tempfile::TempDir, Study) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("synthetic");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("study.toml"), format!("{HEAD}\n{extra}")).unwrap();
-    for (variant, values) in [("a", a), ("b", b)] {
-        let folder = dir.join("runs/s1").join(variant);
-        std::fs::create_dir_all(&folder).unwrap();
-        for (k, v) in values.iter().enumerate() {
-            std::fs::write(folder.join(perflab::study::result_file("p", k as u32 + 1)), block(*v)).unwrap();
-        }
-    }
-    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
-    (tmp, study)
+    let blocks = |values: &[f64]| values.iter().map(|v| block(*v)).collect::<Vec<_>>();
+    common::two_variant_study("synthetic", &format!("{HEAD}\n{extra}"), &blocks(a), &blocks(b))
 }
 
 fn adoption(a: &Analysis) -> Adoption {

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use perflab::study::Manifest;
+use perflab::study::{Manifest, Study};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -239,6 +239,24 @@ id = "s1"
 title = { en = "First" }
 "#
     };
+}
+
+/// A study of one stage `s1` whose variants `a` and `b` hold these result files of profile `p`,
+/// in one folder (`p.txt`, `p.r2.txt`, ...), loaded from `spec` under a folder named `name`.
+pub fn two_variant_study(name: &str, spec: &str, a: &[String], b: &[String]) -> (tempfile::TempDir, Study) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("study.toml"), spec).unwrap();
+    for (variant, blocks) in [("a", a), ("b", b)] {
+        let folder = dir.join("runs/s1").join(variant);
+        std::fs::create_dir_all(&folder).unwrap();
+        for (k, text) in blocks.iter().enumerate() {
+            std::fs::write(folder.join(perflab::study::result_file("p", k as u32 + 1)), text).unwrap();
+        }
+    }
+    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+    (tmp, study)
 }
 
 /// A vLLM block of a run of 100 requests with `tps` total tokens a second and `duration`
