@@ -216,11 +216,18 @@ async fn listen(state: &Arc<State>) -> anyhow::Result<tokio::task::JoinHandle<()
     }))
 }
 
+/// How far behind its schedule the engine loop may fall and still catch up.
+const CATCH_UP_LIMIT: Duration = Duration::from_millis(50);
+
 async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiver<Job>, completed: Arc<AtomicU64>) {
     let args = &state.args;
     let mut waiting: VecDeque<Job> = VecDeque::new();
     let mut running: Vec<Seq> = Vec::new();
     let mut kv_used = 0u64;
+    // The engine keeps a schedule: each step ends a step's length after the previous one was due,
+    // not after the timer woke it, so the timer's millisecond granularity and late wake-ups do not
+    // add up over a benchmark and throughput follows the configured step times (and noise) alone.
+    let mut due = tokio::time::Instant::now();
     loop {
         if running.is_empty() && waiting.is_empty() {
             if let Ok(mut noise) = state.noise.lock() {
@@ -233,6 +240,7 @@ async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiv
             if let Ok(mut noise) = state.noise.lock() {
                 noise.busy(args);
             }
+            due = tokio::time::Instant::now();
         }
         while let Ok(job) = rx.try_recv() {
             waiting.push_back(job);
@@ -268,7 +276,14 @@ async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiv
         let work = (decode + prefilled as f64 * args.sim_prefill_ms_per_1k / 1000.0) / cap.speedup;
         let speed = state.noise.lock().map_or(1.0, |n| n.factor);
         let step_ms = (work + cap.overhead_ms) * cap.step_factor / speed;
-        tokio::time::sleep(Duration::from_secs_f64(step_ms.max(0.05) / 1000.0)).await;
+        let now = tokio::time::Instant::now();
+        // Behind by more than a few steps (the process was not scheduled): start a new schedule
+        // rather than catch up in a burst.
+        if now.saturating_duration_since(due) > CATCH_UP_LIMIT {
+            due = now;
+        }
+        due += Duration::from_secs_f64(step_ms.max(0.05) / 1000.0);
+        tokio::time::sleep_until(due).await;
         let mut finished = 0;
         running.retain_mut(|s| {
             if s.prefill_left > 0 {
