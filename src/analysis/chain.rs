@@ -478,8 +478,7 @@ fn dropped(from: &Config, to: &Config) -> Option<String> {
 /// for every start after the ones the study asks for.
 pub fn decision_level(study: &Study, stage: &str, starts: usize) -> f64 {
     let Some(most) = study.designs.get(stage) else { return stats::FIXED_LEVEL };
-    let target = study.spec.target_profile.get_ref();
-    let first = if study.spec.repeat_across_restarts { study.repeats_wanted(stage, target) as usize } else { 1 };
+    let first = study.first_starts(stage) as usize;
     super::sequential::nominal_level(&super::sequential::looks(first.max(2), starts, *most as usize))
 }
 

@@ -43,6 +43,9 @@ pub struct Curve {
     pub answer: Answer,
     /// The GPUs the configuration uses, as the study declares them.
     pub gpus: u32,
+    /// The boundary of each finished search the configuration's figures average, oldest first
+    /// (one search an engine start; `points` are the newest search's).
+    pub searches: Vec<Option<u64>>,
 }
 
 impl Curve {
@@ -90,7 +93,7 @@ pub fn curve(study: &Study, chain: &Chain, config: &str, profile: &str) -> Optio
     let points = points
         .iter()
         .map(|p| {
-            let m = |k: &str| p.block.as_ref().and_then(|b| b.metric(k));
+            let m = |k: &str| p.block().and_then(|b| b.metric(k));
             let achieved = match spec.axis {
                 Axis::Concurrency => {
                     m("request_throughput").zip(m("mean_e2el_ms")).map(|(rate, e2e)| rate * e2e / 1000.0)
@@ -110,7 +113,9 @@ pub fn curve(study: &Study, chain: &Chain, config: &str, profile: &str) -> Optio
             }
         })
         .collect();
-    Some(Curve { config: config.to_string(), points, answer, gpus: gpus(study, chain, config) })
+    let loads = spec.loads();
+    let searches = study.counted_searches(stage, variant, profile).iter().map(|s| s.answer(&loads).boundary).collect();
+    Some(Curve { config: config.to_string(), points, answer, gpus: gpus(study, chain, config), searches })
 }
 
 /// The GPUs a configuration declares: its own, or those of the configuration it builds on (as

@@ -155,7 +155,9 @@ pub fn superseded(study: &Study) -> Vec<PastResult> {
         // is superseded.
         let sample: Vec<u32> =
             Attempt::select(list).map_or(Vec::new(), |s| Attempt::series(list, s).iter().map(|a| a.number).collect());
-        for a in list.iter().filter(|a| a.succeeded() && !sample.contains(&a.number)) {
+        // A curve point's measurements belong to the searches the curve lists (each its own row).
+        let numbered = |a: &Attempt| a.manifest.as_ref().is_some_and(|m| m.search.is_some());
+        for a in list.iter().filter(|a| a.succeeded() && !sample.contains(&a.number) && !numbered(a)) {
             let Some(run) = &a.run else { continue };
             let was = study.provenance_of(key, a);
             out.push(PastResult {

@@ -57,6 +57,9 @@ pub struct CurveBench {
     pub expected: u64,
     /// Points measured by earlier starts that the search goes on from.
     pub known: Vec<crate::metric::load::Probe>,
+    /// The search the points belong to (see [`crate::study::Manifest::search`]).
+    #[serde(default)]
+    pub search: Option<u32>,
 }
 
 impl CurveBench {

@@ -256,14 +256,14 @@ struct Measurements {
 impl Measurements {
     /// A pending run of `key`, which should hold `wanted` measurements that pass the single-run
     /// checks: a run that stands and still measures what the study says gets the ones it lacks
-    /// (see [`Study::measurements_missing`]); another run, all of them.
-    /// With `repeat_across_restarts`, one a start.
+    /// (see [`Study::measurements_missing`]); another run, all of them. One a start where
+    /// [`Study::one_a_start`] says so.
     fn add(&mut self, study: &Study, key: &RunKey, config: &Config, again: bool, wanted: u32) -> anyhow::Result<()> {
         let adds = !again
             && (study.curve(&key.profile).is_some()
                 || (study.runs.contains_key(key) && staleness(study, key, config)?.is_empty()));
         let missing = if adds { study.measurements_missing(key, wanted) } else { wanted };
-        let count = if study.spec.repeat_across_restarts { 1 } else { missing.max(1) };
+        let count = if study.one_a_start(&key.profile) { 1 } else { missing.max(1) };
         if count > 1 {
             self.counts.insert(key.profile.clone(), count);
         }
@@ -286,7 +286,7 @@ fn status_of(
     wanted: u32,
 ) -> anyhow::Result<Status> {
     if study.curve(&key.profile).is_some() {
-        return curve_status(study, registry, point, key, rerun, rerun_stale);
+        return curve_status(study, registry, point, key, rerun, rerun_stale, wanted);
     }
     if rerun && (study.runs.contains_key(key) || study.failure(variant, key).is_some()) {
         return Ok(Status::Pending);
@@ -321,8 +321,10 @@ fn status_of(
     Ok(Status::Pending)
 }
 
-/// Where a configuration's load curve stands: measured while its search has ended on the points
-/// that still measure what the study says, pending while it would measure more.
+/// Where a configuration's load curve stands: measured once it has `wanted` finished searches
+/// that still measure what the study says (each engine start searches anew), pending while its
+/// newest search would measure more or more searches are wanted.
+#[allow(clippy::too_many_arguments)]
 fn curve_status(
     study: &Study,
     registry: &crate::analysis::chain::Registry,
@@ -330,30 +332,28 @@ fn curve_status(
     key: &RunKey,
     rerun: bool,
     rerun_stale: bool,
+    wanted: u32,
 ) -> anyhow::Result<Status> {
     if rerun {
         return Ok(Status::Pending);
     }
-    let (current, stale) = study.current_points(&key.stage, &key.variant, &key.profile, &point.config)?;
+    let current = study.current_search(&key.stage, &key.variant, &key.profile, &point.config)?;
     // An identical configuration's curve stands for this one, as a fixed load's run does.
-    if current.is_empty()
-        && stale.is_empty()
+    if !current.measured
         && let Some((from, true)) = registry.find(study, point, &key.profile)
     {
         return Ok(Status::Reused { from: format!("{}/{}", from.stage, from.variant) });
     }
-    if !stale.is_empty() {
-        return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reasons: stale, failed: None } });
+    if !current.stale.is_empty() {
+        return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reasons: current.stale, failed: None } });
     }
-    let Some((_, load)) = study.curve(&key.profile) else { return Ok(Status::Pending) };
-    let probes: Vec<_> = current.iter().map(|p| p.probe()).collect();
-    match crate::metric::load::next(&load.loads(), &probes) {
-        crate::metric::load::Next::Measure(_) => Ok(Status::Pending),
-        crate::metric::load::Next::Done(_) => {
-            let date = current.iter().filter_map(|p| study.manifests.get(&p.key)?.ended_at.clone()).max();
-            Ok(Status::Done { date })
-        }
+    if current.unfinished.is_some() || current.finished < wanted {
+        return Ok(Status::Pending);
     }
+    let newest = study.searches(&key.stage, &key.variant, &key.profile).last();
+    let date =
+        newest.into_iter().flat_map(|s| &s.points).filter_map(|p| study.point_manifest(p)?.ended_at.clone()).max();
+    Ok(Status::Done { date })
 }
 
 fn job(study: &Study, stage: &str, variant: &str, config: &Config, profiles: Vec<String>) -> anyhow::Result<Job> {

@@ -258,6 +258,11 @@ fn next_attempt(variant_dir: &Path) -> anyhow::Result<PathBuf> {
     Ok(attempts.join(next.to_string()))
 }
 
+/// The number of an attempt from its folder (`attempts/<n>`).
+fn attempt_number(dir: &Path) -> u32 {
+    dir.file_name().and_then(|n| n.to_str()).and_then(|n| n.parse().ok()).unwrap_or(0)
+}
+
 /// The port of an engine start, or why it cannot be known.
 fn port_of(study: &Study, engine_id: &str, argv: &[String]) -> anyhow::Result<Port> {
     let engine = study.engine(engine_id).with_context(|| format!("no engine `{engine_id}`"))?;
@@ -274,7 +279,7 @@ fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyhow::Result<L
     for p in &job.profiles {
         let profile = study.profile(p).with_context(|| format!("no profile `{p}`"))?;
         if let Some((_, load)) = study.curve(p) {
-            curves.push(curve_bench(study, job, profile, load)?);
+            curves.push(curve_bench(study, job, profile, load, attempt_number(dir))?);
             continue;
         }
         let argv = command::bench_argv(study, &job.config, profile)?;
@@ -312,20 +317,24 @@ fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyhow::Result<L
     })
 }
 
-/// A load curve to measure in this start. It goes on from the points an earlier start of the
-/// same configuration measured (an interrupted search resumes) unless the run starts anew.
+/// A load curve to measure in this start: it goes on with the configuration's newest search
+/// when that one has not finished (an interrupted search resumes), unless the run starts anew;
+/// otherwise this start begins a search of its own (with `repeats`, each start searches anew).
 fn curve_bench(
     study: &Study,
     job: &Job,
     profile: &crate::study::Profile,
     load: &crate::study::curve::LoadSpec,
+    attempt: u32,
 ) -> anyhow::Result<local::CurveBench> {
     let id = profile.id.get_ref();
-    let known = if job.adds_to.contains(id) {
-        let (current, _) = study.current_points(&job.stage, &job.variant, id, &job.config)?;
-        current.iter().map(|p| p.probe()).collect()
-    } else {
-        Vec::new()
+    let unfinished = match job.adds_to.contains(id) {
+        true => study.current_search(&job.stage, &job.variant, id, &job.config)?.unfinished,
+        false => None,
+    };
+    let (known, search) = match unfinished {
+        Some(s) => (s.points.iter().map(|p| p.probe()).collect(), s.id),
+        None => (Vec::new(), Some(attempt)),
     };
     Ok(local::CurveBench {
         profile: id.clone(),
@@ -334,6 +343,7 @@ fn curve_bench(
         slo: study.slo(id),
         expected: profile.total_requests,
         known,
+        search,
     })
 }
 
@@ -445,7 +455,11 @@ fn execute(
         m.job_id = report.job_id.clone();
         m.node = report.node.clone();
         m.devices = launch.devices.as_ref().map(|(_, v)| v.clone());
-        m.repeat = job.adds_to.contains(profile);
+        // A curve's point joins the curve's earlier searches unless the run starts anew.
+        let point_of =
+            crate::study::curve::split_point(profile).and_then(|(c, _)| launch.curves.iter().find(|x| x.profile == c));
+        m.repeat = job.adds_to.contains(point_of.map_or(profile.as_str(), |c| c.profile.as_str()));
+        m.search = point_of.and_then(|c| c.search);
         m.ended_at = Some(local::now());
         let expected = study.profile(profile).map_or(0, |p| p.total_requests);
         let mut kept: Vec<(&PathBuf, outcome::Completion)> = Vec::new();
@@ -721,7 +735,7 @@ pub fn run(
                 let stage = &study.spec.stages[unclear_stage(&study, before).unwrap_or(0)];
                 let per = start_size(&study, stage.id.get_ref());
                 let mut added = false;
-                if left < per * round.len() {
+                if left < start_cost(&study, stage.id.get_ref()) * round.len() {
                     spent.budget_spent = true;
                     more.clear();
                     round.clear();
@@ -926,18 +940,27 @@ pub const TIME_BUDGET_STARTS: u32 = 20;
 /// `repeat_across_restarts`, else the stage's `repeats`.
 fn start_size(study: &Study, stage: &str) -> usize {
     let target = study.spec.target_profile.get_ref();
-    if study.spec.repeat_across_restarts { 1 } else { study.repeats_wanted(stage, target) as usize }
+    if study.one_a_start(target) { 1 } else { study.repeats_wanted(stage, target) as usize }
+}
+
+/// The benchmark runs one engine start of `--until-confident` may cost on the target profile:
+/// its measurements, or a load curve's point budget (a start searches the curve anew).
+fn start_cost(study: &Study, stage: &str) -> usize {
+    let target = study.spec.target_profile.get_ref();
+    match study.curve(target) {
+        Some((_, load)) => load.loads().most_points().max(1),
+        None => start_size(study, stage),
+    }
 }
 
 /// The sequential design of each stage that has none recorded: the most engine starts a side,
 /// the study's own and those the budget pays for (a look adds one to each of two sides).
 fn plan_designs(study: &mut Study, budget: Budget) {
-    let target = study.spec.target_profile.get_ref().clone();
     let stages: Vec<String> = study.spec.stages.iter().map(|s| s.id.get_ref().clone()).collect();
     for stage in stages {
-        let first = if study.spec.repeat_across_restarts { study.repeats_wanted(&stage, &target) } else { 1 };
+        let first = study.first_starts(&stage);
         let added = match budget {
-            Budget::Runs(n) => (n / (2 * start_size(study, &stage))) as u32,
+            Budget::Runs(n) => (n / (2 * start_cost(study, &stage))) as u32,
             Budget::Time(_) => TIME_BUDGET_STARTS,
         };
         study.designs.entry(stage).or_insert(first + added);

@@ -58,24 +58,15 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
                     rows.push((id.clone(), status_name(status).to_string(), Some(key)));
                 }
             }
-            // Every point of a load curve is a run of its own: a row each.
-            for p in study.spec.profiles.iter().filter(|p| p.load.is_some()) {
-                for point in study.points(&stage.id, &v.id, p.id.get_ref()) {
-                    let status = crate::analysis::chain::run_status(study, &point.key)
-                        .map_or("failed".to_string(), |s| status_name(s).to_string());
-                    rows.push((point.key.profile.clone(), status, Some(point.key)));
-                }
-            }
+            // A run measured more than once: a row each measurement, in the sample's order, with
+            // its own status and the attempt (engine start) it was taken in.
+            let mut lines: Vec<Line> = Vec::new();
             for (profile, status, key) in rows {
                 let was = key.as_ref().and_then(|k| study.provenance(k));
-                // A run measured more than once: a row each measurement, in the sample's order,
-                // with its own status and the attempt (engine start) it was taken in.
                 let sample = key.as_ref().map(|k| study.sample(k)).unwrap_or_default();
                 let starts = key.as_ref().and_then(|k| study.starts.get(k));
-                let measurements = sample.len().max(1);
-                for i in 0..measurements {
-                    let run = sample.get(i);
-                    let block = run.map(|r| &r.block);
+                for i in 0..sample.len().max(1) {
+                    let run = sample.get(i).copied();
                     let attempt = match (i, starts.and_then(|s| s.get(i)).copied().flatten()) {
                         (0, _) => was.as_ref().map(|p| p.attempt.to_string()).unwrap_or_default(),
                         (_, Some(n)) => n.to_string(),
@@ -83,31 +74,60 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
                     };
                     let status = match (i, key.as_ref().zip(run)) {
                         (0, _) | (_, None) => status.clone(),
-                        (_, Some((k, r))) if study.whole(k, r) => status_name(RunStatus::Ok).to_string(),
-                        (_, Some((_, r))) if !r.block.complete => status_name(RunStatus::Incomplete).to_string(),
-                        _ => "lost-requests".to_string(),
+                        (_, Some((k, r))) => measurement_status(study, k, r).to_string(),
                     };
-                    let mut record = vec![
-                        study.id.clone(),
-                        stage.id.clone(),
-                        v.id.clone(),
-                        profile.clone(),
-                        v.command.engine.clone(),
-                        json_list(&v.command.flags),
-                        json_list(&env),
+                    let run_name = key.as_ref().map(|k| k.name()).unwrap_or_default();
+                    lines.push(Line {
+                        profile: profile.clone(),
                         status,
-                        key.as_ref().map(|k| k.name()).unwrap_or_default(),
+                        run: run_name,
                         attempt,
-                        was.as_ref().map(|p| p.engine_version.clone()).unwrap_or_default(),
-                        was.as_ref().and_then(|p| p.date.clone()).unwrap_or_default(),
-                    ];
-                    record.extend(
-                        metrics
-                            .iter()
-                            .map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()),
-                    );
-                    w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
+                        was: was.clone(),
+                        run_of: run,
+                    });
                 }
+            }
+            // Every point of a load curve is a run of its own: a row each, for every search.
+            for p in study.spec.profiles.iter().filter(|p| p.load.is_some()) {
+                for point in study.searches(&stage.id, &v.id, p.id.get_ref()).iter().flat_map(|s| &s.points) {
+                    let standing =
+                        study.runs.get(&point.key).zip(point.run.as_ref()).is_some_and(|(a, b)| a.path == b.path);
+                    let status = match &point.run {
+                        None => "failed".to_string(),
+                        Some(_) if standing => crate::analysis::chain::run_status(study, &point.key)
+                            .map_or("failed".to_string(), |s| status_name(s).to_string()),
+                        Some(r) => measurement_status(study, &point.key, r).to_string(),
+                    };
+                    lines.push(Line {
+                        profile: point.key.profile.clone(),
+                        status,
+                        run: point.key.name(),
+                        attempt: point.provenance.as_ref().map(|p| p.attempt.to_string()).unwrap_or_default(),
+                        was: point.provenance.clone(),
+                        run_of: point.run.as_ref(),
+                    });
+                }
+            }
+            for line in lines {
+                let block = line.run_of.map(|r| &r.block);
+                let mut record = vec![
+                    study.id.clone(),
+                    stage.id.clone(),
+                    v.id.clone(),
+                    line.profile,
+                    v.command.engine.clone(),
+                    json_list(&v.command.flags),
+                    json_list(&env),
+                    line.status,
+                    line.run,
+                    line.attempt,
+                    line.was.as_ref().map(|p| p.engine_version.clone()).unwrap_or_default(),
+                    line.was.as_ref().and_then(|p| p.date.clone()).unwrap_or_default(),
+                ];
+                record.extend(
+                    metrics.iter().map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()),
+                );
+                w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
             }
         }
     }
@@ -163,6 +183,28 @@ pub fn json(analysis: &Analysis) -> serde_json::Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(analysis)?;
     bytes.push(b'\n');
     Ok(bytes)
+}
+
+/// One row of the CSV: a measurement of a run, what measured it, and its status.
+struct Line<'a> {
+    profile: String,
+    status: String,
+    run: String,
+    attempt: String,
+    was: Option<crate::study::Provenance>,
+    run_of: Option<&'a crate::study::Run>,
+}
+
+/// The status of one measurement of a repeated run, or of a curve's point from an earlier
+/// search: `ok` when it passes the single-run checks.
+fn measurement_status(study: &Study, key: &RunKey, run: &crate::study::Run) -> &'static str {
+    if study.whole(key, run) {
+        "ok"
+    } else if !run.block.complete {
+        "incomplete"
+    } else {
+        "lost-requests"
+    }
 }
 
 #[cfg(test)]

@@ -307,18 +307,54 @@ pub struct Point {
     pub load: u64,
     /// The point's run (`<stage>/<variant>/<profile>@<load>`).
     pub key: super::RunKey,
-    /// Its result, or `None` when its benchmark failed.
-    pub block: Option<crate::parse::Block>,
+    /// Its result (with the study's derived metrics), or `None` when its benchmark failed.
+    pub run: Option<super::Run>,
     pub verdict: crate::metric::load::Verdict,
     /// Requests a second that met every per-request limit of the SLO, from the point's
     /// per-request records (`<profile>@<load>.requests.jsonl`), when the benchmark kept them.
     pub goodput: Option<crate::parse::requests::Goodput>,
+    /// The attempt (engine start) that measured it, and what measured it.
+    pub attempt: u32,
+    pub provenance: Option<super::Provenance>,
 }
 
 impl Point {
+    /// Its result's block.
+    pub fn block(&self) -> Option<&crate::parse::Block> {
+        self.run.as_ref().map(|r| &r.block)
+    }
+
     /// The point as the search sees it.
     pub fn probe(&self) -> crate::metric::load::Probe {
-        probe_of(self.load, &self.verdict, self.block.as_ref())
+        probe_of(self.load, &self.verdict, self.block())
+    }
+}
+
+/// One search of a configuration's curve: the points one engine start measured, with those of
+/// the starts that went on with it after an interruption. With `repeats`, each engine start
+/// searches anew, and each finished search is one measurement of the curve.
+#[derive(Debug, Clone)]
+pub struct Search {
+    /// The attempt that began it; `None` for points recorded before searches were numbered,
+    /// which form one search of the points that stand.
+    pub id: Option<u32>,
+    /// Its points, by load (the newest measurement of a load within the search).
+    pub points: Vec<Point>,
+    /// It joins the searches before it as one sample (its start's manifests say `repeat`);
+    /// the first search, and one begun by `--rerun`, begin a series of their own.
+    pub repeats: bool,
+}
+
+impl Search {
+    /// What measured the search: its first point's provenance.
+    pub fn provenance(&self) -> Option<&super::Provenance> {
+        self.points.iter().min_by_key(|p| p.attempt).and_then(|p| p.provenance.as_ref())
+    }
+
+    /// What the search found so far: its boundary, and why it stopped (`None`: not finished).
+    pub fn answer(&self, loads: &Loads) -> crate::metric::load::Answer {
+        let probes: Vec<_> = self.points.iter().map(Point::probe).collect();
+        crate::metric::load::answer(loads, &probes)
     }
 }
 
@@ -378,64 +414,130 @@ impl Study {
         judge_block(&self.slo(profile), expected, block)
     }
 
-    /// The points a configuration (`stage/variant`) measured on a curve profile, by load: each
-    /// point's standing result, or its recorded failure.
+    /// The searches a configuration (`stage/variant`) made on a curve profile, oldest first
+    /// (read once, when the study loads).
+    pub fn searches(&self, stage: &str, variant: &str, profile: &str) -> &[Search] {
+        let key = super::RunKey { stage: stage.into(), variant: variant.into(), profile: profile.into() };
+        self.searches.get(&key).map_or(&[], Vec::as_slice)
+    }
+
+    /// The finished searches a configuration's curve stands on, oldest first: its run's
+    /// measurements (see [`Study::attach_curves`]).
+    pub fn counted_searches(&self, stage: &str, variant: &str, profile: &str) -> Vec<&Search> {
+        let Some((_, spec)) = self.curve(profile) else { return Vec::new() };
+        let searches = self.searches(stage, variant, profile);
+        series(searches, &spec.loads()).into_iter().rev().map(|k| &searches[k]).collect()
+    }
+
+    /// The record of the engine start that measured a point, when `perflab run` made it.
+    pub fn point_manifest(&self, point: &Point) -> Option<&super::Manifest> {
+        self.attempts.get(&point.key)?.iter().find(|a| a.number == point.attempt)?.manifest.as_ref()
+    }
+
+    /// The points of a configuration's newest search on a curve profile, by load.
     pub fn points(&self, stage: &str, variant: &str, profile: &str) -> Vec<Point> {
-        let key = |load: u64| super::RunKey {
-            stage: stage.into(),
-            variant: variant.into(),
-            profile: point_id(profile, load),
-        };
-        let mut loads: Vec<u64> = self
-            .attempts
-            .keys()
-            .filter(|k| k.stage == stage && k.variant == variant)
-            .filter_map(|k| split_point(&k.profile).filter(|(p, _)| *p == profile).map(|(_, l)| l))
-            .collect();
-        loads.sort_unstable();
-        loads.dedup();
-        loads
+        self.searches(stage, variant, profile).last().map(|s| s.points.clone()).unwrap_or_default()
+    }
+
+    /// Reads a configuration's searches from its point runs' attempts: each attempt that left a
+    /// result or a recorded failure is a point of the search its manifest names.
+    fn read_searches(&self, stage: &str, variant: &str, profile: &str) -> Vec<Search> {
+        let slo = self.slo(profile);
+        let mut groups: BTreeMap<Option<u32>, BTreeMap<u64, Point>> = BTreeMap::new();
+        let mut repeats: BTreeMap<Option<u32>, (u32, bool)> = BTreeMap::new();
+        for (key, list) in self.attempts.iter().filter(|(k, _)| k.stage == stage && k.variant == variant) {
+            let Some(load) = split_point(&key.profile).filter(|(p, _)| *p == profile).map(|(_, l)| l) else {
+                continue;
+            };
+            let standing = super::Attempt::select(list).map(|a| a.number);
+            for a in list {
+                let search = a.manifest.as_ref().and_then(|m| m.search);
+                // Points measured before searches were numbered: the one that stands.
+                if search.is_none() && Some(a.number) != standing {
+                    continue;
+                }
+                let run = a.run.as_ref().filter(|_| a.succeeded()).map(|r| {
+                    let mut r = r.clone();
+                    self.derive_into(key, &mut r.block);
+                    r
+                });
+                if run.is_none() && a.failure().is_none() {
+                    continue;
+                }
+                let verdict = self.judge(profile, run.as_ref().map(|r| &r.block));
+                let goodput = run.as_ref().and_then(|r| goodput_of(&slo, r));
+                let provenance = self.provenance_of(key, a);
+                let point = Point { load, key: key.clone(), run, verdict, goodput, attempt: a.number, provenance };
+                let first = repeats.entry(search).or_insert((a.number, false));
+                if a.number <= first.0 {
+                    *first = (a.number, a.manifest.as_ref().is_some_and(|m| m.repeat));
+                }
+                let points = groups.entry(search).or_default();
+                if points.get(&load).is_none_or(|p| p.attempt < a.number) {
+                    points.insert(load, point);
+                }
+            }
+        }
+        groups
             .into_iter()
-            .filter_map(|load| {
-                let key = key(load);
-                let run = self.runs.get(&key);
-                let block = run.map(|r| r.block.clone());
-                let failed = self.manifests.get(&key).is_some_and(|m| m.state == super::RunState::Failed);
-                (block.is_some() || failed).then(|| {
-                    let verdict = self.judge(profile, block.as_ref());
-                    let goodput = run.and_then(|r| goodput_of(&self.slo(profile), r));
-                    Point { load, key, block, verdict, goodput }
-                })
+            .map(|(id, points)| Search {
+                id,
+                points: points.into_values().collect(),
+                repeats: repeats.get(&id).is_some_and(|r| r.1),
             })
             .collect()
     }
 
-    /// The points of a configuration's curve that still measure what the study says for
-    /// `config`, and why the others do not (the first stale point's reasons; empty when none is).
-    pub fn current_points(
+    /// Where a configuration's searches on a curve profile stand against what the study says
+    /// for `config` now: the finished searches its curve stands on that still measure it, and
+    /// the newest search when it has not finished; or why the newest no longer measures it.
+    pub fn current_search(
         &self,
         stage: &str,
         variant: &str,
         profile: &str,
         config: &super::Config,
-    ) -> anyhow::Result<(Vec<Point>, Vec<super::Stale>)> {
-        let mut current = Vec::new();
-        let mut stale = Vec::new();
-        for p in self.points(stage, variant, profile) {
-            let reasons = super::staleness(self, &p.key, config)?;
-            if reasons.is_empty() {
-                current.push(p);
-            } else if stale.is_empty() {
-                stale = reasons;
+    ) -> anyhow::Result<CurrentSearches> {
+        let mut out = CurrentSearches::default();
+        let (Some((_, spec)), Some(newest)) = (self.curve(profile), self.searches(stage, variant, profile).last())
+        else {
+            return Ok(out);
+        };
+        out.measured = true;
+        let loads = spec.loads();
+        let stale = |search: &Search| -> anyhow::Result<Vec<super::Stale>> {
+            for p in &search.points {
+                let reasons = match &p.provenance {
+                    Some(was) => super::history::staleness_of(self, &p.key, was, config)?,
+                    None => Vec::new(),
+                };
+                if !reasons.is_empty() {
+                    return Ok(reasons);
+                }
             }
+            Ok(Vec::new())
+        };
+        out.stale = stale(newest)?;
+        if !out.stale.is_empty() {
+            return Ok(out);
         }
-        Ok((current, stale))
+        if newest.answer(&loads).stop.is_none() {
+            out.unfinished = Some(newest.clone());
+        }
+        let searches = self.searches(stage, variant, profile);
+        for k in series(searches, &loads) {
+            out.finished += u32::from(stale(&searches[k])?.is_empty());
+        }
+        Ok(out)
     }
 
-    /// Gives each configuration's curve on each curve profile a run of its own, `<profile>`:
-    /// its boundary point's result with the boundary load added as [`BOUNDARY_METRIC`], so that
-    /// stages, gains and tables read a curve the way they read a fixed load. A curve with no
-    /// load that met the SLO has no such run.
+    /// Gives each configuration's curve on each curve profile a run of its own, `<profile>`,
+    /// whose measurements are its searches: each finished search's boundary point's result,
+    /// with the boundary load added as [`BOUNDARY_METRIC`] and the best goodput as
+    /// [`GOODPUT_METRIC`], taken in the engine start that began the search. Stages, gains,
+    /// intervals and tables then read a curve the way they read a fixed load. A configuration
+    /// whose searches have not finished yet stands on its newest one so far; one whose finished
+    /// searches found no load that met the SLO failed the profile.
     pub(super) fn attach_curves(&mut self) {
         let curves: Vec<(String, Loads)> = self
             .spec
@@ -451,42 +553,105 @@ impl Study {
             .collect();
         for (profile, loads) in &curves {
             for (stage, variant) in &configs {
-                let points = self.points(stage, variant, profile);
-                if points.is_empty() {
+                let searches = self.read_searches(stage, variant, profile);
+                if searches.is_empty() {
                     continue;
                 }
-                let probes: Vec<_> = points.iter().map(Point::probe).collect();
-                let answer = crate::metric::load::answer(loads, &probes);
                 let key = super::RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.clone() };
-                let Some(edge) = answer.boundary.and_then(|b| points.iter().find(|p| p.load == b)) else {
-                    // A finished curve where no load met the SLO: the configuration failed the
-                    // profile, as the record of its first point says.
-                    let first = points.iter().find_map(|p| self.manifests.get(&p.key).cloned());
-                    if let (Some(mut m), Some(_)) = (first, answer.stop) {
-                        m.state = super::RunState::Failed;
-                        let loads: Vec<String> = points.iter().map(|p| p.load.to_string()).collect();
-                        m.failure = Some(super::RecordedFailure {
-                            class: super::FailureClass::SloNotMet,
-                            message: format!("none of the loads {} met the SLO", loads.join(", ")),
-                        });
-                        self.manifests.insert(key, m);
-                    }
-                    continue;
-                };
-                let Some(mut run) = self.runs.get(&edge.key).cloned() else { continue };
-                run.block.metrics.insert(BOUNDARY_METRIC.into(), edge.load as f64);
-                let best = points.iter().filter_map(|p| p.goodput.map(|g| g.request_goodput)).reduce(f64::max);
-                if let Some(g) = best {
-                    run.block.metrics.insert(GOODPUT_METRIC.into(), g);
-                }
-                if let Some(m) = self.manifests.get(&edge.key).cloned() {
-                    self.manifests.insert(key.clone(), m);
-                }
-                if let Some(s) = self.starts.get(&edge.key).cloned() {
-                    self.starts.insert(key.clone(), s);
-                }
-                self.runs.insert(key, run);
+                self.searches.insert(key.clone(), searches);
+                self.attach_curve(&key, loads);
             }
         }
     }
+
+    /// [`Study::attach_curves`] for one configuration's curve on one profile.
+    fn attach_curve(&mut self, key: &super::RunKey, loads: &Loads) {
+        let searches = self.searches(&key.stage, &key.variant, &key.profile);
+        let answers: Vec<_> = searches.iter().map(|s| s.answer(loads)).collect();
+        let finished = series(searches, loads);
+        // The finished searches of the newest series, newest first; or the newest so far.
+        let counted = if finished.is_empty() { vec![searches.len() - 1] } else { finished };
+        let mut sample: Vec<(super::Run, Option<u32>, Option<super::Manifest>)> = Vec::new();
+        for k in &counted {
+            let search = &searches[*k];
+            let Some(edge) = answers[*k].boundary.and_then(|b| search.points.iter().find(|p| p.load == b)) else {
+                continue;
+            };
+            let Some(mut run) = edge.run.clone() else { continue };
+            run.block.metrics.insert(BOUNDARY_METRIC.into(), edge.load as f64);
+            let best = search.points.iter().filter_map(|p| p.goodput.map(|g| g.request_goodput)).reduce(f64::max);
+            if let Some(g) = best {
+                run.block.metrics.insert(GOODPUT_METRIC.into(), g);
+            }
+            let manifest = self.point_manifest(edge).cloned();
+            let start = search.id.or((edge.attempt > 0).then_some(edge.attempt));
+            sample.push((run, start, manifest));
+        }
+        if sample.is_empty() {
+            // Finished searches where no load met the SLO: the configuration failed the profile,
+            // as the record of the newest one's first point says.
+            let newest = &searches[counted[0]];
+            if answers[counted[0]].stop.is_none() {
+                return;
+            }
+            let first = newest.points.iter().find_map(|p| self.point_manifest(p).cloned());
+            if let Some(mut m) = first {
+                m.state = super::RunState::Failed;
+                let loads: Vec<String> = newest.points.iter().map(|p| p.load.to_string()).collect();
+                m.failure = Some(super::RecordedFailure {
+                    class: super::FailureClass::SloNotMet,
+                    message: format!("none of the loads {} met the SLO", loads.join(", ")),
+                });
+                self.manifests.insert(key.clone(), m);
+            }
+            return;
+        }
+        let mut sample = sample.into_iter();
+        let Some((run, start, manifest)) = sample.next() else { return };
+        let (rest, rest_starts): (Vec<super::Run>, Vec<Option<u32>>) = sample.map(|(r, s, _)| (r, s)).unzip();
+        if let Some(m) = manifest {
+            self.manifests.insert(key.clone(), m);
+        }
+        self.starts.insert(key.clone(), std::iter::once(start).chain(rest_starts).collect());
+        if !rest.is_empty() {
+            self.repeats.insert(key.clone(), rest);
+        }
+        self.runs.insert(key.clone(), run);
+    }
+}
+
+/// The finished searches a curve's run stands on, newest first: back from the newest search
+/// while each one repeats the ones before it and was measured with the same engine, version and
+/// command (see [`Search::repeats`]).
+fn series(searches: &[Search], loads: &Loads) -> Vec<usize> {
+    let mut out = Vec::new();
+    let setup = searches.last().and_then(Search::provenance);
+    for k in (0..searches.len()).rev() {
+        let search = &searches[k];
+        if let (Some(a), Some(b)) = (setup, search.provenance())
+            && !a.same_setup(b)
+        {
+            break;
+        }
+        if search.answer(loads).stop.is_some() {
+            out.push(k);
+        }
+        if !search.repeats {
+            break;
+        }
+    }
+    out
+}
+
+/// Where a configuration's searches on a curve profile stand against what the study says now.
+#[derive(Debug, Default)]
+pub struct CurrentSearches {
+    /// It has measured at least one point.
+    pub measured: bool,
+    /// Finished searches its curve stands on that still measure what the study says.
+    pub finished: u32,
+    /// The newest search, when it still measures what the study says and has not finished.
+    pub unfinished: Option<Search>,
+    /// Why the newest search no longer measures what the study says (empty when it does).
+    pub stale: Vec<super::Stale>,
 }

@@ -213,7 +213,15 @@ impl Stale {
 /// empty when it does, or when nothing recorded what measured it (a run placed by hand that
 /// `runs/recorded.json` does not name).
 pub fn staleness(study: &Study, key: &RunKey, config: &Config) -> anyhow::Result<Vec<Stale>> {
-    let Some(was) = study.provenance(key) else { return Ok(Vec::new()) };
+    match study.provenance(key) {
+        Some(was) => staleness_of(study, key, &was, config),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Why a measurement of run `key` that `was` measured no longer measures what the study says
+/// for `config` (empty when it still does).
+pub fn staleness_of(study: &Study, key: &RunKey, was: &Provenance, config: &Config) -> anyhow::Result<Vec<Stale>> {
     let mut out = Vec::new();
     let Some(engine) = study.engine(&config.engine) else { return Ok(out) };
     if was.engine != config.engine {

@@ -79,6 +79,10 @@ pub struct Manifest {
     /// sequential design plans for a stage's comparison (see `analysis::sequential`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub planned_starts: Option<u32>,
+    /// A point of a load curve: the search it belongs to, named by the attempt that began it (a
+    /// start that resumes an interrupted search goes on with its number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<u32>,
 }
 
 impl Manifest {
@@ -116,6 +120,7 @@ impl Manifest {
             repeat: false,
             dataset_fingerprint: None,
             planned_starts: None,
+            search: None,
         }
     }
 

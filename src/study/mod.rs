@@ -24,7 +24,7 @@ mod spec;
 pub mod translations;
 
 pub use config::{Config, Flag, FlagChanges, Identity};
-pub use history::{Provenance, RECORDED_FILE, Recorded, Stale, read_recorded, staleness, write_recorded};
+pub use history::{Provenance, RECORDED_FILE, Recorded, Stale, read_recorded, staleness, staleness_of, write_recorded};
 pub use manifest::{Manifest, RecordedFailure, RunState};
 pub use spec::*;
 
@@ -181,6 +181,9 @@ pub struct Study {
     pub attempts: BTreeMap<RunKey, Vec<Attempt>>,
     /// What the runs placed by hand were measured with (`runs/recorded.json`).
     pub recorded: BTreeMap<RunKey, Recorded>,
+    /// The searches of each configuration's load curve, by the curve's run
+    /// (`<stage>/<variant>/<profile>`), oldest first (see [`Study::searches`]).
+    pub searches: BTreeMap<RunKey, Vec<curve::Search>>,
 }
 
 impl Study {
@@ -226,6 +229,7 @@ impl Study {
             manifests: BTreeMap::new(),
             attempts: BTreeMap::new(),
             recorded: BTreeMap::new(),
+            searches: BTreeMap::new(),
         };
         problems.extend(study.validate());
         problems.extend(study.load_runs());
@@ -307,36 +311,33 @@ impl Study {
     /// defined (a derived metric may use the ones before it). A run without a value it needs
     /// (or with a division by zero) gets no value, like a metric its block does not print.
     fn derive_metrics(&mut self) {
-        let exprs: Vec<(String, metric_expr::Expr)> = self
-            .spec
-            .metrics
-            .iter()
-            .filter_map(|d| Some((d.id.get_ref().clone(), metric_expr::Expr::parse(d.expr.get_ref()).ok()?)))
-            .collect();
-        if exprs.is_empty() {
+        if self.spec.metrics.is_empty() {
             return;
         }
-        let derive = |study: &Study, key: &RunKey, block: &mut Block| {
-            for (id, expr) in &exprs {
-                let metrics = &block.metrics;
-                let value = expr.eval(&|name| metrics.get(name).copied().or_else(|| study.setup_value(key, name)));
-                if let Some(v) = value {
-                    block.metrics.insert(id.clone(), v);
-                }
-            }
-        };
         let mut runs = std::mem::take(&mut self.runs);
         let mut repeats = std::mem::take(&mut self.repeats);
         for (key, run) in runs.iter_mut() {
-            derive(self, key, &mut run.block);
+            self.derive_into(key, &mut run.block);
         }
         for (key, list) in repeats.iter_mut() {
             for run in list {
-                derive(self, key, &mut run.block);
+                self.derive_into(key, &mut run.block);
             }
         }
         self.runs = runs;
         self.repeats = repeats;
+    }
+
+    /// Adds the study's derived metrics to one block of run `key` (see [`Study::derive_metrics`]).
+    pub(crate) fn derive_into(&self, key: &RunKey, block: &mut Block) {
+        for d in &self.spec.metrics {
+            let Ok(expr) = metric_expr::Expr::parse(d.expr.get_ref()) else { continue };
+            let metrics = &block.metrics;
+            let value = expr.eval(&|name| metrics.get(name).copied().or_else(|| self.setup_value(key, name)));
+            if let Some(v) = value {
+                block.metrics.insert(d.id.get_ref().clone(), v);
+            }
+        }
     }
 
     /// Every measurement of a run that counts: the result that stands first, then its repeats.
@@ -355,6 +356,10 @@ impl Study {
     /// Whether one measurement of a run passes the checks a single run must pass: its block is
     /// complete, it completed every request of its profile and failed none.
     pub fn whole(&self, key: &RunKey, run: &Run) -> bool {
+        // A curve's measurement is a search's boundary point, which met the SLO's success rate.
+        if self.curve(&key.profile).is_some() {
+            return run.block.complete;
+        }
         let expected = self.profile(&key.profile).map_or(0, |p| p.total_requests);
         let completed = run.block.metric("completed").unwrap_or(0.0);
         run.block.complete && completed >= expected as f64 && run.block.metric("failed").unwrap_or(0.0) <= 0.0
@@ -410,14 +415,24 @@ impl Study {
         groups.into_iter().map(|(_, v)| v.iter().sum::<f64>() / v.len() as f64).collect()
     }
 
+    /// Whether `perflab run` takes a run's measurements on `profile` one an engine start: with
+    /// `repeat_across_restarts`, and always for a load curve (a measurement is a search).
+    pub fn one_a_start(&self, profile: &str) -> bool {
+        self.spec.repeat_across_restarts || self.curve(profile).is_some()
+    }
+
+    /// The engine starts a side that a stage's comparison on the target profile takes before
+    /// `--until-confident` looks again: its `repeats` when they are taken one a start, else one.
+    pub fn first_starts(&self, stage: &str) -> u32 {
+        let target = self.spec.target_profile.get_ref();
+        if self.one_a_start(target) { self.repeats_wanted(stage, target) } else { 1 }
+    }
+
     /// The measurements `perflab run` takes of a run of `stage` on `profile`: the stage's
     /// `repeats`, else the profile's, else the study's, else one.
     pub fn repeats_wanted(&self, stage: &str, profile: &str) -> u32 {
+        // A load curve's measurements are its searches, one an engine start.
         let stage = self.stage(stage).and_then(|s| s.repeats.as_ref());
-        if self.curve(profile).is_some() {
-            // Each point of a load curve is measured once; the curve is the sample.
-            return 1;
-        }
         let profile = self.profile(profile).and_then(|p| p.repeats.as_ref());
         stage.or(profile).or(self.spec.repeats.as_ref()).map_or(1, |r| *r.get_ref()).max(1)
     }

@@ -348,3 +348,6 @@ warning-kind-tpot = “TPOT” includes waiting
 
 # Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
 comparison-tpot-note = Mean TPOT here is the figure the benchmark tool printed: mean request latency divided by output tokens, so queueing and the first token are included.
+
+# Load curves searched once an engine start (repeats): each search's boundary
+curve-searches = { $config } searched its curve { $count } times, each time in an engine start of its own, and found these boundaries: { $loads }. Its figures above average those searches; the table and the charts show the newest one.

@@ -317,3 +317,6 @@ warning-kind-tpot = 待ち時間を含む「TPOT」
 
 # Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
 comparison-tpot-note = ここでの平均TPOTはベンチマークツールが出力した値で、平均リクエストレイテンシを出力トークン数で割ったものです。キューでの待ち時間と最初のトークンまでの時間を含みます。
+
+# Load curves searched once an engine start (repeats): each search's boundary
+curve-searches = { $config } は負荷曲線を { $count } 回、毎回エンジンを起動し直して探索し、次の境界を得ました：{ $loads }。上の数値はこれらの探索の平均です。表とグラフには最新の探索を示します。

@@ -319,3 +319,6 @@ warning-kind-tpot = Beklemeyi içeren “TPOT”
 
 # Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
 comparison-tpot-note = Buradaki ortalama TPOT, benchmark aracının verdiği değerdir: ortalama istek gecikmesinin çıkış token sayısına bölümü. Kuyrukta bekleme ve ilk token'ın süresi de buna dahildir.
+
+# Load curves searched once an engine start (repeats): each search's boundary
+curve-searches = { $config } eğrisini { $count } kez aradı; her arama motorun ayrı bir başlatılmasında yapıldı ve şu sınırları buldu: { $loads }. Yukarıdaki değerler bu aramaların ortalamasıdır; tablo ve grafikler en son aramayı gösterir.

@@ -317,3 +317,6 @@ warning-kind-tpot = 含等待时间的“TPOT”
 
 # Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
 comparison-tpot-note = 此处的平均 TPOT 是基准测试工具输出的数值，即平均请求延迟除以输出 token 数，因此包含排队时间和首 token 时间。
+
+# Load curves searched once an engine start (repeats): each search's boundary
+curve-searches = { $config } 共搜索了 { $count } 次负载曲线，每次都在新的一次引擎启动中进行，得到的边界依次为：{ $loads }。上文的数值是这几次搜索的平均值；表格和图表显示的是最近一次搜索。

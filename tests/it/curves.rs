@@ -342,3 +342,136 @@ fn probe_the_curve() {
         eprintln!("{} {:?}", p["load"], p["limited"]);
     }
 }
+
+/// A one-stage study of two configurations on the simulated engine with ±5% noise (drawn at
+/// each engine start and each benchmark): `b_flags` on B, `head` among the study's keys, a
+/// search for the largest concurrency in [1, 16] within a mean TTFT of 120 ms.
+fn two_configurations(b_flags: &str, head: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("searches");
+    std::fs::create_dir_all(&dir).unwrap();
+    let counter = dir.join("starts");
+    let spec = format!(
+        r#"model = "sim/m"
+baseline = "engine/a"
+target_profile = "chat"
+objective = "output_throughput"
+noise_threshold = 1
+{head}
+title = {{ en = "Searches" }}
+hardware = {{ en = "one simulated GPU" }}
+
+[benchmark]
+tool = "perflab bench"
+
+[slo]
+mean_ttft_ms = 120
+
+[[engine]]
+id = "sim"
+name = "Sim"
+version = "1"
+command = "perflab-engine --port {{port}} --model {{model}} --sim-startup-seconds 0.05 --sim-decode-ms 3 --sim-batch-penalty 1 --max-num-seqs 4 --sim-noise 0.05 --sim-seed 11 --sim-noise-counter {counter}"
+start_timeout = 20
+stop_grace = 5
+
+[[profile]]
+id = "chat"
+name = {{ en = "Chat" }}
+dataset = "random"
+input_tokens = 32
+output_tokens = 16
+seed = 1
+total_requests = 24
+load = {{ min = 1, max = 16, points = 8 }}
+
+[[stage]]
+id = "engine"
+title = {{ en = "Engine" }}
+
+[[stage.variant]]
+id = "a"
+label = "A"
+engine = "sim"
+
+[[stage.variant]]
+id = "b"
+label = "B"
+engine = "sim"
+flags = [{b_flags}]
+"#,
+        counter = counter.display()
+    );
+    std::fs::write(dir.join("study.toml"), spec).unwrap();
+    (tmp, dir)
+}
+
+fn pending(dir: &Path) -> usize {
+    let (code, out, err) = common::perflab(&["plan", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    out.lines().filter(|l| l.contains(" pending ")).count()
+}
+
+/// With `repeats`, each engine start searches the curve anew and each finished search is one
+/// measurement of the curve's run: the figures are means over searches with a confidence
+/// interval, the stage decides on it, raising `repeats` adds searches, and every search's
+/// points have their CSV rows.
+#[test]
+fn with_repeats_each_engine_start_searches_the_curve_anew() {
+    let _serial = common::serial();
+    let (_tmp, dir) = two_configurations(r#""--sim-decode-ms=2""#, "repeats = 3");
+    run_ok(&dir);
+    assert_eq!(pending(&dir), 0);
+    let study = perflab::study::Study::load(&dir).unwrap();
+    let mut rows = 0;
+    for v in ["a", "b"] {
+        let searches = study.searches("engine", v, "chat");
+        let ids: Vec<Option<u32>> = searches.iter().map(|s| s.id).collect();
+        assert_eq!(ids, [Some(1), Some(2), Some(3)], "{v}: one search an engine start");
+        assert_eq!(study.counted_searches("engine", v, "chat").len(), 3);
+        let key = perflab::study::RunKey::parse(&format!("engine/{v}/chat"));
+        assert_eq!(study.start_values(&key, "output_throughput").len(), 3, "{v}");
+        assert!(study.sample(&key).iter().all(|r| r.block.metric("slo_load").is_some()));
+        rows += searches.iter().map(|s| s.points.len()).sum::<usize>();
+    }
+    let (_, json, _) = common::perflab(&["analyze", dir.to_str().unwrap()]);
+    let a: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let adoption = &a["stages"][0]["adoption"];
+    assert_eq!(adoption["kind"], "adopted", "B's decode step is a third shorter: {adoption}");
+    assert!(adoption["interval"]["low"].as_f64().unwrap() > 0.0, "{adoption}");
+    assert_eq!(a["baseline_measure"]["repeats"], 3);
+    assert_eq!(a["curves"][0]["baseline"]["searches"].as_array().unwrap().len(), 3);
+    let analysis = perflab::analysis::analyze(&study);
+    let csv = String::from_utf8(perflab::render::exports::csv(&study, &analysis).unwrap()).unwrap();
+    let point_rows = csv.lines().filter(|l| l.contains(",chat@")).count();
+    assert_eq!(point_rows, rows, "a row for every point of every search:\n{csv}");
+    let (_, page, _) = common::perflab(&["report", dir.to_str().unwrap()]);
+    assert!(page.contains("searched its curve 3 times"), "{page}");
+    assert!(page.contains("95% CI"), "{page}");
+    // One more search each, and nothing else.
+    let spec = dir.join("study.toml");
+    std::fs::write(&spec, std::fs::read_to_string(&spec).unwrap().replace("repeats = 3", "repeats = 4")).unwrap();
+    assert_eq!(pending(&dir), 2);
+    run_ok(&dir);
+    let study = perflab::study::Study::load(&dir).unwrap();
+    assert_eq!(study.searches("engine", "a", "chat").len(), 4);
+    assert_eq!(study.searches("engine", "b", "chat").len(), 4);
+}
+
+/// `--until-confident` on a curve objective: two identical configurations cannot be told
+/// apart after two searches each, so it adds searches to both sides in turn within its budget
+/// (counted in benchmark runs, a search costing up to its point budget).
+#[test]
+fn until_confident_adds_searches_of_a_curve() {
+    let _serial = common::serial();
+    let (_tmp, dir) = two_configurations(r#""--sim-vocab-size=32001""#, "repeats = 2\nrepeat_across_restarts = true");
+    let (code, _, err) = common::run(&dir, &["--until-confident", "--budget", "32"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("until confident:"), "{err}");
+    let study = perflab::study::Study::load(&dir).unwrap();
+    let (a, b) = (study.searches("engine", "a", "chat").len(), study.searches("engine", "b", "chat").len());
+    assert!(a > 2 && b > 2 && a.abs_diff(b) <= 1, "searches: A {a}, B {b}\n{err}");
+    // A look costs two searches of up to 8 points: 32 runs pay for two looks.
+    assert!(a + b <= 2 + 2 + 4, "searches: A {a}, B {b}\n{err}");
+    assert!(study.designs.contains_key("engine"), "the design is recorded");
+}

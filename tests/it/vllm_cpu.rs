@@ -146,7 +146,7 @@ fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
     assert_eq!(points.iter().map(|p| p.load).collect::<Vec<_>>(), vec![1, 2, 4, 8], "{err}");
     for p in &points {
         assert!(dir.join(format!("runs/engine/vllm/attempts/1/curve@{}.txt", p.load)).is_file());
-        let block = p.block.as_ref().expect("a result");
+        let block = p.block().expect("a result");
         assert_eq!(block.metric("completed"), Some(16.0));
         assert_eq!(p.verdict.met, block.metric("p99_ttft_ms").unwrap() <= 5000.0, "{:?}", p.verdict);
     }

@@ -167,6 +167,18 @@ impl Ctx<'_> {
             }
             seen.push(&curve.config);
             lines.push(self.stop_line(curve)?);
+            if curve.searches.len() > 1 {
+                let boundaries: Vec<String> =
+                    curve.searches.iter().map(|b| b.map_or_else(|| "–".to_string(), n)).collect();
+                lines.push(c.fmt(
+                    "curve-searches",
+                    &[
+                        ("config", &self.label(&curve.config)),
+                        ("count", &n(curve.searches.len() as u64)),
+                        ("loads", &boundaries.join(&c.msg("list-separator")?)),
+                    ],
+                )?);
+            }
             if !curve.answer.violations.is_empty() {
                 let loads: Vec<String> = curve.answer.violations.iter().map(|l| n(*l)).collect();
                 lines.push(c.fmt(
