@@ -155,6 +155,18 @@ pub fn fill_load(argv: &[String], load: u64) -> Vec<String> {
     argv.iter().map(|w| w.replace(LOAD, &load.to_string())).collect()
 }
 
+/// A curve point's benchmark command as it runs: `perflab bench` also writes each request's
+/// latencies to `requests` (for goodput); another benchmark's command is left as it is. The
+/// flag is added when the point runs, not recorded in its command, so that a point measures
+/// the same thing whether or not its records were kept.
+pub fn with_requests_file(mut argv: Vec<String>, requests: &std::path::Path) -> Vec<String> {
+    if argv.len() > 1 && argv[0] == "perflab" && argv[1] == "bench" {
+        argv.push("--requests-file".into());
+        argv.push(requests.display().to_string());
+    }
+    argv
+}
+
 /// The placeholder a load curve's benchmark command has where each point's load goes.
 pub const LOAD: &str = "{load}";
 

@@ -475,3 +475,21 @@ fn until_confident_adds_searches_of_a_curve() {
     assert!(a + b <= 2 + 2 + 4, "searches: A {a}, B {b}\n{err}");
     assert!(study.designs.contains_key("engine"), "the design is recorded");
 }
+
+/// The Pareto chart divides by the GPUs a configuration takes: its own `gpus`, else those of
+/// the configuration it builds on. In `examples/sim-slo` the KV-cache stage declares none and
+/// builds on TP 2 (`gpus = 2`), so its figures are divided by 2, not by the study's 1.
+#[test]
+fn a_configuration_takes_the_gpus_of_what_it_builds_on() {
+    let dir = common::root().join("examples/sim-slo");
+    let study = perflab::study::Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let analysis = perflab::analysis::analyze(&study);
+    let cp = &analysis.curves[0];
+    for (config, gpus) in [("batch/16", 1), ("parallelism/tp2", 2), ("kv-cache-dtype/fp8", 2)] {
+        let curve = cp.configs.iter().find(|c| c.config == config).unwrap_or_else(|| panic!("{config}"));
+        assert_eq!(curve.gpus, gpus, "{config}");
+        let edge = curve.boundary_point().unwrap();
+        let p = cp.pareto.iter().find(|p| p.config == config).unwrap();
+        assert!((p.at.per_gpu - edge.output_throughput.unwrap() / gpus as f64).abs() < 1e-9, "{config}: {p:?}");
+    }
+}
