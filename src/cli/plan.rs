@@ -46,6 +46,12 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
             }
             _ => detail,
         };
+        let detail = match r.searches {
+            Some((done, wanted)) if !matches!(r.status, Status::Reused { .. } | Status::Waiting { .. }) => {
+                format!("{detail}; {done} of {wanted} searches finished")
+            }
+            _ => detail,
+        };
         writeln!(out, "{name:<width$}  {:<18} {word:<8} {detail}", r.profile)?;
     }
     let count = |f: fn(&Status) -> bool| plan.count(f);

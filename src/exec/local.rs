@@ -675,8 +675,10 @@ fn run_curve(
         progress(Event::Step(&format!("benchmark on {} at load {load}", curve.profile)));
         let words = crate::study::command::fill_load(&curve.argv, load);
         let out = curve.output(&launch.dir, load);
-        let argv =
-            crate::study::command::with_requests_file(fill_port(&words, port), &curve.requests_output(&launch.dir, load));
+        let argv = crate::study::command::with_requests_file(
+            fill_port(&words, port),
+            &curve.requests_output(&launch.dir, load),
+        );
         let again = Served { pgid: served.pgid, child: &mut *served.child, ready_url: served.ready_url };
         let (result, died) = run_benchmark(&argv, &out, again, interrupt, launch, in_job);
         let ended = result.failure.is_none() && result.exit_status.is_some();

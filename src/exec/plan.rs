@@ -34,6 +34,18 @@ pub struct PlannedRun {
     /// A load curve's points: how many are measured, and the most it measures.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub points: Option<(usize, usize)>,
+    /// A load curve with `repeats`: its finished searches that still measure what the study
+    /// says, and how many it wants (one an engine start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub searches: Option<(u32, u32)>,
+}
+
+/// A curve profile's finished searches of a configuration against the searches wanted, when
+/// it wants more than one.
+fn searches_of(study: &Study, key: &RunKey, config: &Config, wanted: u32) -> Option<(u32, u32)> {
+    study.curve(&key.profile).filter(|_| wanted > 1)?;
+    let current = study.current_search(&key.stage, &key.variant, &key.profile, config).ok()?;
+    Some((current.finished, wanted))
 }
 
 /// A curve profile's points of a configuration: measured, and the most it measures.
@@ -186,12 +198,14 @@ pub fn plan_with(
                     job_profiles.push(profile.clone());
                 }
                 let points = points_of(study, &outcome.id, &vo.id, &profile);
+                let searches = searches_of(study, &key, &vo.point.config, wanted);
                 plan.runs.push(PlannedRun {
                     stage: outcome.id.clone(),
                     variant: vo.id.clone(),
                     profile,
                     status,
                     points,
+                    searches,
                 });
             }
             if !job_profiles.is_empty() {
@@ -229,6 +243,7 @@ pub fn plan_with(
                 variant: variant.into(),
                 profile: profile.clone(),
                 points: points_of(study, stage, variant, profile),
+                searches: searches_of(study, &key, &last.config, wanted),
                 status,
             });
         }

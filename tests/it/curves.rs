@@ -452,6 +452,8 @@ fn with_repeats_each_engine_start_searches_the_curve_anew() {
     let spec = dir.join("study.toml");
     std::fs::write(&spec, std::fs::read_to_string(&spec).unwrap().replace("repeats = 3", "repeats = 4")).unwrap();
     assert_eq!(pending(&dir), 2);
+    let (_, out, _) = common::perflab(&["plan", dir.to_str().unwrap()]);
+    assert!(out.contains("3 of 4 searches finished"), "{out}");
     run_ok(&dir);
     let study = perflab::study::Study::load(&dir).unwrap();
     assert_eq!(study.searches("engine", "a", "chat").len(), 4);
