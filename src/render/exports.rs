@@ -29,133 +29,198 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
     ];
     header.extend(metrics.iter().map(|m| m.as_str()));
     w.write_record(header.iter().map(|cell| formula_safe(cell).into_owned()))?;
-    let status_name = |s: RunStatus| match s {
-        RunStatus::Ok => "ok",
-        RunStatus::LostRequests { .. } => "lost-requests",
-        RunStatus::Incomplete => "incomplete",
-    };
+    let mut lines = Vec::new();
     for stage in &analysis.stages {
         for v in &stage.variants {
-            let env: Vec<String> = v.command.env.iter().map(|(k, val)| format!("{k}={val}")).collect();
-            let mut rows: Vec<(String, String, Option<RunKey>)> = Vec::new();
-            let status = match &v.outcome {
-                Outcome::Failed { class } => format!(
-                    "failed:{}",
-                    serde_json::to_value(class).ok().and_then(|x| x.as_str().map(str::to_string)).unwrap_or_default()
-                ),
-                Outcome::Missing => "missing".to_string(),
-                _ => v.measure.as_ref().map_or("missing".to_string(), |m| status_name(m.status).to_string()),
+            let variant = Variant {
+                stage: stage.id.clone(),
+                variant: v.id.clone(),
+                engine: v.command.engine.clone(),
+                flags: v.command.flags.clone(),
+                env: v.command.env.iter().map(|(k, val)| format!("{k}={val}")).collect(),
             };
-            let target_key = v.measure.as_ref().map(|m| RunKey::parse(&m.run));
-            rows.push((analysis.target_profile.clone(), status, target_key));
-            for p in &study.spec.profiles {
-                let id = p.id.get_ref();
-                if *id == analysis.target_profile {
-                    continue;
-                }
-                let key = RunKey { stage: stage.id.clone(), variant: v.id.clone(), profile: id.clone() };
-                if let Some(status) = crate::analysis::chain::run_status(study, &key) {
-                    rows.push((id.clone(), status_name(status).to_string(), Some(key)));
-                }
-            }
-            // A run measured more than once: a row each measurement, in the sample's order, with
-            // its own status and the attempt (engine start) it was taken in.
-            let mut lines: Vec<Line> = Vec::new();
-            for (profile, status, key) in rows {
-                let was = key.as_ref().and_then(|k| study.provenance(k));
-                let sample = key.as_ref().map(|k| study.sample(k)).unwrap_or_default();
-                let starts = key.as_ref().and_then(|k| study.starts.get(k));
-                for i in 0..sample.len().max(1) {
-                    let run = sample.get(i).copied();
-                    let attempt = match (i, starts.and_then(|s| s.get(i)).copied().flatten()) {
-                        (0, _) => was.as_ref().map(|p| p.attempt.to_string()).unwrap_or_default(),
-                        (_, Some(n)) => n.to_string(),
-                        (_, None) => "0".to_string(),
-                    };
-                    let status = match (i, key.as_ref().zip(run)) {
-                        (0, _) | (_, None) => status.clone(),
-                        (_, Some((k, r))) => measurement_status(study, k, r).to_string(),
-                    };
-                    let run_name = key.as_ref().map(|k| k.name()).unwrap_or_default();
-                    lines.push(Line {
-                        profile: profile.clone(),
-                        status,
-                        run: run_name,
-                        attempt,
-                        was: was.clone(),
-                        run_of: run,
-                    });
-                }
-            }
-            // Every point of a load curve is a run of its own: a row each, for every search.
-            for p in study.spec.profiles.iter().filter(|p| p.load.is_some()) {
-                for point in study.searches(&stage.id, &v.id, p.id.get_ref()).iter().flat_map(|s| &s.points) {
-                    let standing =
-                        study.runs.get(&point.key).zip(point.run.as_ref()).is_some_and(|(a, b)| a.path == b.path);
-                    let status = match &point.run {
-                        None => "failed".to_string(),
-                        Some(_) if standing => crate::analysis::chain::run_status(study, &point.key)
-                            .map_or("failed".to_string(), |s| status_name(s).to_string()),
-                        Some(r) => measurement_status(study, &point.key, r).to_string(),
-                    };
-                    lines.push(Line {
-                        profile: point.key.profile.clone(),
-                        status,
-                        run: point.key.name(),
-                        attempt: point.provenance.as_ref().map(|p| p.attempt.to_string()).unwrap_or_default(),
-                        was: point.provenance.clone(),
-                        run_of: point.run.as_ref(),
-                    });
-                }
-            }
-            for line in lines {
-                let block = line.run_of.map(|r| &r.block);
-                let mut record = vec![
-                    study.id.clone(),
-                    stage.id.clone(),
-                    v.id.clone(),
-                    line.profile,
-                    v.command.engine.clone(),
-                    json_list(&v.command.flags),
-                    json_list(&env),
-                    line.status,
-                    line.run,
-                    line.attempt,
-                    line.was.as_ref().map(|p| p.engine_version.clone()).unwrap_or_default(),
-                    line.was.as_ref().and_then(|p| p.date.clone()).unwrap_or_default(),
-                ];
-                record.extend(
-                    metrics.iter().map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()),
-                );
-                w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
-            }
+            lines.extend(run_lines(study, &variant, runs_of(study, analysis, &stage.id, v)));
+            lines.extend(point_lines(study, &variant));
         }
     }
-    for past in &analysis.superseded {
-        let key = RunKey::parse(&past.run);
-        let attempt = study.attempts.get(&key).and_then(|list| list.iter().find(|a| a.number == past.attempt));
-        let block = attempt.and_then(|a| a.run.as_ref()).map(|r| &r.block);
-        let flags: Vec<String> =
-            past.command.as_deref().map(Flag::from_argv).unwrap_or_default().into_iter().map(|f| f.text).collect();
+    lines.extend(superseded_lines(study, analysis));
+    for line in lines {
+        let block = line.run_of.map(|r| &r.block);
         let mut record = vec![
             study.id.clone(),
-            key.stage.clone(),
-            key.variant.clone(),
-            key.profile.clone(),
-            past.engine.clone().unwrap_or_default(),
-            json_list(&flags),
-            json_list(&[]),
-            "superseded".to_string(),
-            past.run.clone(),
-            past.attempt.to_string(),
-            past.engine_version.clone().unwrap_or_default(),
-            past.date.clone().unwrap_or_default(),
+            line.of.stage,
+            line.of.variant,
+            line.profile,
+            line.of.engine,
+            json_list(&line.of.flags),
+            json_list(&line.of.env),
+            line.status,
+            line.run,
+            line.attempt,
+            line.was.as_ref().map(|p| p.engine_version.clone()).unwrap_or_default(),
+            line.was.as_ref().and_then(|p| p.date.clone()).unwrap_or_default(),
         ];
         record
             .extend(metrics.iter().map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()));
         w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
     }
     w.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// What a row says of the configuration it measured.
+#[derive(Clone)]
+struct Variant {
+    stage: String,
+    variant: String,
+    engine: String,
+    flags: Vec<String>,
+    env: Vec<String>,
+}
+
+/// One row of the CSV: a measurement of a run, what measured it, and its status.
+struct Line<'a> {
+    of: Variant,
+    profile: String,
+    status: String,
+    run: String,
+    attempt: String,
+    was: Option<crate::study::Provenance>,
+    run_of: Option<&'a crate::study::Run>,
+}
+
+fn status_name(s: RunStatus) -> &'static str {
+    match s {
+        RunStatus::Ok => "ok",
+        RunStatus::LostRequests { .. } => "lost-requests",
+        RunStatus::Incomplete => "incomplete",
+    }
+}
+
+/// A variant's runs with their status: its run on the target profile (measured, reused,
+/// failed or missing), then every other profile it has a run of.
+fn runs_of(
+    study: &Study,
+    analysis: &Analysis,
+    stage: &str,
+    v: &crate::analysis::VariantAnalysis,
+) -> Vec<(String, String, Option<RunKey>)> {
+    let status = match &v.outcome {
+        Outcome::Failed { class } => format!(
+            "failed:{}",
+            serde_json::to_value(class).ok().and_then(|x| x.as_str().map(str::to_string)).unwrap_or_default()
+        ),
+        Outcome::Missing => "missing".to_string(),
+        _ => v.measure.as_ref().map_or("missing".to_string(), |m| status_name(m.status).to_string()),
+    };
+    let target_key = v.measure.as_ref().map(|m| RunKey::parse(&m.run));
+    let mut rows = vec![(analysis.target_profile.clone(), status, target_key)];
+    for p in &study.spec.profiles {
+        let id = p.id.get_ref();
+        if *id == analysis.target_profile {
+            continue;
+        }
+        let key = RunKey { stage: stage.to_string(), variant: v.id.clone(), profile: id.clone() };
+        if let Some(status) = crate::analysis::chain::run_status(study, &key) {
+            rows.push((id.clone(), status_name(status).to_string(), Some(key)));
+        }
+    }
+    rows
+}
+
+/// A row for each measurement of each run, in the sample's order, with its own status and the
+/// attempt (engine start) it was taken in.
+fn run_lines<'a>(study: &'a Study, of: &Variant, rows: Vec<(String, String, Option<RunKey>)>) -> Vec<Line<'a>> {
+    let mut lines = Vec::new();
+    for (profile, status, key) in rows {
+        let was = key.as_ref().and_then(|k| study.provenance(k));
+        let sample = key.as_ref().map(|k| study.sample(k)).unwrap_or_default();
+        let starts = key.as_ref().and_then(|k| study.starts.get(k));
+        for i in 0..sample.len().max(1) {
+            let run = sample.get(i).copied();
+            let attempt = match (i, starts.and_then(|s| s.get(i)).copied().flatten()) {
+                (0, _) => was.as_ref().map(|p| p.attempt.to_string()).unwrap_or_default(),
+                (_, Some(n)) => n.to_string(),
+                (_, None) => "0".to_string(),
+            };
+            let status = match (i, key.as_ref().zip(run)) {
+                (0, _) | (_, None) => status.clone(),
+                (_, Some((k, r))) => measurement_status(study, k, r).to_string(),
+            };
+            let run_name = key.as_ref().map(|k| k.name()).unwrap_or_default();
+            lines.push(Line {
+                of: of.clone(),
+                profile: profile.clone(),
+                status,
+                run: run_name,
+                attempt,
+                was: was.clone(),
+                run_of: run,
+            });
+        }
+    }
+    lines
+}
+
+/// Every point of a variant's load curves is a run of its own: a row each, for every search.
+fn point_lines<'a>(study: &'a Study, of: &Variant) -> Vec<Line<'a>> {
+    let mut lines = Vec::new();
+    for p in study.spec.profiles.iter().filter(|p| p.load.is_some()) {
+        for point in study.searches(&of.stage, &of.variant, p.id.get_ref()).iter().flat_map(|s| &s.points) {
+            let standing = study.runs.get(&point.key).zip(point.run.as_ref()).is_some_and(|(a, b)| a.path == b.path);
+            let status = match &point.run {
+                None => "failed".to_string(),
+                Some(_) if standing => crate::analysis::chain::run_status(study, &point.key)
+                    .map_or("failed".to_string(), |s| status_name(s).to_string()),
+                Some(r) => measurement_status(study, &point.key, r).to_string(),
+            };
+            lines.push(Line {
+                of: of.clone(),
+                profile: point.key.profile.clone(),
+                status,
+                run: point.key.name(),
+                attempt: point.provenance.as_ref().map(|p| p.attempt.to_string()).unwrap_or_default(),
+                was: point.provenance.clone(),
+                run_of: point.run.as_ref(),
+            });
+        }
+    }
+    lines
+}
+
+/// Every earlier result a later attempt superseded (status `superseded`, kept on disk).
+fn superseded_lines<'a>(study: &'a Study, analysis: &'a Analysis) -> Vec<Line<'a>> {
+    let mut lines = Vec::new();
+    for past in &analysis.superseded {
+        let key = RunKey::parse(&past.run);
+        let attempt = study.attempts.get(&key).and_then(|list| list.iter().find(|a| a.number == past.attempt));
+        let flags: Vec<String> =
+            past.command.as_deref().map(Flag::from_argv).unwrap_or_default().into_iter().map(|f| f.text).collect();
+        let of = Variant {
+            stage: key.stage.clone(),
+            variant: key.variant.clone(),
+            engine: past.engine.clone().unwrap_or_default(),
+            flags,
+            env: Vec::new(),
+        };
+        lines.push(Line {
+            of,
+            profile: key.profile.clone(),
+            status: "superseded".to_string(),
+            run: past.run.clone(),
+            attempt: past.attempt.to_string(),
+            was: Some(crate::study::Provenance {
+                attempt: past.attempt,
+                engine: String::new(),
+                engine_version: past.engine_version.clone().unwrap_or_default(),
+                command: Vec::new(),
+                benchmark_command: None,
+                date: past.date.clone(),
+                dataset_fingerprint: None,
+            }),
+            run_of: attempt.and_then(|a| a.run.as_ref()),
+        });
+    }
+    lines
 }
 
 /// A list of arguments (flags, or `NAME=value` settings) as one cell: a JSON array of strings,
@@ -183,16 +248,6 @@ pub fn json(analysis: &Analysis) -> serde_json::Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(analysis)?;
     bytes.push(b'\n');
     Ok(bytes)
-}
-
-/// One row of the CSV: a measurement of a run, what measured it, and its status.
-struct Line<'a> {
-    profile: String,
-    status: String,
-    run: String,
-    attempt: String,
-    was: Option<crate::study::Provenance>,
-    run_of: Option<&'a crate::study::Run>,
 }
 
 /// The status of one measurement of a repeated run, or of a curve's point from an earlier
