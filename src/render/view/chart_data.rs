@@ -8,74 +8,17 @@ use crate::study::Study;
 /// The charts of a study's page, localized: (file name, SVG), each in its wide layout and,
 /// under [`narrow_chart`]'s name, its narrow one.
 pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(String, String)>, I18nError> {
-    use crate::render::charts::{Bar, BarKind};
     let x = Ctx::new(study, analysis, c);
-    let a = analysis;
-    let axis = x.metric_name(&a.objective)?;
+    let axis = x.metric_name(&analysis.objective)?;
     let ticks = |v: f64| c.number(v, 0);
+    let format = |v: f64| c.number(v, analysis.objective.decimals);
     let mut out = Vec::new();
-    for (sa, ss) in a.stages.iter().zip(&study.spec.stages) {
-        // The variant the stage adopted, and the one that is the configuration it builds on
-        // (its own run reused); without one, the base gets a bar of its own, first.
-        let adopted = sa.adoption.adopted();
-        let is_base = |v: &crate::analysis::VariantAnalysis| {
-            v.reused_from.as_deref() == Some(sa.base.as_str()) || format!("{}/{}", sa.id, v.id) == sa.base
-        };
-        let mut bars = Vec::new();
-        if !sa.variants.iter().any(is_base)
-            && let Some(value) = sa.base_value
-        {
-            let shown = x.value(&a.objective, Some(value))?;
-            bars.push(Bar {
-                label: study.variant(&sa.base).map_or(sa.base.clone(), |(_, v)| v.label.get(&c.locale).to_string()),
-                value: Some(value),
-                kind: BarKind::Base,
-                note: c.fmt("chart-base", &[("value", &shown)])?,
-                interval: base_interval(a, &sa.base),
-            });
-        }
-        // The analysis lists a stage's variants in the study's order.
-        for (v, vs) in sa.variants.iter().zip(&ss.variants) {
-            let value = v.measure.as_ref().and_then(|m| m.value);
-            let shown = x.value(&a.objective, value)?;
-            let (kind, note) = match &v.outcome {
-                Outcome::Failed { class } => {
-                    (BarKind::Failed, c.fmt("chart-failed", &[("reason", &x.failure_class(*class)?)])?)
-                }
-                Outcome::Missing => (BarKind::Failed, c.msg("variant-missing")?),
-                Outcome::LostRequests { completed, expected } => (
-                    BarKind::Doubtful,
-                    c.fmt_args(
-                        "chart-lost",
-                        &[
-                            ("value", (&shown).into()),
-                            ("completed", Arg::count(*completed)),
-                            ("expected", Arg::count(*expected)),
-                        ],
-                    )?,
-                ),
-                Outcome::Incomplete => (BarKind::Doubtful, c.fmt("chart-incomplete", &[("value", &shown)])?),
-                Outcome::Ran if adopted == Some(v.id.as_str()) => {
-                    (BarKind::Adopted, c.fmt("chart-adopted", &[("value", &shown)])?)
-                }
-                Outcome::Ran if is_base(v) => (BarKind::Base, c.fmt("chart-base", &[("value", &shown)])?),
-                Outcome::Ran => (BarKind::Plain, shown),
-            };
-            let value = if kind == BarKind::Failed { None } else { value };
-            let interval = v.measure.as_ref().and_then(|m| m.interval).filter(|_| value.is_some());
-            bars.push(Bar {
-                label: vs.label.get(&c.locale).to_string(),
-                value,
-                kind,
-                note,
-                interval: interval.map(|i| (i.low, i.high)),
-            });
-        }
+    for (sa, ss) in analysis.stages.iter().zip(&study.spec.stages) {
+        let bars = stage_bars(&x, sa, ss)?;
         let title = c.fmt("chart-stage", &[("stage", ss.title.get(&c.locale)), ("metric", &axis)])?;
         push(&mut out, stage_chart(&sa.id), crate::render::charts::bars(&title, &axis, &bars, &ticks), c);
     }
-    let format = |v: f64| c.number(v, a.objective.decimals);
-    let groups: Vec<(String, Option<f64>, Option<f64>)> = a
+    let groups: Vec<(String, Option<f64>, Option<f64>)> = analysis
         .scenarios
         .iter()
         .map(|s| {
@@ -83,9 +26,8 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
             (name, s.baseline.as_ref().and_then(|m| m.value), s.optimized.as_ref().and_then(|m| m.value))
         })
         .collect();
-    let ends = |m: &Option<crate::analysis::Measure>| m.as_ref().and_then(|m| m.interval).map(|i| (i.low, i.high));
     let intervals: Vec<[Option<(f64, f64)>; 2]> =
-        a.scenarios.iter().map(|s| [ends(&s.baseline), ends(&s.optimized)]).collect();
+        analysis.scenarios.iter().map(|s| [ends(&s.baseline), ends(&s.optimized)]).collect();
     let legend = (c.msg("chart-baseline")?, c.msg("chart-optimized")?);
     let title = c.fmt("chart-comparison", &[("metric", &axis)])?;
     push(
@@ -94,25 +36,7 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
         crate::render::charts::pairs(&title, &axis, (&legend.0, &legend.1), &groups, &intervals, &format, &ticks),
         c,
     );
-    let mut points = Vec::new();
-    let mut point_intervals = Vec::new();
-    if let Some(v) = a.baseline_measure.as_ref().and_then(|m| m.value) {
-        points.push((c.msg("chart-baseline")?, v));
-        point_intervals.push(ends(&a.baseline_measure));
-    }
-    for (sa, ss) in a.stages.iter().zip(&study.spec.stages) {
-        let measure = sa
-            .adoption
-            .adopted()
-            .and_then(|id| sa.variants.iter().find(|v| v.id == id))
-            .and_then(|v| v.measure.as_ref());
-        if let Some(m) = measure
-            && let Some(v) = m.value
-        {
-            points.push((ss.title.get(&c.locale).to_string(), v));
-            point_intervals.push(m.interval.map(|i| (i.low, i.high)));
-        }
-    }
+    let (points, point_intervals) = progression_points(study, analysis, c)?;
     let title = c.fmt("chart-progression", &[("metric", &axis)])?;
     push(
         &mut out,
@@ -124,6 +48,103 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
         push(&mut out, name, chart, c);
     }
     Ok(out)
+}
+
+/// A measure's interval as the charts draw it.
+fn ends(m: &Option<crate::analysis::Measure>) -> Option<(f64, f64)> {
+    m.as_ref().and_then(|m| m.interval).map(|i| (i.low, i.high))
+}
+
+/// A stage chart's bars: the configuration it builds on when none of its variants is that one
+/// (its own run reused), first; then each variant, marked by what became of it.
+fn stage_bars(
+    x: &Ctx<'_>,
+    sa: &crate::analysis::StageAnalysis,
+    ss: &crate::study::Stage,
+) -> Result<Vec<crate::render::charts::Bar>, I18nError> {
+    use crate::render::charts::{Bar, BarKind};
+    let (a, c, study) = (x.analysis, x.c, x.study);
+    let adopted = sa.adoption.adopted();
+    let is_base = |v: &crate::analysis::VariantAnalysis| {
+        v.reused_from.as_deref() == Some(sa.base.as_str()) || format!("{}/{}", sa.id, v.id) == sa.base
+    };
+    let mut bars = Vec::new();
+    if !sa.variants.iter().any(is_base)
+        && let Some(value) = sa.base_value
+    {
+        let shown = x.value(&a.objective, Some(value))?;
+        bars.push(Bar {
+            label: study.variant(&sa.base).map_or(sa.base.clone(), |(_, v)| v.label.get(&c.locale).to_string()),
+            value: Some(value),
+            kind: BarKind::Base,
+            note: c.fmt("chart-base", &[("value", &shown)])?,
+            interval: base_interval(a, &sa.base),
+        });
+    }
+    // The analysis lists a stage's variants in the study's order.
+    for (v, vs) in sa.variants.iter().zip(&ss.variants) {
+        let value = v.measure.as_ref().and_then(|m| m.value);
+        let shown = x.value(&a.objective, value)?;
+        let (kind, note) = match &v.outcome {
+            Outcome::Failed { class } => {
+                (BarKind::Failed, c.fmt("chart-failed", &[("reason", &x.failure_class(*class)?)])?)
+            }
+            Outcome::Missing => (BarKind::Failed, c.msg("variant-missing")?),
+            Outcome::LostRequests { completed, expected } => (
+                BarKind::Doubtful,
+                c.fmt_args(
+                    "chart-lost",
+                    &[
+                        ("value", (&shown).into()),
+                        ("completed", Arg::count(*completed)),
+                        ("expected", Arg::count(*expected)),
+                    ],
+                )?,
+            ),
+            Outcome::Incomplete => (BarKind::Doubtful, c.fmt("chart-incomplete", &[("value", &shown)])?),
+            Outcome::Ran if adopted == Some(v.id.as_str()) => {
+                (BarKind::Adopted, c.fmt("chart-adopted", &[("value", &shown)])?)
+            }
+            Outcome::Ran if is_base(v) => (BarKind::Base, c.fmt("chart-base", &[("value", &shown)])?),
+            Outcome::Ran => (BarKind::Plain, shown),
+        };
+        let value = if kind == BarKind::Failed { None } else { value };
+        let interval = v.measure.as_ref().and_then(|m| m.interval).filter(|_| value.is_some());
+        bars.push(Bar {
+            label: vs.label.get(&c.locale).to_string(),
+            value,
+            kind,
+            note,
+            interval: interval.map(|i| (i.low, i.high)),
+        });
+    }
+    Ok(bars)
+}
+
+/// The progression chart's points: the baseline, then what each stage adopted, with their
+/// intervals.
+type Points = (Vec<(String, f64)>, Vec<Option<(f64, f64)>>);
+fn progression_points(study: &Study, a: &Analysis, c: &Catalog) -> Result<Points, I18nError> {
+    let mut points = Vec::new();
+    let mut intervals = Vec::new();
+    if let Some(v) = a.baseline_measure.as_ref().and_then(|m| m.value) {
+        points.push((c.msg("chart-baseline")?, v));
+        intervals.push(ends(&a.baseline_measure));
+    }
+    for (sa, ss) in a.stages.iter().zip(&study.spec.stages) {
+        let measure = sa
+            .adoption
+            .adopted()
+            .and_then(|id| sa.variants.iter().find(|v| v.id == id))
+            .and_then(|v| v.measure.as_ref());
+        if let Some(m) = measure
+            && let Some(v) = m.value
+        {
+            points.push((ss.title.get(&c.locale).to_string(), v));
+            intervals.push(m.interval.map(|i| (i.low, i.high)));
+        }
+    }
+    Ok((points, intervals))
 }
 
 /// The interval of the configuration `source` (`stage/variant`) measured.
