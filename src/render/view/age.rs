@@ -212,58 +212,8 @@ impl Ctx<'_> {
             })
             .collect();
         let intro = c.fmt("changes-intro", &[("since", &since), ("versions", &c.list(&versions))])?;
-        let mut rows = Vec::new();
-        for s in &d.stages {
-            let best = |v: &Option<String>| match v {
-                Some(v) => Ok(self.label(&format!("{}/{v}", s.stage))),
-                None => c.msg("value-none"),
-            };
-            let changed = if s.changed { format!("**{}**", c.msg("changes-yes")?) } else { c.msg("changes-no")? };
-            rows.push(vec![
-                cell(&self.stage_title(&s.stage)),
-                cell(&best(&s.best_before)?),
-                cell(&best(&s.best_after)?),
-                cell(&match s.adopted_after.split_once('/') {
-                    // A stage that adopted nothing keeps an earlier stage's configuration.
-                    Some((stage, _)) if stage != s.stage => {
-                        format!("{} › {}", self.stage_title(stage), self.label(&s.adopted_after))
-                    }
-                    _ => self.label(&s.adopted_after),
-                }),
-                changed,
-            ]);
-        }
-        let stages = Table {
-            headers: vec![
-                c.msg("changes-stage")?,
-                c.msg("changes-best-before")?,
-                c.msg("changes-best-now")?,
-                c.msg("changes-adopted-now")?,
-                c.msg("changes-changed")?,
-            ],
-            rows,
-        };
-        let mut rows = Vec::new();
-        for p in &d.profiles {
-            let mut name = self.profile_name(&p.profile);
-            if p.target {
-                name = c.fmt("table-target", &[("profile", &name)])?;
-            }
-            rows.push(vec![
-                cell(&name),
-                cell(&self.change(&d.objective, p.baseline.as_ref())?),
-                cell(&self.change(&d.objective, p.optimized.as_ref())?),
-            ]);
-        }
-        let metric = self.metric_name(&d.objective)?;
-        let profiles = Table {
-            headers: vec![
-                c.msg("table-profile")?,
-                c.fmt("changes-baseline", &[("metric", &metric)])?,
-                c.fmt("changes-optimized", &[("metric", &metric)])?,
-            ],
-            rows,
-        };
+        let stages = self.changed_stages(d)?;
+        let profiles = self.changed_profiles(d)?;
         let r = &d.recommended;
         let mut command = Vec::new();
         if r.before.engine != r.after.engine {
@@ -289,6 +239,68 @@ impl Ctx<'_> {
             command_after: shown(&r.after),
             label_before: c.msg("changes-command-before")?,
             label_after: c.msg("changes-command-after")?,
+        })
+    }
+
+    /// Per stage: its best variant before and now, what it adopts now, and whether that changed.
+    fn changed_stages(&self, d: &Diff) -> Result<Table, I18nError> {
+        let c = self.c;
+        let mut rows = Vec::new();
+        for s in &d.stages {
+            let best = |v: &Option<String>| match v {
+                Some(v) => Ok(self.label(&format!("{}/{v}", s.stage))),
+                None => c.msg("value-none"),
+            };
+            let changed = if s.changed { format!("**{}**", c.msg("changes-yes")?) } else { c.msg("changes-no")? };
+            rows.push(vec![
+                cell(&self.stage_title(&s.stage)),
+                cell(&best(&s.best_before)?),
+                cell(&best(&s.best_after)?),
+                cell(&match s.adopted_after.split_once('/') {
+                    // A stage that adopted nothing keeps an earlier stage's configuration.
+                    Some((stage, _)) if stage != s.stage => {
+                        format!("{} › {}", self.stage_title(stage), self.label(&s.adopted_after))
+                    }
+                    _ => self.label(&s.adopted_after),
+                }),
+                changed,
+            ]);
+        }
+        Ok(Table {
+            headers: vec![
+                c.msg("changes-stage")?,
+                c.msg("changes-best-before")?,
+                c.msg("changes-best-now")?,
+                c.msg("changes-adopted-now")?,
+                c.msg("changes-changed")?,
+            ],
+            rows,
+        })
+    }
+
+    /// Per profile: the baseline's and the optimized configuration's figure, before → after.
+    fn changed_profiles(&self, d: &Diff) -> Result<Table, I18nError> {
+        let c = self.c;
+        let mut rows = Vec::new();
+        for p in &d.profiles {
+            let mut name = self.profile_name(&p.profile);
+            if p.target {
+                name = c.fmt("table-target", &[("profile", &name)])?;
+            }
+            rows.push(vec![
+                cell(&name),
+                cell(&self.change(&d.objective, p.baseline.as_ref())?),
+                cell(&self.change(&d.objective, p.optimized.as_ref())?),
+            ]);
+        }
+        let metric = self.metric_name(&d.objective)?;
+        Ok(Table {
+            headers: vec![
+                c.msg("table-profile")?,
+                c.fmt("changes-baseline", &[("metric", &metric)])?,
+                c.fmt("changes-optimized", &[("metric", &metric)])?,
+            ],
+            rows,
         })
     }
 }
