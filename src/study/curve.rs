@@ -156,74 +156,96 @@ fn check_slo(study: &Study, slo: &SloSpec, place: &str, out: &mut Vec<Diagnostic
     }
 }
 
+/// `load = { values = [...] }`: a list of loads, increasing, each at least 1.
+fn check_list(
+    study: &Study,
+    p: &Profile,
+    load: &Spanned<LoadSpec>,
+    values: &Spanned<Vec<u64>>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let id = p.id.get_ref();
+    let spec = load.get_ref();
+    let v = values.get_ref();
+    if v.is_empty() {
+        out.push(study.diag_at(values, format!("profile `{id}` load.values: the list is empty")));
+    } else if v[0] == 0 {
+        out.push(study.diag_at(values, format!("profile `{id}` load.values: a load is at least 1")));
+    } else if let Some(w) = v.windows(2).find(|w| w[1] <= w[0]) {
+        out.push(
+            study
+                .diag_at(values, format!("profile `{id}` load.values: loads must increase; {} follows {}", w[1], w[0])),
+        );
+    } else if spec.axis == Axis::Concurrency && v[v.len() - 1] > p.total_requests {
+        out.push(study.diag_at(
+            values,
+            format!(
+                "profile `{id}` load.values: {} requests at once is more than the {} requests a point sends (`total_requests`)",
+                v[v.len() - 1],
+                p.total_requests
+            ),
+        ));
+    } else if v.len() > MAX_POINTS as usize {
+        out.push(study.diag_at(values, format!("profile `{id}` load.values: at most {MAX_POINTS} loads")));
+    }
+    if spec.points.is_some() || spec.step.is_some() || spec.stop_on_plateau {
+        out.push(study.diag_at(
+            load,
+            format!("profile `{id}` load: `points`, `step` and `stop_on_plateau` belong to a search (`min`, `max`), not a list"),
+        ));
+    }
+}
+
+/// `load = { min, max, ... }`: a search's bounds, point budget and step.
+fn check_search(
+    study: &Study,
+    p: &Profile,
+    spec: &LoadSpec,
+    (min, max): (&Spanned<u64>, &Spanned<u64>),
+    out: &mut Vec<Diagnostic>,
+) {
+    let id = p.id.get_ref();
+    if *min.get_ref() < 1 {
+        out.push(study.diag_at(min, format!("profile `{id}` load.min: the smallest load is at least 1")));
+    }
+    if max.get_ref() < min.get_ref() {
+        out.push(
+            study
+                .diag_at(max, format!("profile `{id}` load.max: {} is below `min` ({})", max.get_ref(), min.get_ref())),
+        );
+    }
+    if let Some(points) = &spec.points
+        && !(1..=MAX_POINTS).contains(points.get_ref())
+    {
+        out.push(
+            study.diag_at(points, format!("profile `{id}` load.points: the search measures 1 to {MAX_POINTS} points")),
+        );
+    }
+    if spec.axis == Axis::Concurrency && *max.get_ref() > p.total_requests {
+        out.push(study.diag_at(
+            max,
+            format!(
+                "profile `{id}` load.max: {} requests at once is more than the {} requests a point sends (`total_requests`); such a point sends them all at once",
+                max.get_ref(),
+                p.total_requests
+            ),
+        ));
+    }
+    if let Some(step) = &spec.step
+        && *step.get_ref() < 1
+    {
+        out.push(study.diag_at(step, format!("profile `{id}` load.step: at least 1")));
+    }
+}
+
+/// A curve profile: its `load` (a list or a search), a benchmark command that takes the load,
+/// an SLO to judge it by, and the percentiles that SLO needs.
 fn check_profile(study: &Study, p: &Profile, load: &Spanned<LoadSpec>, out: &mut Vec<Diagnostic>) {
     let id = p.id.get_ref();
     let spec = load.get_ref();
     match (&spec.values, &spec.min, &spec.max) {
-        (Some(values), None, None) => {
-            let v = values.get_ref();
-            if v.is_empty() {
-                out.push(study.diag_at(values, format!("profile `{id}` load.values: the list is empty")));
-            } else if v[0] == 0 {
-                out.push(study.diag_at(values, format!("profile `{id}` load.values: a load is at least 1")));
-            } else if let Some(w) = v.windows(2).find(|w| w[1] <= w[0]) {
-                out.push(study.diag_at(
-                    values,
-                    format!("profile `{id}` load.values: loads must increase; {} follows {}", w[1], w[0]),
-                ));
-            } else if spec.axis == Axis::Concurrency && v[v.len() - 1] > p.total_requests {
-                out.push(study.diag_at(
-                    values,
-                    format!(
-                        "profile `{id}` load.values: {} requests at once is more than the {} requests a point sends (`total_requests`)",
-                        v[v.len() - 1],
-                        p.total_requests
-                    ),
-                ));
-            } else if v.len() > MAX_POINTS as usize {
-                out.push(study.diag_at(values, format!("profile `{id}` load.values: at most {MAX_POINTS} loads")));
-            }
-            if spec.points.is_some() || spec.step.is_some() || spec.stop_on_plateau {
-                out.push(study.diag_at(
-                    load,
-                    format!("profile `{id}` load: `points`, `step` and `stop_on_plateau` belong to a search (`min`, `max`), not a list"),
-                ));
-            }
-        }
-        (None, Some(min), Some(max)) => {
-            if *min.get_ref() < 1 {
-                out.push(study.diag_at(min, format!("profile `{id}` load.min: the smallest load is at least 1")));
-            }
-            if max.get_ref() < min.get_ref() {
-                out.push(study.diag_at(
-                    max,
-                    format!("profile `{id}` load.max: {} is below `min` ({})", max.get_ref(), min.get_ref()),
-                ));
-            }
-            if let Some(points) = &spec.points
-                && !(1..=MAX_POINTS).contains(points.get_ref())
-            {
-                out.push(study.diag_at(
-                    points,
-                    format!("profile `{id}` load.points: the search measures 1 to {MAX_POINTS} points"),
-                ));
-            }
-            if spec.axis == Axis::Concurrency && *max.get_ref() > p.total_requests {
-                out.push(study.diag_at(
-                    max,
-                    format!(
-                        "profile `{id}` load.max: {} requests at once is more than the {} requests a point sends (`total_requests`); such a point sends them all at once",
-                        max.get_ref(),
-                        p.total_requests
-                    ),
-                ));
-            }
-            if let Some(step) = &spec.step
-                && *step.get_ref() < 1
-            {
-                out.push(study.diag_at(step, format!("profile `{id}` load.step: at least 1")));
-            }
-        }
+        (Some(values), None, None) => check_list(study, p, load, values, out),
+        (None, Some(min), Some(max)) => check_search(study, p, spec, (min, max), out),
         _ => out.push(study.diag_at(
             load,
             format!("profile `{id}` load: give either `values` (a list of loads) or both `min` and `max` (a search)"),
