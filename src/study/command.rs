@@ -187,6 +187,9 @@ pub fn shown_bench_argv(study: &Study, config: &Config, profile: &Profile) -> an
     bench_words(study, config, profile, None, None)
 }
 
+/// A profile's benchmark command: `benchmark.command` with the profile's values filled in, or
+/// `perflab bench` with them as flags; then the profile's own `args`. `dir` makes a dataset
+/// path absolute; `load` leaves [`LOAD`] where a curve point's load goes.
 fn bench_words(
     study: &Study,
     config: &Config,
@@ -194,6 +197,33 @@ fn bench_words(
     dir: Option<&std::path::Path>,
     load: Option<&'static str>,
 ) -> anyhow::Result<Vec<String>> {
+    let values = bench_values(study, config, profile, dir, load);
+    let extra = profile
+        .args
+        .iter()
+        .map(|w| fill(w, &values))
+        .collect::<anyhow::Result<Vec<_>>>()
+        .with_context(|| format!("`args` of profile `{}`", profile.id.get_ref()))?;
+    let mut argv = match &study.spec.benchmark.command {
+        Some(template) => split(template.get_ref())?
+            .iter()
+            .map(|w| fill(w, &values))
+            .collect::<anyhow::Result<Vec<_>>>()
+            .with_context(|| format!("`benchmark.command` for profile `{}`", profile.id.get_ref()))?,
+        None => perflab_bench_words(profile, &values)?,
+    };
+    argv.extend(extra);
+    Ok(argv)
+}
+
+/// The values a benchmark command's placeholders take for a profile.
+fn bench_values(
+    study: &Study,
+    config: &Config,
+    profile: &Profile,
+    dir: Option<&std::path::Path>,
+    load: Option<&'static str>,
+) -> BTreeMap<&'static str, String> {
     let rate = match &profile.request_rate {
         Some(Rate::PerSecond(r)) => Some(r.to_string()),
         Some(Rate::Unlimited) => Some("inf".to_string()),
@@ -213,33 +243,23 @@ fn bench_words(
         ("input_tokens", profile.input_tokens.map(|v| v.to_string())),
         ("output_tokens", profile.output_tokens.map(|v| v.to_string())),
         ("seed", profile.seed.map(|v| v.to_string())),
-        ("request_rate", rate.clone()),
+        ("request_rate", rate),
         ("max_concurrency", profile.max_concurrency.map(|v| v.to_string())),
     ];
-    for (k, v) in &optional {
+    for (k, v) in optional {
         if let Some(v) = v {
-            values.insert(k, v.clone());
+            values.insert(k, v);
         }
     }
     if let Some(key) = load {
         values.insert(key, LOAD.to_string());
         values.insert("load", LOAD.to_string());
     }
-    let extra = profile
-        .args
-        .iter()
-        .map(|w| fill(w, &values))
-        .collect::<anyhow::Result<Vec<_>>>()
-        .with_context(|| format!("`args` of profile `{}`", profile.id.get_ref()))?;
-    if let Some(template) = &study.spec.benchmark.command {
-        let mut argv = split(template.get_ref())?
-            .iter()
-            .map(|w| fill(w, &values))
-            .collect::<anyhow::Result<Vec<_>>>()
-            .with_context(|| format!("`benchmark.command` for profile `{}`", profile.id.get_ref()))?;
-        argv.extend(extra);
-        return Ok(argv);
-    }
+    values
+}
+
+/// `perflab bench` with a profile's values as its flags.
+fn perflab_bench_words(profile: &Profile, values: &BTreeMap<&'static str, String>) -> anyhow::Result<Vec<String>> {
     let mut argv: Vec<String> = ["perflab", "bench", "--quiet", "--base-url", &format!("http://{HOST}:{{port}}")]
         .iter()
         .map(|s| s.to_string())
@@ -274,7 +294,6 @@ fn bench_words(
     {
         push("--sharegpt-output-len", &out.to_string());
     }
-    argv.extend(extra);
     Ok(argv)
 }
 
