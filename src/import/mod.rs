@@ -474,9 +474,23 @@ fn default_template(engine: &str) -> String {
 /// against it, and the variant the page went on with after each stage.
 // Stages, variants and their bases are indexed side by side.
 #[allow(clippy::needless_range_loop)]
+/// Where each stage's variant comes from: its closest earlier configuration, with flags against
+/// it; which variant each stage adopted on the page; and the variants that build on another
+/// configuration than their stage's base.
 fn chain(d: &mut Draft, recommended: Option<&Cfg>, choices: &mut Vec<Choice>) {
-    // (stage, variant) of each variant's closest earlier configuration.
-    let mut bases: Vec<Vec<Option<(usize, usize)>>> = Vec::new();
+    let bases = closest_bases(d);
+    diff_against_bases(d, &bases);
+    page_adoptions(d, &bases, recommended);
+    set_bases(d, &bases, choices);
+}
+
+/// For each stage, for each of its variants: (stage, variant) of its closest earlier
+/// configuration (none in the first stage).
+type Bases = Vec<Vec<Option<(usize, usize)>>>;
+
+/// Each variant's closest earlier configuration (of equal ones, the latest stage's).
+fn closest_bases(d: &Draft) -> Bases {
+    let mut bases: Bases = Vec::new();
     for (k, s) in d.stages.iter().enumerate() {
         let row = s.variants.iter().map(|v| {
             let earlier = d.stages[..k]
@@ -490,10 +504,14 @@ fn chain(d: &mut Draft, recommended: Option<&Cfg>, choices: &mut Vec<Choice>) {
         });
         bases.push(row.collect());
     }
-    // Flags against the base, and a label for each variant the page does not name.
-    for k in 0..d.stages.len() {
-        for j in 0..d.stages[k].variants.len() {
-            let base_cfg = match bases[k][j] {
+    bases
+}
+
+/// Flags against the base, and a label for each variant the page does not name.
+fn diff_against_bases(d: &mut Draft, bases: &Bases) {
+    for (k, row) in bases.iter().enumerate() {
+        for (j, base) in row.iter().enumerate() {
+            let base_cfg = match *base {
                 Some((i, b)) => d.stages[i].variants[b].cfg.clone(),
                 None => Cfg {
                     engine: d.stages[k].variants[j].cfg.engine.clone(),
@@ -511,9 +529,12 @@ fn chain(d: &mut Draft, recommended: Option<&Cfg>, choices: &mut Vec<Choice>) {
         }
         dedupe_ids(&mut d.stages[k]);
     }
-    // The optimized configuration: the variant closest to the recommended command (of equal
-    // ones, the latest). The page's adoption at an earlier stage k: the variant of k that the
-    // next stages build on.
+}
+
+/// The optimized configuration: the variant closest to the recommended command (of equal
+/// ones, the latest). The page's adoption at an earlier stage k: the variant of k that the
+/// next stages build on.
+fn page_adoptions(d: &mut Draft, bases: &Bases, recommended: Option<&Cfg>) {
     let closest = recommended.and_then(|rec| {
         let all =
             d.stages.iter().enumerate().flat_map(|(k, s)| s.variants.iter().enumerate().map(move |(j, v)| (k, j, v)));
@@ -530,11 +551,14 @@ fn chain(d: &mut Draft, recommended: Option<&Cfg>, choices: &mut Vec<Choice>) {
             _ => None,
         };
     }
+}
+
+/// A variant whose closest configuration is not what its stage builds on gets a `base`.
+fn set_bases(d: &mut Draft, bases: &Bases, choices: &mut Vec<Choice>) {
     let mut current: Option<(usize, usize)> = None;
-    for k in 0..d.stages.len() {
+    for (k, row) in bases.iter().enumerate() {
         let mut moved = false;
-        for j in 0..d.stages[k].variants.len() {
-            let base = bases[k][j];
+        for (j, &base) in row.iter().enumerate() {
             if k > 0 && base != current {
                 let Some((i, b)) = base else {
                     let message = "this variant's engine runs in no earlier stage: it builds on the stage's base";
