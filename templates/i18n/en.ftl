@@ -252,7 +252,7 @@ changes-command-launch = The recommended command has changed beyond its flags (t
 changes-command-before = Before:
 changes-command-after = Now:
 
-## Issue 14: layout, charts, warnings and summaries
+## Layout, charts, warnings and summaries
 summary-range = Fastest against slowest:
 summary-runner-up = Against the runner-up, { $variant } at { $value }: { $gain }.
 summary-over-base = Against the stage's starting configuration, { $variant } at { $value }: { $gain }.
@@ -267,10 +267,10 @@ variant-change-engine = engine { $engine }
 variant-change-model = checkpoint { $model }
 variant-change-unset = without { $flag }
 
-## Issue 14, words and drop-in Markdown: the title of a warning box in mkdocs-material
+## Drop-in Markdown: the title of a warning box in mkdocs-material
 admonition-warning = Warning
 
-# Issue 16: repeated measurements and confidence intervals
+## Repeated measurements and confidence intervals
 figure-interval = { $figure } ({ $confidence }% CI { $low }–{ $high })
 adoption-cannot-tell = { $variant } measured { $gain } against { $base }, but that interval holds zero: the difference may be noise, so nothing is adopted yet and { $base } stays until more runs decide (`perflab run --until-confident`).
 adoption-cannot-tell-threshold = { $variant } measured { $gain } against { $base }; the gain is within the { $threshold } noise threshold, but its interval reaches beyond it, so nothing is adopted yet and { $base } stays until more runs decide (`perflab run --until-confident`).
@@ -331,7 +331,7 @@ adoption-overridden-none-on = Nothing is adopted, by the authors' decision; the 
 
 ## Summary of options: a stage whose only measured variant lost requests
 options-lost = { $variant } (success rate { $rate }: { $completed } of { $expected } requests; not adopted)
-# Site layout: the index filter of guides
+## Site: the index filter of guides
 site-filter = Find a guide by model, hardware or engine:
 # The page's answer above the command: "Total TPS on Balanced: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)."
 conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }) on { $profile }.

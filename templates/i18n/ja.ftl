@@ -300,7 +300,7 @@ adoption-overridden-none-on = 著者の判断で何も採用せず、探索は{ 
 
 ## 最適化オプションのまとめ：測定できた唯一のバリアントがリクエストを取りこぼしたステージ
 options-lost = { $variant }（成功率{ $rate }：{ $expected }件中{ $completed }件完了、採用せず）
-# Site layout: the index filter of guides
+## Site: the index filter of guides
 site-filter = モデル、ハードウェア、エンジンでガイドを探す：
 # The page's answer above the command
 conclusion-result = { $profile }での{ $metric }：{ $baseline } → { $optimized }（{ $change }）。

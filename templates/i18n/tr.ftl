@@ -223,7 +223,7 @@ changes-command-launch = Önerilen komut, bayraklarının dışında da değişt
 changes-command-before = Önce:
 changes-command-after = Şimdi:
 
-## Issue 14: layout, charts, warnings and summaries
+## Yerleşim, grafikler, uyarılar ve özetler
 summary-range = En hızlı ve en yavaş varyant karşılaştırıldığında,
 summary-runner-up = İkinci sıradaki “{ $variant }” varyantına ({ $value }) göre fark: { $gain }.
 summary-over-base = Aşamanın başlangıç yapılandırmasına (“{ $variant }”, { $value }) göre fark: { $gain }.
@@ -238,10 +238,10 @@ variant-change-engine = { $engine } motoru
 variant-change-model = { $model } checkpoint'i
 variant-change-unset = { $flag } olmadan
 
-## Issue 14, words and drop-in Markdown: the title of a warning box in mkdocs-material
+## Hazır Markdown sayfaları: mkdocs-material uyarı kutusunun başlığı
 admonition-warning = Uyarı
 
-# Issue 16: repeated measurements and confidence intervals
+## Tekrarlanan ölçümler ve güven aralıkları
 figure-interval = { $figure } (%{ $confidence } güven aralığı { $low }–{ $high })
 adoption-cannot-tell = “{ $variant }”, “{ $base }” karşısında { $gain } ölçüldü, ancak bu aralık sıfırı da kapsıyor: fark gürültü olabilir. Bu yüzden henüz hiçbir şey benimsenmedi; daha fazla koşu karar verene kadar “{ $base }” korunuyor (`perflab run --until-confident`).
 adoption-cannot-tell-threshold = “{ $variant }”, “{ $base }” karşısında { $gain } ölçüldü; kazanç { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde, ancak aralığı eşiğin ötesine uzanıyor. Bu yüzden henüz hiçbir şey benimsenmedi; daha fazla koşu karar verene kadar “{ $base }” korunuyor (`perflab run --until-confident`).
@@ -302,7 +302,7 @@ adoption-overridden-none-on = Yazarların kararıyla hiçbir varyant benimsenmed
 
 ## Seçenek özeti: ölçülen tek varyantı istek kaybeden aşama
 options-lost = { $variant } (başarı oranı { $rate }: { $expected } isteğin { $completed } tanesi; benimsenmedi)
-# Site layout: the index filter of guides
+## Site: the index filter of guides
 site-filter = Rehberi modele, donanıma ya da motora göre bulun:
 # The page's answer above the command
 conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }), hedef profil “{ $profile }”.

@@ -300,7 +300,7 @@ adoption-overridden-none-on = 按作者的决定不采用任何变体，搜索�
 
 ## 优化选项汇总：唯一测得的变体丢失了请求的阶段
 options-lost = { $variant }（成功率 { $rate }：{ $expected } 个请求中完成 { $completed } 个；未采用）
-# Site layout: the index filter of guides
+## Site: the index filter of guides
 site-filter = 按模型、硬件或推理引擎查找指南：
 # The page's answer above the command
 conclusion-result = { $profile }上的{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
