@@ -9,7 +9,8 @@
 # starts a variant, then `--until-confident --budget BUDGET`. Prints a Markdown table: how often
 # each way adopts B, keeps A with confidence or cannot tell, and the benchmark runs a trial took.
 # Not a test: the numbers depend on the seeds and on the machine's timing.
-#   NO_BUILD=1 bash benches/confidence.sh [TRIALS] [FIXED] [BUDGET] [CASES] [WAYS]  (NO_BUILD: skip the release build)
+#   NO_BUILD=1 JOBS=2 bash benches/confidence.sh [TRIALS] [FIXED] [BUDGET] [CASES] [WAYS]
+# (NO_BUILD: skip the release build; JOBS: trials measured at once, default 1)
 # CASES: `same`, `faster` or both (`same,faster`); WAYS: any of `single,fixed,confident`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,7 @@ fixed=${2:-24}
 budget=${3:-60}
 cases=${4:-same,faster}
 ways=${5:-single,fixed,confident}
+jobs=${JOBS:-1}
 [ -n "${NO_BUILD:-}" ] || cargo build --release --quiet
 export PATH=$PWD/target/release:$PATH
 work=$(mktemp -d)
@@ -55,10 +57,10 @@ stop_grace = 5
 
 [[profile]]
 id = "burst"
-name = { en = "8 requests at once (8 in / 12 out)" }
+name = { en = "8 requests at once (8 in / 48 out)" }
 dataset = "random"
 input_tokens = 8
-output_tokens = 12
+output_tokens = 48
 seed = 1
 total_requests = 8
 max_concurrency = 8
@@ -93,7 +95,7 @@ runs() {
   find "$1/runs" -name 'burst*.txt' | wc -l
 }
 
-faster_flag="--sim-decode-ms 3.88"
+faster_flag="--sim-decode-ms 3.92"
 same_flag="--sim-vocab-size 32001"
 study "$work/calibration" 12 "$faster_flag" 0 0
 perflab run "$work/calibration" >/dev/null 2>&1
@@ -105,15 +107,9 @@ print("%.1f%% (95%% CI %.1f–%.1f%%)" % (a["gain_percent"], i["low"], i["high"]
 rm -rf "$work/calibration"
 echo "B ($faster_flag) against A without the engine's noise, 12 starts each: $truth" >&2
 
-declare -A count spent done_trials
-for case in ${cases//,/ }; do
-  for way in ${ways//,/ }; do
-    for v in adopted kept unclear; do count[$case.$way.$v]=0; done
-    spent[$case.$way]=0
-    done_trials[$case.$way]=0
-  done
-done
-for trial in $(seq 1 "$trials"); do
+# One trial: every case measured every way from scratch, a line each on standard output.
+trial() {
+  local trial=$1 case way flag dir
   for case in ${cases//,/ }; do
     flag=$same_flag
     [ "$case" = faster ] && flag=$faster_flag
@@ -124,16 +120,28 @@ for trial in $(seq 1 "$trials"); do
         fixed) study "$dir" "$fixed" "$flag" "$trial"; perflab run "$dir" >/dev/null 2>&1 ;;
         confident) study "$dir" 2 "$flag" "$trial"; perflab run "$dir" --until-confident --budget "$budget" >/dev/null 2>&1 ;;
       esac
-      v=$(verdict "$dir")
-      r=$(runs "$dir")
-      echo "trial $trial $case $way $v $r" >&2
-      count[$case.$way.$v]=$((count[$case.$way.$v] + 1))
-      spent[$case.$way]=$((spent[$case.$way] + r))
-      done_trials[$case.$way]=$((done_trials[$case.$way] + 1))
+      echo "trial $trial $case $way $(verdict "$dir") $(runs "$dir")"
       rm -rf "$dir"
     done
   done
+}
+export -f trial study verdict runs
+export work cases ways fixed budget same_flag faster_flag
+seq 1 "$trials" | xargs -P "$jobs" -I{} bash -c 'trial {}' | tee "$work/trials" >&2
+
+declare -A count spent done_trials
+for case in ${cases//,/ }; do
+  for way in ${ways//,/ }; do
+    for v in adopted kept unclear; do count[$case.$way.$v]=0; done
+    spent[$case.$way]=0
+    done_trials[$case.$way]=0
+  done
 done
+while read -r _ _ case way v r; do
+  count[$case.$way.$v]=$((count[$case.$way.$v] + 1))
+  spent[$case.$way]=$((spent[$case.$way] + r))
+  done_trials[$case.$way]=$((done_trials[$case.$way] + 1))
+done <"$work/trials"
 
 echo "B ($faster_flag) against A without the engine's noise, 12 starts each: $truth"
 echo
