@@ -471,10 +471,13 @@ impl Study {
             let Some(load) = split_point(&key.profile).filter(|(p, _)| *p == profile).map(|(_, l)| l) else {
                 continue;
             };
-            let standing = super::Attempt::select(list).map(|a| a.number);
+            // Points measured before searches were numbered form one search: of those, the
+            // attempt that would stand among them.
+            let unnumbered: Vec<super::Attempt> =
+                list.iter().filter(|a| a.manifest.as_ref().is_none_or(|m| m.search.is_none())).cloned().collect();
+            let standing = super::Attempt::select(&unnumbered).map(|a| a.number);
             for a in list {
                 let search = a.manifest.as_ref().and_then(|m| m.search);
-                // Points measured before searches were numbered: the one that stands.
                 if search.is_none() && Some(a.number) != standing {
                     continue;
                 }

@@ -495,3 +495,33 @@ fn a_configuration_takes_the_gpus_of_what_it_builds_on() {
         assert!((p.at.per_gpu - edge.output_throughput.unwrap() / gpus as f64).abs() < 1e-9, "{config}: {p:?}");
     }
 }
+
+/// Points recorded before searches were numbered are one search, whole, when a later start
+/// searches anew beside them (here: `repeats = 2` added to a curve measured once, its
+/// manifests' `search` removed as an older perflab wrote them).
+#[test]
+fn points_from_before_searches_were_numbered_stay_one_search() {
+    let _serial = common::serial();
+    let engine = "--sim-decode-ms 3 --sim-batch-penalty 1 --max-num-seqs 4";
+    let (_tmp, dir) = study(engine, "{ min = 1, max = 16, points = 8 }", "mean_ttft_ms = 120", 24);
+    run_ok(&dir);
+    let before = perflab::study::Study::load(&dir).unwrap().points("engine", "sim", "chat").len();
+    for entry in walkdir::WalkDir::new(dir.join("runs")).into_iter().map(Result::unwrap) {
+        if entry.file_name().to_string_lossy().ends_with(".manifest.json") {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            let mut m: serde_json::Value = serde_json::from_str(&text).unwrap();
+            m.as_object_mut().unwrap().remove("search");
+            std::fs::write(entry.path(), serde_json::to_string_pretty(&m).unwrap()).unwrap();
+        }
+    }
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap().replace("target_profile", "repeats = 2\ntarget_profile");
+    std::fs::write(&spec, text).unwrap();
+    run_ok(&dir);
+    let study = perflab::study::Study::load(&dir).unwrap();
+    let searches = study.searches("engine", "sim", "chat");
+    assert_eq!(searches.len(), 2, "{searches:?}");
+    assert_eq!(searches[0].id, None);
+    assert_eq!(searches[0].points.len(), before, "the older search keeps every point");
+    assert_eq!(study.counted_searches("engine", "sim", "chat").len(), 2);
+}
