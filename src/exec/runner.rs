@@ -109,6 +109,9 @@ pub struct Summary {
     /// Configurations (`stage/variant`) not started again in this run because their last start
     /// in it added no measurement.
     pub not_retried: Vec<String>,
+    /// Configurations (`stage/variant`) whose job the cluster ended for a reason of its own, with
+    /// how: their unmeasured runs stay pending, and they are not submitted again in this run.
+    pub cluster_ended: Vec<(String, String)>,
     /// What `--until-confident` added, when asked.
     pub confidence: Option<Confidence>,
 }
@@ -447,6 +450,7 @@ fn execute(
         m.devices = launch.devices.as_ref().map(|(_, v)| v.clone());
         m.repeat = job.adds_to.contains(profile);
         m.ended_at = Some(local::now());
+        m.cluster_end = report.cluster_end.clone();
         let expected = study.profile(profile).map_or(0, |p| p.total_requests);
         let mut kept: Vec<(&PathBuf, outcome::Completion)> = Vec::new();
         let mut first_failure: Option<(FailureClass, String, bool)> = None;
@@ -552,7 +556,14 @@ fn execute(
         }
         m.write(&path)?;
     }
-    summary.interrupted |= report.interrupted;
+    if let Some(end) = &report.cluster_end {
+        log(Event::Step(&format!(
+            "{name}: {end}: the cluster's doing, not the configuration's; what it did not measure stays pending"
+        )));
+        summary.cluster_ended.push((name.clone(), end.clone()));
+    } else {
+        summary.interrupted |= report.interrupted;
+    }
     if !report.job_still_queued {
         backend.finished(&dir);
     }
@@ -581,6 +592,7 @@ impl Summary {
         self.benchmark_runs += other.benchmark_runs;
         self.failed += other.failed;
         self.interrupted |= other.interrupted;
+        self.cluster_ended.extend(other.cluster_ended.iter().cloned());
     }
 }
 
@@ -692,7 +704,8 @@ pub fn run(
         summary.naive_starts = plan.runs.iter().filter(|r| !matches!(r.status, super::Status::Waiting { .. })).count();
         for job in plan.jobs.iter().filter(|j| selected(&j.stage, &j.variant, options)) {
             let config = format!("{}/{}", job.stage, job.variant);
-            if stalled.contains(&config) && !summary.not_retried.contains(&config) {
+            let ended = summary.cluster_ended.iter().any(|(c, _)| *c == config);
+            if stalled.contains(&config) && !ended && !summary.not_retried.contains(&config) {
                 log(Event::Step(&format!(
                     "{config}: its last start in this run added no measurement, so it is not started again in this run; `perflab run` tries it again"
                 )));
@@ -798,6 +811,9 @@ pub fn run(
         };
         let done = dispatch(&study, &jobs, total, backend, options.jobs, interrupt, &header, log)?;
         summary.add(&done);
+        // A job the cluster ended is not submitted again in this run: one it keeps ending would
+        // otherwise be resubmitted for ever.
+        stalled.extend(done.cluster_ended.iter().map(|(config, _)| config.clone()));
         if let Some(c) = confidence.as_mut()
             && jobs.iter().any(|j| more.contains_key(&format!("{}/{}", j.stage, j.variant)))
         {

@@ -79,6 +79,10 @@ pub struct Manifest {
     /// sequential design plans for a stage's comparison (see `analysis::sequential`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub planned_starts: Option<u32>,
+    /// How the cluster ended the attempt's job for a reason of its own (`Slurm job 12 ended
+    /// NODE_FAIL`): the runs it did not measure stay pending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_end: Option<String>,
 }
 
 impl Manifest {
@@ -116,6 +120,7 @@ impl Manifest {
             repeat: false,
             dataset_fingerprint: None,
             planned_starts: None,
+            cluster_end: None,
         }
     }
 
