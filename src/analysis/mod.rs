@@ -665,6 +665,9 @@ pub fn describe(w: &Warning) -> String {
         Warning::LeftOut { file, completed, expected, .. } => format!(
             "the measurement in `{file}` completed {completed} of {expected} requests or was cut off; it is left out of the mean"
         ),
+        Warning::ShortSample { have, wanted, .. } => format!(
+            "its mean is taken from {have} of the {wanted} measurements the study asks for; its comparisons rest on that smaller sample"
+        ),
         Warning::FewRequests { metric, requests, .. } => format!(
             "`{metric}` comes from {requests} requests, too few for that percentile: it is about the slowest request"
         ),

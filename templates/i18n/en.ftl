@@ -348,3 +348,9 @@ warning-kind-tpot = “TPOT” includes waiting
 
 # Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
 comparison-tpot-note = Mean TPOT here is the figure the benchmark tool printed: mean request latency divided by output tokens, so queueing and the first token are included.
+
+# Data warnings: a run measured fewer times than the study asks for
+warning-short-sample = { $run }: its mean is taken from { $have ->
+        [one] one measurement
+       *[other] { $have } measurements
+    } of the { $wanted } the study asks for, as the others could not be taken. Its comparisons with runs measured more often rest on this smaller sample, and a single measurement gives no interval.

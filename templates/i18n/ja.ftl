@@ -317,3 +317,6 @@ warning-kind-tpot = 待ち時間を含む「TPOT」
 
 # Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
 comparison-tpot-note = ここでの平均TPOTはベンチマークツールが出力した値で、平均リクエストレイテンシを出力トークン数で割ったものです。キューでの待ち時間と最初のトークンまでの時間を含みます。
+
+# Data warnings: a run measured fewer times than the study asks for
+warning-short-sample = { $run }：研究が求める{ $wanted }回の測定のうち取れたのは{ $have }回だけで、平均はその測定から求めています。測定回数の多い実行との比較はこの小さな標本に基づくもので、測定が1回だけでは区間を示せません。

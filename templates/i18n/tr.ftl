@@ -319,3 +319,6 @@ warning-kind-tpot = Beklemeyi içeren “TPOT”
 
 # Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
 comparison-tpot-note = Buradaki ortalama TPOT, benchmark aracının verdiği değerdir: ortalama istek gecikmesinin çıkış token sayısına bölümü. Kuyrukta bekleme ve ilk token'ın süresi de buna dahildir.
+
+# Data warnings: a run measured fewer times than the study asks for
+warning-short-sample = { $run }: çalışmanın istediği { $wanted } ölçümden yalnızca { $have } tanesi alınabildi ve ortalama bunlardan hesaplandı. Daha çok ölçülen koşularla karşılaştırmalar bu küçük örnekleme dayanıyor; tek bir ölçümle aralık verilemez.

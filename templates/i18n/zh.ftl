@@ -317,3 +317,6 @@ warning-kind-tpot = 含等待时间的“TPOT”
 
 # Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
 comparison-tpot-note = 此处的平均 TPOT 是基准测试工具输出的数值，即平均请求延迟除以输出 token 数，因此包含排队时间和首 token 时间。
+
+# Data warnings: a run measured fewer times than the study asks for
+warning-short-sample = { $run }：研究要求测量 { $wanted } 次，但只取得了 { $have } 次，均值仅由这些测量得出。它与测量次数更多的运行之间的比较都基于这个较小的样本；只有一次测量时无法给出区间。

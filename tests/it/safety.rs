@@ -55,6 +55,24 @@ fn a_repeat_whose_engine_keeps_failing_is_not_restarted_in_the_same_run() {
     assert!(err.contains("engine/flaky: its last start in this run added no measurement"), "{err}");
     assert!(err.contains("not started again in this run"), "{err}");
     assert_eq!(std::fs::read_to_string(&counter).unwrap().trim(), "2");
+    // The base holds three measurements and the flaky variant one: the page says so, and the
+    // stage's decision claims no interval.
+    let study = perflab::study::Study::load(&dir).unwrap();
+    let analysis = perflab::analysis::analyze(&study);
+    let short = perflab::analysis::Warning::ShortSample { run: "engine/flaky/p".into(), have: 1, wanted: 3 };
+    assert!(analysis.warnings.contains(&short), "{:?}", analysis.warnings);
+    assert_eq!(
+        analysis.warnings.iter().filter(|w| matches!(w, perflab::analysis::Warning::ShortSample { .. })).count(),
+        1
+    );
+    assert_eq!(analysis.stages[0].adoption.interval(), None, "{:?}", analysis.stages[0].adoption);
+    for (locale, words) in
+        [("en", "one measurement of the 3 the study asks for"), ("tr", "istediği 3 ölçümden yalnızca 1")]
+    {
+        let (code, page, err) = perflab(&["report", dir.to_str().unwrap(), "--locale", locale]);
+        assert_eq!(code, 0, "{err}");
+        assert!(page.contains(words), "{locale}: {page}");
+    }
 }
 
 #[test]
