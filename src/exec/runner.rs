@@ -80,6 +80,44 @@ impl std::str::FromStr for Budget {
     }
 }
 
+/// What `--until-confident` spent in runs that did not finish (interrupted, stopped by an
+/// error, left runs pending), in `runs/`: the next run's budget goes on from it. A run that
+/// finishes removes it.
+const SPENT: &str = ".until-confident.json";
+
+/// The contents of [`SPENT`].
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+struct Spent {
+    /// Benchmark runs added (failed ones included).
+    runs: usize,
+    /// Wall time of those runs, seconds.
+    seconds: f64,
+}
+
+impl Spent {
+    /// What the study's earlier runs spent; nothing when no record is there. A record that
+    /// cannot be read is an error naming it: starting the budget again would overspend it.
+    fn read(runs: &Path) -> anyhow::Result<Spent> {
+        let path = runs.join(SPENT);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).with_context(|| {
+                format!(
+                    "'{}' is not a record of what `--until-confident` spent: remove it to start the budget again",
+                    path.display()
+                )
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Spent::default()),
+            Err(e) => Err(e).with_context(|| format!("cannot read '{}'", path.display())),
+        }
+    }
+
+    fn write(&self, runs: &Path) -> anyhow::Result<()> {
+        let path = runs.join(SPENT);
+        crate::durable::write(&path, &serde_json::to_vec_pretty(self)?)
+            .with_context(|| format!("cannot write '{}'", path.display()))
+    }
+}
+
 /// What `--until-confident` did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Confidence {
@@ -685,6 +723,12 @@ pub fn run(
     // `--until-confident`: measurements wanted beyond the study's, by `stage/variant`.
     let mut more: BTreeMap<String, u32> = BTreeMap::new();
     let mut confidence = options.until_confident.map(|_| Confidence::default());
+    // What earlier runs that did not finish spent of the budget.
+    let earlier = if confidence.is_some() { Spent::read(&runs_dir(&study))? } else { Spent::default() };
+    if let Some(c) = confidence.as_mut() {
+        c.added_runs = earlier.runs;
+    }
+    let spent_time = || started.elapsed() + Duration::from_secs_f64(earlier.seconds.max(0.0));
     // A configuration whose start in this run added no measurement (a repeat that failed, a
     // result that does not show up on reload) is not started again in this run: every loop
     // ends. `started_with` holds each one's measurements when it was last started.
@@ -724,7 +768,7 @@ pub fn run(
             });
             let left = match budget {
                 Budget::Runs(n) => n.saturating_sub(spent.added_runs),
-                Budget::Time(t) => usize::from(started.elapsed() < t) * usize::MAX,
+                Budget::Time(t) => usize::from(spent_time() < t) * usize::MAX,
             };
             if left == 0 {
                 spent.budget_spent |= !more.is_empty() || unclear_stage(&study, before).is_some();
@@ -819,6 +863,9 @@ pub fn run(
         {
             c.added_runs += done.benchmark_runs + done.failed;
         }
+        if let Some(c) = &confidence {
+            Spent { runs: c.added_runs, seconds: spent_time().as_secs_f64() }.write(&runs_dir(&study))?;
+        }
         for job in &jobs {
             rerun.remove(&format!("{}/{}", job.stage, job.variant));
         }
@@ -829,6 +876,10 @@ pub fn run(
     }
     if let Some(mut c) = confidence {
         let study = load()?;
+        let finished = !summary.interrupted && summary.not_retried.is_empty() && summary.cluster_ended.is_empty();
+        if finished {
+            let _ = std::fs::remove_file(runs_dir(&study).join(SPENT));
+        }
         confidence_report(&study, &mut c);
         summary.confidence = Some(c);
     }
