@@ -558,6 +558,7 @@ fn engine_ranking(
 pub fn check(study: &Study) -> Vec<Diagnostic> {
     let chain = resolve(study);
     let mut out = chain.problems.clone();
+    out.extend(study.unmeasurable_metrics());
     let last = chain.last();
     for (what, point) in [("baseline", &chain.baseline), ("optimized configuration", last)] {
         for profile in study.compare_profiles() {

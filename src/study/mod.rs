@@ -684,6 +684,50 @@ impl Study {
         out
     }
 
+    /// The objective and secondary metrics that are derived and that none of the study's runs
+    /// has a value for (a name its expression reads that no block prints, a division by zero):
+    /// every figure the page would rank or show by them is missing. Nothing when there are no
+    /// runs yet.
+    pub fn unmeasurable_metrics(&self) -> Vec<Diagnostic> {
+        let spec = &self.spec;
+        let runs: Vec<(&RunKey, &Run)> = self
+            .runs
+            .iter()
+            .chain(self.repeats.iter().flat_map(|(k, list)| list.iter().map(move |r| (k, r))))
+            .collect();
+        if runs.is_empty() {
+            return Vec::new();
+        }
+        let named =
+            std::iter::once(("objective", &spec.objective)).chain(spec.secondary.iter().map(|m| ("secondary", m)));
+        let mut out = Vec::new();
+        for (key, metric) in named {
+            let id = metric.get_ref();
+            let Some(d) = spec.metrics.iter().find(|d| d.id.get_ref() == id) else { continue };
+            if runs.iter().any(|(_, r)| r.block.metrics.contains_key(id)) {
+                continue;
+            }
+            let expr = metric_expr::Expr::parse(d.expr.get_ref()).ok();
+            let names = expr.as_ref().map(|e| e.names()).unwrap_or_default();
+            let given = |name: &str| {
+                runs.iter().any(|(k, r)| r.block.metrics.contains_key(name) || self.setup_value(k, name).is_some())
+            };
+            let missing: Vec<String> = names.into_iter().filter(|n| !given(n)).map(|n| format!("`{n}`")).collect();
+            let why = if missing.is_empty() {
+                "its `expr` gives no value for any of them (a division by zero?)".to_string()
+            } else {
+                format!("its `expr` reads {}, which none of them gives", missing.join(", "))
+            };
+            let n = self.runs.len();
+            let runs = if n == 1 { "run".to_string() } else { format!("{n} runs") };
+            out.push(self.diag_at(
+                metric,
+                format!("`{key}`: the derived metric `{id}` has no value in the study's {runs}: {why}"),
+            ));
+        }
+        out
+    }
+
     /// Each derived metric: a free key, an expression that parses and reads only known names,
     /// a sensible precision; and GPU counts above zero.
     fn check_derived_metrics(&self) -> Vec<Diagnostic> {
