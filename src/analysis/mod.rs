@@ -102,8 +102,12 @@ pub struct VariantAnalysis {
     pub measure: Option<Measure>,
     /// `stage/variant` whose run of the identical configuration is reused.
     pub reused_from: Option<String>,
-    /// The error a failed variant printed.
+    /// The error a failed variant printed (for a shared failure, the identical configuration's).
     pub failure_message: Option<String>,
+    /// `stage/variant` of the identical configuration whose failure it shares: it was not
+    /// started again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_from: Option<String>,
 }
 
 /// The stage's fastest and slowest variant that rank, compared.
@@ -342,6 +346,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
                 outcome: Outcome::of(vo),
                 measure: vo.point.run.as_ref().and_then(|k| measure(study, k)),
                 failure_message: vo.failure.as_ref().and_then(|f| f.1.clone()),
+                failure_from: vo.failure_from.clone(),
                 reused_from: vo
                     .reused
                     .then(|| vo.point.run.as_ref().map(|k| format!("{}/{}", k.stage, k.variant)))

@@ -354,3 +354,6 @@ warning-short-sample = { $run }: its mean is taken from { $have ->
         [one] one measurement
        *[other] { $have } measurements
     } of the { $wanted } the study asks for, as the others could not be taken. Its comparisons with runs measured more often rest on this smaller sample, and a single measurement gives no interval.
+
+# A failure shared from an identical configuration
+variant-failure-shared = Identical to { $source }, which failed: it was not started again, and its error is shown below.

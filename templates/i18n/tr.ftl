@@ -322,3 +322,6 @@ comparison-tpot-note = Buradaki ortalama TPOT, benchmark aracının verdiği de�
 
 # Data warnings: a run measured fewer times than the study asks for
 warning-short-sample = { $run }: çalışmanın istediği { $wanted } ölçümden yalnızca { $have } tanesi alınabildi ve ortalama bunlardan hesaplandı. Daha çok ölçülen koşularla karşılaştırmalar bu küçük örnekleme dayanıyor; tek bir ölçümle aralık verilemez.
+
+# A failure shared from an identical configuration
+variant-failure-shared = { $source } ile aynı yapılandırma; orada başarısız olduğu için yeniden başlatılmadı, hata aşağıda gösteriliyor.

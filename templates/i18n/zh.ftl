@@ -320,3 +320,6 @@ comparison-tpot-note = 此处的平均 TPOT 是基准测试工具输出的数值
 
 # Data warnings: a run measured fewer times than the study asks for
 warning-short-sample = { $run }：研究要求测量 { $wanted } 次，但只取得了 { $have } 次，均值仅由这些测量得出。它与测量次数更多的运行之间的比较都基于这个较小的样本；只有一次测量时无法给出区间。
+
+# A failure shared from an identical configuration
+variant-failure-shared = 与 { $source } 的配置相同，而该配置已失败，因此没有再次启动；其错误信息见下方。
