@@ -103,7 +103,13 @@ impl Attempt {
     /// The failure of an attempt that failed (and left no result that counts).
     pub fn failure(&self) -> Option<&RecordedFailure> {
         let m = self.manifest.as_ref().filter(|m| m.state == RunState::Failed)?;
-        m.failure.as_ref().filter(|_| !self.succeeded())
+        // A cluster's own end of a job (cancelled from outside, a node that failed), which an
+        // earlier perflab recorded as the configuration's failure, does not stand: the run is
+        // pending again.
+        let cluster_side = |f: &&RecordedFailure| {
+            m.job_id.is_some() && matches!(f.class, FailureClass::Cancelled | FailureClass::NodeFailure)
+        };
+        m.failure.as_ref().filter(|f| !self.succeeded() && !cluster_side(f))
     }
 
     /// The attempts whose results form one sample with `chosen` (a success of `attempts`):
@@ -1274,6 +1280,17 @@ mod tests {
         assert_eq!(chosen(&[failed(1, "1"), failed(2, "1")]), Some(2));
         assert_eq!(chosen(&[ok(1, "1"), attempt(2, Some(Interrupted), "1", false)]), Some(1));
         assert_eq!(chosen(&[attempt(1, Some(Interrupted), "1", false)]), None);
+        // A cluster job's cancellation or node failure, recorded as a failure by an earlier
+        // perflab, leaves the run pending (a record without a job id is left as it is).
+        for class in [FailureClass::Cancelled, FailureClass::NodeFailure] {
+            let mut cancelled = failed(1, "1");
+            let m = cancelled.manifest.as_mut().unwrap();
+            m.failure = Some(RecordedFailure { class, message: "Slurm job 7 ended CANCELLED".into() });
+            assert_eq!(chosen(std::slice::from_ref(&cancelled)), Some(1), "{class:?} without a job");
+            cancelled.manifest.as_mut().unwrap().job_id = Some("7".into());
+            assert_eq!(chosen(&[cancelled]), None, "{class:?}");
+        }
+        assert_eq!(chosen(&[ok(1, "1"), failed(2, "1")]), Some(1));
         // A result at runs/<stage>/<variant>/ with a failed manifest beside it (an earlier
         // perflab's failed re-measurement) keeps its result.
         let legacy = attempt(0, Some(Failed), "1", true);
