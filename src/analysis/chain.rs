@@ -57,6 +57,9 @@ pub struct VariantOutcome {
     pub reused: bool,
     /// Why it could not be measured, from the spec or from `perflab run`'s record.
     pub failure: Option<(crate::study::FailureClass, Option<String>)>,
+    /// `stage/variant` of the identical configuration whose recorded failure it shares (it was
+    /// not started again); the failure's message is that run's own.
+    pub failure_from: Option<String>,
     pub status: Option<RunStatus>,
 }
 
@@ -298,16 +301,18 @@ pub fn resolve(study: &Study) -> Chain {
                 config.model = Some(model.get_ref().clone());
             }
             let own = RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: target.to_string() };
-            let reused_failure = || {
-                if study.runs.contains_key(&own) || registry.by_identity(&config, target).is_some() {
-                    return None;
-                }
-                let f = registry.failure_of(&config, target)?;
-                let from = format!("{}/{}", f.run.stage, f.run.variant);
-                let message = f.message.clone().unwrap_or_default();
-                Some((f.class, Some(format!("the identical configuration `{from}` failed: {message}"))))
-            };
-            let failure = study.failure(v, &own).or_else(reused_failure);
+            let own_failure = study.failure(v, &own);
+            let shared = own_failure
+                .is_none()
+                .then(|| {
+                    if study.runs.contains_key(&own) || registry.by_identity(&config, target).is_some() {
+                        return None;
+                    }
+                    registry.failure_of(&config, target)
+                })
+                .flatten();
+            let failure_from = shared.map(|f| format!("{}/{}", f.run.stage, f.run.variant));
+            let failure = own_failure.or_else(|| shared.map(|f| (f.class, f.message.clone())));
             let failed = failure.is_some();
             if failed && study.runs.contains_key(&own) {
                 problems.push(
@@ -347,6 +352,7 @@ pub fn resolve(study: &Study) -> Chain {
                 base: base.map(|b| b.source),
                 reused: found.is_some_and(|(_, r)| r),
                 failure,
+                failure_from,
                 status,
             });
         }

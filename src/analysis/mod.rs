@@ -102,8 +102,12 @@ pub struct VariantAnalysis {
     pub measure: Option<Measure>,
     /// `stage/variant` whose run of the identical configuration is reused.
     pub reused_from: Option<String>,
-    /// The error a failed variant printed.
+    /// The error a failed variant printed (for a shared failure, the identical configuration's).
     pub failure_message: Option<String>,
+    /// `stage/variant` of the identical configuration whose failure it shares: it was not
+    /// started again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_from: Option<String>,
 }
 
 /// The stage's fastest and slowest variant that rank, compared.
@@ -342,6 +346,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
                 outcome: Outcome::of(vo),
                 measure: vo.point.run.as_ref().and_then(|k| measure(study, k)),
                 failure_message: vo.failure.as_ref().and_then(|f| f.1.clone()),
+                failure_from: vo.failure_from.clone(),
                 reused_from: vo
                     .reused
                     .then(|| vo.point.run.as_ref().map(|k| format!("{}/{}", k.stage, k.variant)))
@@ -558,6 +563,7 @@ fn engine_ranking(
 pub fn check(study: &Study) -> Vec<Diagnostic> {
     let chain = resolve(study);
     let mut out = chain.problems.clone();
+    out.extend(study.unmeasurable_metrics());
     let last = chain.last();
     for (what, point) in [("baseline", &chain.baseline), ("optimized configuration", last)] {
         for profile in study.compare_profiles() {
@@ -664,6 +670,9 @@ pub fn describe(w: &Warning) -> String {
         }
         Warning::LeftOut { file, completed, expected, .. } => format!(
             "the measurement in `{file}` completed {completed} of {expected} requests or was cut off; it is left out of the mean"
+        ),
+        Warning::ShortSample { have, wanted, .. } => format!(
+            "its mean is taken from {have} of the {wanted} measurements the study asks for; its comparisons rest on that smaller sample"
         ),
         Warning::FewRequests { metric, requests, .. } => format!(
             "`{metric}` comes from {requests} requests, too few for that percentile: it is about the slowest request"

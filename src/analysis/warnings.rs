@@ -99,6 +99,11 @@ pub enum Warning {
     /// The study's baseline (`stage/variant`) did not run: the page compares with `instead`,
     /// the configuration the search went on from after the first stage.
     BaselineFailed { baseline: String, class: Option<crate::study::FailureClass>, instead: String },
+    /// A run that holds fewer measurements than the study asks for (`have` of `wanted`, those
+    /// its mean is taken from): repeats that could not be taken, or were left out. Its
+    /// comparisons rest on a smaller sample than the study planned, and with one measurement
+    /// it has no interval.
+    ShortSample { run: String, have: usize, wanted: u32 },
 }
 
 /// The kinds of [`Warning`], in the order a page shows them: what bears on a decision first,
@@ -112,6 +117,7 @@ pub enum WarningKind {
     Incomplete,
     RequestCount,
     LeftOut,
+    ShortSample,
     FewRequests,
     ZeroLatency,
     ImplausiblePeak,
@@ -183,6 +189,7 @@ impl Warning {
             Warning::RequestCount { .. } => WarningKind::RequestCount,
             Warning::LeftOut { .. } => WarningKind::LeftOut,
             Warning::FewRequests { .. } => WarningKind::FewRequests,
+            Warning::ShortSample { .. } => WarningKind::ShortSample,
             Warning::BaselineFailed { .. } => WarningKind::BaselineFailed,
         }
     }
@@ -206,7 +213,8 @@ impl Warning {
             | Warning::ZeroLatency { run, .. }
             | Warning::RequestCount { run, .. }
             | Warning::LeftOut { run, .. }
-            | Warning::FewRequests { run, .. } => vec![run.as_str()],
+            | Warning::FewRequests { run, .. }
+            | Warning::ShortSample { run, .. } => vec![run.as_str()],
             Warning::BaselineFailed { .. } => Vec::new(),
         }
     }
@@ -264,6 +272,7 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
         }
     }
     out.extend(left_out(study));
+    out.extend(short_samples(study));
     out.extend(few_requests(study));
     out.extend(noisy(study, chain));
     if !peaks.is_empty() {
@@ -368,6 +377,19 @@ fn left_out(study: &Study) -> Vec<Warning> {
             let file = run.path.strip_prefix(&runs).unwrap_or(&run.path).display().to_string();
             let completed = run.block.metric("completed").unwrap_or(0.0).max(0.0) as u64;
             out.push(Warning::LeftOut { run: key.name(), file, completed, expected });
+        }
+    }
+    out
+}
+
+/// Each run whose mean is taken from fewer measurements than the study asks for.
+fn short_samples(study: &Study) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for key in study.runs.keys() {
+        let wanted = study.repeats_wanted(&key.stage, &key.profile);
+        let have = study.counted(key).len();
+        if wanted > 1 && have < wanted as usize {
+            out.push(Warning::ShortSample { run: key.name(), have, wanted });
         }
     }
     out

@@ -27,8 +27,16 @@ pub fn run(
                 .prefix("perflab-diff-")
                 .tempdir()
                 .context("cannot create a temporary folder for the earlier revision")?;
-            let dir = at_revision(&study.dir, rev, &tmp.path().join(&study.id))?;
-            let before = Study::load(&dir).map_err(|d| anyhow::anyhow!("the study at revision {rev}: {d}"))?;
+            let (dir, prefix) = at_revision(&study.dir, rev, &tmp.path().join(&study.id))?;
+            // Its problems name its files as the revision holds them (`REV:path`), not the
+            // temporary copy.
+            let before = Study::load(&dir).map_err(|d| {
+                let copy = format!("{}/", dir.display());
+                let said = d.to_string().replace(&copy, &format!("{rev}:{prefix}"));
+                anyhow::anyhow!(
+                    "the study as revision {rev} holds it does not load, so there is nothing to compare with:\n{said}"
+                )
+            })?;
             Some(analysis::diff::diff(&before, &study, Some(rev)))
         }
     };
@@ -50,10 +58,11 @@ pub fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the study folder `dir` as it was in git revision `rev` into `to`; returns `to`.
-fn at_revision(dir: &Path, rev: &str, to: &Path) -> anyhow::Result<std::path::PathBuf> {
+/// Writes the study folder `dir` as it was in git revision `rev` into `to`; returns `to` and
+/// the study's folder in the repository (`results/x/`).
+fn at_revision(dir: &Path, rev: &str, to: &Path) -> anyhow::Result<(std::path::PathBuf, String)> {
     if rev.starts_with('-') {
-        bail!("`{rev}` is not a git revision");
+        bail!("`--since {rev}`: `{rev}` is not a git revision");
     }
     let git = |args: &[&str]| -> anyhow::Result<Vec<u8>> {
         let out = Command::new("git").arg("-C").arg(dir).args(args).output().context("cannot run git")?;
@@ -62,8 +71,22 @@ fn at_revision(dir: &Path, rev: &str, to: &Path) -> anyhow::Result<std::path::Pa
         }
         Ok(out.stdout)
     };
-    let prefix = String::from_utf8(git(&["rev-parse", "--show-prefix"])?)?.trim().to_string();
+    let Ok(prefix) = git(&["rev-parse", "--show-prefix"]) else {
+        bail!(
+            "`--since {rev}`: '{}' is not in a git repository, so it has no earlier revision to compare with",
+            dir.display()
+        );
+    };
+    let prefix = String::from_utf8(prefix)?.trim().to_string();
+    if git(&["rev-parse", "--verify", "--quiet", "--end-of-options", &format!("{rev}^{{commit}}")]).is_err() {
+        bail!("`--since {rev}`: the git repository of '{}' has no revision `{rev}`", dir.display());
+    }
     let tree = format!("{rev}:{prefix}");
+    if git(&["cat-file", "-e", &format!("{tree}study.toml")]).is_err() {
+        bail!(
+            "`--since {rev}`: revision {rev} has no study at '{prefix}' (no '{prefix}study.toml' there), so there is nothing to compare with"
+        );
+    }
     // `--full-tree`: from a subfolder, ls-tree would otherwise list only paths under that
     // subfolder's name inside the tree.
     let entries = git(&["ls-tree", "-r", "-z", "--full-tree", &tree])?;
@@ -87,7 +110,7 @@ fn at_revision(dir: &Path, rev: &str, to: &Path) -> anyhow::Result<std::path::Pa
         let bytes = git(&["show", &format!("{rev}:{prefix}{name}")])?;
         std::fs::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))?;
     }
-    Ok(to.to_path_buf())
+    Ok((to.to_path_buf(), prefix))
 }
 
 /// The relative path a name of a git tree stands for, refused when it could leave the folder it

@@ -148,6 +148,15 @@ pub fn run(
         let _ = writeln!(err, "interrupted: `perflab run` continues where this run stopped");
         return Ok(ExitCode::from(130));
     }
+    if !summary.cluster_ended.is_empty() {
+        let ends: Vec<String> = summary.cluster_ended.iter().map(|(c, end)| format!("{c} ({end})")).collect();
+        let _ = writeln!(
+            err,
+            "the cluster ended these jobs for reasons of its own, so their unmeasured runs stay pending and the stage is not decided: {}; `perflab run --backend slurm` continues the study",
+            ends.join(", ")
+        );
+        return Ok(ExitCode::from(1));
+    }
     if !summary.not_retried.is_empty() {
         let _ = writeln!(
             err,

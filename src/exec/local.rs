@@ -138,6 +138,10 @@ pub struct Report {
     /// is kept, so that the next run follows the job instead of submitting another.
     #[serde(default)]
     pub job_still_queued: bool,
+    /// The cluster ended the job for a reason of its own (cancelled from outside, a node that
+    /// failed): how, as a sentence. What was not measured stays pending, not failed.
+    #[serde(default)]
+    pub cluster_end: Option<String>,
 }
 
 /// A request to stop, set from signal handlers: the first asks for an orderly stop (the engine

@@ -80,6 +80,44 @@ impl std::str::FromStr for Budget {
     }
 }
 
+/// What `--until-confident` spent in runs that did not finish (interrupted, stopped by an
+/// error, left runs pending), in `runs/`: the next run's budget goes on from it. A run that
+/// finishes removes it.
+const SPENT: &str = ".until-confident.json";
+
+/// The contents of [`SPENT`].
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+struct Spent {
+    /// Benchmark runs added (failed ones included).
+    runs: usize,
+    /// Wall time of those runs, seconds.
+    seconds: f64,
+}
+
+impl Spent {
+    /// What the study's earlier runs spent; nothing when no record is there. A record that
+    /// cannot be read is an error naming it: starting the budget again would overspend it.
+    fn read(runs: &Path) -> anyhow::Result<Spent> {
+        let path = runs.join(SPENT);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).with_context(|| {
+                format!(
+                    "'{}' is not a record of what `--until-confident` spent: remove it to start the budget again",
+                    path.display()
+                )
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Spent::default()),
+            Err(e) => Err(e).with_context(|| format!("cannot read '{}'", path.display())),
+        }
+    }
+
+    fn write(&self, runs: &Path) -> anyhow::Result<()> {
+        let path = runs.join(SPENT);
+        crate::durable::write(&path, &serde_json::to_vec_pretty(self)?)
+            .with_context(|| format!("cannot write '{}'", path.display()))
+    }
+}
+
 /// What `--until-confident` did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Confidence {
@@ -109,6 +147,9 @@ pub struct Summary {
     /// Configurations (`stage/variant`) not started again in this run because their last start
     /// in it added no measurement.
     pub not_retried: Vec<String>,
+    /// Configurations (`stage/variant`) whose job the cluster ended for a reason of its own, with
+    /// how: their unmeasured runs stay pending, and they are not submitted again in this run.
+    pub cluster_ended: Vec<(String, String)>,
     /// What `--until-confident` added, when asked.
     pub confidence: Option<Confidence>,
 }
@@ -461,6 +502,7 @@ fn execute(
         m.repeat = job.adds_to.contains(point_of.map_or(profile.as_str(), |c| c.profile.as_str()));
         m.search = point_of.and_then(|c| c.search);
         m.ended_at = Some(local::now());
+        m.cluster_end = report.cluster_end.clone();
         let expected = study.profile(profile).map_or(0, |p| p.total_requests);
         let mut kept: Vec<(&PathBuf, outcome::Completion)> = Vec::new();
         let mut first_failure: Option<(FailureClass, String, bool)> = None;
@@ -566,7 +608,14 @@ fn execute(
         }
         m.write(&path)?;
     }
-    summary.interrupted |= report.interrupted;
+    if let Some(end) = &report.cluster_end {
+        log(Event::Step(&format!(
+            "{name}: {end}: the cluster's doing, not the configuration's; what it did not measure stays pending"
+        )));
+        summary.cluster_ended.push((name.clone(), end.clone()));
+    } else {
+        summary.interrupted |= report.interrupted;
+    }
     if !report.job_still_queued {
         backend.finished(&dir);
     }
@@ -595,6 +644,7 @@ impl Summary {
         self.benchmark_runs += other.benchmark_runs;
         self.failed += other.failed;
         self.interrupted |= other.interrupted;
+        self.cluster_ended.extend(other.cluster_ended.iter().cloned());
     }
 }
 
@@ -687,6 +737,12 @@ pub fn run(
     // `--until-confident`: measurements wanted beyond the study's, by `stage/variant`.
     let mut more: BTreeMap<String, u32> = BTreeMap::new();
     let mut confidence = options.until_confident.map(|_| Confidence::default());
+    // What earlier runs that did not finish spent of the budget.
+    let earlier = if confidence.is_some() { Spent::read(&runs_dir(&study))? } else { Spent::default() };
+    if let Some(c) = confidence.as_mut() {
+        c.added_runs = earlier.runs;
+    }
+    let spent_time = || started.elapsed() + Duration::from_secs_f64(earlier.seconds.max(0.0));
     // A configuration whose start in this run added no measurement (a repeat that failed, a
     // result that does not show up on reload) is not started again in this run: every loop
     // ends. `started_with` holds each one's measurements when it was last started.
@@ -706,7 +762,8 @@ pub fn run(
         summary.naive_starts = plan.runs.iter().filter(|r| !matches!(r.status, super::Status::Waiting { .. })).count();
         for job in plan.jobs.iter().filter(|j| selected(&j.stage, &j.variant, options)) {
             let config = format!("{}/{}", job.stage, job.variant);
-            if stalled.contains(&config) && !summary.not_retried.contains(&config) {
+            let ended = summary.cluster_ended.iter().any(|(c, _)| *c == config);
+            if stalled.contains(&config) && !ended && !summary.not_retried.contains(&config) {
                 log(Event::Step(&format!(
                     "{config}: its last start in this run added no measurement, so it is not started again in this run; `perflab run` tries it again"
                 )));
@@ -725,7 +782,7 @@ pub fn run(
             });
             let left = match budget {
                 Budget::Runs(n) => n.saturating_sub(spent.added_runs),
-                Budget::Time(t) => usize::from(started.elapsed() < t) * usize::MAX,
+                Budget::Time(t) => usize::from(spent_time() < t) * usize::MAX,
             };
             if left == 0 {
                 spent.budget_spent |= !more.is_empty() || unclear_stage(&study, before).is_some();
@@ -812,10 +869,16 @@ pub fn run(
         };
         let done = dispatch(&study, &jobs, total, backend, options.jobs, interrupt, &header, log)?;
         summary.add(&done);
+        // A job the cluster ended is not submitted again in this run: one it keeps ending would
+        // otherwise be resubmitted for ever.
+        stalled.extend(done.cluster_ended.iter().map(|(config, _)| config.clone()));
         if let Some(c) = confidence.as_mut()
             && jobs.iter().any(|j| more.contains_key(&format!("{}/{}", j.stage, j.variant)))
         {
             c.added_runs += done.benchmark_runs + done.failed;
+        }
+        if let Some(c) = &confidence {
+            Spent { runs: c.added_runs, seconds: spent_time().as_secs_f64() }.write(&runs_dir(&study))?;
         }
         for job in &jobs {
             rerun.remove(&format!("{}/{}", job.stage, job.variant));
@@ -827,6 +890,10 @@ pub fn run(
     }
     if let Some(mut c) = confidence {
         let study = load()?;
+        let finished = !summary.interrupted && summary.not_retried.is_empty() && summary.cluster_ended.is_empty();
+        if finished {
+            let _ = std::fs::remove_file(runs_dir(&study).join(SPENT));
+        }
         confidence_report(&study, &mut c);
         summary.confidence = Some(c);
     }

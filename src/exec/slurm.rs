@@ -9,13 +9,14 @@
 //!
 //! `.job.json` says which job an attempt is waiting for: a runner killed with `kill -9` leaves
 //! it, and the next one follows the job (queued, running or ended) instead of submitting it
-//! again. A job the cluster ends (time limit, node failure, `scancel` from outside, out of
-//! memory) fails its runs with a class of its own.
+//! again. A job that outruns its time limit or its memory fails its runs with a class of its
+//! own; one the cluster ends for a reason of its own (`scancel` from outside, a node failure,
+//! preemption) leaves them pending, with the end in the attempt's manifests.
 
 use super::local::{Backend, Event, Interrupt, Launch, LocalBackend, Report};
 use super::plan::Job;
 use crate::study::command::quote;
-use crate::study::outcome::cluster_failure;
+use crate::study::outcome::{JobEnd, job_end};
 use crate::study::{Cluster, FailureClass, MANIFEST_SUFFIX, Manifest, RunState};
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
@@ -68,8 +69,9 @@ pub fn merge(study: Option<&Cluster>, file: Option<&Cluster>) -> Cluster {
 /// Where a job stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JobState {
-    /// Queued or running: the state as `squeue` prints it (`PENDING`, `RUNNING`, ...).
-    Active(String),
+    /// Queued or running: the state as `squeue` prints it (`PENDING`, `RUNNING`, ...) and why
+    /// it waits (`Resources`, `JobHeldUser`, ...), when it does.
+    Active { state: String, reason: Option<String> },
     /// Ended: `JobState` of `scontrol show job` (`COMPLETED`, `TIMEOUT`, ...), the node, the reason.
     Ended { state: String, node: Option<String>, reason: Option<String> },
     /// The cluster does not know the job (purged, or another cluster's).
@@ -82,6 +84,15 @@ pub enum JobState {
 /// `Key=value` of a one-line `scontrol show job -o` answer.
 fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     line.split_whitespace().find_map(|w| w.strip_prefix(key)?.strip_prefix('=')).filter(|v| !v.is_empty())
+}
+
+/// Reads a `squeue -o '%T %r'` line: the state and the reason it waits, if any.
+pub fn parse_squeue(line: &str) -> Option<JobState> {
+    let mut words = line.split_whitespace();
+    let state = words.next()?.to_string();
+    let reason = words.collect::<Vec<_>>().join(" ");
+    let reason = Some(reason).filter(|r| !r.is_empty() && r != "None");
+    Some(JobState::Active { state, reason })
 }
 
 /// Reads `scontrol show job -o` output.
@@ -202,16 +213,16 @@ impl SlurmBackend {
 
     /// Where job `id` stands.
     pub fn state(&self, id: &str) -> JobState {
-        if let Ok(out) = slurm("squeue", &["-h".into(), "-j".into(), id.into(), "-o".into(), "%T".into()]) {
-            let state = out.trim();
-            if !state.is_empty() {
-                return JobState::Active(state.to_string());
-            }
+        let args = ["-h", "-j", id, "-o", "%T %r"].map(String::from);
+        if let Some(active) = slurm("squeue", &args).ok().and_then(|out| parse_squeue(out.trim())) {
+            return active;
         }
         match slurm("scontrol", &["show".into(), "job".into(), "-o".into(), id.into()]) {
             Ok(out) => match parse_scontrol(out.trim()) {
-                JobState::Ended { state, .. } if matches!(state.as_str(), "PENDING" | "RUNNING" | "COMPLETING") => {
-                    JobState::Active(state)
+                JobState::Ended { state, reason, .. }
+                    if matches!(state.as_str(), "PENDING" | "RUNNING" | "COMPLETING") =>
+                {
+                    JobState::Active { state, reason }
                 }
                 ended => ended,
             },
@@ -333,15 +344,20 @@ impl Backend for SlurmBackend {
                 // The job's script has ended and the node reported a start that ran to its end
                 // without a signal: the cluster has nothing left to say about it (its clean-up
                 // takes seconds more).
-                JobState::Active(state)
+                JobState::Active { state, .. }
                     if state == "COMPLETING" && node_report(&launch.dir).is_some_and(|r| !r.interrupted) =>
                 {
                     break ("COMPLETED".to_string(), None, None);
                 }
-                JobState::Active(state) => {
-                    if state != told {
-                        progress(Event::Step(&format!("Slurm job {id}: {}", state.to_lowercase())));
-                        told = state;
+                JobState::Active { state, reason } => {
+                    // A job held back says why (`Resources`, `JobHeldUser`), each time that changes.
+                    let now = match reason {
+                        Some(why) => format!("{} ({why})", state.to_lowercase()),
+                        None => state.to_lowercase(),
+                    };
+                    if now != told {
+                        progress(Event::Step(&format!("Slurm job {id}: {now}")));
+                        told = now;
                     }
                 }
                 JobState::Ended { state, node, reason } => break (state, node, reason),
@@ -381,30 +397,38 @@ impl Backend for SlurmBackend {
             };
         }
         let from_node = node_report(&launch.dir);
-        let had_report = from_node.is_some();
+        let had_report = from_node.as_ref().is_some_and(|r| !r.interrupted);
         let mut report = from_node.unwrap_or_else(|| Report { started_at, ..Report::default() });
         report.job_id = Some(id.clone());
         report.node = report.node.take().or(node);
         let reason = reason.map_or(String::new(), |r| format!(", {r}"));
-        if let Some(class) = cluster_failure(&state, cancelled_here) {
-            let message = format!("Slurm job {id} ended {state}{reason}");
-            progress(Event::Step(&message));
-            report.interrupted = false;
-            for b in &mut report.benchmarks {
-                if b.failure.is_none() && b.exit_status.is_none() {
-                    b.failure = Some((class, message.clone()));
+        let message = format!("Slurm job {id} ended {state}{reason}");
+        // A job the cluster no longer knows (purged) whose node reported a whole start ran.
+        let end = if state == "UNKNOWN" && had_report { JobEnd::Ran } else { job_end(&state, cancelled_here) };
+        match end {
+            JobEnd::Failed(class) => {
+                progress(Event::Step(&message));
+                report.interrupted = false;
+                for b in &mut report.benchmarks {
+                    if b.failure.is_none() && b.exit_status.is_none() {
+                        b.failure = Some((class, message.clone()));
+                    }
                 }
+                report.start_failure.get_or_insert((class, message));
             }
-            report.start_failure.get_or_insert((class, message));
-        } else if cancelled_here {
-            report.interrupted = true;
-        } else if !had_report {
-            let output = super::local::tail(&launch.dir.join(OUTPUT), 5);
-            let last = output.iter().rev().find(|l| !l.trim().is_empty()).map_or("", |l| l.trim());
-            report.start_failure = Some((
-                FailureClass::StartFailure,
-                format!("Slurm job {id} ended {state}{reason} without a report; its output ends: {last}"),
-            ));
+            JobEnd::Cluster => {
+                // What the node measured before the end stands; the rest stays pending.
+                report.interrupted = true;
+                report.cluster_end = Some(message);
+            }
+            JobEnd::Ran if cancelled_here => report.interrupted = true,
+            JobEnd::Ran if !had_report && !report.interrupted => {
+                let output = super::local::tail(&launch.dir.join(OUTPUT), 5);
+                let last = output.iter().rev().find(|l| !l.trim().is_empty()).map_or("", |l| l.trim());
+                report.start_failure =
+                    Some((FailureClass::StartFailure, format!("{message} without a report; its output ends: {last}")));
+            }
+            JobEnd::Ran => {}
         }
         report
     }

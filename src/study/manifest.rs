@@ -83,6 +83,10 @@ pub struct Manifest {
     /// start that resumes an interrupted search goes on with its number).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<u32>,
+    /// How the cluster ended the attempt's job for a reason of its own (`Slurm job 12 ended
+    /// NODE_FAIL`): the runs it did not measure stay pending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_end: Option<String>,
 }
 
 impl Manifest {
@@ -121,6 +125,7 @@ impl Manifest {
             dataset_fingerprint: None,
             planned_starts: None,
             search: None,
+            cluster_end: None,
         }
     }
 

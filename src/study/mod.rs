@@ -103,7 +103,13 @@ impl Attempt {
     /// The failure of an attempt that failed (and left no result that counts).
     pub fn failure(&self) -> Option<&RecordedFailure> {
         let m = self.manifest.as_ref().filter(|m| m.state == RunState::Failed)?;
-        m.failure.as_ref().filter(|_| !self.succeeded())
+        // A cluster's own end of a job (cancelled from outside, a node that failed), which an
+        // earlier perflab recorded as the configuration's failure, does not stand: the run is
+        // pending again.
+        let cluster_side = |f: &&RecordedFailure| {
+            m.job_id.is_some() && matches!(f.class, FailureClass::Cancelled | FailureClass::NodeFailure)
+        };
+        m.failure.as_ref().filter(|f| !self.succeeded() && !cluster_side(f))
     }
 
     /// The attempts whose results form one sample with `chosen` (a success of `attempts`):
@@ -699,6 +705,50 @@ impl Study {
         out
     }
 
+    /// The objective and secondary metrics that are derived and that none of the study's runs
+    /// has a value for (a name its expression reads that no block prints, a division by zero):
+    /// every figure the page would rank or show by them is missing. Nothing when there are no
+    /// runs yet.
+    pub fn unmeasurable_metrics(&self) -> Vec<Diagnostic> {
+        let spec = &self.spec;
+        let runs: Vec<(&RunKey, &Run)> = self
+            .runs
+            .iter()
+            .chain(self.repeats.iter().flat_map(|(k, list)| list.iter().map(move |r| (k, r))))
+            .collect();
+        if runs.is_empty() {
+            return Vec::new();
+        }
+        let named =
+            std::iter::once(("objective", &spec.objective)).chain(spec.secondary.iter().map(|m| ("secondary", m)));
+        let mut out = Vec::new();
+        for (key, metric) in named {
+            let id = metric.get_ref();
+            let Some(d) = spec.metrics.iter().find(|d| d.id.get_ref() == id) else { continue };
+            if runs.iter().any(|(_, r)| r.block.metrics.contains_key(id)) {
+                continue;
+            }
+            let expr = metric_expr::Expr::parse(d.expr.get_ref()).ok();
+            let names = expr.as_ref().map(|e| e.names()).unwrap_or_default();
+            let given = |name: &str| {
+                runs.iter().any(|(k, r)| r.block.metrics.contains_key(name) || self.setup_value(k, name).is_some())
+            };
+            let missing: Vec<String> = names.into_iter().filter(|n| !given(n)).map(|n| format!("`{n}`")).collect();
+            let why = if missing.is_empty() {
+                "its `expr` gives no value for any of them (a division by zero?)".to_string()
+            } else {
+                format!("its `expr` reads {}, which none of them gives", missing.join(", "))
+            };
+            let n = self.runs.len();
+            let runs = if n == 1 { "run".to_string() } else { format!("{n} runs") };
+            out.push(self.diag_at(
+                metric,
+                format!("`{key}`: the derived metric `{id}` has no value in the study's {runs}: {why}"),
+            ));
+        }
+        out
+    }
+
     /// Each derived metric: a free key, an expression that parses and reads only known names,
     /// a sensible precision; and GPU counts above zero.
     fn check_derived_metrics(&self) -> Vec<Diagnostic> {
@@ -1245,6 +1295,17 @@ mod tests {
         assert_eq!(chosen(&[failed(1, "1"), failed(2, "1")]), Some(2));
         assert_eq!(chosen(&[ok(1, "1"), attempt(2, Some(Interrupted), "1", false)]), Some(1));
         assert_eq!(chosen(&[attempt(1, Some(Interrupted), "1", false)]), None);
+        // A cluster job's cancellation or node failure, recorded as a failure by an earlier
+        // perflab, leaves the run pending (a record without a job id is left as it is).
+        for class in [FailureClass::Cancelled, FailureClass::NodeFailure] {
+            let mut cancelled = failed(1, "1");
+            let m = cancelled.manifest.as_mut().unwrap();
+            m.failure = Some(RecordedFailure { class, message: "Slurm job 7 ended CANCELLED".into() });
+            assert_eq!(chosen(std::slice::from_ref(&cancelled)), Some(1), "{class:?} without a job");
+            cancelled.manifest.as_mut().unwrap().job_id = Some("7".into());
+            assert_eq!(chosen(&[cancelled]), None, "{class:?}");
+        }
+        assert_eq!(chosen(&[ok(1, "1"), failed(2, "1")]), Some(1));
         // A result at runs/<stage>/<variant>/ with a failed manifest beside it (an earlier
         // perflab's failed re-measurement) keeps its result.
         let legacy = attempt(0, Some(Failed), "1", true);

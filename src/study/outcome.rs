@@ -1,5 +1,5 @@
 //! How a run ended, decided in one place: the failure class of an engine start from its log
-//! ([`classify`]) or from the end state a cluster gave its job ([`cluster_failure`]), whether a
+//! ([`classify`]) or from the end state a cluster gave its job ([`job_end`]), whether a
 //! benchmark's output is a result ([`judge_output`]), and whether a result's requests all
 //! completed.
 
@@ -55,15 +55,27 @@ pub fn classify(
     (fallback, line.map(|l| l.trim().to_string()).unwrap_or_default())
 }
 
-/// The failure class of a job the cluster ended, from its final state; `None` when the job ended
-/// on its own or was cancelled by this runner (`cancelled_here`).
-pub fn cluster_failure(state: &str, cancelled_here: bool) -> Option<FailureClass> {
+/// What the end state a cluster gave a job says about the configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobEnd {
+    /// The job ran to its own end (or this runner cancelled it): its report says how it went.
+    Ran,
+    /// The configuration's own fault: it outran its time limit or its memory.
+    Failed(FailureClass),
+    /// The cluster ended it for reasons of its own (cancelled from outside, a node that failed
+    /// or did not boot, preemption, a deadline, a state perflab does not know): nothing about
+    /// the configuration, so its runs stay pending.
+    Cluster,
+}
+
+/// What a job's final state says; `cancelled_here` when this runner cancelled it.
+pub fn job_end(state: &str, cancelled_here: bool) -> JobEnd {
     match state {
-        "TIMEOUT" | "DEADLINE" => Some(FailureClass::TimeLimit),
-        "NODE_FAIL" | "BOOT_FAIL" => Some(FailureClass::NodeFailure),
-        "OUT_OF_MEMORY" => Some(FailureClass::JobOutOfMemory),
-        "CANCELLED" | "PREEMPTED" | "REVOKED" if !cancelled_here => Some(FailureClass::Cancelled),
-        _ => None,
+        "COMPLETED" | "FAILED" => JobEnd::Ran,
+        "CANCELLED" if cancelled_here => JobEnd::Ran,
+        "TIMEOUT" => JobEnd::Failed(FailureClass::TimeLimit),
+        "OUT_OF_MEMORY" => JobEnd::Failed(FailureClass::JobOutOfMemory),
+        _ => JobEnd::Cluster,
     }
 }
 

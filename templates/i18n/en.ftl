@@ -351,3 +351,12 @@ comparison-tpot-note = Mean TPOT here is the figure the benchmark tool printed: 
 
 # Load curves searched once an engine start (repeats): each search's boundary
 curve-searches = { $config } searched its curve { $count } times, each time in an engine start of its own, and found these boundaries: { $loads }. Its figures above average those searches; the table and the charts show the newest one.
+
+# Data warnings: a run measured fewer times than the study asks for
+warning-short-sample = { $run }: its mean is taken from { $have ->
+        [one] one measurement
+       *[other] { $have } measurements
+    } of the { $wanted } the study asks for, as the others could not be taken. Its comparisons with runs measured more often rest on this smaller sample, and a single measurement gives no interval.
+
+# A failure shared from an identical configuration
+variant-failure-shared = Identical to { $source }, which failed: it was not started again, and its error is shown below.

@@ -320,3 +320,9 @@ comparison-tpot-note = ここでの平均TPOTはベンチマークツールが�
 
 # Load curves searched once an engine start (repeats): each search's boundary
 curve-searches = { $config } は負荷曲線を { $count } 回、毎回エンジンを起動し直して探索し、次の境界を得ました：{ $loads }。上の数値はこれらの探索の平均です。表とグラフには最新の探索を示します。
+
+# Data warnings: a run measured fewer times than the study asks for
+warning-short-sample = { $run }：研究が求める{ $wanted }回の測定のうち取れたのは{ $have }回だけで、平均はその測定から求めています。測定回数の多い実行との比較はこの小さな標本に基づくもので、測定が1回だけでは区間を示せません。
+
+# A failure shared from an identical configuration
+variant-failure-shared = { $source }と同じ構成で、そちらが失敗したため再起動していません。エラーは下に示します。

@@ -322,3 +322,9 @@ comparison-tpot-note = Buradaki ortalama TPOT, benchmark aracının verdiği de�
 
 # Load curves searched once an engine start (repeats): each search's boundary
 curve-searches = { $config } eğrisini { $count } kez aradı; her arama motorun ayrı bir başlatılmasında yapıldı ve şu sınırları buldu: { $loads }. Yukarıdaki değerler bu aramaların ortalamasıdır; tablo ve grafikler en son aramayı gösterir.
+
+# Data warnings: a run measured fewer times than the study asks for
+warning-short-sample = { $run }: çalışmanın istediği { $wanted } ölçümden yalnızca { $have } tanesi alınabildi ve ortalama bunlardan hesaplandı. Daha çok ölçülen koşularla karşılaştırmalar bu küçük örnekleme dayanıyor; tek bir ölçümle aralık verilemez.
+
+# A failure shared from an identical configuration
+variant-failure-shared = { $source } ile aynı yapılandırma; orada başarısız olduğu için yeniden başlatılmadı, hata aşağıda gösteriliyor.

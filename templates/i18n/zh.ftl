@@ -320,3 +320,9 @@ comparison-tpot-note = 此处的平均 TPOT 是基准测试工具输出的数值
 
 # Load curves searched once an engine start (repeats): each search's boundary
 curve-searches = { $config } 共搜索了 { $count } 次负载曲线，每次都在新的一次引擎启动中进行，得到的边界依次为：{ $loads }。上文的数值是这几次搜索的平均值；表格和图表显示的是最近一次搜索。
+
+# Data warnings: a run measured fewer times than the study asks for
+warning-short-sample = { $run }：研究要求测量 { $wanted } 次，但只取得了 { $have } 次，均值仅由这些测量得出。它与测量次数更多的运行之间的比较都基于这个较小的样本；只有一次测量时无法给出区间。
+
+# A failure shared from an identical configuration
+variant-failure-shared = 与 { $source } 的配置相同，而该配置已失败，因此没有再次启动；其错误信息见下方。

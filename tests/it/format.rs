@@ -230,6 +230,38 @@ fn a_derived_metric_is_checked_where_it_is_written() {
     assert!(out.contains("`objective`: `m` describes the run"), "{out}");
 }
 
+/// A derived objective or secondary metric that none of the runs has a value for is an error at
+/// the key that names it: the page would have nothing to rank or show.
+#[test]
+fn a_derived_metric_no_run_gives_is_an_error_at_the_key_that_names_it() {
+    let metric = |id: &str, expr: &str| {
+        format!(
+            "\n[[metric]]\nid = \"{id}\"\nname = {{ en = \"{id}\" }}\nexpr = \"{expr}\"\nunit = \"number\"\nbetter = \"higher\"\n"
+        )
+    };
+    // The blocks print no end-to-end latency; the secondary divides by zero in every run.
+    let extra = format!(
+        "objective = \"e2e\"\nsecondary = [\"mean_ttft_ms\", \"zero\"]\n{}{}",
+        metric("e2e", "1000 / mean_e2el_ms"),
+        metric("zero", "completed / (gpus - gpus)")
+    );
+    let (_tmp, dir) = study(&extra);
+    let (code, out, err) = perflab(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    let spec = dir.join("study.toml");
+    let objective = format!(
+        "{}:7:13: `objective`: the derived metric `e2e` has no value in the study's 3 runs: its `expr` reads `mean_e2el_ms`, which none of them gives",
+        spec.display()
+    );
+    assert!(out.lines().any(|l| l == objective), "{out}");
+    let secondary = format!("{}:8:13: `secondary`: the derived metric `zero` has no value", spec.display());
+    assert!(out.lines().any(|l| l.starts_with(&secondary) && l.contains("division by zero")), "{out}");
+    // A derived metric that only some runs give is not an error.
+    let (_tmp, dir) = study(&format!("objective = \"tps\"\n{}", metric("tps", "total_token_throughput / 1")));
+    let (code, out, err) = perflab(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
 /// Two secondary metrics: the tables show both beside the objective, in the order given.
 #[test]
 fn a_list_of_secondary_metrics_is_shown_in_the_tables() {

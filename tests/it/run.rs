@@ -286,6 +286,56 @@ fn repeats_are_taken_in_one_start_or_across_restarts_and_all_kept() {
 }
 
 #[test]
+fn an_interrupted_until_confident_run_resumes_with_what_is_left_of_its_budget() {
+    let _serial = serial();
+    // Two variants alike under ±30% noise, one measurement a start: no number of starts the
+    // budget pays for tells them apart, so the budget alone ends the looks.
+    let noisy = format!("{QUICK} --sim-noise 0.3 --sim-seed 5");
+    let (_tmp, dir) = two_alike(&noisy, "repeats = 2\nnoise_threshold = 1\nrepeat_across_restarts = true");
+    let args = ["run", dir.to_str().unwrap(), "--until-confident", "--budget", "6"];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .args(args)
+        .current_dir(common::root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stopped once the first start the budget pays for has its result.
+    // (Read while the runner writes: a folder or manifest not there yet counts nothing.)
+    let added = |dir: &Path| {
+        let done = walkdir::WalkDir::new(dir.join("runs"))
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".manifest.json"))
+            .filter(|e| Manifest::read(e.path()).is_ok_and(|m| m.state == RunState::Done))
+            .count();
+        done.saturating_sub(4)
+    };
+    let paid = common::wait_for(Duration::from_secs(60), || added(&dir) >= 1);
+    // SAFETY: kill(2) on a child process of this test.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert!(paid, "a start the budget pays for ran");
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let first = added(&dir);
+    assert!(first < 6, "the first run was stopped before the budget was spent: {first}");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs/.until-confident.json")).unwrap()).unwrap();
+    assert!(record["runs"].as_u64().unwrap() >= first as u64, "{record}");
+    assert!(record["seconds"].as_f64().unwrap() > 0.0, "{record}");
+
+    let (code, _, err) = run(&dir, &["--until-confident", "--budget", "6"]);
+    assert_eq!(code, 0, "{err}");
+    // Both runs together add what the budget pays for (a look adds a start to each side, so an
+    // odd run left over is not spent), and the closing line counts both.
+    let total = added(&dir);
+    assert!((5..=6).contains(&total), "{total} added: {err}");
+    assert!(err.contains(&format!("until confident: {total} runs added;")), "{err}");
+    assert!(err.contains("the budget is spent"), "{err}");
+    assert!(!dir.join("runs/.until-confident.json").exists(), "a finished run leaves no record");
+}
+
+#[test]
 fn until_confident_measures_an_unclear_stage_again_within_its_budget() {
     let _serial = serial();
     // Two variants of the same speed under ±30% seeded noise: two runs each cannot tell them

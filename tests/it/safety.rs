@@ -55,6 +55,24 @@ fn a_repeat_whose_engine_keeps_failing_is_not_restarted_in_the_same_run() {
     assert!(err.contains("engine/flaky: its last start in this run added no measurement"), "{err}");
     assert!(err.contains("not started again in this run"), "{err}");
     assert_eq!(std::fs::read_to_string(&counter).unwrap().trim(), "2");
+    // The base holds three measurements and the flaky variant one: the page says so, and the
+    // stage's decision claims no interval.
+    let study = perflab::study::Study::load(&dir).unwrap();
+    let analysis = perflab::analysis::analyze(&study);
+    let short = perflab::analysis::Warning::ShortSample { run: "engine/flaky/p".into(), have: 1, wanted: 3 };
+    assert!(analysis.warnings.contains(&short), "{:?}", analysis.warnings);
+    assert_eq!(
+        analysis.warnings.iter().filter(|w| matches!(w, perflab::analysis::Warning::ShortSample { .. })).count(),
+        1
+    );
+    assert_eq!(analysis.stages[0].adoption.interval(), None, "{:?}", analysis.stages[0].adoption);
+    for (locale, words) in
+        [("en", "one measurement of the 3 the study asks for"), ("tr", "istediği 3 ölçümden yalnızca 1")]
+    {
+        let (code, page, err) = perflab(&["report", dir.to_str().unwrap(), "--locale", locale]);
+        assert_eq!(code, 0, "{err}");
+        assert!(page.contains(words), "{locale}: {page}");
+    }
 }
 
 #[test]
@@ -405,4 +423,38 @@ fn a_baseline_that_always_fails_gives_a_page_compared_with_the_best_that_ran() {
 /// The number of `[[stage.variant]]` tables of a study.
 fn failing_variants(spec: &str) -> usize {
     spec.matches("[[stage.variant]]").count()
+}
+
+#[test]
+fn a_failure_shared_by_an_identical_configuration_is_said_in_the_readers_language() {
+    let _serial = serial();
+    // `again/bad` builds on `engine/only` with the flag `engine/bad` adds to it: the same
+    // configuration, which fails to load.
+    let (_tmp, dir) = tiny(QUICK, "");
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let bad =
+        "\n[[stage.variant]]\nid = \"bad\"\nlabel = \"bad\"\nengine = \"sim\"\nflags = [\"--sim-die-while-loading\"]\n";
+    let again = "\n[[stage]]\nid = \"again\"\ntitle = { en = \"Again\", tr = \"Yeniden\" }\n\n[[stage.variant]]\nid = \"bad\"\nlabel = \"bad\"\nflags = [\"--sim-die-while-loading\"]\n";
+    let text = text.replace("title = { en = \"Engine\" }", "title = { en = \"Engine\", tr = \"Motor\" }");
+    std::fs::write(&spec, format!("{text}{bad}{again}")).unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("2 engine starts"), "the copy was not started: {err}");
+    let study = perflab::study::Study::load(&dir).unwrap();
+    let analysis = perflab::analysis::analyze(&study);
+    let copy = &analysis.stage("again").unwrap().variants[0];
+    assert_eq!(copy.failure_from.as_deref(), Some("engine/bad"), "{copy:?}");
+    let own = analysis.stage("engine").unwrap().variants[1].failure_message.clone();
+    assert!(own.is_some());
+    assert_eq!(copy.failure_message, own, "the failed run's own message");
+    for (locale, shared) in [
+        ("en", "Identical to Engine › bad, which failed: it was not started again"),
+        ("tr", "Motor › bad ile aynı yapılandırma; orada başarısız olduğu için yeniden başlatılmadı"),
+    ] {
+        let (code, page, err) = perflab(&["report", dir.to_str().unwrap(), "--locale", locale]);
+        assert_eq!(code, 0, "{locale}: {err}");
+        assert!(page.contains(shared), "{locale}: {page}");
+        assert!(!page.contains("the identical configuration"), "{locale}: {page}");
+    }
 }

@@ -1,22 +1,25 @@
-//! The Slurm backend's reading of the scheduler, without a cluster: final job states as failure
-//! classes, `scontrol show job` lines, a config file's `[cluster]` over the study's, the batch
-//! script's quoting. (No test name here holds the scheduler's name: `--skip slurm` leaves out
+//! The Slurm backend's reading of the scheduler, without a cluster: final job states (the
+//! configuration's fault or the cluster's), `scontrol show job` and `squeue` lines, a config
+//! file's `[cluster]` over the study's, the batch script's quoting. (No test name here holds the scheduler's name: `--skip slurm` leaves out
 //! exactly the tests that need a cluster, in tests/it/slurm.rs.)
 
-use perflab::exec::slurm::{JobState, merge, parse_scontrol};
+use perflab::exec::slurm::{JobState, merge, parse_scontrol, parse_squeue};
 use perflab::study::command::quote;
-use perflab::study::outcome::cluster_failure;
+use perflab::study::outcome::{JobEnd, job_end};
 use perflab::study::{Cluster, FailureClass};
 
 #[test]
-fn final_states_map_to_failure_classes() {
-    assert_eq!(cluster_failure("TIMEOUT", false), Some(FailureClass::TimeLimit));
-    assert_eq!(cluster_failure("NODE_FAIL", false), Some(FailureClass::NodeFailure));
-    assert_eq!(cluster_failure("OUT_OF_MEMORY", false), Some(FailureClass::JobOutOfMemory));
-    assert_eq!(cluster_failure("CANCELLED", false), Some(FailureClass::Cancelled));
-    assert_eq!(cluster_failure("CANCELLED", true), None, "Ctrl-C: interrupted, not failed");
-    assert_eq!(cluster_failure("COMPLETED", false), None);
-    assert_eq!(cluster_failure("FAILED", false), None, "the node's report says why");
+fn final_states_say_whether_the_configuration_failed() {
+    assert_eq!(job_end("TIMEOUT", false), JobEnd::Failed(FailureClass::TimeLimit));
+    assert_eq!(job_end("OUT_OF_MEMORY", false), JobEnd::Failed(FailureClass::JobOutOfMemory));
+    assert_eq!(job_end("CANCELLED", true), JobEnd::Ran, "Ctrl-C: interrupted, not failed");
+    assert_eq!(job_end("COMPLETED", false), JobEnd::Ran);
+    assert_eq!(job_end("FAILED", false), JobEnd::Ran, "the node's report says why");
+    // Ends of the cluster's own leave the runs pending.
+    for state in ["CANCELLED", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "REVOKED", "UNKNOWN", "SPECIAL_EXIT"]
+    {
+        assert_eq!(job_end(state, false), JobEnd::Cluster, "{state}");
+    }
 }
 
 #[test]
@@ -27,6 +30,20 @@ fn scontrol_lines_are_read() {
         JobState::Ended { state: "TIMEOUT".into(), node: Some("n2".into()), reason: Some("TimeLimit".into()) }
     );
     assert_eq!(parse_scontrol("slurm_load_jobs error: Invalid job id specified"), JobState::Unknown);
+}
+
+#[test]
+fn squeue_lines_say_why_a_job_waits() {
+    let active =
+        |state: &str, reason: Option<&str>| JobState::Active { state: state.into(), reason: reason.map(Into::into) };
+    assert_eq!(parse_squeue("PENDING Resources"), Some(active("PENDING", Some("Resources"))));
+    assert_eq!(
+        parse_squeue("PENDING ReqNodeNotAvail, UnavailableNodes:n1"),
+        Some(active("PENDING", Some("ReqNodeNotAvail, UnavailableNodes:n1")))
+    );
+    assert_eq!(parse_squeue("RUNNING None"), Some(active("RUNNING", None)));
+    assert_eq!(parse_squeue("RUNNING"), Some(active("RUNNING", None)));
+    assert_eq!(parse_squeue(""), None);
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //! `tests/slurm/cluster.sh` (slurmctld and two slurmd on 127.0.0.1, under a temporary folder)
 //! and tears down when it ends: the example study gives what the local backend gives; Ctrl-C
 //! cancels the study's jobs; after `kill -9` the next run follows the jobs instead of submitting
-//! them again; a job past its time limit and a job cancelled from outside fail with their own
-//! class and leave no engine behind, even one that ignores SIGTERM.
+//! them again; a job past its time limit fails with its own class; a job cancelled from outside
+//! or lost with its node leaves its runs pending; no engine is left behind, even one that
+//! ignores SIGTERM; a job held pending says why.
 //!
 //! These tests need Slurm's daemons (`.ci/run` installs them): they are ignored by default and
 //! every test name holds `slurm`, so `cargo test -- --include-ignored --skip slurm` leaves out
@@ -307,9 +308,16 @@ fn slurm_a_job_past_its_time_limit_fails_as_time_limit_and_leaves_no_engine() {
     assert!(!node_engines(&dir).is_empty(), "the engine was recorded");
 }
 
+/// A manifest that the cluster's end of its job left pending: no failure, the end recorded.
+fn left_pending(m: &Manifest, state: &str) {
+    assert_eq!(m.state, RunState::Interrupted, "{m:?}");
+    assert!(m.failure.is_none(), "no failure stands: {m:?}");
+    assert!(m.cluster_end.as_deref().is_some_and(|e| e.contains(state)), "{m:?}");
+}
+
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
-fn slurm_a_job_cancelled_from_outside_fails_as_cancelled_and_leaves_no_engine() {
+fn slurm_a_job_cancelled_from_outside_leaves_its_run_pending_and_no_engine() {
     let _serial = serial();
     let cluster = Cluster::up();
     let (_tmp, dir) = hung_engine("");
@@ -323,14 +331,93 @@ fn slurm_a_job_cancelled_from_outside_fails_as_cancelled_and_leaves_no_engine() 
     let id = job_records(&dir).into_values().next().unwrap();
     cluster.client("scancel", &[&id]);
     let (code, err) = finish(child, Duration::from_secs(60));
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "{err}");
     let m = manifests(&dir).pop().unwrap();
-    let failure = m.failure.clone().unwrap();
-    assert_eq!(failure.class, FailureClass::Cancelled, "{failure:?}");
-    assert!(err.contains("failed (cancelled)"), "{err}");
+    left_pending(&m, "CANCELLED");
+    assert!(!err.contains("failed (cancelled)"), "{err}");
+    assert!(err.contains(&format!("Slurm job {id} ended CANCELLED")) && err.contains("stays pending"), "{err}");
+    assert!(err.contains("`perflab run --backend slurm` continues"), "{err}");
+    assert_eq!(err.matches("submitted Slurm job").count(), 1, "not submitted again in the same run: {err}");
     assert_eq!(m.job_id.as_deref(), Some(id.as_str()));
+    let (code, plan, plan_err) = perflab(&["plan", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{plan_err}");
+    assert!(plan.lines().any(|l| l.starts_with("engine/only") && l.contains("pending")), "{plan}");
     assert!(wait_for(Duration::from_secs(10), || !running(engine.unwrap())), "the engine outlived its job");
     no_engine_left(&dir);
+}
+
+#[test]
+#[ignore = "needs Slurm: .ci/run installs it"]
+fn slurm_a_node_failure_leaves_the_stage_undecided_and_the_next_run_measures_it() {
+    let _serial = serial();
+    let cluster = Cluster::up();
+    let (_tmp, dir) = slow_engine_stage();
+    // Not requeued on the other node: the job ends NODE_FAIL.
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, format!("{text}\n[cluster]\nsbatch_args = [\"--no-requeue\"]\n")).unwrap();
+    let child = cluster.spawn(&dir);
+    both_running(&cluster, &dir);
+    let records = job_records(&dir);
+    let (_, id) = records.iter().find(|(a, _)| a.to_string_lossy().contains("/sim-b/")).unwrap();
+    let line = cluster.client("scontrol", &["show", "job", "-o", id]);
+    let node = line.split_whitespace().find_map(|w| w.strip_prefix("NodeList=")).unwrap().to_string();
+    cluster.client("scontrol", &["update", &format!("nodename={node}"), "state=down", "reason=test"]);
+    let (code, err) = finish(child, Duration::from_secs(120));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&format!("Slurm job {id} ended NODE_FAIL")), "{err}");
+    let sim_b: Vec<Manifest> = manifests(&dir).into_iter().filter(|m| m.job_id.as_ref() == Some(id)).collect();
+    assert!(!sim_b.is_empty());
+    for m in &sim_b {
+        left_pending(m, "NODE_FAIL");
+    }
+    // The stage is not decided without sim-b: the optimized configuration did not start.
+    assert_eq!(err.matches("submitted Slurm job").count(), 2, "{err}");
+    assert!(!err.contains("[optimized configuration]"), "{err}");
+    let study = Study::load(&dir).unwrap();
+    assert!(study.run("engine", "sim-a", "mixed").is_some() && study.run("engine", "sim-b", "mixed").is_none());
+
+    cluster.client("scontrol", &["update", &format!("nodename={node}"), "state=resume"]);
+    let (code, err) = cluster.run(&dir);
+    assert_eq!(code, 0, "{err}");
+    let study = Study::load(&dir).unwrap();
+    assert!(study.run("engine", "sim-b", "mixed").is_some(), "{err}");
+    no_engine_left(&dir);
+}
+
+#[test]
+#[ignore = "needs Slurm: .ci/run installs it"]
+fn slurm_a_job_held_pending_shows_why_while_it_waits() {
+    let _serial = serial();
+    let cluster = Cluster::up();
+    // Both nodes (one CPU each) taken: the study's job waits for resources.
+    let blockers: Vec<String> =
+        (0..2).map(|_| cluster.client("sbatch", &["--parsable", "--wrap", "sleep 300"]).trim().to_string()).collect();
+    assert!(
+        wait_for(Duration::from_secs(30), || cluster.queue().matches("RUNNING").count() == 2),
+        "{}",
+        cluster.queue()
+    );
+    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.05 --sim-decode-ms 2", "");
+    let child = cluster.spawn(&dir);
+    let mut id = String::new();
+    let waiting = wait_for(Duration::from_secs(30), || {
+        id = job_records(&dir).into_values().next().unwrap_or_default();
+        !id.is_empty() && cluster.job_state(&id) == "PENDING"
+    });
+    assert!(waiting, "the job waits: {}", cluster.queue());
+    // Long enough for a few polls.
+    std::thread::sleep(Duration::from_secs(2));
+    for b in &blockers {
+        cluster.client("scancel", &[b]);
+    }
+    let (code, err) = finish(child, Duration::from_secs(120));
+    assert_eq!(code, 0, "{err}");
+    let shown = err.lines().any(|l| {
+        l.split_once(&format!("Slurm job {id}: pending (")).is_some_and(|(_, why)| why.ends_with(')') && why.len() > 1)
+    });
+    assert!(shown, "the pending reason is shown: {err}");
+    assert!(err.contains(&format!("Slurm job {id}: running")), "{err}");
 }
 
 #[test]

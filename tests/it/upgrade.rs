@@ -283,3 +283,46 @@ fn measuring_one_stage_again_warns_that_the_page_mixes_versions() {
     assert_eq!(stale.len(), 2, "{out}");
     assert!(stale.iter().all(|l| l.contains(" short ")), "{out}");
 }
+
+/// `diff --since` where the revision cannot give an earlier study: each case is an error that
+/// names the study, the revision or the file, with a non-zero exit and no panic.
+#[test]
+fn diff_since_says_why_a_revision_gives_nothing_to_compare_with() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("s");
+    common::copy_dir(&common::root().join("results/glm-5.2-fp8-h200"), &dir);
+    let d = dir.to_str().unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.email=a@b", "-c", "user.name=a"])
+            .args(args)
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let refused = |rev: &str, said: &[&str]| {
+        let (code, out, err) = perflab(&["diff", d, "--since", rev]);
+        assert_eq!(code, 2, "{rev}: {out}{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        for words in said {
+            assert!(err.contains(words), "{rev}: `{words}` not in {err}");
+        }
+    };
+    refused("HEAD", &["is not in a git repository", d]);
+    git(&["init", "-q"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "empty"]);
+    refused("no-such-rev", &["has no revision `no-such-rev`"]);
+    refused("HEAD", &["revision HEAD has no study at 's/'", "s/study.toml"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "study"]);
+    let spec = dir.join("study.toml");
+    let good = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, format!("{good}\nbroken = [\n")).unwrap();
+    git(&["commit", "-q", "-am", "broken"]);
+    std::fs::write(&spec, &good).unwrap();
+    let line = good.lines().count() + 2;
+    refused("HEAD", &["as revision HEAD holds it does not load", &format!("HEAD:s/study.toml:{line}:")]);
+    let (code, _, err) = perflab(&["diff", d, "--since", "HEAD~1", "--json"]);
+    assert_eq!(code, 0, "{err}");
+}

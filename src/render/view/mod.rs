@@ -280,6 +280,11 @@ impl Ctx<'_> {
         })
     }
 
+    /// `stage/variant` → "Stage › Variant".
+    pub(super) fn stage_and_label(&self, reference: &str) -> String {
+        format!("{} › {}", self.stage_title(reference.split('/').next().unwrap_or("")), self.label(reference))
+    }
+
     pub(super) fn profile_name(&self, id: &str) -> String {
         self.study.profile(id).map_or(id.to_string(), |p| self.text(&p.name))
     }

@@ -106,6 +106,9 @@ impl Ctx<'_> {
                         facts.push(c.fmt("variant-link", &[("link", &link_markdown(link))])?);
                     }
                 }
+                if let Some(source) = &va.failure_from {
+                    facts.push(c.fmt("variant-failure-shared", &[("source", &x.stage_and_label(source))])?);
+                }
                 if let Some(m) = &va.failure_message {
                     error = Some(x.collapsible("variant-error", m.clone(), "text")?);
                 }
@@ -114,13 +117,7 @@ impl Ctx<'_> {
             _ => {}
         }
         if let Some(source) = &va.reused_from {
-            facts.push(c.fmt(
-                "variant-reused",
-                &[(
-                    "source",
-                    &format!("{} › {}", x.stage_title(source.split('/').next().unwrap_or("")), x.label(source)),
-                )],
-            )?);
+            facts.push(c.fmt("variant-reused", &[("source", &x.stage_and_label(source))])?);
         }
         Ok(VariantView {
             id: va.id.clone(),

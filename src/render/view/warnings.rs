@@ -69,6 +69,14 @@ impl Ctx<'_> {
                     ("expected", Arg::count(*expected)),
                 ],
             ),
+            Warning::ShortSample { run, have, wanted } => c.fmt_args(
+                "warning-short-sample",
+                &[
+                    ("run", (&self.run_title(run)).into()),
+                    ("have", Arg::count(*have as u64)),
+                    ("wanted", Arg::count(u64::from(*wanted))),
+                ],
+            ),
             Warning::FewRequests { run, metric, requests } => c.fmt_args(
                 "warning-few-requests",
                 &[
