@@ -85,7 +85,7 @@ impl Raw {
     /// Renames a repeated label `label (2)`, `label (3)`, ... so that none is lost as a map key.
     pub fn rename_repeats(&mut self) {
         // Labels whose hashes all differ all differ.
-        let mut hashes: Vec<u64> = self.iter().map(|(k, _)| Fnv::hash(k)).collect();
+        let mut hashes: Vec<u64> = self.iter().map(|(k, _)| LabelHash::of(k)).collect();
         hashes.sort_unstable();
         if hashes.windows(2).all(|w| w[0] != w[1]) {
             return;
@@ -149,32 +149,35 @@ impl Serialize for Raw {
     }
 }
 
-/// FNV-1a, for the parser's maps and checks of labels: labels are short, and a keyed hash
-/// would cost more than the lookup saves.
-#[derive(Clone, Copy)]
-struct Fnv(u64);
+/// A hash for the parser's maps and checks of labels, eight bytes at a time: labels are short,
+/// and a keyed hash would cost more than the lookup saves.
+#[derive(Default, Clone, Copy)]
+struct LabelHash(u64);
 
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl std::hash::Hasher for Fnv {
+impl std::hash::Hasher for LabelHash {
     fn finish(&self) -> u64 {
         self.0
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        let mut mix = |word: u64| {
+            let h = (self.0 ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            self.0 = h ^ (h >> 29);
+        };
+        let chunks = bytes.chunks_exact(8);
+        let tail = chunks.remainder();
+        for c in chunks {
+            mix(<[u8; 8]>::try_from(c).map_or(0, u64::from_le_bytes));
         }
+        let mut last = [0; 8];
+        last[..tail.len()].copy_from_slice(tail);
+        mix(u64::from_le_bytes(last) ^ ((bytes.len() as u64) << 59));
     }
 }
 
-impl Fnv {
-    fn hash(s: &str) -> u64 {
-        let mut h = Fnv::default();
+impl LabelHash {
+    fn of(s: &str) -> u64 {
+        let mut h = LabelHash::default();
         std::hash::Hasher::write(&mut h, s.as_bytes());
         h.0
     }

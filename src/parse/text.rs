@@ -62,10 +62,10 @@ impl Meaning {
 /// whatever the log holds.
 #[derive(Default)]
 pub(super) struct Labels {
-    index: std::collections::HashMap<Box<str>, usize, std::hash::BuildHasherDefault<super::Fnv>>,
+    index: std::collections::HashMap<Box<str>, usize, std::hash::BuildHasherDefault<super::LabelHash>>,
     meanings: Vec<Meaning>,
     /// Dashed section titles, and whether they rename latencies.
-    sections: std::collections::HashMap<Box<str>, bool, std::hash::BuildHasherDefault<super::Fnv>>,
+    sections: std::collections::HashMap<Box<str>, bool, std::hash::BuildHasherDefault<super::LabelHash>>,
 }
 
 impl Labels {
@@ -413,6 +413,17 @@ mod tests {
         assert_eq!(b.metric("mean_ttft_ms"), Some(12.5));
         assert_eq!(b.format, Format::Trtllm);
         assert_eq!(b.raw.len(), Labels::KEPT + 12);
+    }
+
+    #[test]
+    fn a_metric_printed_twice_keeps_its_last_value() {
+        let text = "Successful requests: 5\nMean TTFT (ms): 1\nMean TTFT (ms): 2\nP99 TTFT (ms): 3\n==========\n";
+        let b = parse(text);
+        let b = b[0].as_ref().unwrap();
+        assert!(b.complete);
+        assert_eq!(b.metric("mean_ttft_ms"), Some(2.0));
+        assert_eq!(b.metric("completed"), Some(5.0));
+        assert_eq!(b.metrics.len(), 3);
     }
 
     #[test]
