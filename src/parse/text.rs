@@ -138,6 +138,11 @@ fn label_value(line: &str) -> Option<(&str, &str)> {
 /// `str::trim`: ASCII blanks are cut byte by byte (the padding of every value), and the Unicode
 /// trim is left for a text that then starts or ends with another character that may be blank.
 fn trim(s: &str) -> &str {
+    // Most labels and lines start and end with a character that is plain ASCII, not blank.
+    let solid = |b: Option<&u8>| b.is_some_and(|&b| b > b' ' && b.is_ascii());
+    if solid(s.as_bytes().first()) && solid(s.as_bytes().last()) {
+        return s;
+    }
     trim_end(trim_start(s))
 }
 
