@@ -123,7 +123,7 @@ fn result_object(source: &str, doc: &Value, line: usize) -> Result<Block, ParseE
             (Value::Number(_), Some(raw)) => raw.get().trim().to_string(),
             _ => raw_text(value),
         };
-        block.raw.push(key.clone(), text);
+        block.raw.push(key, &text);
     }
     if !block.metrics.contains_key("completed") && !block.metrics.contains_key(names::TOTAL_TOKEN_THROUGHPUT) {
         return Err(ParseError::new(
@@ -168,7 +168,7 @@ impl Read {
     /// Records `value` under its guidellm `label`, and as metric `name` (times `scale`) if any.
     fn put(&mut self, name: Option<String>, label: String, value: Option<&Value>, scale: f64) {
         let Some(v) = value.filter(|v| v.is_number()) else { return };
-        self.raw.push(label, v.to_string());
+        self.raw.push(&label, &v.to_string());
         if let (Some(name), Some(x)) = (name, v.as_f64().map(|x| x * scale).filter(|x| x.is_finite())) {
             self.metrics.insert(name, x);
         }

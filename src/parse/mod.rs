@@ -54,46 +54,132 @@ impl Format {
     }
 }
 
-/// Every printed label with its value text, in the order printed.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Raw(pub Vec<(String, String)>);
+/// Every printed label with its value text, in the order printed. The texts lie end to end in
+/// one string: a block's labels and values cost one allocation, not two each.
+#[derive(Clone, Default)]
+pub struct Raw {
+    text: String,
+    /// Where each entry's label starts, where its value starts (the label's end) and ends.
+    spans: Vec<[usize; 3]>,
+}
 
 impl Raw {
+    /// Room for `entries` labels and values of `bytes` bytes in all.
+    pub fn with_capacity(entries: usize, bytes: usize) -> Raw {
+        Raw { text: String::with_capacity(bytes), spans: Vec::with_capacity(entries) }
+    }
+
+    /// The texts of every label and value, end to end (and those renamed after them).
+    pub(super) fn text(&self) -> &str {
+        &self.text
+    }
+
     /// Adds a label; call [`Raw::rename_repeats`] once all are in.
-    pub fn push(&mut self, label: String, value: String) {
-        self.0.push((label, value));
+    pub fn push(&mut self, label: &str, value: &str) {
+        let start = self.text.len();
+        self.text.push_str(label);
+        self.text.push_str(value);
+        self.spans.push([start, start + label.len(), self.text.len()]);
     }
 
     /// Renames a repeated label `label (2)`, `label (3)`, ... so that none is lost as a map key.
     pub fn rename_repeats(&mut self) {
-        let mut sorted: Vec<&str> = self.0.iter().map(|(k, _)| k.as_str()).collect();
-        sorted.sort_unstable();
-        if sorted.windows(2).all(|w| w[0] != w[1]) {
+        // Labels whose hashes all differ all differ.
+        let mut hashes: Vec<u64> = self.iter().map(|(k, _)| LabelHash::of(k)).collect();
+        hashes.sort_unstable();
+        if hashes.windows(2).all(|w| w[0] != w[1]) {
             return;
         }
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-        for (key, _) in &mut self.0 {
-            let n = seen.entry(key.clone()).or_insert(0);
+        for i in 0..self.spans.len() {
+            let [start, mid, end] = self.spans[i];
+            let n = seen.entry(self.text[start..mid].to_string()).or_insert(0);
             *n += 1;
             if *n > 1 {
-                *key = format!("{key} ({n})");
+                let renamed = format!("{} ({n})", &self.text[start..mid]);
+                let value = self.text[mid..end].to_string();
+                let at = self.text.len();
+                self.text.push_str(&renamed);
+                self.text.push_str(&value);
+                self.spans[i] = [at, at + renamed.len(), self.text.len()];
             }
         }
     }
 
+    /// Every label with its value text, in the order printed.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.spans.iter().map(|&[start, mid, end]| (&self.text[start..mid], &self.text[mid..end]))
+    }
+
+    /// How many labels there are.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether there is no label.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
     /// The value text printed for `label`.
     pub fn get(&self, label: &str) -> Option<&str> {
-        self.0.iter().find(|(k, _)| k == label).map(|(_, v)| v.as_str())
+        self.iter().find(|(k, _)| *k == label).map(|(_, v)| v)
+    }
+}
+
+impl PartialEq for Raw {
+    fn eq(&self, other: &Raw) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl std::fmt::Debug for Raw {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
 impl Serialize for Raw {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
+        let mut map = s.serialize_map(Some(self.len()))?;
+        for (k, v) in self.iter() {
             map.serialize_entry(k, v)?;
         }
         map.end()
+    }
+}
+
+/// A hash for the parser's maps and checks of labels, eight bytes at a time: labels are short,
+/// and a keyed hash would cost more than the lookup saves.
+#[derive(Default, Clone, Copy)]
+struct LabelHash(u64);
+
+impl std::hash::Hasher for LabelHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut mix = |word: u64| {
+            let h = (self.0 ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            self.0 = h ^ (h >> 29);
+        };
+        let chunks = bytes.chunks_exact(8);
+        let tail = chunks.remainder();
+        for c in chunks {
+            mix(<[u8; 8]>::try_from(c).map_or(0, u64::from_le_bytes));
+        }
+        let mut last = [0; 8];
+        last[..tail.len()].copy_from_slice(tail);
+        mix(u64::from_le_bytes(last) ^ ((bytes.len() as u64) << 59));
+    }
+}
+
+impl LabelHash {
+    fn of(s: &str) -> u64 {
+        let mut h = LabelHash::default();
+        std::hash::Hasher::write(&mut h, s.as_bytes());
+        h.0
     }
 }
 
@@ -234,7 +320,45 @@ fn is_placeholder(value: &str) -> bool {
 
 /// A number as tools print it: the first word of the value (`1.0 (Poisson process)` → 1.0).
 fn number(value: &str) -> Option<f64> {
-    let word = value.split_whitespace().next()?;
+    let word = if value.is_ascii() {
+        // `split_whitespace` for ASCII text, without its Unicode tables.
+        let blank = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
+        let start = value.bytes().position(|b| !blank(&b))?;
+        let rest = &value[start..];
+        &rest[..rest.bytes().position(|b| blank(&b)).unwrap_or(rest.len())]
+    } else {
+        value.split_whitespace().next()?
+    };
     let x: f64 = word.parse().ok()?;
     x.is_finite().then_some(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_the_first_word() {
+        for v in ["1.5", " 2 (Poisson process)", "3\u{b}4", "5\t6", "7\u{a0}8", "", "  ", "inf", "x 1", "1e3 s"] {
+            let slow = v.split_whitespace().next().and_then(|w| w.parse::<f64>().ok()).filter(|x| x.is_finite());
+            assert_eq!(number(v), slow, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn raw_renames_repeats_and_compares_by_entries() {
+        let mut a = Raw::default();
+        for (k, v) in [("x", "1"), ("y", "2"), ("x", "3"), ("x", "4")] {
+            a.push(k, v);
+        }
+        a.rename_repeats();
+        let entries: Vec<_> = a.iter().collect();
+        assert_eq!(entries, [("x", "1"), ("y", "2"), ("x (2)", "3"), ("x (3)", "4")]);
+        let mut b = Raw::with_capacity(1, 1);
+        for (k, v) in entries {
+            b.push(k, v);
+        }
+        assert_eq!(a, b);
+        assert_eq!(a.get("x (3)"), Some("4"));
+    }
 }

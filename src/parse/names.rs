@@ -86,13 +86,14 @@ pub fn text_label(label: &str, plain_section: bool) -> Option<(String, f64)> {
 /// `Mean TTFT (ms)`, `P99.9 ITL (ms)`, `Median E2E Latency (ms)`, `P95 Latency(s)` and the like.
 fn latency_label(label: &str) -> Option<(String, f64)> {
     let (stat, rest) = label.split_once(' ')?;
-    let stat = match stat {
-        "Mean" => "mean".to_string(),
-        "Median" => "median".to_string(),
-        "Std" => "std".to_string(),
-        "Max" => "max".to_string(),
-        "Min" => "min".to_string(),
-        p if p.starts_with('P') && p[1..].parse::<f64>().is_ok() => format!("p{}", &p[1..]),
+    // The statistic's name, then the percentile's digits.
+    let (stat, digits) = match stat {
+        "Mean" => ("mean", ""),
+        "Median" => ("median", ""),
+        "Std" => ("std", ""),
+        "Max" => ("max", ""),
+        "Min" => ("min", ""),
+        p if p.starts_with('P') && p[1..].parse::<f64>().is_ok() => ("p", &p[1..]),
         _ => return None,
     };
     let open = rest.rfind('(')?;
@@ -109,7 +110,11 @@ fn latency_label(label: &str) -> Option<(String, f64)> {
         "E2EL" | "E2E Latency" | "Latency" => "e2el",
         _ => return None,
     };
-    Some((format!("{stat}_{metric}_ms"), scale))
+    let mut name = String::with_capacity(stat.len() + digits.len() + metric.len() + 4);
+    for part in [stat, digits, "_", metric, "_ms"] {
+        name.push_str(part);
+    }
+    Some((name, scale))
 }
 
 /// The canonical name of a key of vLLM's or SGLang's result JSON, or `None` to keep it raw only.

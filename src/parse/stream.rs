@@ -118,17 +118,19 @@ pub fn read(mut reader: impl BufRead, emit: &mut dyn FnMut(Block) -> std::io::Re
     let mut lines = text::Lines::default();
     let mut done = Vec::new();
     let mut ln = 0;
-    let mut feed = |raw: &[u8], out: &mut Blocks| -> Result<(), Failure> {
+    let mut feed = |raw: Line, out: &mut Blocks| -> Result<(), Failure> {
         ln += 1;
-        let raw = match raw.strip_suffix(b"\n") {
-            Some(l) => l.strip_suffix(b"\r").unwrap_or(l),
-            None => raw,
-        };
-        let decoded = match std::str::from_utf8(raw) {
-            Ok(text) => std::borrow::Cow::Borrowed(text),
-            Err(_) => {
-                out.replaced(ln);
-                String::from_utf8_lossy(raw)
+        let decoded = match raw {
+            Line::Text(text) => std::borrow::Cow::Borrowed(&text[..without_ending(text.as_bytes())]),
+            Line::Bytes(raw) => {
+                let raw = &raw[..without_ending(raw)];
+                match std::str::from_utf8(raw) {
+                    Ok(text) => std::borrow::Cow::Borrowed(text),
+                    Err(_) => {
+                        out.replaced(ln);
+                        String::from_utf8_lossy(raw)
+                    }
+                }
             }
         };
         let line = if ln == 1 { decoded.strip_prefix('\u{feff}').unwrap_or(&decoded) } else { &decoded };
@@ -139,21 +141,80 @@ pub fn read(mut reader: impl BufRead, emit: &mut dyn FnMut(Block) -> std::io::Re
         Ok(())
     };
     for raw in head.split_inclusive(|b| *b == b'\n') {
-        feed(raw, &mut out)?;
+        feed(Line::Bytes(raw), &mut out)?;
     }
-    let mut buf = Vec::with_capacity(256);
-    loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf).map_err(Failure::Read)? == 0 {
-            break;
-        }
-        feed(&buf, &mut out)?;
-    }
+    each_line(&mut reader, |raw| feed(raw, &mut out))?;
     lines.finish(&mut done);
     for result in done {
         out.found(result)?;
     }
     out.finish()
+}
+
+/// A line of the input with its `\n`: known to be UTF-8, or not yet checked.
+enum Line<'a> {
+    Text(&'a str),
+    Bytes(&'a [u8]),
+}
+
+/// The length of `line` without its `\n` or `\r\n`.
+fn without_ending(line: &[u8]) -> usize {
+    match line {
+        [.., b'\r', b'\n'] => line.len() - 2,
+        [.., b'\n'] => line.len() - 1,
+        _ => line.len(),
+    }
+}
+
+/// Hands `feed` every line of `reader` with its `\n`, as `read_until` would, but in place in the
+/// reader's buffer, checked as UTF-8 a buffer at a time: only a line cut by the end of the
+/// buffer is copied, to be completed.
+fn each_line(reader: &mut impl BufRead, mut feed: impl FnMut(Line) -> Result<(), Failure>) -> Result<(), Failure> {
+    let mut cut: Vec<u8> = Vec::new();
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Failure::Read(e)),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        let mut rest = chunk;
+        if !cut.is_empty() {
+            let Some(end) = memchr::memchr(b'\n', rest) else {
+                cut.extend_from_slice(rest);
+                let n = chunk.len();
+                reader.consume(n);
+                continue;
+            };
+            cut.extend_from_slice(&rest[..=end]);
+            feed(Line::Bytes(&cut))?;
+            cut.clear();
+            rest = &rest[end + 1..];
+        }
+        let whole = memchr::memrchr(b'\n', rest).map_or(0, |end| end + 1);
+        let (complete, tail) = rest.split_at(whole);
+        let mut start = 0;
+        match std::str::from_utf8(complete) {
+            Ok(text) => {
+                for end in memchr::memchr_iter(b'\n', complete) {
+                    feed(Line::Text(&text[start..=end]))?;
+                    start = end + 1;
+                }
+            }
+            Err(_) => {
+                for end in memchr::memchr_iter(b'\n', complete) {
+                    feed(Line::Bytes(&complete[start..=end]))?;
+                    start = end + 1;
+                }
+            }
+        }
+        cut.extend_from_slice(tail);
+        let n = chunk.len();
+        reader.consume(n);
+    }
+    if cut.is_empty() { Ok(()) } else { feed(Line::Bytes(&cut)) }
 }
 
 fn whole_json(bytes: &[u8], mut out: Blocks) -> Result<Summary, Failure> {
@@ -169,43 +230,53 @@ fn whole_json(bytes: &[u8], mut out: Blocks) -> Result<Summary, Failure> {
 }
 
 /// Writes blocks as the JSON array `perflab parse` prints, one element at a time, formatted as
-/// `serde_json::to_writer_pretty` formats the whole array.
+/// `serde_json::to_writer_pretty` formats the whole array. An element is put together in memory
+/// and written at once.
 #[derive(Debug, Default)]
 pub struct JsonList {
     written: usize,
+    element: Vec<u8>,
 }
 
 impl JsonList {
     /// Writes one element: `file`'s block `b`.
     pub fn push(&mut self, w: &mut impl Write, file: &str, b: &Block) -> std::io::Result<()> {
-        w.write_all(if self.written == 0 { b"[\n  {\n" } else { b",\n  {\n" })?;
+        let o = &mut self.element;
+        o.clear();
+        o.extend_from_slice(if self.written == 0 { b"[\n  {\n" } else { b",\n  {\n" });
         self.written += 1;
-        key(w, "file")?;
-        string(w, file)?;
-        w.write_all(b",\n")?;
-        key(w, "line")?;
-        writeln!(w, "{},", b.line)?;
-        key(w, "format")?;
-        string(w, b.format.name())?;
-        w.write_all(b",\n")?;
-        key(w, "complete")?;
-        w.write_all(if b.complete { b"true,\n" } else { b"false,\n" })?;
-        key(w, "metrics")?;
-        object(w, b.metrics.iter().map(|(k, v)| (k.as_str(), Value::Number(*v))))?;
-        w.write_all(b",\n")?;
-        key(w, "raw")?;
-        object(w, b.raw.0.iter().map(|(k, v)| (k.as_str(), Value::Text(v))))?;
-        if !b.remarks.is_empty() {
-            w.write_all(b",\n")?;
-            key(w, "remarks")?;
-            w.write_all(b"[\n")?;
-            for (i, r) in b.remarks.iter().enumerate() {
-                w.write_all(if i == 0 { b"      " } else { b",\n      " })?;
-                string(w, r)?;
-            }
-            w.write_all(b"\n    ]")?;
+        key(o, "file")?;
+        string(o, file)?;
+        o.extend_from_slice(b",\n");
+        key(o, "line")?;
+        writeln!(o, "{},", b.line)?;
+        key(o, "format")?;
+        string(o, b.format.name())?;
+        o.extend_from_slice(b",\n");
+        key(o, "complete")?;
+        o.extend_from_slice(if b.complete { b"true,\n" } else { b"false,\n" });
+        key(o, "metrics")?;
+        object(o, b.metrics.iter().map(|(k, v)| (Value::Text(k), Value::Number(*v))))?;
+        o.extend_from_slice(b",\n");
+        key(o, "raw")?;
+        // A block's labels and values lie end to end: one look tells whether any needs escaping.
+        if plain(b.raw.text().as_bytes()) {
+            object(o, b.raw.iter().map(|(k, v)| (Value::Plain(k), Value::Plain(v))))?;
+        } else {
+            object(o, b.raw.iter().map(|(k, v)| (Value::Text(k), Value::Text(v))))?;
         }
-        w.write_all(b"\n  }")
+        if !b.remarks.is_empty() {
+            o.extend_from_slice(b",\n");
+            key(o, "remarks")?;
+            o.extend_from_slice(b"[\n");
+            for (i, r) in b.remarks.iter().enumerate() {
+                o.extend_from_slice(if i == 0 { b"      " } else { b",\n      " });
+                string(o, r)?;
+            }
+            o.extend_from_slice(b"\n    ]");
+        }
+        o.extend_from_slice(b"\n  }");
+        w.write_all(o)
     }
 
     /// Closes the array (`[]` when nothing was written).
@@ -217,30 +288,116 @@ impl JsonList {
 enum Value<'a> {
     Number(f64),
     Text(&'a str),
+    /// A text known to hold nothing to escape.
+    Plain(&'a str),
 }
 
 /// A key of the block object (indented one level inside the array).
-fn key(w: &mut impl Write, k: &str) -> std::io::Result<()> {
-    w.write_all(b"    ")?;
-    string(w, k)?;
-    w.write_all(b": ")
+fn key(o: &mut Vec<u8>, k: &str) -> std::io::Result<()> {
+    o.extend_from_slice(b"    ");
+    string(o, k)?;
+    o.extend_from_slice(b": ");
+    Ok(())
 }
 
-fn string(w: &mut impl Write, s: &str) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *w, s).map_err(std::io::Error::from)
+/// `s` as a JSON string. Most texts hold nothing to escape and are copied as they are; the
+/// others go through serde_json.
+fn string(o: &mut Vec<u8>, s: &str) -> std::io::Result<()> {
+    if plain(s.as_bytes()) {
+        quoted(o, s);
+        Ok(())
+    } else {
+        serde_json::to_writer(o, s).map_err(std::io::Error::from)
+    }
 }
 
-fn object<'a>(w: &mut impl Write, entries: impl Iterator<Item = (&'a str, Value<'a>)>) -> std::io::Result<()> {
-    let mut empty = true;
-    for (k, v) in entries {
-        w.write_all(if empty { b"{\n      " } else { b",\n      " })?;
-        empty = false;
-        string(w, k)?;
-        w.write_all(b": ")?;
-        match v {
-            Value::Number(x) => serde_json::to_writer(&mut *w, &x).map_err(std::io::Error::from)?,
-            Value::Text(t) => string(w, t)?,
+fn value(o: &mut Vec<u8>, v: Value) -> std::io::Result<()> {
+    match v {
+        Value::Number(x) => serde_json::to_writer(o, &x).map_err(std::io::Error::from),
+        Value::Text(t) => string(o, t),
+        Value::Plain(t) => {
+            quoted(o, t);
+            Ok(())
         }
     }
-    w.write_all(if empty { b"{}" } else { b"\n    }" })
+}
+
+fn quoted(o: &mut Vec<u8>, s: &str) {
+    o.push(b'"');
+    o.extend_from_slice(s.as_bytes());
+    o.push(b'"');
+}
+
+/// Whether JSON escapes nothing of `bytes` (control characters, `"` and `\\`).
+fn plain(bytes: &[u8]) -> bool {
+    // Eight bytes at a time: a lane below 0x20, or equal to `"` or `\\`, sets its high bit.
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let below = |v: u64, n: u8| v.wrapping_sub(ONES * u64::from(n)) & !v & HIGH;
+    let chunks = bytes.chunks_exact(8);
+    let tail = chunks.remainder();
+    let clean = chunks.map(|c| c.try_into().map_or(0, u64::from_ne_bytes)).all(|v| {
+        below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1) == 0
+    });
+    clean && tail.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+}
+
+fn object<'a>(o: &mut Vec<u8>, entries: impl Iterator<Item = (Value<'a>, Value<'a>)>) -> std::io::Result<()> {
+    let mut empty = true;
+    for (k, v) in entries {
+        o.extend_from_slice(if empty { b"{\n      " } else { b",\n      " });
+        empty = false;
+        value(o, k)?;
+        o.extend_from_slice(b": ");
+        value(o, v)?;
+    }
+    o.extend_from_slice(if empty { b"{}" } else { b"\n    }" });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_texts_are_those_serde_json_leaves_alone() {
+        let mut texts: Vec<String> = (0u8..128).map(|b| char::from(b).to_string()).collect();
+        texts.extend(["é", "日本", "\u{7f}", "\u{2028}"].map(str::to_string));
+        for t in texts.clone() {
+            // Each character alone, and at every place of the eight-byte lanes.
+            for pad in 0..17 {
+                texts.push(format!("{}{t}{}", "a".repeat(pad), "b".repeat(16 - pad)));
+            }
+        }
+        for t in &texts {
+            let escaped = serde_json::to_string(t).unwrap() != format!("\"{t}\"");
+            assert_eq!(plain(t.as_bytes()), !escaped, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn lines_cut_by_the_buffer_are_read_whole() {
+        let text = "a\r\nb\n\n\u{e9}t\u{e9}\nno end".as_bytes();
+        let mut bad = text.to_vec();
+        bad.splice(4..4, [0xff, b'x']);
+        for input in [text, &bad[..]] {
+            let mut whole = Vec::new();
+            for line in input.split_inclusive(|b| *b == b'\n') {
+                whole.push(line.to_vec());
+            }
+            for capacity in 1..input.len() + 2 {
+                let mut seen = Vec::new();
+                let reader = std::io::BufReader::with_capacity(capacity, input);
+                each_line(&mut { reader }, |line| {
+                    seen.push(match line {
+                        Line::Text(t) => t.as_bytes().to_vec(),
+                        Line::Bytes(b) => b.to_vec(),
+                    });
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(seen, whole, "a buffer of {capacity} bytes");
+            }
+        }
+    }
 }

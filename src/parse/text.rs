@@ -23,9 +23,77 @@ fn dialect_of(label: &str, section: &str) -> Option<Format> {
         | "Total failed requests"
         | "Mean Request AR"
         | "Median Request AR" => Some(Format::Trtllm),
-        _ if label.ends_with("Latency(s)") && section == "Latency" => Some(Format::Gpustack),
-        _ if section == "End-to-End Latency" || section == "Inter-Token Latency" => Some(Format::Sglang),
+        _ => dialect_of_section(label, section),
+    }
+}
+
+/// The part of [`dialect_of`] that depends on the section a label is printed under.
+fn dialect_of_section(label: &str, section: &str) -> Option<Format> {
+    match section {
+        "Latency" if label.ends_with("Latency(s)") => Some(Format::Gpustack),
+        "End-to-End Latency" | "Inter-Token Latency" => Some(Format::Sglang),
         _ => None,
+    }
+}
+
+/// What a printed label says, worked out once for each label text: the labels of a log repeat in
+/// every block, and matching one against every known label costs more than the rest of its line.
+#[derive(Clone)]
+struct Meaning {
+    /// Its metric and scale ([`names::text_label`]) in a plain section, and under one that
+    /// renames latencies.
+    plain: Option<(String, f64)>,
+    renamed: Option<(String, f64)>,
+    /// The dialect it announces wherever it is printed.
+    dialect: Option<Format>,
+}
+
+impl Meaning {
+    fn of(label: &str) -> Meaning {
+        Meaning {
+            plain: names::text_label(label, true),
+            renamed: names::text_label(label, false),
+            dialect: dialect_of(label, ""),
+        }
+    }
+}
+
+/// The meanings of the labels read so far, up to [`Labels::KEPT`] of them: memory stays bounded
+/// whatever the log holds.
+#[derive(Default)]
+pub(super) struct Labels {
+    index: std::collections::HashMap<Box<str>, usize, std::hash::BuildHasherDefault<super::LabelHash>>,
+    meanings: Vec<Meaning>,
+    /// Dashed section titles, and whether they rename latencies.
+    sections: std::collections::HashMap<Box<str>, bool, std::hash::BuildHasherDefault<super::LabelHash>>,
+}
+
+impl Labels {
+    const KEPT: usize = 4096;
+
+    fn meaning(&mut self, label: &str) -> std::borrow::Cow<'_, Meaning> {
+        if let Some(&i) = self.index.get(label) {
+            return std::borrow::Cow::Borrowed(&self.meanings[i]);
+        }
+        let meaning = Meaning::of(label);
+        if self.meanings.len() >= Labels::KEPT {
+            return std::borrow::Cow::Owned(meaning);
+        }
+        self.index.insert(label.into(), self.meanings.len());
+        self.meanings.push(meaning);
+        std::borrow::Cow::Borrowed(&self.meanings[self.meanings.len() - 1])
+    }
+
+    /// [`names::section_renames_latencies`].
+    fn renames_latencies(&mut self, section: &str) -> bool {
+        if let Some(&renames) = self.sections.get(section) {
+            return renames;
+        }
+        let renames = names::section_renames_latencies(section);
+        if self.sections.len() < Labels::KEPT {
+            self.sections.insert(section.into(), renames);
+        }
+        renames
     }
 }
 
@@ -59,20 +127,47 @@ fn section(t: &str) -> Option<&str> {
 
 /// `label: value` with a label that starts with a letter.
 fn label_value(line: &str) -> Option<(&str, &str)> {
-    let (label, value) = line.split_once(':')?;
-    let label = trim(label);
-    if !label.chars().next()?.is_ascii_alphabetic() {
+    let colon = memchr::memchr(b':', line.as_bytes())?;
+    let label = trim(&line[..colon]);
+    if !label.as_bytes().first()?.is_ascii_alphabetic() {
         return None;
     }
-    Some((label, trim(value)))
+    Some((label, trim(&line[colon + 1..])))
 }
 
-/// `str::trim`, at once where the text starts and ends with ASCII that is not blank (most lines).
+/// `str::trim`: ASCII blanks are cut byte by byte (the padding of every value), and the Unicode
+/// trim is left for a text that then starts or ends with another character that may be blank.
 fn trim(s: &str) -> &str {
-    let plain = |b: &u8| b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ');
-    match (s.as_bytes().first(), s.as_bytes().last()) {
-        (Some(f), Some(l)) if plain(f) && plain(l) => s,
-        _ => s.trim(),
+    // Most labels and lines start and end with a character that is plain ASCII, not blank.
+    let solid = |b: Option<&u8>| b.is_some_and(|&b| b > b' ' && b.is_ascii());
+    if solid(s.as_bytes().first()) && solid(s.as_bytes().last()) {
+        return s;
+    }
+    trim_end(trim_start(s))
+}
+
+/// Whether a byte is neither ASCII white space nor part of a character that may be blank.
+fn plain(b: u8) -> bool {
+    b.is_ascii() && b != 0x0B
+}
+
+fn trim_start(s: &str) -> &str {
+    // Values are padded with runs of spaces: those go eight at a time.
+    let spaces =
+        s.as_bytes().chunks_exact(8).take_while(|c| <[u8; 8]>::try_from(*c).is_ok_and(|c| c == [b' '; 8])).count() * 8;
+    let t = s[spaces..].trim_ascii_start();
+    match t.as_bytes().first() {
+        Some(&b) if !plain(b) => t.trim_start(),
+        _ => t,
+    }
+}
+
+/// `str::trim_end`, as [`trim`] is `str::trim`.
+fn trim_end(s: &str) -> &str {
+    let t = s.trim_ascii_end();
+    match t.as_bytes().last() {
+        Some(&b) if !plain(b) => t.trim_end(),
+        _ => t,
     }
 }
 
@@ -89,9 +184,10 @@ struct Builder {
 }
 
 impl Builder {
-    fn new(line: usize, context: &mut Vec<(usize, String, String)>) -> Builder {
+    fn new(line: usize, context: &mut Vec<(usize, String, String)>, labels: &mut Labels) -> Builder {
         let mut b = Builder {
-            block: Block::new(line, Format::Vllm),
+            // Room for a typical block, grown if it is longer.
+            block: Block { raw: super::Raw::with_capacity(32, 1024), ..Block::new(line, Format::Vllm) },
             section: String::new(),
             plain_section: true,
             parent: None,
@@ -99,23 +195,25 @@ impl Builder {
             error: None,
         };
         for (ln, label, value) in context.drain(..) {
-            b.field(ln, &label, &value, 1);
+            b.field(labels, ln, &label, &value, 1);
         }
         b
     }
 
     /// Records one `label: value` line. `col` is where the value starts, for errors.
-    fn field(&mut self, ln: usize, label: &str, value: &str, col: usize) {
+    fn field(&mut self, labels: &mut Labels, ln: usize, label: &str, value: &str, col: usize) {
+        let meaning = labels.meaning(label);
         if self.dialect.is_none() {
-            self.dialect = dialect_of(label, &self.section);
+            self.dialect = meaning.dialect.or_else(|| dialect_of_section(label, &self.section));
         }
-        if let Some((name, scale)) = names::text_label(label, self.plain_section) {
+        let metric = if self.plain_section { &meaning.plain } else { &meaning.renamed };
+        if let Some((name, scale)) = metric {
             match number(value) {
                 Some(x) => {
                     if x < 0.0 {
                         self.block.remarks.push(format!("line {ln}: `{label}` is negative ({value})"));
                     }
-                    self.block.metrics.insert(name, x * scale);
+                    self.block.metrics.insert(name.clone(), x * scale);
                 }
                 None if is_placeholder(value) => {}
                 None if self.error.is_none() => {
@@ -125,7 +223,7 @@ impl Builder {
                 None => {}
             }
         }
-        self.block.raw.push(label.to_string(), value.to_string());
+        self.block.raw.push(label, value);
     }
 
     /// The block, or the error that spoiled it.
@@ -150,7 +248,7 @@ enum Step {
     Leave,
 }
 
-fn step(b: &mut Builder, ln: usize, line: &str) -> Step {
+fn step(b: &mut Builder, labels: &mut Labels, ln: usize, line: &str) -> Step {
     let t = trim(line);
     if t.is_empty() {
         return Step::Continue;
@@ -162,12 +260,12 @@ fn step(b: &mut Builder, ln: usize, line: &str) -> Step {
         return Step::Leave;
     }
     if let Some(m) = marker(t) {
-        b.block.raw.push(m.to_string(), String::new());
+        b.block.raw.push(m, "");
         return Step::Continue;
     }
     if let Some(s) = section(t) {
         b.section = s.to_string();
-        b.plain_section = !names::section_renames_latencies(s);
+        b.plain_section = !labels.renames_latencies(s);
         b.parent = None;
         if b.dialect.is_none() {
             b.dialect = dialect_of("", s);
@@ -178,15 +276,15 @@ fn step(b: &mut Builder, ln: usize, line: &str) -> Step {
         return Step::Leave;
     };
     // The value's column, for errors: it ends the line, after the trailing padding.
-    let col = line.trim_end().len() - value.len() + 1;
+    let col = trim_end(line).len() - value.len() + 1;
     let indented = line.starts_with(char::is_whitespace);
     match (&b.parent, indented) {
         (Some(parent), true) => {
             let full = format!("{parent} / {label}");
-            b.block.raw.push(full, value.to_string());
+            b.block.raw.push(&full, value);
         }
         _ => {
-            b.field(ln, label, value, col);
+            b.field(labels, ln, label, value, col);
             b.parent = value.is_empty().then(|| label.to_string());
         }
     }
@@ -206,7 +304,7 @@ fn legacy_field(block: &mut Block, label: &str, value: &str) -> bool {
         let scale = if name.ends_with("_ms") { 1000.0 } else { 1.0 };
         block.metrics.insert(name.to_string(), x * scale);
     }
-    block.raw.push(label.to_string(), value.to_string());
+    block.raw.push(label, value);
     true
 }
 
@@ -229,6 +327,7 @@ pub(super) struct Lines {
     /// The 1-based number of the last line read.
     ln: usize,
     context: Vec<(usize, String, String)>,
+    labels: Labels,
     current: Option<Builder>,
     legacy: Option<Block>,
 }
@@ -239,7 +338,7 @@ impl Lines {
         self.ln += 1;
         let ln = self.ln;
         if let Some(b) = self.current.as_mut() {
-            match step(b, ln, line) {
+            match step(b, &mut self.labels, ln, line) {
                 Step::Continue => return,
                 Step::Close => {
                     if let Some(b) = self.current.take() {
@@ -265,7 +364,7 @@ impl Lines {
             }
         }
         if is_header(t) {
-            self.current = Some(Builder::new(ln, &mut self.context));
+            self.current = Some(Builder::new(ln, &mut self.context, &mut self.labels));
             return;
         }
         let Some((label, value)) = label_value(t) else {
@@ -273,9 +372,9 @@ impl Lines {
         };
         if label == "Successful requests" {
             // A block whose header line was lost in a paste.
-            let mut b = Builder::new(ln, &mut self.context);
+            let mut b = Builder::new(ln, &mut self.context, &mut self.labels);
             b.block.remarks.push("header line missing".to_string());
-            step(&mut b, ln, line);
+            step(&mut b, &mut self.labels, ln, line);
             self.current = Some(b);
         } else if CONTEXT_LABELS.contains(&label) {
             self.context.retain(|(_, l, _)| l != label);
@@ -301,4 +400,42 @@ impl Lines {
 fn close_legacy(mut block: Block) -> Block {
     block.complete = block.metrics.contains_key("request_throughput");
     block
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_past_those_kept_mean_what_they_say() {
+        let mut text = String::from("============ Serving Benchmark Result ============\n");
+        for i in 0..Labels::KEPT + 10 {
+            text.push_str(&format!("Note {i}: {i}\n"));
+        }
+        text.push_str("Mean TTFT (ms): 12.5\nTotal requests: 3\n==================================================\n");
+        let blocks = parse(&text);
+        let b = blocks[0].as_ref().unwrap();
+        assert_eq!(b.metric("mean_ttft_ms"), Some(12.5));
+        assert_eq!(b.format, Format::Trtllm);
+        assert_eq!(b.raw.len(), Labels::KEPT + 12);
+    }
+
+    #[test]
+    fn a_metric_printed_twice_keeps_its_last_value() {
+        let text = "Successful requests: 5\nMean TTFT (ms): 1\nMean TTFT (ms): 2\nP99 TTFT (ms): 3\n==========\n";
+        let b = parse(text);
+        let b = b[0].as_ref().unwrap();
+        assert!(b.complete);
+        assert_eq!(b.metric("mean_ttft_ms"), Some(2.0));
+        assert_eq!(b.metric("completed"), Some(5.0));
+        assert_eq!(b.metrics.len(), 3);
+    }
+
+    #[test]
+    fn trims_agree_with_str_trim() {
+        for s in ["", " ", "\u{b}x\u{b}", "\u{a0}x ", "         a b         ", "x\u{3000}", "\t\t\t\t\t\t\t\t\t 1 "] {
+            assert_eq!(trim(s), s.trim(), "{s:?}");
+            assert_eq!(trim_end(s), s.trim_end(), "{s:?}");
+        }
+    }
 }

@@ -80,3 +80,26 @@ fn the_streamed_blocks_are_the_whole_text_blocks() {
         assert_eq!(summary.errors, whole.errors, "{file}");
     }
 }
+
+#[test]
+fn a_small_read_buffer_reads_the_same_blocks() {
+    // Lines cut by the end of the reader's buffer are completed before they are read, and a
+    // buffer holding bytes that are not UTF-8 is read line by line.
+    let read = |bytes: &[u8], capacity: usize| {
+        let mut blocks = Vec::new();
+        let reader = std::io::BufReader::with_capacity(capacity, bytes);
+        let summary = perflab::parse::stream::read(reader, &mut |b| {
+            blocks.push(b);
+            Ok(())
+        })
+        .unwrap();
+        (blocks, summary.errors, summary.replaced, summary.replaced_lines)
+    };
+    for file in files() {
+        let bytes = std::fs::read(root().join(&file)).unwrap();
+        let expected = read(&bytes, 1 << 16);
+        for capacity in [7, 100] {
+            assert_eq!(read(&bytes, capacity), expected, "{file}, a buffer of {capacity} bytes");
+        }
+    }
+}
