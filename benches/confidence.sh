@@ -10,7 +10,10 @@
 # each way adopts B, keeps A with confidence or cannot tell, and the benchmark runs a trial took.
 # Not a test: the numbers depend on the seeds and on the machine's timing.
 #   NO_BUILD=1 JOBS=2 bash benches/confidence.sh [TRIALS] [FIXED] [BUDGET] [CASES] [WAYS]
-# (NO_BUILD: skip the release build; JOBS: trials measured at once, default 1)
+# (NO_BUILD: skip the release build; JOBS: trials measured at once, default 1). On a machine
+# that runs other work, give the trials the CPU first (`nice -n -15`) and the other work the
+# last of it (`renice 19`, `ionice -c3`): a stall of the engine or the client is noise the
+# engine was not asked to add.
 # CASES: `same`, `faster` or both (`same,faster`); WAYS: any of `single,fixed,confident`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
