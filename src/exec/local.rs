@@ -254,8 +254,64 @@ fn program(name: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-fn free_port() -> std::io::Result<u16> {
-    Ok(std::net::TcpListener::bind((HOST, 0))?.local_addr()?.port())
+/// Ports handed to the engines this process has in flight: a port one slot picked is never
+/// another's, even before its engine binds it.
+static LEASED: std::sync::Mutex<std::collections::BTreeSet<u16>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// A port picked for one engine start, given back when dropped.
+#[derive(Debug)]
+struct PortLease(u16);
+
+impl Drop for PortLease {
+    fn drop(&mut self) {
+        LEASED.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.0);
+    }
+}
+
+/// The ports the kernel gives outgoing connections (`ip_local_port_range`): a benchmark's
+/// connections come from there, so a port picked there could be taken before a slow engine
+/// binds it.
+fn ephemeral_range() -> (u16, u16) {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|text| {
+            let mut words = text.split_whitespace().map(|w| w.parse::<u16>().ok());
+            Some((words.next()??, words.next()??))
+        })
+        .filter(|(low, high)| low <= high)
+        .unwrap_or((32768, 60999))
+}
+
+/// The ports an engine may be given, in the order they are tried: the unprivileged ones outside
+/// the ephemeral range, from a place that `seed` sets (so that runs on one machine start apart),
+/// wrapping round. All unprivileged ports when the ephemeral range leaves none.
+fn port_candidates(ephemeral: (u16, u16), seed: u32) -> Vec<u16> {
+    let (low, high) = ephemeral;
+    let mut ports: Vec<u16> = (1024..=u16::MAX).filter(|p| *p < low || *p > high).collect();
+    if ports.is_empty() {
+        ports = (1024..=u16::MAX).collect();
+    }
+    let start = seed as usize % ports.len();
+    ports.rotate_left(start);
+    ports
+}
+
+/// Whether no socket is bound to `port`, on any address.
+fn port_free(port: u16) -> bool {
+    std::net::TcpListener::bind(("0.0.0.0", port)).is_ok() && std::net::TcpListener::bind((HOST, port)).is_ok()
+}
+
+/// A free port outside the ephemeral range that no other engine of this process holds, held
+/// until the lease is dropped.
+fn pick_port(free: impl Fn(u16) -> bool) -> Option<PortLease> {
+    let mut leased = LEASED.lock().unwrap_or_else(|e| e.into_inner());
+    // Each pick starts past the one before, so that a port just given back rests a while.
+    static PICKS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let seed = std::process::id().wrapping_mul(7919).wrapping_add(PICKS.fetch_add(1, Ordering::Relaxed));
+    let port = port_candidates(ephemeral_range(), seed).into_iter().find(|p| !leased.contains(p) && free(*p))?;
+    leased.insert(port);
+    Some(PortLease(port))
 }
 
 /// Whether something already accepts connections on `port`.
@@ -486,6 +542,8 @@ impl Backend for LocalBackend {
                 .collect();
             report.start_failure = Some(failure);
         };
+        // A picked port stays this start's until the engine is stopped.
+        let mut _lease = None;
         let port = match launch.port {
             Port::Fixed(port) if port_taken(port) => {
                 let message = format!(
@@ -495,10 +553,16 @@ impl Backend for LocalBackend {
                 return report;
             }
             Port::Fixed(port) => port,
-            Port::Pick => match free_port() {
-                Ok(p) => p,
-                Err(e) => {
-                    fail_all(&mut report, (FailureClass::StartFailure, format!("no free port: {e}")));
+            Port::Pick => match pick_port(port_free) {
+                Some(lease) => {
+                    let port = lease.0;
+                    _lease = Some(lease);
+                    port
+                }
+                None => {
+                    let (low, high) = ephemeral_range();
+                    let message = format!("no free port outside the ephemeral range {low}-{high}");
+                    fail_all(&mut report, (FailureClass::StartFailure, message));
                     return report;
                 }
             },
@@ -825,5 +889,27 @@ mod tests {
         assert_eq!(pauses, [1, 2, 4, 5, 5, 5]);
         // A check after the engine answers comes within one pause and one check's time.
         assert!(Backoff::CAP < Duration::from_millis(10));
+    }
+
+    #[test]
+    fn ports_are_picked_outside_the_ephemeral_range_and_never_twice_while_held() {
+        let ports = port_candidates((32768, 60999), 5);
+        assert!(ports.iter().all(|p| *p >= 1024 && !(32768..=60999).contains(p)));
+        assert_eq!(ports.len(), (32768 - 1024) + (65535 - 60999));
+        assert_eq!(port_candidates((32768, 60999), 0)[5], ports[0], "the seed only sets where to begin");
+        // A range that leaves nothing: every unprivileged port.
+        assert_eq!(port_candidates((1024, 65535), 0).len(), 65535 - 1024 + 1);
+
+        // A held port looks free (its engine has not bound it yet): it is still not picked again,
+        // until its lease is dropped.
+        let first = pick_port(|_| true).unwrap();
+        let held = first.0;
+        assert!(pick_port(|p| p == held).is_none());
+        drop(first);
+        assert_eq!(pick_port(|p| p == held).map(|l| l.0), Some(held), "a dropped lease gives the port back");
+        // A port that is not free is passed over.
+        let third = pick_port(|p| p % 2 == 0).unwrap();
+        assert_eq!(third.0 % 2, 0);
+        assert!(pick_port(|_| false).is_none());
     }
 }
