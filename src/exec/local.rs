@@ -505,10 +505,13 @@ pub const LOADING_GRACE: Duration = Duration::from_secs(3);
 /// the scheduler kills leaves no engine behind (the engine's process group escapes the
 /// scheduler's own clean-up).
 fn die_with_parent(command: &mut Command) {
+    // The child asks whether its parent is still this process, not whether it was handed to
+    // PID 1: a runner that is PID 1 itself (a container's first process) is a live parent.
+    let runner = std::process::id() as libc::pid_t;
     // SAFETY: prctl(2) and getppid(2) are async-signal-safe and touch no memory of ours.
     unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() == 1 {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() != runner {
                 return Err(std::io::Error::other("the job's runner has ended"));
             }
             Ok(())

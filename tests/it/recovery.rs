@@ -1,9 +1,12 @@
-//! Starting engines on a machine that other work shares: the ports perflab picks.
+//! Starting engines on a machine that other work shares: the ports perflab picks, and a runner
+//! that is a container's first process.
 
 use crate::common;
 
-use common::{example, manifests, run, serial};
+use common::{example, manifests, run, serial, tiny};
 use perflab::study::RunState;
+use std::process::Command;
+use std::time::Duration;
 
 /// The kernel's range for the source ports of outgoing connections.
 fn ephemeral_range() -> (u16, u16) {
@@ -46,4 +49,56 @@ fn picked_ports_are_outside_the_ephemeral_range_and_never_shared_by_engines_in_f
         }
     }
     assert!(overlapping > 0, "{lives:?}");
+}
+
+/// `perflab` as PID 1 of a new PID namespace (a container's first process), with `args`.
+fn as_pid_1(args: &[&str]) -> (i32, String) {
+    let out = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--pid", "--fork", "--mount-proc"])
+        .arg(env!("CARGO_BIN_EXE_perflab"))
+        .args(args)
+        .output()
+        .expect("unshare (util-linux)");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_runner_that_is_pid_1_starts_engines_locally_and_in_a_cluster_job() {
+    let _serial = serial();
+    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.1", "");
+    let (code, err) = as_pid_1(&["run", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(manifests(&dir)[0].state, RunState::Done, "{err}");
+
+    // A cluster job's `perflab job-run` in a container: the launch the runner would leave.
+    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.1", "");
+    let study = perflab::study::Study::load(&dir).unwrap();
+    let job = perflab::exec::plan(&study, &Default::default(), false).unwrap().jobs.remove(0);
+    let attempt = dir.join("runs/engine/only/attempts/1");
+    std::fs::create_dir_all(&attempt).unwrap();
+    let profile = study.profile("p").unwrap();
+    let bench = perflab::study::command::bench_argv(&study, &job.config, profile).unwrap();
+    let output = attempt.join("p.txt.tmp");
+    let launch = perflab::exec::local::Launch {
+        job,
+        dir: attempt.clone(),
+        port: perflab::study::command::Port::Pick,
+        ready_url: "http://127.0.0.1:{port}/health".into(),
+        start_timeout: Duration::from_secs(20),
+        stop_grace: Duration::from_secs(2),
+        benchmarks: vec![("p".into(), bench, output.clone())],
+        log: attempt.join("engine.log"),
+        record: attempt.join(".engine.json"),
+        patterns: Vec::new(),
+        devices: None,
+        curves: Vec::new(),
+    };
+    std::fs::write(attempt.join(".launch.json"), serde_json::to_vec(&launch).unwrap()).unwrap();
+    let (code, err) = as_pid_1(&["job-run", attempt.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(attempt.join(".report.json")).unwrap()).unwrap();
+    assert!(report["start_failure"].is_null(), "{report}");
+    assert!(report["benchmarks"][0]["failure"].is_null(), "{report}");
+    assert!(perflab::parse_str(&std::fs::read_to_string(&output).unwrap()).is_ok_and(|b| b.len() == 1));
 }
