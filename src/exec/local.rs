@@ -381,26 +381,111 @@ pub fn signal_group(pgid: u32, signal: i32) -> bool {
     unsafe { libc::kill(-(pgid as i32), signal) == 0 }
 }
 
-/// Stops a process group: SIGTERM, up to `grace` for it to end (cut short by an urgent
-/// interrupt), then SIGKILL.
-pub fn stop_group(pgid: u32, child: Option<&mut Child>, grace: Duration, interrupt: Option<&Interrupt>) {
-    signal_group(pgid, libc::SIGTERM);
-    let deadline = Instant::now() + grace;
-    let mut child = child;
-    loop {
-        let gone = match child.as_deref_mut() {
-            Some(c) => c.try_wait().ok().flatten().is_some() && !signal_group(pgid, 0),
-            None => !signal_group(pgid, 0),
-        };
-        if gone || Instant::now() >= deadline || interrupt.is_some_and(Interrupt::urgent) {
-            break;
+/// How long a process group gets to be gone after SIGKILL: a process that held GPU memory can
+/// take seconds to be torn down.
+pub const KILL_WAIT: Duration = Duration::from_secs(10);
+
+/// How a process group was stopped: what it took to make it go.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped {
+    /// Processes of the group that were still running after its leader had ended (workers of an
+    /// engine the OOM killer took, for example).
+    pub outlived: usize,
+    /// Processes still running after the grace, ended with SIGKILL.
+    pub killed: usize,
+    /// Processes still running [`KILL_WAIT`] after SIGKILL.
+    pub left: usize,
+}
+
+impl Stopped {
+    /// What a progress line says about it, if anything is worth saying: workers that outlived
+    /// their leader, or processes that would not go.
+    pub fn describe(&self, pgid: u32) -> Option<String> {
+        let processes = |n: usize| if n == 1 { "1 process".to_string() } else { format!("{n} processes") };
+        if self.left > 0 {
+            return Some(format!(
+                "{} of process group {pgid} still run {} s after SIGKILL; the next start on its GPUs may find their memory taken",
+                processes(self.left),
+                KILL_WAIT.as_secs()
+            ));
         }
-        std::thread::sleep(Duration::from_millis(10));
+        if self.outlived > 0 {
+            let how = if self.killed > 0 { ", with SIGKILL" } else { "" };
+            return Some(format!(
+                "the engine's main process had ended, but {} of its group (process group {pgid}) still ran; all of them are gone now{how}",
+                processes(self.outlived)
+            ));
+        }
+        None
     }
+}
+
+/// The processes of group `pgid` that have not ended (a zombie holds no memory and is left
+/// out), with their start times (clock ticks after boot), from `/proc`.
+pub fn group_members(pgid: u32) -> Vec<(u32, u64)> {
+    // Nothing to look for when no process of the group is left, zombies included.
+    if !signal_group(pgid, 0) {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let mut members = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        // After the command name: state, parent, group, ...; the start time is the 20th.
+        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let group = fields.get(2).and_then(|g| g.parse::<u32>().ok());
+        if group == Some(pgid) && fields.first() != Some(&"Z") {
+            members.push((pid, fields.get(19).and_then(|t| t.parse().ok()).unwrap_or(0)));
+        }
+    }
+    members
+}
+
+/// Collects the ended children of this process in group `pgid`: a runner that is PID 1 (a
+/// container's) inherits an engine's orphaned workers, and nobody else would.
+fn reap_group(pgid: u32) {
+    let mut status = 0;
+    // SAFETY: waitpid(2) with WNOHANG writes only the status we pass and never blocks.
+    while unsafe { libc::waitpid(-(pgid as i32), &mut status, libc::WNOHANG) } > 0 {}
+}
+
+/// Waits until every process of group `pgid` has ended (and `child`, its leader, is collected),
+/// up to `deadline`, or an urgent interrupt; the processes still running.
+fn wait_group(pgid: u32, child: &mut Option<&mut Child>, deadline: Instant, interrupt: Option<&Interrupt>) -> usize {
+    loop {
+        // The leader is collected through its `Child` first, so that its exit status is kept.
+        let leader_done = child.as_deref_mut().is_none_or(|c| c.try_wait().ok().flatten().is_some());
+        if leader_done {
+            reap_group(pgid);
+        }
+        let running = group_members(pgid).len();
+        if (leader_done && running == 0) || Instant::now() >= deadline || interrupt.is_some_and(Interrupt::urgent) {
+            return running;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Stops a process group: SIGTERM, up to `grace` for all of it to end (cut short by an urgent
+/// interrupt), then SIGKILL and up to [`KILL_WAIT`] for it to be gone. Every process of the
+/// group counts, not only its leader: workers that outlive an engine keep their GPU memory.
+pub fn stop_group(pgid: u32, child: Option<&mut Child>, grace: Duration, interrupt: Option<&Interrupt>) -> Stopped {
+    let mut child = child;
+    let leader_ended = match child.as_deref_mut() {
+        Some(c) => c.try_wait().ok().flatten().is_some(),
+        None => !group_members(pgid).iter().any(|(pid, _)| *pid == pgid),
+    };
+    let mut stopped = Stopped::default();
+    if leader_ended {
+        stopped.outlived = group_members(pgid).len();
+    }
+    signal_group(pgid, libc::SIGTERM);
+    stopped.killed = wait_group(pgid, &mut child, Instant::now() + grace, interrupt);
     signal_group(pgid, libc::SIGKILL);
-    if let Some(c) = child {
-        let _ = c.wait();
-    }
+    stopped.left = wait_group(pgid, &mut child, Instant::now() + KILL_WAIT, None);
+    stopped
 }
 
 /// Whether the socket listening on `port` belongs to a process of group `pgid`, from
@@ -471,10 +556,11 @@ impl ProcessIdentity {
         Some(ProcessIdentity { pid, boot_id, start_ticks, command: command.to_string() })
     }
 
-    /// Whether the process with this id is still the one recorded.
+    /// Whether the process with this id is still the one recorded, and runs (a zombie has ended).
     pub fn is_current(&self) -> bool {
-        ProcessIdentity::of(self.pid, &self.command)
-            .is_some_and(|now| (now.boot_id, now.start_ticks) == (self.boot_id.clone(), self.start_ticks))
+        alive(self.pid)
+            && ProcessIdentity::of(self.pid, &self.command)
+                .is_some_and(|now| (now.boot_id, now.start_ticks) == (self.boot_id.clone(), self.start_ticks))
     }
 }
 
@@ -484,6 +570,61 @@ pub struct EngineRecord {
     #[serde(flatten)]
     pub process: ProcessIdentity,
     pub started_at: String,
+}
+
+/// What is left of an engine a killed runner recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Leftover {
+    /// The recorded process still runs.
+    Engine,
+    /// The recorded process has ended, but these processes of its group, started after it,
+    /// still run (workers of an engine the OOM killer took).
+    Workers(Vec<u32>),
+    /// Nothing of it runs.
+    Nothing,
+    /// Its process id names another program now (or the machine was restarted).
+    Other,
+}
+
+impl EngineRecord {
+    /// What of the recorded engine still runs. A process group id is not given to a new process
+    /// while any member of the group lives, so members of the recorded group that started after
+    /// the engine are its own, as long as no other process has the engine's id.
+    pub fn leftover(&self) -> Leftover {
+        let p = &self.process;
+        if p.is_current() {
+            return Leftover::Engine;
+        }
+        let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+        let leader_alive = alive(p.pid);
+        if boot.trim() != p.boot_id || leader_alive {
+            return if leader_alive { Leftover::Other } else { Leftover::Nothing };
+        }
+        let workers: Vec<u32> =
+            group_members(p.pid).into_iter().filter(|(_, ticks)| *ticks >= p.start_ticks).map(|(pid, _)| pid).collect();
+        if workers.is_empty() { Leftover::Nothing } else { Leftover::Workers(workers) }
+    }
+}
+
+/// The process id a damaged engine record still shows (`"pid": 123`), when one can be read.
+pub fn damaged_record_pid(text: &str) -> Option<u32> {
+    if let Some(pid) = serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v.get("pid")?.as_u64()) {
+        return u32::try_from(pid).ok();
+    }
+    let after = text.split_once("\"pid\"")?.1.trim_start().strip_prefix(':')?.trim_start();
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Whether a process with this id runs (it exists and is not a zombie).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+}
+
+/// Whether a process with this id runs, or any process of a group with this id.
+pub fn process_or_group_runs(pid: u32) -> bool {
+    alive(pid) || !group_members(pid).is_empty()
 }
 
 /// The last `n` lines of a file.
@@ -708,7 +849,10 @@ impl Backend for LocalBackend {
         } else {
             launch.stop_grace
         };
-        stop_group(pgid, Some(&mut engine), grace, Some(interrupt));
+        let stopped = stop_group(pgid, Some(&mut engine), grace, Some(interrupt));
+        if let Some(line) = stopped.describe(pgid) {
+            progress(Event::Step(&line));
+        }
         report.stopped_at = Some(now());
         if report.engine_exit.is_none() {
             report.engine_exit = engine.try_wait().ok().flatten().and_then(|s| s.code());
