@@ -183,7 +183,7 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
     let origin = Instant::now();
     let mut warm = JoinSet::new();
     for item in warmup {
-        let (http, url, body, input) = (http.clone(), url.clone(), request(item), (item.input_tokens, item.counted));
+        let (http, url, body, input) = (http.clone(), url.clone(), request(item), client::Asked::of(item));
         warm.spawn(async move { client::send(&http, &url, body, stream, input, origin, timeout).await });
         if warm.len() >= limit {
             warm.join_next().await;
@@ -224,7 +224,7 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
         } else {
             origin.elapsed().as_secs_f64().max(next_at)
         };
-        let (http, url, body, input) = (http.clone(), url.clone(), request(item), (item.input_tokens, item.counted));
+        let (http, url, body, input) = (http.clone(), url.clone(), request(item), client::Asked::of(item));
         tasks.spawn(async move {
             let mut outcome = client::send(&http, &url, body, stream, input, origin, timeout).await;
             drop(permit);
@@ -269,6 +269,14 @@ pub fn publish(args: &BenchArgs, run: &Run) -> anyhow::Result<()> {
         for (message, count) in errors.iter().take(5) {
             eprintln!("  {count} × {message}");
         }
+    }
+    let doubted: Vec<&str> = run.outcomes.iter().filter_map(|o| o.usage_doubt.as_deref()).collect();
+    if let Some(first) = doubted.first() {
+        eprintln!(
+            "warning: the server's usage was not believed for {} of {} requests (first: {first}); their tokens were counted from the stream",
+            doubted.len(),
+            run.outcomes.len()
+        );
     }
     if !report.complete {
         eprintln!("interrupted: the result below covers the requests finished so far and is incomplete");
