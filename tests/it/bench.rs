@@ -422,3 +422,19 @@ fn usage_that_cannot_be_the_requests_is_not_believed_and_said_once() {
         assert!(err.contains(&warning), "{usage}: {err}");
     }
 }
+
+#[test]
+fn a_standard_error_that_cannot_be_written_does_not_make_the_benchmark_panic() {
+    let engine = Engine::start(&["--sim-decode-ms", "1", "--sim-fail-every", "2"]);
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .args(["bench", "--base-url", &engine.url(), "--quiet", "--num-prompts", "4"])
+        .args(["--random-input-len", "8", "--random-output-len", "4"])
+        .stderr(full)
+        .output()
+        .unwrap();
+    // Half the requests failed (their errors go to the full standard error); the block is printed.
+    assert_eq!(out.status.code(), Some(0), "{:?}", out.status);
+    let blocks = parse_str(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    assert_eq!(blocks[0].metric("completed"), Some(2.0));
+}
