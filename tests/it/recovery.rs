@@ -37,14 +37,19 @@ fn picked_ports_are_outside_the_ephemeral_range_and_never_shared_by_engines_in_f
         let port = m.port.unwrap();
         assert!(port >= 1024 && !(low..=high).contains(&port), "port {port} is in {low}-{high}");
     }
-    // Starts whose lives overlapped had other ports (a start's profiles share its port).
-    let lives: Vec<(&str, &str, u16)> =
-        all.iter().map(|m| (m.started_at.as_str(), m.engine_stopped_at.as_deref().unwrap(), m.port.unwrap())).collect();
+    // Starts whose lives overlapped had other ports. A start is its engine's process (its
+    // profiles share it, and its port); two starts may begin in the same millisecond.
+    let lives: Vec<(&str, &str, u16, u32)> = all
+        .iter()
+        .map(|m| {
+            (m.started_at.as_str(), m.engine_stopped_at.as_deref().unwrap(), m.port.unwrap(), m.engine_pid.unwrap())
+        })
+        .collect();
     let mut overlapping = 0;
     for (i, a) in lives.iter().enumerate() {
-        for b in lives[i + 1..].iter().filter(|b| b.0 != a.0) {
+        for b in lives[i + 1..].iter().filter(|b| b.3 != a.3) {
             // The times are RFC 3339 in one layout: as strings they sort as times.
-            if a.0 < b.1 && b.0 < a.1 {
+            if a.0 <= b.1 && b.0 <= a.1 {
                 overlapping += 1;
                 assert_ne!(a.2, b.2, "two engines in flight on one port: {lives:?}");
             }
