@@ -100,6 +100,9 @@ pub struct BenchResult {
     pub exit_status: Option<i32>,
     pub seconds: f64,
     pub failure: Option<(FailureClass, String)>,
+    /// The warnings `perflab bench` printed (a server's usage it did not believe).
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// How an engine start went (a cluster's node hands it back as JSON).
@@ -682,6 +685,7 @@ impl Backend for LocalBackend {
                     exit_status: None,
                     seconds: 0.0,
                     failure: Some(failure.clone()),
+                    warnings: Vec::new(),
                 })
                 .collect();
             report.start_failure = Some(failure);
@@ -946,8 +950,14 @@ fn run_benchmark(
     in_job: bool,
 ) -> (BenchResult, bool) {
     let Served { pgid, child: engine, ready_url } = served;
-    let mut result =
-        BenchResult { profile: String::new(), command: argv.to_vec(), exit_status: None, seconds: 0.0, failure: None };
+    let mut result = BenchResult {
+        profile: String::new(),
+        command: argv.to_vec(),
+        exit_status: None,
+        seconds: 0.0,
+        failure: None,
+        warnings: Vec::new(),
+    };
     let started = Instant::now();
     let file = match std::fs::File::create(out) {
         Ok(f) => f,
@@ -991,6 +1001,11 @@ fn run_benchmark(
             Ok(Some(status)) => {
                 result.exit_status = status.code();
                 result.seconds = started.elapsed().as_secs_f64();
+                // `perflab bench` says on standard error what it did not believe, in one line.
+                if argv.len() > 1 && argv[0] == "perflab" && argv[1] == "bench" {
+                    let lines = tail(&err_path, 20).into_iter();
+                    result.warnings = lines.filter(|l| l.starts_with("warning: ")).collect();
+                }
                 // A real engine can die faster than this loop looks (its requests then fail
                 // at once and the benchmark ends): one that no longer serves, or that has
                 // exited, died during the benchmark, whatever the benchmark made of it.

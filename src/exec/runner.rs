@@ -512,6 +512,9 @@ fn execute(
                 Some(b) => {
                     m.exit_status = b.exit_status;
                     seconds.push(b.seconds);
+                    for warning in &b.warnings {
+                        log(Event::Step(&format!("{name} on {profile}: {warning}")));
+                    }
                     // A benchmark that exits non-zero because too few requests succeeded (as
                     // `perflab bench` does when none did) still printed the result that says so.
                     match (b.failure.clone(), judge_output(tmp, expected, min_completed)) {

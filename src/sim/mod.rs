@@ -94,6 +94,10 @@ pub struct EngineArgs {
     /// engine busy finishing a benchmark's last requests may be too slow to answer one.
     #[arg(long, default_value_t = 0)]
     pub sim_health_blips: u64,
+    /// Count this many times the tokens it streamed as `completion_tokens` in a stream's usage,
+    /// as a server that miscounts does.
+    #[arg(long, default_value_t = 1)]
+    pub sim_usage_factor: u64,
     /// Answer every Nth request with HTTP 500.
     #[arg(long)]
     pub sim_fail_every: Option<u64>,

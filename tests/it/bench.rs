@@ -438,3 +438,19 @@ fn a_standard_error_that_cannot_be_written_does_not_make_the_benchmark_panic() {
     let blocks = parse_str(&String::from_utf8_lossy(&out.stdout)).unwrap();
     assert_eq!(blocks[0].metric("completed"), Some(2.0));
 }
+
+#[test]
+fn perflab_run_says_when_its_benchmark_did_not_believe_the_servers_usage() {
+    let _serial = common::serial();
+    let (_tmp, dir) =
+        common::tiny("perflab-engine --port {port} --sim-startup-seconds 0.1 --sim-usage-factor 1000", "");
+    let (code, _, err) = common::run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("engine/only on p: warning: the server's usage was not believed for 4 of 4 requests (first: completion_tokens is 4000 where max_tokens is 4)"),
+        "{err}"
+    );
+    let result = std::fs::read_to_string(dir.join("runs/engine/only/attempts/1/p.txt")).unwrap();
+    let block = parse_str(&result).unwrap().remove(0);
+    assert_eq!(block.raw.get("Total generated tokens"), Some("16"), "{result}");
+}
