@@ -406,8 +406,9 @@ impl Stopped {
     pub fn describe(&self, pgid: u32) -> Option<String> {
         let processes = |n: usize| if n == 1 { "1 process".to_string() } else { format!("{n} processes") };
         if self.left > 0 {
+            let verb = if self.left == 1 { "runs" } else { "run" };
             return Some(format!(
-                "{} of process group {pgid} still run {} s after SIGKILL; the next start on its GPUs may find their memory taken",
+                "{} of process group {pgid} still {verb} {} s after SIGKILL; the next start on its GPUs may find their memory taken",
                 processes(self.left),
                 KILL_WAIT.as_secs()
             ));

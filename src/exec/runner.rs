@@ -197,8 +197,9 @@ fn stop_leftover(r: &EngineRecord, log: &mut dyn FnMut(Event)) {
         }
         local::Leftover::Workers(workers) => {
             let ids: Vec<String> = workers.iter().map(u32::to_string).collect();
+            let (which, verb) = if ids.len() == 1 { ("process", "runs") } else { ("processes", "run") };
             log(Event::Step(&format!(
-                "the engine a previous run left behind (process {pid}) has ended, but processes {} of its group still run; stopping them",
+                "the engine a previous run left behind (process {pid}) has ended, but {which} {} of its group still {verb}; stopping them",
                 ids.join(", ")
             )));
             // Workers without their engine serve nobody: they get the short grace.

@@ -131,7 +131,7 @@ fn after_kill_9_the_next_run_stops_the_workers_of_an_engine_that_died_too() {
     assert!(stopped, "worker {worker} of the dead engine was left running: {err}");
     assert!(
         err.contains(&format!(
-            "the engine a previous run left behind (process {engine}) has ended, but processes {worker} of its group still run; stopping them"
+            "the engine a previous run left behind (process {engine}) has ended, but process {worker} of its group still runs; stopping them"
         )),
         "{err}"
     );
