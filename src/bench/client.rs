@@ -43,6 +43,9 @@ pub struct Outcome {
     /// When each streamed chunk with text arrived, seconds from the start of the benchmark
     /// (the moment its bytes were read, before they were parsed).
     pub token_times: Vec<f64>,
+    /// Why the server's `usage` was not believed, when it was not (the tokens were then
+    /// counted by perflab).
+    pub usage_doubt: Option<String>,
 }
 
 impl Outcome {
@@ -107,16 +110,33 @@ pub fn body(model: &str, item: &Item, chat: bool, stream: bool, ignore_eos: bool
     v.to_string()
 }
 
+/// A count in the server's `usage`: a number, or what the server sent instead (as written).
+#[derive(Debug, Clone, PartialEq)]
+enum Count {
+    Number(u64),
+    Odd(String),
+}
+
+impl Count {
+    /// The count of a JSON value; `null` (or no value) is none.
+    fn of(v: Option<&serde_json::Value>) -> Option<Count> {
+        match v? {
+            serde_json::Value::Null => None,
+            v => Some(v.as_u64().map_or_else(|| Count::Odd(v.to_string()), Count::Number)),
+        }
+    }
+}
+
 /// The server's `usage` of a response: (prompt tokens, completion tokens).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct Usage {
-    prompt: Option<u64>,
-    completion: Option<u64>,
+    prompt: Option<Count>,
+    completion: Option<Count>,
 }
 
 impl Usage {
     fn of(v: &serde_json::Value) -> Usage {
-        let get = |k: &str| v.pointer(&format!("/usage/{k}")).and_then(|u| u.as_u64());
+        let get = |k: &str| Count::of(v.pointer(&format!("/usage/{k}")));
         Usage { prompt: get("prompt_tokens"), completion: get("completion_tokens") }
     }
 
@@ -124,22 +144,75 @@ impl Usage {
         Usage { prompt: self.prompt.or(earlier.prompt), completion: self.completion.or(earlier.completion) }
     }
 
-    /// Records what the server counted in the outcome; `chunks` counts output otherwise.
-    fn apply(self, out: &mut Outcome, chunks: u64) {
-        if let Some(p) = self.prompt {
+    /// Why these counts cannot be the request's, if they cannot: a count that is not a whole
+    /// number, no prompt tokens for a prompt that has some, more than twice the output tokens
+    /// asked for, or none for output that streamed tokens.
+    fn doubt(&self, asked: &Asked, chunks: u64) -> Option<String> {
+        for (name, count) in [("prompt_tokens", &self.prompt), ("completion_tokens", &self.completion)] {
+            if let Some(Count::Odd(text)) = count {
+                return Some(format!("{name} is {text}, not a count"));
+            }
+        }
+        if self.prompt == Some(Count::Number(0)) && asked.input_tokens > 0 {
+            return Some("prompt_tokens is 0 for a prompt that is not empty".to_string());
+        }
+        match self.completion {
+            Some(Count::Number(c)) if asked.max_tokens > 0 && c > asked.max_tokens.saturating_mul(2) => {
+                Some(format!("completion_tokens is {c} where max_tokens is {}", asked.max_tokens))
+            }
+            Some(Count::Number(0)) if chunks > 0 => {
+                Some(format!("completion_tokens is 0 for {chunks} streamed tokens"))
+            }
+            _ => None,
+        }
+    }
+
+    /// Records the request's token counts in the outcome: the server's when they can be
+    /// believed, else the prompt's as the dataset counted it and one token a streamed chunk (the
+    /// outcome then says why). Output without a stream has nothing else to count it by.
+    fn apply(self, out: &mut Outcome, asked: &Asked, chunks: u64, streamed: bool) -> Result<(), String> {
+        if let Some(why) = self.doubt(asked, chunks) {
+            if !streamed {
+                return Err(format!(
+                    "the server's usage cannot be believed ({why}), and without a stream nothing else counts the output"
+                ));
+            }
+            out.usage_doubt = Some(why);
+            out.output_tokens = chunks;
+            out.output_counted = TokenCount::Ids;
+            return Ok(());
+        }
+        if let Some(Count::Number(p)) = self.prompt {
             out.input_tokens = p;
             out.input_counted = TokenCount::Server;
         }
         match self.completion {
-            Some(c) => {
+            Some(Count::Number(c)) => {
                 out.output_tokens = c;
                 out.output_counted = TokenCount::Server;
             }
-            None => {
+            _ => {
                 out.output_tokens = chunks;
                 out.output_counted = TokenCount::Ids;
             }
         }
+        Ok(())
+    }
+}
+
+/// What a request asked for, which the server's counts are judged by.
+#[derive(Debug, Clone, Copy)]
+pub struct Asked {
+    /// The prompt's length as the dataset counted it, and how.
+    pub input_tokens: u64,
+    pub input_counted: TokenCount,
+    /// `max_tokens`.
+    pub max_tokens: u64,
+}
+
+impl Asked {
+    pub fn of(item: &Item) -> Asked {
+        Asked { input_tokens: item.input_tokens, input_counted: item.counted, max_tokens: item.output_tokens }
     }
 }
 
@@ -172,8 +245,8 @@ struct Delta<'a> {
 
 #[derive(serde::Deserialize)]
 struct UsageCounts {
-    prompt_tokens: Option<u64>,
-    completion_tokens: Option<u64>,
+    prompt_tokens: Option<serde_json::Value>,
+    completion_tokens: Option<serde_json::Value>,
 }
 
 /// One streamed event: whether it carried text, and its usage, as the stream reader reads it.
@@ -232,8 +305,10 @@ fn parse_event(data: &str) -> Result<(bool, Usage), String> {
     if let Some(err) = chunk.error {
         return Err(format!("server error in stream: {}", err.get()));
     }
-    let usage =
-        chunk.usage.map_or(Usage::default(), |u| Usage { prompt: u.prompt_tokens, completion: u.completion_tokens });
+    let usage = chunk.usage.map_or(Usage::default(), |u| Usage {
+        prompt: Count::of(u.prompt_tokens.as_ref()),
+        completion: Count::of(u.completion_tokens.as_ref()),
+    });
     let text = chunk.choices.first().is_some_and(|c| {
         let delta = c.delta.as_ref();
         c.text.is_some()
@@ -251,15 +326,15 @@ pub async fn send(
     url: &str,
     body: String,
     stream: bool,
-    input: (u64, TokenCount),
+    asked: Asked,
     origin: Instant,
     timeout: Duration,
 ) -> Outcome {
     let start = origin.elapsed().as_secs_f64();
-    let (input_tokens, input_counted) = input;
+    let (input_tokens, input_counted) = (asked.input_tokens, asked.input_counted);
     let mut out =
         Outcome { start, input_tokens, input_counted, output_counted: TokenCount::Server, ..Outcome::default() };
-    let result = tokio::time::timeout(timeout, exchange(client, url, body, stream, origin, &mut out)).await;
+    let result = tokio::time::timeout(timeout, exchange(client, url, body, (stream, asked), origin, &mut out)).await;
     out.end = origin.elapsed().as_secs_f64();
     match result {
         Ok(Ok(())) => out.success = true,
@@ -273,7 +348,7 @@ async fn exchange(
     client: &HttpClient,
     url: &str,
     body: String,
-    stream: bool,
+    (stream, asked): (bool, Asked),
     origin: Instant,
     out: &mut Outcome,
 ) -> Result<(), String> {
@@ -304,11 +379,11 @@ async fn exchange(
         let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("malformed response: {e}"))?;
         let now = origin.elapsed().as_secs_f64();
         out.ttft = now - out.start;
-        Usage::of(&v).apply(out, 0);
+        Usage::of(&v).apply(out, &asked, 0, false)?;
         out.token_times = vec![now];
         return Ok(());
     }
-    let mut buffer: Vec<u8> = Vec::new();
+    let mut events = EventReader::default();
     let mut last = 0.0;
     let mut chunks = 0u64;
     let mut usage = Usage::default();
@@ -318,50 +393,32 @@ async fn exchange(
         let now = origin.elapsed().as_secs_f64();
         let frame = frame.map_err(|e| format!("stream interrupted after {chunks} tokens: {}", root_cause(&e)))?;
         let Ok(data) = frame.into_data() else { continue };
-        // The bytes before these hold no event end (they were scanned): only the last three of
-        // them can start one with the new bytes.
-        let unscanned = buffer.len().saturating_sub(3);
-        buffer.extend_from_slice(&data);
-        let mut consumed = 0;
-        let mut from = unscanned;
-        while let Some(end) = find_event_end(&buffer[from..]) {
-            let raw = &buffer[consumed..from + end];
-            consumed = from + end;
-            from = consumed;
-            for line in raw.split(|b| *b == b'\n') {
-                let line = line.strip_suffix(b"\r").unwrap_or(line);
-                let Some(payload) = line.strip_prefix(b"data:") else { continue };
-                let payload = payload.trim_ascii();
-                // Nothing after the end of the stream counts.
-                if done {
-                    continue;
-                }
-                if payload == b"[DONE]" {
-                    done = true;
-                    continue;
-                }
-                let (token, u) = match glance(payload) {
-                    Some(text) => (text, Usage::default()),
-                    None => parse_event(&String::from_utf8_lossy(payload))?,
-                };
-                usage = u.or(usage);
-                if token {
-                    if chunks == 0 {
-                        out.ttft = now - out.start;
-                    } else {
-                        out.itls.push(now - last);
-                    }
-                    out.token_times.push(now);
-                    last = now;
-                    chunks += 1;
-                }
+        events.read(&data, |payload| {
+            // Nothing after the end of the stream counts.
+            if done {
+                return Ok(());
             }
-        }
-        buffer.drain(..consumed);
-        // What is left is one unfinished event: many whole events in one frame are not one.
-        if buffer.len() > EVENT_LIMIT {
-            return Err(format!("an event longer than {} KiB without its blank line", EVENT_LIMIT >> 10));
-        }
+            if payload == b"[DONE]" {
+                done = true;
+                return Ok(());
+            }
+            let (token, u) = match glance(payload) {
+                Some(text) => (text, Usage::default()),
+                None => parse_event(&String::from_utf8_lossy(payload))?,
+            };
+            usage = u.or(std::mem::take(&mut usage));
+            if token {
+                if chunks == 0 {
+                    out.ttft = now - out.start;
+                } else {
+                    out.itls.push(now - last);
+                }
+                out.token_times.push(now);
+                last = now;
+                chunks += 1;
+            }
+            Ok(())
+        })?;
     }
     if !done {
         return Err(format!("stream ended without [DONE] after {chunks} tokens"));
@@ -369,8 +426,7 @@ async fn exchange(
     if chunks == 0 {
         return Err("no token received".to_string());
     }
-    usage.apply(out, chunks);
-    Ok(())
+    usage.apply(out, &asked, chunks, true)
 }
 
 /// The most of an error response that is read: its reason is at the start.
@@ -394,18 +450,76 @@ async fn read_limited(body: &mut hyper::body::Incoming, limit: usize) -> Result<
     Ok(bytes)
 }
 
-/// End of the first server-sent event in `buffer` (after its blank line: `\n\n` or `\r\n\r\n`).
-fn find_event_end(buffer: &[u8]) -> Option<usize> {
-    let mut from = 0;
-    while let Some(i) = buffer[from..].iter().position(|b| *b == b'\n') {
-        let at = from + i;
-        match buffer.get(at + 1) {
-            Some(b'\n') => return Some(at + 2),
-            Some(b'\r') if buffer.get(at + 2) == Some(&b'\n') => return Some(at + 3),
-            _ => from = at + 1,
+/// Reads a server-sent event stream as its bytes arrive. A line ends at LF, CR or CRLF (the
+/// three endings the format allows; a CRLF split between two reads is one ending), and a blank
+/// line ends an event: its `data:` lines are then handed on, one at a time, without the
+/// spaces around them. An event still unfinished when the stream ends does not count.
+#[derive(Debug, Default)]
+struct EventReader {
+    /// The line being read.
+    line: Vec<u8>,
+    /// The `data:` payloads of the event being read, one after the other, and where each ends.
+    data: Vec<u8>,
+    ends: Vec<usize>,
+    /// Bytes of the event being read so far.
+    size: usize,
+    /// The last byte read was a CR that ended a line: an LF right after it ends nothing.
+    after_cr: bool,
+}
+
+impl EventReader {
+    /// Reads the next bytes of the stream; `event` gets the `data:` payloads of each event
+    /// they complete. An error of `event` stops the reading.
+    fn read(&mut self, bytes: &[u8], mut event: impl FnMut(&[u8]) -> Result<(), String>) -> Result<(), String> {
+        let mut rest = bytes;
+        if std::mem::take(&mut self.after_cr) && rest.first() == Some(&b'\n') {
+            rest = &rest[1..];
         }
+        while let Some(i) = rest.iter().position(|b| *b == b'\n' || *b == b'\r') {
+            self.line.extend_from_slice(&rest[..i]);
+            let mut next = i + 1;
+            if rest[i] == b'\r' {
+                match rest.get(next) {
+                    Some(b'\n') => next += 1,
+                    Some(_) => {}
+                    None => self.after_cr = true,
+                }
+            }
+            rest = &rest[next..];
+            self.end_line(&mut event)?;
+        }
+        self.line.extend_from_slice(rest);
+        self.check_size(self.line.len())
     }
-    None
+
+    /// A line has ended: a blank one hands the event on, a `data:` one is kept for it.
+    fn end_line(&mut self, event: &mut impl FnMut(&[u8]) -> Result<(), String>) -> Result<(), String> {
+        if self.line.is_empty() {
+            let mut from = 0;
+            for end in self.ends.drain(..) {
+                event(&self.data[from..end])?;
+                from = end;
+            }
+            self.data.clear();
+            self.size = 0;
+            return Ok(());
+        }
+        self.size += self.line.len() + 1;
+        if let Some(payload) = self.line.strip_prefix(b"data:") {
+            self.data.extend_from_slice(payload.trim_ascii());
+            self.ends.push(self.data.len());
+        }
+        self.line.clear();
+        self.check_size(0)
+    }
+
+    /// An event, `unfinished` bytes of an unended line included, stays within [`EVENT_LIMIT`].
+    fn check_size(&self, unfinished: usize) -> Result<(), String> {
+        if self.size + unfinished > EVENT_LIMIT {
+            return Err(format!("an event longer than {} KiB without its blank line", EVENT_LIMIT >> 10));
+        }
+        Ok(())
+    }
 }
 
 fn root_cause(e: &dyn std::error::Error) -> String {
@@ -425,22 +539,56 @@ mod tests {
     #[test]
     fn events_count_text_and_read_usage() {
         let none = Usage::default();
-        assert_eq!(event(r#"{"choices":[{"text":" a"}]}"#), Ok((true, none)));
+        assert_eq!(event(r#"{"choices":[{"text":" a"}]}"#), Ok((true, none.clone())));
         assert_eq!(event(r#"{"choices":[{"delta":{"content":"b"}}]}"#), Ok((true, none)));
         assert_eq!(
             event(r#"{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":7}}"#),
-            Ok((false, Usage { prompt: Some(5), completion: Some(7) }))
+            Ok((false, Usage { prompt: Some(Count::Number(5)), completion: Some(Count::Number(7)) }))
         );
         assert!(event(r#"{"choices": ["#).unwrap_err().starts_with("malformed chunk"));
-        assert_eq!(find_event_end(b"data: x\n\ndata: y"), Some(9));
-        assert_eq!(find_event_end(b"data: x\r\n\r\ndata: y"), Some(11));
-        assert_eq!(find_event_end(b"data: x\r\ndata: y"), None);
         assert_eq!(
             event(r#"{"choices":[{"delta":{"content":"\u00e7ok"}}]}"#),
             Ok((true, Usage::default())),
             "escaped text"
         );
         assert!(event(r#"{"error":{"message":"boom"}}"#).unwrap_err().contains("boom"));
+    }
+
+    /// The payloads `EventReader` hands on when `stream` arrives in the pieces `cuts` makes.
+    fn payloads(stream: &[u8], cuts: &[usize]) -> Result<Vec<String>, String> {
+        let mut reader = EventReader::default();
+        let mut got = Vec::new();
+        let mut from = 0;
+        for to in cuts.iter().copied().chain([stream.len()]) {
+            reader.read(&stream[from..to], |p| {
+                got.push(String::from_utf8_lossy(p).into_owned());
+                Ok(())
+            })?;
+            from = to;
+        }
+        Ok(got)
+    }
+
+    #[test]
+    fn events_end_at_a_blank_line_whatever_the_line_endings_and_wherever_the_reads_split() {
+        let want = ["a", "b", "[DONE]"];
+        for ending in ["\n", "\r", "\r\n"] {
+            let stream = format!("data: a{e}{e}: comment{e}data:b {e}{e}data: [DONE]{e}{e}data: late", e = ending);
+            let bytes = stream.as_bytes();
+            // In one read, and split in two at every place.
+            assert_eq!(payloads(bytes, &[]).unwrap(), want, "{ending:?}");
+            for cut in 0..bytes.len() {
+                assert_eq!(payloads(bytes, &[cut]).unwrap(), want, "{ending:?} cut at {cut}");
+            }
+        }
+        // Endings mixed in one stream; a CR followed by CRLF is a blank line too.
+        assert_eq!(payloads(b"data: a\r\r\ndata: b\n\r\ndata: c\r\n\n", &[]).unwrap(), ["a", "b", "c"]);
+        // A CRLF split between reads is one ending, not a blank line.
+        assert_eq!(payloads(b"data: a\r\ndata: b\r\n\r\n", &[8]).unwrap(), ["a", "b"]);
+        let endless = vec![b'x'; EVENT_LIMIT + 1];
+        assert!(payloads(&endless, &[]).unwrap_err().contains("without its blank line"));
+        let many_lines = b"data: 0123456789\n".repeat(EVENT_LIMIT / 10);
+        assert!(payloads(&many_lines, &[]).unwrap_err().contains("without its blank line"));
     }
 
     #[test]

@@ -183,7 +183,7 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
     let origin = Instant::now();
     let mut warm = JoinSet::new();
     for item in warmup {
-        let (http, url, body, input) = (http.clone(), url.clone(), request(item), (item.input_tokens, item.counted));
+        let (http, url, body, input) = (http.clone(), url.clone(), request(item), client::Asked::of(item));
         warm.spawn(async move { client::send(&http, &url, body, stream, input, origin, timeout).await });
         if warm.len() >= limit {
             warm.join_next().await;
@@ -224,7 +224,7 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
         } else {
             origin.elapsed().as_secs_f64().max(next_at)
         };
-        let (http, url, body, input) = (http.clone(), url.clone(), request(item), (item.input_tokens, item.counted));
+        let (http, url, body, input) = (http.clone(), url.clone(), request(item), client::Asked::of(item));
         tasks.spawn(async move {
             let mut outcome = client::send(&http, &url, body, stream, input, origin, timeout).await;
             drop(permit);
@@ -257,22 +257,42 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
     Ok(Run { report: report::build(&outcomes, duration, settings, complete), outcomes, model })
 }
 
-/// Prints the block (standard output), the errors (standard error), and writes the JSON.
-pub fn publish(args: &BenchArgs, run: &Run) -> anyhow::Result<()> {
-    use std::io::Write;
+/// What standard error says about a run: the most frequent errors, usage that was not
+/// believed, an interruption.
+fn notes(run: &Run) -> String {
+    use std::fmt::Write;
     let report = &run.report;
+    let mut text = String::new();
     if !report.errors.is_empty() {
         let failed: usize = report.errors.iter().map(|e| e.1).sum();
-        eprintln!("{failed} requests failed; the most frequent errors:");
+        let _ = writeln!(text, "{failed} requests failed; the most frequent errors:");
         let mut errors = report.errors.clone();
         errors.sort_by_key(|e| std::cmp::Reverse(e.1));
         for (message, count) in errors.iter().take(5) {
-            eprintln!("  {count} × {message}");
+            let _ = writeln!(text, "  {count} × {message}");
         }
     }
-    if !report.complete {
-        eprintln!("interrupted: the result below covers the requests finished so far and is incomplete");
+    let doubted: Vec<&str> = run.outcomes.iter().filter_map(|o| o.usage_doubt.as_deref()).collect();
+    if let Some(first) = doubted.first() {
+        let _ = writeln!(
+            text,
+            "warning: the server's usage was not believed for {} of {} requests (first: {first}); their tokens were counted from the stream",
+            doubted.len(),
+            run.outcomes.len()
+        );
     }
+    if !report.complete {
+        text += "interrupted: the result below covers the requests finished so far and is incomplete\n";
+    }
+    text
+}
+
+/// Prints the block (standard output), the errors (standard error), and writes the JSON. A
+/// standard error that cannot be written (a full disk) loses those lines, nothing else.
+pub fn publish(args: &BenchArgs, run: &Run) -> anyhow::Result<()> {
+    use std::io::Write;
+    let report = &run.report;
+    let _ = std::io::stderr().lock().write_all(notes(run).as_bytes());
     std::io::stdout().lock().write_all(report.block().as_bytes())?;
     if let Some(path) = &args.save_result {
         let backend = if args.endpoint.contains("chat") { "openai-chat" } else { "openai" };

@@ -13,6 +13,12 @@ struct Cli {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    if cli.engine.sim_worker
+        && let Err(e) = perflab::sim::spawn_worker()
+    {
+        eprintln!("error: cannot start the worker: {e}");
+        return std::process::ExitCode::from(2);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {

@@ -103,6 +103,9 @@ pub struct BenchResult {
     pub exit_status: Option<i32>,
     pub seconds: f64,
     pub failure: Option<(FailureClass, String)>,
+    /// The warnings `perflab bench` printed (a server's usage it did not believe).
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// How an engine start went (a cluster's node hands it back as JSON).
@@ -261,8 +264,64 @@ fn program(name: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-fn free_port() -> std::io::Result<u16> {
-    Ok(std::net::TcpListener::bind((HOST, 0))?.local_addr()?.port())
+/// Ports handed to the engines this process has in flight: a port one slot picked is never
+/// another's, even before its engine binds it.
+static LEASED: std::sync::Mutex<std::collections::BTreeSet<u16>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// A port picked for one engine start, given back when dropped.
+#[derive(Debug)]
+struct PortLease(u16);
+
+impl Drop for PortLease {
+    fn drop(&mut self) {
+        LEASED.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.0);
+    }
+}
+
+/// The ports the kernel gives outgoing connections (`ip_local_port_range`): a benchmark's
+/// connections come from there, so a port picked there could be taken before a slow engine
+/// binds it.
+fn ephemeral_range() -> (u16, u16) {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|text| {
+            let mut words = text.split_whitespace().map(|w| w.parse::<u16>().ok());
+            Some((words.next()??, words.next()??))
+        })
+        .filter(|(low, high)| low <= high)
+        .unwrap_or((32768, 60999))
+}
+
+/// The ports an engine may be given, in the order they are tried: the unprivileged ones outside
+/// the ephemeral range, from a place that `seed` sets (so that runs on one machine start apart),
+/// wrapping round. All unprivileged ports when the ephemeral range leaves none.
+fn port_candidates(ephemeral: (u16, u16), seed: u32) -> Vec<u16> {
+    let (low, high) = ephemeral;
+    let mut ports: Vec<u16> = (1024..=u16::MAX).filter(|p| *p < low || *p > high).collect();
+    if ports.is_empty() {
+        ports = (1024..=u16::MAX).collect();
+    }
+    let start = seed as usize % ports.len();
+    ports.rotate_left(start);
+    ports
+}
+
+/// Whether no socket is bound to `port`, on any address.
+fn port_free(port: u16) -> bool {
+    std::net::TcpListener::bind(("0.0.0.0", port)).is_ok() && std::net::TcpListener::bind((HOST, port)).is_ok()
+}
+
+/// A free port outside the ephemeral range that no other engine of this process holds, held
+/// until the lease is dropped.
+fn pick_port(free: impl Fn(u16) -> bool) -> Option<PortLease> {
+    let mut leased = LEASED.lock().unwrap_or_else(|e| e.into_inner());
+    // Each pick starts past the one before, so that a port just given back rests a while.
+    static PICKS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let seed = std::process::id().wrapping_mul(7919).wrapping_add(PICKS.fetch_add(1, Ordering::Relaxed));
+    let port = port_candidates(ephemeral_range(), seed).into_iter().find(|p| !leased.contains(p) && free(*p))?;
+    leased.insert(port);
+    Some(PortLease(port))
 }
 
 /// Whether something already accepts connections on `port`.
@@ -332,26 +391,112 @@ pub fn signal_group(pgid: u32, signal: i32) -> bool {
     unsafe { libc::kill(-(pgid as i32), signal) == 0 }
 }
 
-/// Stops a process group: SIGTERM, up to `grace` for it to end (cut short by an urgent
-/// interrupt), then SIGKILL.
-pub fn stop_group(pgid: u32, child: Option<&mut Child>, grace: Duration, interrupt: Option<&Interrupt>) {
-    signal_group(pgid, libc::SIGTERM);
-    let deadline = Instant::now() + grace;
-    let mut child = child;
-    loop {
-        let gone = match child.as_deref_mut() {
-            Some(c) => c.try_wait().ok().flatten().is_some() && !signal_group(pgid, 0),
-            None => !signal_group(pgid, 0),
-        };
-        if gone || Instant::now() >= deadline || interrupt.is_some_and(Interrupt::urgent) {
-            break;
+/// How long a process group gets to be gone after SIGKILL: a process that held GPU memory can
+/// take seconds to be torn down.
+pub const KILL_WAIT: Duration = Duration::from_secs(10);
+
+/// How a process group was stopped: what it took to make it go.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped {
+    /// Processes of the group that were still running after its leader had ended (workers of an
+    /// engine the OOM killer took, for example).
+    pub outlived: usize,
+    /// Processes still running after the grace, ended with SIGKILL.
+    pub killed: usize,
+    /// Processes still running [`KILL_WAIT`] after SIGKILL.
+    pub left: usize,
+}
+
+impl Stopped {
+    /// What a progress line says about it, if anything is worth saying: workers that outlived
+    /// their leader, or processes that would not go.
+    pub fn describe(&self, pgid: u32) -> Option<String> {
+        let processes = |n: usize| if n == 1 { "1 process".to_string() } else { format!("{n} processes") };
+        if self.left > 0 {
+            let verb = if self.left == 1 { "runs" } else { "run" };
+            return Some(format!(
+                "{} of process group {pgid} still {verb} {} s after SIGKILL; the next start on its GPUs may find their memory taken",
+                processes(self.left),
+                KILL_WAIT.as_secs()
+            ));
         }
-        std::thread::sleep(Duration::from_millis(10));
+        if self.outlived > 0 {
+            let how = if self.killed > 0 { ", with SIGKILL" } else { "" };
+            return Some(format!(
+                "the engine's main process had ended, but {} of its group (process group {pgid}) still ran; all of them are gone now{how}",
+                processes(self.outlived)
+            ));
+        }
+        None
     }
+}
+
+/// The processes of group `pgid` that have not ended (a zombie holds no memory and is left
+/// out), with their start times (clock ticks after boot), from `/proc`.
+pub fn group_members(pgid: u32) -> Vec<(u32, u64)> {
+    // Nothing to look for when no process of the group is left, zombies included.
+    if !signal_group(pgid, 0) {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let mut members = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        // After the command name: state, parent, group, ...; the start time is the 20th.
+        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let group = fields.get(2).and_then(|g| g.parse::<u32>().ok());
+        if group == Some(pgid) && fields.first() != Some(&"Z") {
+            members.push((pid, fields.get(19).and_then(|t| t.parse().ok()).unwrap_or(0)));
+        }
+    }
+    members
+}
+
+/// Collects the ended children of this process in group `pgid`: a runner that is PID 1 (a
+/// container's) inherits an engine's orphaned workers, and nobody else would.
+fn reap_group(pgid: u32) {
+    let mut status = 0;
+    // SAFETY: waitpid(2) with WNOHANG writes only the status we pass and never blocks.
+    while unsafe { libc::waitpid(-(pgid as i32), &mut status, libc::WNOHANG) } > 0 {}
+}
+
+/// Waits until every process of group `pgid` has ended (and `child`, its leader, is collected),
+/// up to `deadline`, or an urgent interrupt; the processes still running.
+fn wait_group(pgid: u32, child: &mut Option<&mut Child>, deadline: Instant, interrupt: Option<&Interrupt>) -> usize {
+    loop {
+        // The leader is collected through its `Child` first, so that its exit status is kept.
+        let leader_done = child.as_deref_mut().is_none_or(|c| c.try_wait().ok().flatten().is_some());
+        if leader_done {
+            reap_group(pgid);
+        }
+        let running = group_members(pgid).len();
+        if (leader_done && running == 0) || Instant::now() >= deadline || interrupt.is_some_and(Interrupt::urgent) {
+            return running;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Stops a process group: SIGTERM, up to `grace` for all of it to end (cut short by an urgent
+/// interrupt), then SIGKILL and up to [`KILL_WAIT`] for it to be gone. Every process of the
+/// group counts, not only its leader: workers that outlive an engine keep their GPU memory.
+pub fn stop_group(pgid: u32, child: Option<&mut Child>, grace: Duration, interrupt: Option<&Interrupt>) -> Stopped {
+    let mut child = child;
+    let leader_ended = match child.as_deref_mut() {
+        Some(c) => c.try_wait().ok().flatten().is_some(),
+        None => !group_members(pgid).iter().any(|(pid, _)| *pid == pgid),
+    };
+    let mut stopped = Stopped::default();
+    if leader_ended {
+        stopped.outlived = group_members(pgid).len();
+    }
+    signal_group(pgid, libc::SIGTERM);
+    stopped.killed = wait_group(pgid, &mut child, Instant::now() + grace, interrupt);
     signal_group(pgid, libc::SIGKILL);
-    if let Some(c) = child {
-        let _ = c.wait();
-    }
+    stopped.left = wait_group(pgid, &mut child, Instant::now() + KILL_WAIT, None);
+    stopped
 }
 
 /// Whether the socket listening on `port` belongs to a process of group `pgid`, from
@@ -422,10 +567,11 @@ impl ProcessIdentity {
         Some(ProcessIdentity { pid, boot_id, start_ticks, command: command.to_string() })
     }
 
-    /// Whether the process with this id is still the one recorded.
+    /// Whether the process with this id is still the one recorded, and runs (a zombie has ended).
     pub fn is_current(&self) -> bool {
-        ProcessIdentity::of(self.pid, &self.command)
-            .is_some_and(|now| (now.boot_id, now.start_ticks) == (self.boot_id.clone(), self.start_ticks))
+        alive(self.pid)
+            && ProcessIdentity::of(self.pid, &self.command)
+                .is_some_and(|now| (now.boot_id, now.start_ticks) == (self.boot_id.clone(), self.start_ticks))
     }
 }
 
@@ -435,6 +581,61 @@ pub struct EngineRecord {
     #[serde(flatten)]
     pub process: ProcessIdentity,
     pub started_at: String,
+}
+
+/// What is left of an engine a killed runner recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Leftover {
+    /// The recorded process still runs.
+    Engine,
+    /// The recorded process has ended, but these processes of its group, started after it,
+    /// still run (workers of an engine the OOM killer took).
+    Workers(Vec<u32>),
+    /// Nothing of it runs.
+    Nothing,
+    /// Its process id names another program now (or the machine was restarted).
+    Other,
+}
+
+impl EngineRecord {
+    /// What of the recorded engine still runs. A process group id is not given to a new process
+    /// while any member of the group lives, so members of the recorded group that started after
+    /// the engine are its own, as long as no other process has the engine's id.
+    pub fn leftover(&self) -> Leftover {
+        let p = &self.process;
+        if p.is_current() {
+            return Leftover::Engine;
+        }
+        let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+        let leader_alive = alive(p.pid);
+        if boot.trim() != p.boot_id || leader_alive {
+            return if leader_alive { Leftover::Other } else { Leftover::Nothing };
+        }
+        let workers: Vec<u32> =
+            group_members(p.pid).into_iter().filter(|(_, ticks)| *ticks >= p.start_ticks).map(|(pid, _)| pid).collect();
+        if workers.is_empty() { Leftover::Nothing } else { Leftover::Workers(workers) }
+    }
+}
+
+/// The process id a damaged engine record still shows (`"pid": 123`), when one can be read.
+pub fn damaged_record_pid(text: &str) -> Option<u32> {
+    if let Some(pid) = serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v.get("pid")?.as_u64()) {
+        return u32::try_from(pid).ok();
+    }
+    let after = text.split_once("\"pid\"")?.1.trim_start().strip_prefix(':')?.trim_start();
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Whether a process with this id runs (it exists and is not a zombie).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+}
+
+/// Whether a process with this id runs, or any process of a group with this id.
+pub fn process_or_group_runs(pid: u32) -> bool {
+    alive(pid) || !group_members(pid).is_empty()
 }
 
 /// The last `n` lines of a file.
@@ -456,10 +657,13 @@ pub const LOADING_GRACE: Duration = Duration::from_secs(3);
 /// the scheduler kills leaves no engine behind (the engine's process group escapes the
 /// scheduler's own clean-up).
 fn die_with_parent(command: &mut Command) {
+    // The child asks whether its parent is still this process, not whether it was handed to
+    // PID 1: a runner that is PID 1 itself (a container's first process) is a live parent.
+    let runner = std::process::id() as libc::pid_t;
     // SAFETY: prctl(2) and getppid(2) are async-signal-safe and touch no memory of ours.
     unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() == 1 {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() != runner {
                 return Err(std::io::Error::other("the job's runner has ended"));
             }
             Ok(())
@@ -489,10 +693,13 @@ impl Backend for LocalBackend {
                     exit_status: None,
                     seconds: 0.0,
                     failure: Some(failure.clone()),
+                    warnings: Vec::new(),
                 })
                 .collect();
             report.start_failure = Some(failure);
         };
+        // A picked port stays this start's until the engine is stopped.
+        let mut _lease = None;
         let port = match launch.port {
             Port::Fixed(port) if port_taken(port) => {
                 let message = format!(
@@ -502,10 +709,16 @@ impl Backend for LocalBackend {
                 return report;
             }
             Port::Fixed(port) => port,
-            Port::Pick => match free_port() {
-                Ok(p) => p,
-                Err(e) => {
-                    fail_all(&mut report, (FailureClass::StartFailure, format!("no free port: {e}")));
+            Port::Pick => match pick_port(port_free) {
+                Some(lease) => {
+                    let port = lease.0;
+                    _lease = Some(lease);
+                    port
+                }
+                None => {
+                    let (low, high) = ephemeral_range();
+                    let message = format!("no free port outside the ephemeral range {low}-{high}");
+                    fail_all(&mut report, (FailureClass::StartFailure, message));
                     return report;
                 }
             },
@@ -648,7 +861,10 @@ impl Backend for LocalBackend {
         } else {
             launch.stop_grace
         };
-        stop_group(pgid, Some(&mut engine), grace, Some(interrupt));
+        let stopped = stop_group(pgid, Some(&mut engine), grace, Some(interrupt));
+        if let Some(line) = stopped.describe(pgid) {
+            progress(Event::Step(&line));
+        }
         report.stopped_at = Some(now());
         if report.engine_exit.is_none() {
             report.engine_exit = engine.try_wait().ok().flatten().and_then(|s| s.code());
@@ -740,8 +956,14 @@ fn run_benchmark(
     in_job: bool,
 ) -> (BenchResult, bool) {
     let Served { pgid, child: engine, ready_url } = served;
-    let mut result =
-        BenchResult { profile: String::new(), command: argv.to_vec(), exit_status: None, seconds: 0.0, failure: None };
+    let mut result = BenchResult {
+        profile: String::new(),
+        command: argv.to_vec(),
+        exit_status: None,
+        seconds: 0.0,
+        failure: None,
+        warnings: Vec::new(),
+    };
     let started = Instant::now();
     let file = match std::fs::File::create(out) {
         Ok(f) => f,
@@ -785,6 +1007,11 @@ fn run_benchmark(
             Ok(Some(status)) => {
                 result.exit_status = status.code();
                 result.seconds = started.elapsed().as_secs_f64();
+                // `perflab bench` says on standard error what it did not believe, in one line.
+                if argv.len() > 1 && argv[0] == "perflab" && argv[1] == "bench" {
+                    let lines = tail(&err_path, 20).into_iter();
+                    result.warnings = lines.filter(|l| l.starts_with("warning: ")).collect();
+                }
                 // A real engine can die faster than this loop looks (its requests then fail
                 // at once and the benchmark ends): one that no longer serves, or that has
                 // exited, died during the benchmark, whatever the benchmark made of it.
@@ -830,5 +1057,27 @@ mod tests {
         assert_eq!(pauses, [1, 2, 4, 5, 5, 5]);
         // A check after the engine answers comes within one pause and one check's time.
         assert!(Backoff::CAP < Duration::from_millis(10));
+    }
+
+    #[test]
+    fn ports_are_picked_outside_the_ephemeral_range_and_never_twice_while_held() {
+        let ports = port_candidates((32768, 60999), 5);
+        assert!(ports.iter().all(|p| *p >= 1024 && !(32768..=60999).contains(p)));
+        assert_eq!(ports.len(), (32768 - 1024) + (65535 - 60999));
+        assert_eq!(port_candidates((32768, 60999), 0)[5], ports[0], "the seed only sets where to begin");
+        // A range that leaves nothing: every unprivileged port.
+        assert_eq!(port_candidates((1024, 65535), 0).len(), 65535 - 1024 + 1);
+
+        // A held port looks free (its engine has not bound it yet): it is still not picked again,
+        // until its lease is dropped.
+        let first = pick_port(|_| true).unwrap();
+        let held = first.0;
+        assert!(pick_port(|p| p == held).is_none());
+        drop(first);
+        assert_eq!(pick_port(|p| p == held).map(|l| l.0), Some(held), "a dropped lease gives the port back");
+        // A port that is not free is passed over.
+        let third = pick_port(|p| p % 2 == 0).unwrap();
+        assert_eq!(third.0 % 2, 0);
+        assert!(pick_port(|_| false).is_none());
     }
 }

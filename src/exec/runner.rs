@@ -176,22 +176,8 @@ fn recover(dir: &Path, cluster: bool, log: &mut dyn FnMut(Event)) -> anyhow::Res
     for record in records {
         let Ok(text) = std::fs::read_to_string(&record) else { continue };
         match serde_json::from_str::<EngineRecord>(&text) {
-            Ok(r) if r.process.is_current() => {
-                let pid = r.process.pid;
-                log(Event::Step(&format!(
-                    "stopping the engine (process group {pid}, `{}`) a previous run left behind",
-                    r.process.command
-                )));
-                local::stop_group(pid, None, Duration::from_secs(10), None);
-            }
-            Ok(r) => log(Event::Step(&format!(
-                "the engine a previous run left behind (process {}) has ended; process {} is another program now and is left alone",
-                r.process.pid, r.process.pid
-            ))),
-            Err(_) => log(Event::Step(&format!(
-                "'{}' does not say which process the engine was; nothing is stopped",
-                record.display()
-            ))),
+            Ok(r) => stop_leftover(&r, log),
+            Err(why) => damaged_record(&record, &text, &why, log)?,
         }
         std::fs::remove_file(&record).with_context(|| format!("cannot remove '{}'", record.display()))?;
     }
@@ -235,6 +221,64 @@ fn recover(dir: &Path, cluster: bool, log: &mut dyn FnMut(Event)) -> anyhow::Res
         }
     }
     Ok(())
+}
+
+/// Stops what is left of an engine a killed runner recorded: the engine's process group, or the
+/// workers of its group that outlived it, before anything else is started on its GPUs.
+fn stop_leftover(r: &EngineRecord, log: &mut dyn FnMut(Event)) {
+    let pid = r.process.pid;
+    let grace = Duration::from_secs(10);
+    let stopped = match r.leftover() {
+        local::Leftover::Engine => {
+            let command = &r.process.command;
+            log(Event::Step(&format!(
+                "stopping the engine (process group {pid}, `{command}`) a previous run left behind"
+            )));
+            local::stop_group(pid, None, grace, None)
+        }
+        local::Leftover::Workers(workers) => {
+            let ids: Vec<String> = workers.iter().map(u32::to_string).collect();
+            let (which, verb) = if ids.len() == 1 { ("process", "runs") } else { ("processes", "run") };
+            log(Event::Step(&format!(
+                "the engine a previous run left behind (process {pid}) has ended, but {which} {} of its group still {verb}; stopping them",
+                ids.join(", ")
+            )));
+            // Workers without their engine serve nobody: they get the short grace.
+            local::stop_group(pid, None, local::LOADING_GRACE, None)
+        }
+        local::Leftover::Nothing => {
+            log(Event::Step(&format!("the engine a previous run left behind (process {pid}) has ended")));
+            return;
+        }
+        local::Leftover::Other => {
+            log(Event::Step(&format!(
+                "the engine a previous run left behind (process {pid}) has ended; process {pid} is another program now and is left alone"
+            )));
+            return;
+        }
+    };
+    if let Some(line) = stopped.describe(pid) {
+        log(Event::Step(&line));
+    }
+}
+
+/// An engine record that cannot be read. When the process id it shows (if any) has ended with
+/// its whole group, the record is dropped; otherwise nothing is started, since an engine that
+/// may still hold the GPUs would make the next start fail for a reason not its own.
+fn damaged_record(path: &Path, text: &str, why: &serde_json::Error, log: &mut dyn FnMut(Event)) -> anyhow::Result<()> {
+    let at = path.display();
+    match local::damaged_record_pid(text) {
+        Some(pid) if !local::process_or_group_runs(pid) => {
+            log(Event::Step(&format!("'{at}' is damaged ({why}); process {pid}, which it names, has ended")));
+            Ok(())
+        }
+        Some(pid) => bail!(
+            "'{at}' is damaged ({why}), so perflab cannot tell whether process {pid}, which it names, is the engine an earlier run started, and stops nothing: see what runs in its group (`pgrep -a -g {pid}`), stop it if it is that engine (`kill -- -{pid}`), then remove '{at}' and run again"
+        ),
+        None => bail!(
+            "'{at}' is damaged ({why}) and names no process, so perflab cannot tell which engine an earlier run left running, and stops nothing: look for one (`ps -eo pid,pgid,args`), stop it, then remove '{at}' and run again"
+        ),
+    }
 }
 
 /// Holds the study's run lock (an exclusive `flock` the system drops when the process ends,
@@ -525,6 +569,9 @@ fn execute(
                 Some(b) => {
                     m.exit_status = b.exit_status;
                     seconds.push(b.seconds);
+                    for warning in &b.warnings {
+                        log(Event::Step(&format!("{name} on {profile}: {warning}")));
+                    }
                     // A benchmark that exits non-zero because too few requests succeeded (as
                     // `perflab bench` does when none did) still printed the result that says so.
                     match (b.failure.clone(), judge_output(tmp, expected, min_completed)) {

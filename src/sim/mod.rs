@@ -94,6 +94,10 @@ pub struct EngineArgs {
     /// engine busy finishing a benchmark's last requests may be too slow to answer one.
     #[arg(long, default_value_t = 0)]
     pub sim_health_blips: u64,
+    /// Count this many times the tokens it streamed as `completion_tokens` in a stream's usage,
+    /// as a server that miscounts does.
+    #[arg(long, default_value_t = 1)]
+    pub sim_usage_factor: u64,
     /// Answer every Nth request with HTTP 500.
     #[arg(long)]
     pub sim_fail_every: Option<u64>,
@@ -113,6 +117,12 @@ pub struct EngineArgs {
     /// Ignore SIGTERM, as an engine hung in its shutdown does (only SIGKILL ends it).
     #[arg(long)]
     pub sim_ignore_sigterm: bool,
+    /// Start a worker process in the engine's process group that ignores SIGTERM and outlives
+    /// the engine, as a GPU engine's workers can when the OOM killer takes the main process:
+    /// only SIGKILL ends it (or, at the latest, [`WORKER_LIFETIME`]). Its process id is in the
+    /// log (`INFO worker <pid> started`).
+    #[arg(long)]
+    pub sim_worker: bool,
     /// Token ids of the model's vocabulary: a prompt of ids at or above it is refused with HTTP
     /// 400, as a real engine refuses them.
     #[arg(long, default_value_t = 32000)]
@@ -134,6 +144,27 @@ pub struct EngineArgs {
     /// seed replays the same sequence. Without it every start draws as the first.
     #[arg(long)]
     pub sim_noise_counter: Option<std::path::PathBuf>,
+}
+
+/// The longest a `--sim-worker` lives: a test that fails leaves none for long.
+pub const WORKER_LIFETIME: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Forks the `--sim-worker` process. Call it before any thread starts: the child only sleeps.
+pub fn spawn_worker() -> std::io::Result<()> {
+    // SAFETY: fork(2) from a process that has one thread; the child calls only signal(2),
+    // getpid(2), write(2) through eprintln, nanosleep(2) and _exit(2).
+    match unsafe { libc::fork() } {
+        -1 => Err(std::io::Error::last_os_error()),
+        0 => {
+            // SAFETY: signal(2) with SIG_IGN installs no handler of ours.
+            unsafe { libc::signal(libc::SIGTERM, libc::SIG_IGN) };
+            eprintln!("INFO worker {} started", std::process::id());
+            std::thread::sleep(WORKER_LIFETIME);
+            // SAFETY: _exit(2) ends the child without running the parent's clean-up twice.
+            unsafe { libc::_exit(0) }
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Milliseconds without a request in flight after which the next request starts a new

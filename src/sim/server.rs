@@ -337,6 +337,8 @@ struct TokenStream {
     sent: u64,
     input: u64,
     usage: bool,
+    /// `--sim-usage-factor`.
+    usage_factor: u64,
     malformed: bool,
     drop: bool,
     done: bool,
@@ -363,8 +365,8 @@ impl TokenStream {
                     "data: {{\"id\":\"cmpl-{}\",\"choices\":[],\"usage\":{{\"prompt_tokens\":{},\"completion_tokens\":{},\"total_tokens\":{}}}}}\n\n",
                     self.id,
                     self.input,
-                    self.sent,
-                    self.input + self.sent
+                    self.sent * self.usage_factor,
+                    self.input + self.sent * self.usage_factor
                 ));
             }
             out.push_str("data: [DONE]\n\n");
@@ -562,6 +564,7 @@ async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody
             sent: 0,
             input,
             usage,
+            usage_factor: args.sim_usage_factor,
             malformed: every(args.sim_malformed_every),
             drop: every(args.sim_drop_every),
             done: false,

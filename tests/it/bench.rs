@@ -321,3 +321,136 @@ fn the_requests_file_holds_every_request_and_gives_the_printed_goodput() {
     let loose = Limits { tpot_ms: Some(10_000.0), ..limits };
     assert_eq!(goodput(&records, &loose, 1.0).good, 8, "the same records under other limits, without a rerun");
 }
+
+/// A server that lists model `m` and answers every completion with a stream of `body` (whole,
+/// then the connection closes).
+fn scripted_server(body: String) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let body = body.clone();
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+                    head.push(byte[0]);
+                }
+                // The request's body, as its length says.
+                let text = String::from_utf8_lossy(&head).to_ascii_lowercase();
+                let length = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .and_then(|n| n.trim().parse::<usize>().ok())
+                    .unwrap_or(0);
+                let _ = stream.read_exact(&mut vec![0u8; length]);
+                let (kind, body) = if head.starts_with(b"GET") {
+                    ("application/json", r#"{"data":[{"id":"m"}]}"#.to_string())
+                } else {
+                    ("text/event-stream", body)
+                };
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    port
+}
+
+/// A stream of four tokens, then `usage`, then `[DONE]`, its lines ended with `ending`.
+fn four_tokens(ending: &str, usage: &str) -> String {
+    let mut body = String::new();
+    for word in ["a", "b", "c", "d"] {
+        body += &format!("data: {{\"choices\":[{{\"text\":\"{word}\"}}]}}{ending}{ending}");
+    }
+    body += &format!("data: {{\"choices\":[],\"usage\":{usage}}}{ending}{ending}data: [DONE]{ending}{ending}");
+    body
+}
+
+/// `perflab bench` of three requests of four output tokens against a scripted server.
+fn bench_scripted(body: String) -> (i32, Option<perflab::Block>, String) {
+    let url = format!("http://127.0.0.1:{}", scripted_server(body));
+    let args = ["--random-input-len", "8", "--random-output-len", "4", "--num-prompts", "3", "--quiet"];
+    let mut all = vec!["bench", "--base-url", url.as_str(), "--model", "m"];
+    all.extend_from_slice(&args);
+    let (code, out, err) = perflab(&all);
+    (code, parse_str(&out).ok().and_then(|b| b.into_iter().next()), err)
+}
+
+#[test]
+fn a_stream_whose_lines_end_with_cr_alone_is_read_like_any_other() {
+    let usage = r#"{"prompt_tokens":8,"completion_tokens":4}"#;
+    for ending in ["\r", "\n", "\r\n"] {
+        let (code, b, err) = bench_scripted(four_tokens(ending, usage));
+        assert_eq!(code, 0, "{ending:?}: {err}");
+        let b = b.unwrap();
+        assert_eq!(b.metric("completed"), Some(3.0), "{ending:?}: {err}");
+        assert_eq!(b.raw.get("Total generated tokens"), Some("12"), "{ending:?}");
+        assert_eq!(b.raw.get("Output tokens counted by"), Some("server usage"), "{ending:?}");
+    }
+}
+
+#[test]
+fn usage_that_cannot_be_the_requests_is_not_believed_and_said_once() {
+    for (usage, why) in [
+        (
+            r#"{"prompt_tokens":8,"completion_tokens":1000000000}"#,
+            "completion_tokens is 1000000000 where max_tokens is 4",
+        ),
+        (r#"{"prompt_tokens":0,"completion_tokens":4}"#, "prompt_tokens is 0 for a prompt that is not empty"),
+        (r#"{"prompt_tokens":8,"completion_tokens":"many"}"#, "completion_tokens is \"many\", not a count"),
+        (r#"{"prompt_tokens":-3,"completion_tokens":4}"#, "prompt_tokens is -3, not a count"),
+        (r#"{"prompt_tokens":8,"completion_tokens":0}"#, "completion_tokens is 0 for 4 streamed tokens"),
+    ] {
+        let (code, b, err) = bench_scripted(four_tokens("\n", usage));
+        assert_eq!(code, 0, "{usage}: {err}");
+        let b = b.unwrap();
+        assert_eq!(b.metric("completed"), Some(3.0), "{usage}: {err}");
+        // Four streamed tokens a request, as the stream counts them; the prompt as sent.
+        assert_eq!(b.raw.get("Total generated tokens"), Some("12"), "{usage}");
+        assert_eq!(b.raw.get("Total input tokens"), Some("24"), "{usage}");
+        assert_eq!(b.raw.get("Output tokens counted by"), Some("token ids"), "{usage}");
+        let warning = format!(
+            "warning: the server's usage was not believed for 3 of 3 requests (first: {why}); their tokens were counted from the stream"
+        );
+        assert_eq!(err.matches("warning: the server's usage").count(), 1, "{err}");
+        assert!(err.contains(&warning), "{usage}: {err}");
+    }
+}
+
+#[test]
+fn a_standard_error_that_cannot_be_written_does_not_make_the_benchmark_panic() {
+    let engine = Engine::start(&["--sim-decode-ms", "1", "--sim-fail-every", "2"]);
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .args(["bench", "--base-url", &engine.url(), "--quiet", "--num-prompts", "4"])
+        .args(["--random-input-len", "8", "--random-output-len", "4"])
+        .stderr(full)
+        .output()
+        .unwrap();
+    // Half the requests failed (their errors go to the full standard error); the block is printed.
+    assert_eq!(out.status.code(), Some(0), "{:?}", out.status);
+    let blocks = parse_str(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    assert_eq!(blocks[0].metric("completed"), Some(2.0));
+}
+
+#[test]
+fn perflab_run_says_when_its_benchmark_did_not_believe_the_servers_usage() {
+    let _serial = common::serial();
+    let (_tmp, dir) =
+        common::tiny("perflab-engine --port {port} --sim-startup-seconds 0.1 --sim-usage-factor 1000", "");
+    let (code, _, err) = common::run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("engine/only on p: warning: the server's usage was not believed for 4 of 4 requests (first: completion_tokens is 4000 where max_tokens is 4)"),
+        "{err}"
+    );
+    let result = std::fs::read_to_string(dir.join("runs/engine/only/attempts/1/p.txt")).unwrap();
+    let block = parse_str(&result).unwrap().remove(0);
+    assert_eq!(block.raw.get("Total generated tokens"), Some("16"), "{result}");
+}

@@ -352,8 +352,6 @@ fn recovery_leaves_a_process_that_only_shares_the_recorded_id_alone() {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let ticks: u64 = stat.rsplit_once(')').unwrap().1.split_whitespace().nth(19).unwrap().parse().unwrap();
     for record in [
-        // The old record: a bare process id.
-        format!("{{\"pid\": {pid}, \"started_at\": \"2026-01-01T00:00:00.000Z\"}}"),
         // A process id that was reused: another start time.
         format!(
             "{{\"pid\": {pid}, \"boot_id\": \"{boot}\", \"start_ticks\": 1, \"command\": \"perflab-engine --port 1\", \"started_at\": \"2026-01-01T00:00:00.000Z\"}}"

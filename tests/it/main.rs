@@ -27,6 +27,7 @@ mod pages;
 mod parallel;
 mod parse;
 mod parse_stream;
+mod recovery;
 mod repeats;
 mod reworded;
 mod rules;
