@@ -605,10 +605,15 @@ fn execute(
             // The measurements that succeeded, in order: `<profile>.txt`, `<profile>.r2.txt`, ...
             m.state = RunState::Done;
             summary.benchmark_runs += kept.len();
+            let mut placed = Vec::new();
             for (k, (tmp, completion)) in kept.iter().enumerate() {
                 let target = dir.join(crate::study::result_file(profile, k as u32 + 1));
-                crate::durable::persist(tmp, &target)
-                    .with_context(|| format!("cannot write '{}'", target.display()))?;
+                // A followed job's result that a killed runner already moved into place stays.
+                if *tmp != &target {
+                    crate::durable::persist(tmp, &target)
+                        .with_context(|| format!("cannot write '{}'", target.display()))?;
+                }
+                placed.push(target);
                 let lost = if completion.all() {
                     String::new()
                 } else {
@@ -622,7 +627,7 @@ fn execute(
                 )));
             }
             // A failed measurement's output is evidence only when nothing succeeded.
-            for (_, tmp) in &entries {
+            for (_, tmp) in entries.iter().filter(|(_, t)| !placed.contains(t)) {
                 let _ = std::fs::remove_file(tmp);
             }
         } else if let Some((class, message, keep_output)) = first_failure {

@@ -505,3 +505,40 @@ fn slurm_a_killed_cluster_run_is_not_resumed_locally() {
     let m = manifests(&dir).pop().unwrap();
     assert_eq!(m.state, RunState::Done, "{m:?}: {err}");
 }
+
+/// A runner killed after it moved a followed job's result into place but before it wrote the
+/// result's manifest: the next run follows the job again and keeps that result, rather than
+/// record a benchmark failure because the job's output file is no longer where the job left it.
+#[test]
+#[ignore = "needs Slurm: .ci/run installs it"]
+fn slurm_a_result_moved_into_place_before_a_kill_is_kept_by_the_next_run() {
+    let _serial = serial();
+    let cluster = Cluster::up();
+    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.1 --sim-decode-ms 2", "");
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("start_timeout = 2", "start_timeout = 60")).unwrap();
+    let (code, err) = cluster.run(&dir);
+    assert_eq!(code, 0, "{err}");
+    let attempt = dir.join("runs/engine/only/attempts/1");
+    let manifest = attempt.join("p.manifest.json");
+    let m = Manifest::read(&manifest).unwrap();
+    let id = m.job_id.clone().expect("the job's id");
+    let result = std::fs::read_to_string(attempt.join("p.txt")).unwrap();
+    // The state a kill leaves between the move and the manifest: the job still recorded, the
+    // result in place, its manifest still the one written when the job was submitted.
+    let record = serde_json::json!({ "id": id, "submitted_at": m.started_at });
+    std::fs::write(attempt.join(perflab::exec::slurm::JOB_RECORD), record.to_string()).unwrap();
+    let mut submitted = m.clone();
+    (submitted.state, submitted.ended_at, submitted.failure) = (RunState::Running, None, None);
+    submitted.write(&manifest).unwrap();
+    let (code, err) = cluster.run(&dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains(&format!("following Slurm job {id} of an earlier run")), "{err}");
+    let m = Manifest::read(&manifest).unwrap();
+    assert_eq!(m.state, RunState::Done, "{m:?}\n{err}");
+    assert_eq!(std::fs::read_to_string(attempt.join("p.txt")).unwrap(), result, "the result is the job's own");
+    assert!(!dir.join("runs/engine/only/attempts/2").exists(), "nothing was started again");
+    let study = Study::load(&dir).unwrap();
+    assert!(analyze(&study).stages[0].variants[0].measure.is_some());
+}
