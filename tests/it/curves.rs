@@ -479,16 +479,82 @@ fn until_confident_adds_searches_of_a_curve() {
 }
 
 /// The Pareto chart divides by the GPUs a configuration takes: its own `gpus`, else those of
-/// the configuration it builds on. In `examples/sim-slo` the KV-cache stage declares none and
-/// builds on TP 2 (`gpus = 2`), so its figures are divided by 2, not by the study's 1.
+/// the configuration it builds on. Stage `two`'s variant declares none and builds on `one/b`
+/// (`gpus = 2`), so its figures are divided by 2, not by the study's 1.
 #[test]
 fn a_configuration_takes_the_gpus_of_what_it_builds_on() {
-    let dir = common::root().join("examples/sim-slo");
+    let _serial = common::serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("gpus");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = r#"model = "sim/m"
+baseline = "one/a"
+target_profile = "chat"
+objective = "output_throughput"
+gpus = 1
+title = { en = "GPUs" }
+hardware = { en = "simulated GPUs" }
+
+[benchmark]
+tool = "perflab bench"
+
+[slo]
+mean_ttft_ms = 100000
+
+[[engine]]
+id = "sim"
+name = "Sim"
+version = "1"
+command = "perflab-engine --port {port} --model {model} --sim-startup-seconds 0.05 --sim-decode-ms 4"
+start_timeout = 20
+stop_grace = 5
+
+[[profile]]
+id = "chat"
+name = { en = "Chat" }
+dataset = "random"
+input_tokens = 8
+output_tokens = 8
+seed = 1
+total_requests = 8
+load = { values = [1, 2] }
+
+[[stage]]
+id = "one"
+title = { en = "One" }
+
+[[stage.variant]]
+id = "a"
+label = "A"
+engine = "sim"
+
+[[stage.variant]]
+id = "b"
+label = "B"
+engine = "sim"
+flags = ["--sim-decode-ms=2"]
+gpus = 2
+
+[[stage]]
+id = "two"
+title = { en = "Two" }
+
+[[stage.variant]]
+id = "keep"
+label = "keep"
+
+[[stage.variant]]
+id = "c"
+label = "C"
+flags = ["--sim-vocab-size=32001"]
+"#;
+    std::fs::write(dir.join("study.toml"), spec).unwrap();
+    run_ok(&dir);
     let study = perflab::study::Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
     let analysis = perflab::analysis::analyze(&study);
     let cp = &analysis.curves[0];
-    for (config, gpus) in [("batch/16", 1), ("parallelism/tp2", 2), ("kv-cache-dtype/fp8", 2)] {
-        let curve = cp.configs.iter().find(|c| c.config == config).unwrap_or_else(|| panic!("{config}"));
+    for (config, gpus) in [("one/a", 1), ("one/b", 2), ("two/c", 2)] {
+        let curve = cp.configs.iter().find(|c| c.config == config).unwrap_or_else(|| panic!("{config}: {cp:?}"));
         assert_eq!(curve.gpus, gpus, "{config}");
         let edge = curve.boundary_point().unwrap();
         let p = cp.pareto.iter().find(|p| p.config == config).unwrap();

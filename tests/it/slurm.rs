@@ -398,7 +398,11 @@ fn slurm_a_job_held_pending_shows_why_while_it_waits() {
         "{}",
         cluster.queue()
     );
-    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.05 --sim-decode-ms 2", "");
+    // The engine loads for a few seconds, so that the job is seen running before it ends.
+    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 4 --sim-decode-ms 2", "");
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("start_timeout = 2", "start_timeout = 60")).unwrap();
     let child = cluster.spawn(&dir);
     let mut id = String::new();
     let waiting = wait_for(Duration::from_secs(30), || {
