@@ -391,8 +391,11 @@ fn slurm_a_job_held_pending_shows_why_while_it_waits() {
     let _serial = serial();
     let cluster = Cluster::up();
     // Both nodes (one CPU each) taken: the study's job waits for resources.
-    let blockers: Vec<String> =
-        (0..2).map(|_| cluster.client("sbatch", &["--parsable", "--wrap", "sleep 300"]).trim().to_string()).collect();
+    let blockers: Vec<String> = (0..2)
+        .map(|_| {
+            cluster.client("sbatch", &["--parsable", "--output=/dev/null", "--wrap", "sleep 300"]).trim().to_string()
+        })
+        .collect();
     assert!(
         wait_for(Duration::from_secs(30), || cluster.queue().matches("RUNNING").count() == 2),
         "{}",
