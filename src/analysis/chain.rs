@@ -5,7 +5,7 @@ use super::adoption::{self, Adoption, Best};
 use super::stats::{self, Sample};
 use crate::diag::Diagnostic;
 use crate::study::outcome::Completion;
-use crate::study::{Config, Flag, Identity, RunKey, Study, Variant, command};
+use crate::study::{Config, Flag, Identity, Ref, RunKey, Source, Stage, Study, Variant, VariantRef, command};
 use std::collections::BTreeMap;
 
 /// Whether a run can be trusted to rank a variant.
@@ -25,8 +25,8 @@ pub enum RunStatus {
 /// A configuration with the run that measured it on the target profile.
 #[derive(Debug, Clone)]
 pub struct Point {
-    /// `stage/variant` whose configuration this is.
-    pub source: String,
+    /// Whose configuration this is.
+    pub source: Source,
     pub config: Config,
     pub run: Option<RunKey>,
     /// The objective: the mean of the run's measurements (the value of a single run).
@@ -36,11 +36,16 @@ pub struct Point {
 }
 
 impl Point {
+    /// No configuration: what stands in for a baseline that names no variant.
+    pub fn nothing() -> Point {
+        Point { source: Source::Nothing, config: Config::default(), run: None, value: None, sample: None }
+    }
+
     /// A configuration first known by the stage that made it (`measured_on`), now found measured
     /// by the variant of `key`: from here on it is that variant's configuration.
-    fn measured_by(&mut self, key: RunKey, sample_of: impl Fn(&RunKey) -> Option<Sample>) {
-        self.source = format!("{}/{}", key.stage, key.variant);
-        self.sample = sample_of(&key);
+    fn measured_by(&mut self, key: RunKey, sample: Option<Sample>) {
+        self.source = Source::Variant(key.config());
+        self.sample = sample;
         self.value = self.sample.map(|s| s.mean);
         self.run = Some(key);
     }
@@ -51,15 +56,15 @@ impl Point {
 pub struct VariantOutcome {
     pub id: String,
     pub point: Point,
-    /// `stage/variant` of the configuration it built on; `None` for a variant that builds on nothing.
-    pub base: Option<String>,
+    /// The configuration it built on; `None` for a variant that builds on nothing.
+    pub base: Option<Source>,
     /// True when its run is another variant's, of the identical configuration.
     pub reused: bool,
     /// Why it could not be measured, from the spec or from `perflab run`'s record.
     pub failure: Option<(crate::study::FailureClass, Option<String>)>,
-    /// `stage/variant` of the identical configuration whose recorded failure it shares (it was
-    /// not started again); the failure's message is that run's own.
-    pub failure_from: Option<String>,
+    /// The identical configuration whose recorded failure it shares (it was not started
+    /// again); the failure's message is that run's own.
+    pub failure_from: Option<VariantRef>,
     pub status: Option<RunStatus>,
 }
 
@@ -97,8 +102,8 @@ pub struct Chain {
     /// What the optimized configuration is compared with: the study's baseline, or when that did
     /// not run, the configuration the search went on from after the first stage.
     pub baseline: Point,
-    /// `stage/variant` of the study's baseline when it did not run and `baseline` stands in.
-    pub baseline_failed: Option<String>,
+    /// The study's baseline when it did not run and `baseline` stands in.
+    pub baseline_failed: Option<VariantRef>,
     /// Every stored run by configuration, to find the run of a configuration on any profile.
     pub registry: Registry,
     pub problems: Vec<Diagnostic>,
@@ -112,10 +117,9 @@ impl StageOutcome {
 }
 
 impl Chain {
-    /// The outcome of `stage/variant`.
-    pub fn variant(&self, reference: &str) -> Option<&VariantOutcome> {
-        let (s, v) = reference.split_once('/')?;
-        self.stages.iter().find(|x| x.id == s)?.variants.iter().find(|x| x.id == v)
+    /// The outcome of a variant.
+    pub fn variant(&self, reference: &VariantRef) -> Option<&VariantOutcome> {
+        self.stages.iter().find(|x| x.id == reference.stage())?.variants.iter().find(|x| x.id == reference.variant())
     }
 
     /// The configuration a run of `stage/variant` measures as the search stands now.
@@ -124,27 +128,26 @@ impl Chain {
         stage.variants.iter().find(|v| v.id == key.variant).map(|v| &v.point.config)
     }
 
-    /// The configuration after the last stage.
-    /// The GPUs a configuration (`stage/variant`) takes, as the study declares them: its
-    /// variant's `gpus`, else that of the variant it builds on, and so on back, else its engine's.
-    pub fn gpus(&self, study: &Study, source: &str) -> Option<u32> {
-        let mut at = source.to_string();
+    /// The GPUs a variant's configuration takes, as the study declares them: its variant's
+    /// `gpus`, else that of the variant it builds on, and so on back, else its engine's.
+    pub fn gpus(&self, study: &Study, source: &VariantRef) -> Option<u32> {
+        let mut at = source;
         // Each step goes to an earlier stage: the walk ends within as many steps as there are stages.
         for _ in 0..=study.spec.stages.len() {
-            let (_, variant) = study.variant(&at)?;
+            let (_, variant) = study.variant_of(at)?;
             if let Some(gpus) = &variant.gpus {
                 return Some(*gpus.get_ref());
             }
-            let (stage, id) = at.split_once('/')?;
-            let outcome = self.stages.iter().find(|s| s.id == stage)?.variants.iter().find(|v| v.id == id)?;
-            match &outcome.base {
-                Some(base) if *base != at => at = base.clone(),
+            let outcome = self.variant(at)?;
+            match outcome.base.as_ref().and_then(Source::variant) {
+                Some(base) if base != at => at = base,
                 _ => return study.engine(&outcome.point.config.engine).and_then(|e| e.gpus),
             }
         }
         None
     }
 
+    /// The configuration after the last stage.
     pub fn last(&self) -> &Point {
         self.stages.last().map_or(&self.baseline, |s| &s.after)
     }
@@ -193,8 +196,8 @@ impl Registry {
     /// The run of `point`'s configuration on `profile`: the variant's own, or the first stored
     /// run of the identical configuration. The flag says whether it was reused.
     pub fn find(&self, study: &Study, point: &Point, profile: &str) -> Option<(RunKey, bool)> {
-        if let Some((stage, variant)) = point.source.split_once('/') {
-            let own = RunKey { stage: stage.into(), variant: variant.into(), profile: profile.into() };
+        if let Some(source) = point.source.variant() {
+            let own = source.key(profile);
             if study.runs.contains_key(&own) {
                 return Some((own, false));
             }
@@ -218,183 +221,253 @@ fn flags_of(study: &Study, engine: &str, v: &Variant) -> (Vec<String>, Vec<Flag>
 /// Replays the search. Problems found on the way (a variant whose engine differs from its
 /// base's, a variant with no run) are in `problems`.
 pub fn resolve(study: &Study) -> Chain {
-    let spec = &study.spec;
-    let target = spec.target_profile.get_ref().as_str();
-    let objective = spec.objective.get_ref().as_str();
-    let metric = study.metric(objective);
-    let mut problems = Vec::new();
+    let mut replay = Replay {
+        study,
+        target: study.spec.target_profile.get_ref(),
+        objective: study.spec.objective.get_ref(),
+        registry: Registry::default(),
+        stages: Vec::new(),
+        current: None,
+        problems: Vec::new(),
+    };
+    // Configurations are known before results, but a stage builds on the previous stage's
+    // winner: stage by stage, its variants' configurations are built, then measured and decided.
+    for stage in &study.spec.stages {
+        let outcome = replay.stage(stage);
+        replay.current = Some(outcome.after.clone());
+        replay.stages.push(outcome);
+    }
+    replay.finish()
+}
 
-    // Configurations are known before results: a first pass builds them all, a second measures.
-    // Both happen stage by stage, since a stage builds on the previous stage's winner.
-    let mut registry = Registry::default();
-    let mut stages: Vec<StageOutcome> = Vec::new();
-    let empty = Point { source: String::new(), config: Config::default(), run: None, value: None, sample: None };
-    let mut current: Option<Point> = None;
-    let sample_of = |key: &RunKey| Sample::of(&study.start_values(key, objective));
+/// The search as replayed so far.
+struct Replay<'a> {
+    study: &'a Study,
+    target: &'a str,
+    objective: &'a str,
+    registry: Registry,
+    stages: Vec<StageOutcome>,
+    /// The configuration the search stands on after the stages replayed so far.
+    current: Option<Point>,
+    problems: Vec<Diagnostic>,
+}
 
-    for stage in &spec.stages {
-        let stage_id = stage.id.get_ref().clone();
-        let resolve_ref = |name: &str, stages: &[StageOutcome]| -> Option<Point> {
-            match name.split_once('/') {
-                Some((s, v)) => {
-                    stages.iter().find(|x| x.id == s)?.variants.iter().find(|x| x.id == v).map(|x| x.point.clone())
-                }
-                None => stages.iter().find(|x| x.id == name).map(|x| x.after.clone()),
-            }
-        };
-        let stage_base: Option<Point> = match &stage.base {
-            Some(b) => {
-                let named = resolve_ref(b.get_ref(), &stages);
-                if let (Some(named), Some(current)) = (&named, &current)
-                    && let Some(lost) = dropped(&current.config, &named.config)
-                {
-                    problems.push(study.diag_at(
-                        b,
-                        format!(
-                            "stage `{stage_id}`: `base = \"{}\"` builds the rest of the search on `{}`, which drops {lost} that the search had adopted by then (`{}`): every later configuration and the recommended command would lose it. Leave `base` out to build on the previous stage, or give the variants that need another starting point their own `base`",
-                            b.get_ref(),
-                            named.source,
-                            current.source
-                        ),
-                    ));
-                }
-                named
-            }
-            None => match &stage.measured_on {
-                Some(m) => resolve_ref(m.get_ref(), &stages),
-                None => current.clone(),
-            },
-        };
-        let mut variants = Vec::new();
-        for v in &stage.variants {
-            let variant_id = v.id.get_ref().clone();
-            let base = match &v.base {
-                Some(b) => resolve_ref(b.get_ref(), &stages),
-                None => stage_base.clone(),
-            };
-            let start = match (&base, &v.engine) {
-                (Some(b), Some(e)) if !b.config.engine.is_empty() && b.config.engine != *e.get_ref() => {
-                    problems.push(study.diag_at(
-                        e,
-                        format!(
-                            "variant `{variant_id}` runs on `{}` but builds on `{}`, which runs on `{}`",
-                            e.get_ref(),
-                            b.source,
-                            b.config.engine
-                        ),
-                    ));
-                    Config::new(e.get_ref())
-                }
-                (Some(b), _) => b.config.clone(),
-                (None, Some(e)) => Config::new(e.get_ref()),
-                (None, None) => Config::default(),
-            };
-            let (unset, flags) = flags_of(study, &start.engine, v);
-            for flag in v.unset.iter().filter(|f| command::in_template(study, &start.engine, f.get_ref())) {
-                problems.push(study.diag_at(flag, format!(
-                    "variant `{variant_id}`: `unset` cannot remove `{}`, which engine `{}`'s own command gives; take it out of the command and into the flags of the variants that need it",
-                    flag.get_ref(), start.engine
-                )));
-            }
-            let mut config = start.with(&unset, &flags, &v.env);
-            if let Some(model) = &v.model {
-                config.model = Some(model.get_ref().clone());
-            }
-            let own = RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: target.to_string() };
-            let own_failure = study.failure(v, &own);
-            let shared = own_failure
-                .is_none()
-                .then(|| {
-                    if study.runs.contains_key(&own) || registry.by_identity(&config, target).is_some() {
-                        return None;
-                    }
-                    registry.failure_of(&config, target)
-                })
-                .flatten();
-            let failure_from = shared.map(|f| format!("{}/{}", f.run.stage, f.run.variant));
-            let failure = own_failure.or_else(|| shared.map(|f| (f.class, f.message.clone())));
-            let failed = failure.is_some();
-            if failed && study.runs.contains_key(&own) {
-                problems.push(
-                    study.diag_at(&v.id, format!("variant `{variant_id}` has a `failure` and a run file; keep one")),
-                );
-            }
-            // Every stored run of this variant becomes reusable by identical configurations.
-            for p in &spec.profiles {
-                let key =
-                    RunKey { stage: stage_id.clone(), variant: variant_id.clone(), profile: p.id.get_ref().clone() };
-                if study.runs.contains_key(&key) {
-                    registry.runs.entry((config.identity(), key.profile.clone())).or_insert(key);
-                } else if v.failure.is_none()
-                    && let Some((class, message)) = study.failure(v, &key)
-                {
-                    // Only what a run recorded: a failure the spec declares is the variant's own.
-                    let reused = ReusedFailure { run: key.clone(), class, message };
-                    registry.failures.entry((config.identity(), key.profile.clone())).or_insert(reused);
-                }
-            }
-            let mut point =
-                Point { source: format!("{stage_id}/{variant_id}"), config, run: None, value: None, sample: None };
-            let found = if failed { None } else { registry.find(study, &point, target) };
-            if !failed && found.is_none() {
-                problems.push(study.diag_at(&v.id, format!(
-                    "variant `{stage_id}/{variant_id}` has no run for profile `{target}`: expected {}/{}/{stage_id}/{variant_id}/{target}.txt",
-                    study.dir.display(), crate::study::RUNS_DIR
-                )));
-            }
-            let status = found.as_ref().and_then(|(k, _)| run_status(study, k));
-            point.sample = found.as_ref().and_then(|(k, _)| sample_of(k));
-            point.value = point.sample.map(|s| s.mean);
-            point.run = found.as_ref().map(|(k, _)| k.clone());
-            variants.push(VariantOutcome {
-                id: variant_id,
-                point,
-                base: base.map(|b| b.source),
-                reused: found.is_some_and(|(_, r)| r),
-                failure,
-                failure_from,
-                status,
-            });
+impl Replay<'_> {
+    fn sample_of(&self, key: &RunKey) -> Option<Sample> {
+        Sample::of(&self.study.start_values(key, self.objective))
+    }
+
+    /// The configuration a `base` or `measured_on` names, as replayed so far.
+    fn point_of(&self, name: &str) -> Option<Point> {
+        match Ref::parse(name) {
+            Ref::Variant(r) => self.variant_outcome(&r).map(|x| x.point.clone()),
+            Ref::Stage(s) => self.stages.iter().find(|x| x.id == s).map(|x| x.after.clone()),
         }
-        let values = variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
-        let best = adoption::best(&metric, values);
+    }
+
+    fn variant_outcome(&self, r: &VariantRef) -> Option<&VariantOutcome> {
+        self.stages.iter().find(|x| x.id == r.stage())?.variants.iter().find(|x| x.id == r.variant())
+    }
+
+    /// What a stage's variants build on: its `base`, else the configuration it is measured on,
+    /// else where the search stands.
+    fn stage_base(&mut self, stage: &Stage) -> Option<Point> {
+        let Some(b) = &stage.base else {
+            return match &stage.measured_on {
+                Some(m) => self.point_of(m.get_ref()),
+                None => self.current.clone(),
+            };
+        };
+        let named = self.point_of(b.get_ref());
+        if let (Some(named), Some(current)) = (&named, &self.current)
+            && let Some(lost) = dropped(&current.config, &named.config)
+        {
+            let message = format!(
+                "stage `{}`: `base = \"{}\"` builds the rest of the search on `{}`, which drops {lost} that the search had adopted by then (`{}`): every later configuration and the recommended command would lose it. Leave `base` out to build on the previous stage, or give the variants that need another starting point their own `base`",
+                stage.id.get_ref(),
+                b.get_ref(),
+                named.source,
+                current.source
+            );
+            self.problems.push(self.study.diag_at(b, message));
+        }
+        named
+    }
+
+    /// The configuration a variant starts from before its own flags: its base's, or its own
+    /// engine's when it names one the base does not run on (which is a problem).
+    fn start(&mut self, v: &Variant, base: Option<&Point>) -> Config {
+        match (base, &v.engine) {
+            (Some(b), Some(e)) if !b.config.engine.is_empty() && b.config.engine != *e.get_ref() => {
+                let message = format!(
+                    "variant `{}` runs on `{}` but builds on `{}`, which runs on `{}`",
+                    v.id.get_ref(),
+                    e.get_ref(),
+                    b.source,
+                    b.config.engine
+                );
+                self.problems.push(self.study.diag_at(e, message));
+                Config::new(e.get_ref())
+            }
+            (Some(b), _) => b.config.clone(),
+            (None, Some(e)) => Config::new(e.get_ref()),
+            (None, None) => Config::default(),
+        }
+    }
+
+    /// A variant's configuration: where it starts, with its flags, `unset`, environment and
+    /// checkpoint applied.
+    fn config(&mut self, v: &Variant, base: Option<&Point>) -> Config {
+        let start = self.start(v, base);
+        let (unset, flags) = flags_of(self.study, &start.engine, v);
+        for flag in v.unset.iter().filter(|f| command::in_template(self.study, &start.engine, f.get_ref())) {
+            let message = format!(
+                "variant `{}`: `unset` cannot remove `{}`, which engine `{}`'s own command gives; take it out of the command and into the flags of the variants that need it",
+                v.id.get_ref(),
+                flag.get_ref(),
+                start.engine
+            );
+            self.problems.push(self.study.diag_at(flag, message));
+        }
+        let mut config = start.with(&unset, &flags, &v.env);
+        if let Some(model) = &v.model {
+            config.model = Some(model.get_ref().clone());
+        }
+        config
+    }
+
+    /// Why a variant cannot be measured on the target profile: its own failure (in the spec or
+    /// recorded by a run), or one an identical configuration recorded, with that run's name.
+    fn failure(&self, v: &Variant, own: &RunKey, config: &Config) -> Failure {
+        let own_failure = self.study.failure(v, own);
+        if own_failure.is_some()
+            || self.study.runs.contains_key(own)
+            || self.registry.by_identity(config, self.target).is_some()
+        {
+            return (own_failure, None);
+        }
+        match self.registry.failure_of(config, self.target) {
+            Some(f) => (Some((f.class, f.message.clone())), Some(f.run.config())),
+            None => (None, None),
+        }
+    }
+
+    /// Makes every stored run of a variant reusable by identical configurations, and every
+    /// failure a run of it recorded shared with them.
+    fn register(&mut self, r: &VariantRef, v: &Variant, config: &Config) {
+        for p in &self.study.spec.profiles {
+            let key = r.key(p.id.get_ref());
+            if self.study.runs.contains_key(&key) {
+                self.registry.runs.entry((config.identity(), key.profile.clone())).or_insert(key);
+            } else if v.failure.is_none()
+                && let Some((class, message)) = self.study.failure(v, &key)
+            {
+                // Only what a run recorded: a failure the spec declares is the variant's own.
+                let reused = ReusedFailure { run: key.clone(), class, message };
+                self.registry.failures.entry((config.identity(), key.profile.clone())).or_insert(reused);
+            }
+        }
+    }
+
+    /// One variant: its configuration, and the run that measures it on the target profile.
+    fn variant(&mut self, stage: &Stage, v: &Variant, stage_base: Option<&Point>) -> VariantOutcome {
+        let r = VariantRef::new(stage.id.get_ref(), v.id.get_ref());
+        let base = match &v.base {
+            Some(b) => self.point_of(b.get_ref()),
+            None => stage_base.cloned(),
+        };
+        let config = self.config(v, base.as_ref());
+        let own = r.key(self.target);
+        let (failure, failure_from) = self.failure(v, &own, &config);
+        let failed = failure.is_some();
+        if failed && self.study.runs.contains_key(&own) {
+            let message = format!("variant `{}` has a `failure` and a run file; keep one", v.id.get_ref());
+            self.problems.push(self.study.diag_at(&v.id, message));
+        }
+        self.register(&r, v, &config);
+        let mut point = Point { source: Source::Variant(r.clone()), config, run: None, value: None, sample: None };
+        let found = if failed { None } else { self.registry.find(self.study, &point, self.target) };
+        if !failed && found.is_none() {
+            let message = format!(
+                "variant `{r}` has no run for profile `{}`: expected {}/{}/{r}/{}.txt",
+                self.target,
+                self.study.dir.display(),
+                crate::study::RUNS_DIR,
+                self.target
+            );
+            self.problems.push(self.study.diag_at(&v.id, message));
+        }
+        let status = found.as_ref().and_then(|(k, _)| run_status(self.study, k));
+        point.sample = found.as_ref().and_then(|(k, _)| self.sample_of(k));
+        point.value = point.sample.map(|s| s.mean);
+        point.run = found.as_ref().map(|(k, _)| k.clone());
+        VariantOutcome {
+            id: v.id.get_ref().clone(),
+            point,
+            base: base.map(|b| b.source),
+            reused: found.is_some_and(|(_, r)| r),
+            failure,
+            failure_from,
+            status,
+        }
+    }
+
+    /// One stage: its variants, what they are measured against, the decision and where the
+    /// search stands after it.
+    fn stage(&mut self, stage: &Stage) -> StageOutcome {
+        let stage_base = self.stage_base(stage);
+        let variants: Vec<VariantOutcome> =
+            stage.variants.iter().map(|v| self.variant(stage, v, stage_base.as_ref())).collect();
         // A configuration carried over from a `measured_on` stage may be measured only here, by
         // a variant that changes nothing.
         let stage_base = stage_base.map(|mut b| {
             if b.run.is_none()
-                && !b.source.contains('/')
-                && let Some(key) = registry.by_identity(&b.config, target)
+                && matches!(b.source, Source::Stage(_))
+                && let Some(key) = self.registry.by_identity(&b.config, self.target)
             {
-                b.measured_by(key, sample_of);
+                let sample = self.sample_of(&key);
+                b.measured_by(key, sample);
             }
             b
         });
         // The first stage is measured against the study's baseline.
         let base = stage_base.unwrap_or_else(|| {
-            let baseline = spec.baseline.get_ref();
-            let (s, v) = baseline.split_once('/').unwrap_or(("", ""));
-            variants
-                .iter()
-                .find(|x| s == stage_id && x.id == v)
-                .map(|x| x.point.clone())
-                .unwrap_or_else(|| empty.clone())
+            let baseline = VariantRef::parse(self.study.spec.baseline.get_ref());
+            baseline
+                .filter(|b| b.stage() == stage.id.get_ref())
+                .and_then(|b| variants.iter().find(|x| x.id == b.variant()))
+                .map_or_else(Point::nothing, |x| x.point.clone())
         });
+        let (best, adoption) = self.decide(stage, &base, &variants);
+        let after = self.after(stage, &base, &variants, best, &adoption);
+        StageOutcome { id: stage.id.get_ref().clone(), base, variants, best, adoption, after }
+    }
+
+    /// The stage's best variant and its decision against `base`.
+    fn decide(&self, stage: &Stage, base: &Point, variants: &[VariantOutcome]) -> (Option<usize>, Adoption) {
+        let study = self.study;
+        let metric = study.metric(self.objective);
+        let values = variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
+        let best = adoption::best(&metric, values);
         let decided = stage.adopt.as_ref().map(|a| a.variant.as_ref().map(|v| v.get_ref().as_str()));
         let override_value =
             decided.flatten().and_then(|id| variants.iter().find(|x| x.id == id)).and_then(|x| x.point.value);
-        let as_best =
-            |i: usize| {
-                let v = &variants[i];
-                let is_base = v.point.config.identity() == base.config.identity();
-                Best {
-                    variant: &v.id,
-                    value: v.point.value.unwrap_or_default(),
-                    is_base,
-                    interval: v.point.sample.zip(base.sample).filter(|_| !is_base).and_then(|(n, b)| {
-                        stats::gain_at(&metric, &n, &b, decision_level(study, &stage_id, n.n.min(b.n)))
-                    }),
-                }
-            };
+        let as_best = |i: usize| {
+            let v = &variants[i];
+            let is_base = v.point.config.identity() == base.config.identity();
+            let level = |n: &Sample, b: &Sample| decision_level(study, stage.id.get_ref(), n.n.min(b.n));
+            Best {
+                variant: &v.id,
+                value: v.point.value.unwrap_or_default(),
+                is_base,
+                interval: v
+                    .point
+                    .sample
+                    .zip(base.sample)
+                    .filter(|_| !is_base)
+                    .and_then(|(n, b)| stats::gain_at(&metric, &n, &b, level(&n, &b))),
+            }
+        };
         let challenger = adoption::best(
             &metric,
             variants
@@ -403,29 +476,39 @@ pub fn resolve(study: &Study) -> Chain {
         );
         let adoption = adoption::decide(
             &metric,
-            spec.noise_threshold,
+            study.spec.noise_threshold,
             base.value,
             best.map(as_best),
             challenger.map(as_best),
             decided,
             override_value,
         );
+        (best, adoption)
+    }
+
+    /// Where the search stands after a stage.
+    fn after(
+        &self,
+        stage: &Stage,
+        base: &Point,
+        variants: &[VariantOutcome],
+        best: Option<usize>,
+        adoption: &Adoption,
+    ) -> Point {
         let adopted = adoption.adopted().and_then(|id| variants.iter().find(|x| x.id == id));
-        let after = match (&stage.measured_on, &current) {
+        match (&stage.measured_on, &self.current) {
             // Measured elsewhere: the search goes on from where it stood, with the decision carried over.
             (Some(_), Some(current)) => match adopted {
                 Some(v) if v.point.config.identity() != current.config.identity() => {
-                    let mut point = Point {
-                        source: stage_id.clone(),
-                        config: current.config.transplant(&base.config, &v.point.config),
-                        run: None,
-                        value: None,
-                        sample: None,
-                    };
-                    if point.config.identity() == v.point.config.identity() {
-                        point = v.point.clone();
-                    } else if let Some(key) = registry.by_identity(&point.config, target) {
-                        point.measured_by(key, sample_of);
+                    let config = current.config.transplant(&base.config, &v.point.config);
+                    if config.identity() == v.point.config.identity() {
+                        return v.point.clone();
+                    }
+                    let mut point =
+                        Point { source: Source::Stage(stage.id.get_ref().clone()), config, ..Point::nothing() };
+                    if let Some(key) = self.registry.by_identity(&point.config, self.target) {
+                        let sample = self.sample_of(&key);
+                        point.measured_by(key, sample);
                     }
                     point
                 }
@@ -438,29 +521,30 @@ pub fn resolve(study: &Study) -> Chain {
                 None if base.value.is_none() => best.map_or_else(|| base.clone(), |i| variants[i].point.clone()),
                 None => base.clone(),
             },
-        };
-        current = Some(after.clone());
-        stages.push(StageOutcome { id: stage_id, base, variants, best, adoption, after });
-    }
-    let baseline = {
-        let b = spec.baseline.get_ref();
-        let (s, v) = b.split_once('/').unwrap_or(("", ""));
-        stages
-            .iter()
-            .find(|x| x.id == s)
-            .and_then(|x| x.variants.iter().find(|y| y.id == v))
-            .map_or(empty, |x| x.point.clone())
-    };
-    // A baseline that did not run cannot be compared with: the figures are compared with the
-    // configuration the search went on from after the first stage, and the page says so.
-    let (baseline, baseline_failed) = match stages.first() {
-        Some(first) if baseline.run.is_none() && !baseline.source.is_empty() && first.after.run.is_some() => {
-            (first.after.clone(), Some(baseline.source.clone()))
         }
-        _ => (baseline, None),
-    };
-    Chain { stages, baseline, baseline_failed, registry, problems }
+    }
+
+    /// The chain, with what the optimized configuration is compared with.
+    fn finish(self) -> Chain {
+        let stages = self.stages;
+        let baseline = VariantRef::parse(self.study.spec.baseline.get_ref())
+            .and_then(|b| stages.iter().find(|x| x.id == b.stage())?.variants.iter().find(|y| y.id == b.variant()))
+            .map_or_else(Point::nothing, |x| x.point.clone());
+        // A baseline that did not run cannot be compared with: the figures are compared with the
+        // configuration the search went on from after the first stage, and the page says so.
+        let (baseline, baseline_failed) = match (stages.first(), baseline.source.variant()) {
+            (Some(first), Some(failed)) if baseline.run.is_none() && first.after.run.is_some() => {
+                let failed = failed.clone();
+                (first.after.clone(), Some(failed))
+            }
+            _ => (baseline, None),
+        };
+        Chain { stages, baseline, baseline_failed, registry: self.registry, problems: self.problems }
+    }
 }
+
+/// A variant's failure (class and message) and the configuration whose recorded failure it shares.
+type Failure = (Option<(crate::study::FailureClass, Option<String>)>, Option<VariantRef>);
 
 /// What `to` loses of `from` (flags by name and value, environment variables, a checkpoint),
 /// described for a message; `None` when it keeps all of it.

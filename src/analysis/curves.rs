@@ -5,7 +5,7 @@
 
 use crate::analysis::chain::Chain;
 use crate::metric::load::{Answer, Axis, Slo, Tradeoff, Verdict, answer, frontier};
-use crate::study::Study;
+use crate::study::{Study, VariantRef};
 use serde::Serialize;
 
 /// A point whose achieved load is below this share of the offered one did not get the load it
@@ -36,8 +36,7 @@ pub struct CurvePoint {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Curve {
-    /// `stage/variant`.
-    pub config: String,
+    pub config: VariantRef,
     pub points: Vec<CurvePoint>,
     #[serde(flatten)]
     pub answer: Answer,
@@ -59,7 +58,7 @@ impl Curve {
 /// One configuration's boundary on the Pareto chart.
 #[derive(Debug, Clone, Serialize)]
 pub struct ParetoPoint {
-    pub config: String,
+    pub config: VariantRef,
     #[serde(flatten)]
     pub at: Tradeoff,
     pub on_frontier: bool,
@@ -80,8 +79,8 @@ pub struct CurveProfile {
 }
 
 /// A configuration's curve on `profile`, when it measured one.
-pub fn curve(study: &Study, chain: &Chain, config: &str, profile: &str) -> Option<Curve> {
-    let (stage, variant) = config.split_once('/')?;
+pub fn curve(study: &Study, chain: &Chain, config: &VariantRef, profile: &str) -> Option<Curve> {
+    let (stage, variant) = (config.stage(), config.variant());
     let (_, spec) = study.curve(profile)?;
     let points = study.points(stage, variant, profile);
     if points.is_empty() {
@@ -115,32 +114,37 @@ pub fn curve(study: &Study, chain: &Chain, config: &str, profile: &str) -> Optio
         .collect();
     let loads = spec.loads();
     let searches = study.counted_searches(stage, variant, profile).iter().map(|s| s.answer(&loads).boundary).collect();
-    Some(Curve { config: config.to_string(), points, answer, gpus: gpus(study, chain, config), searches })
+    Some(Curve { config: config.clone(), points, answer, gpus: gpus(study, chain, config), searches })
 }
 
 /// The GPUs a configuration declares: its own, or those of the configuration it builds on (as
 /// the runner gives them), else the study's, else 1.
-fn gpus(study: &Study, chain: &Chain, config: &str) -> u32 {
+fn gpus(study: &Study, chain: &Chain, config: &VariantRef) -> u32 {
     chain.gpus(study, config).or(study.spec.gpus.as_ref().map(|g| *g.get_ref())).unwrap_or(1).max(1)
 }
 
 /// The curves of every curve profile the baseline and the optimized configuration are
 /// compared on.
-pub fn curves(study: &Study, chain: &Chain, baseline: &str, optimized: &str) -> Vec<CurveProfile> {
+pub fn curves(
+    study: &Study,
+    chain: &Chain,
+    baseline: Option<&VariantRef>,
+    optimized: Option<&VariantRef>,
+) -> Vec<CurveProfile> {
     study
         .compare_profiles()
         .iter()
         .filter_map(|p| {
             let id = p.id.get_ref();
             let (_, spec) = study.curve(id)?;
-            let configs: Vec<String> = study
+            let configs: Vec<VariantRef> = study
                 .spec
                 .stages
                 .iter()
-                .flat_map(|s| s.variants.iter().map(move |v| format!("{}/{}", s.id.get_ref(), v.id.get_ref())))
+                .flat_map(|s| s.variants.iter().map(move |v| VariantRef::new(s.id.get_ref(), v.id.get_ref())))
                 .collect();
             let measured: Vec<Curve> = configs.iter().filter_map(|c| curve(study, chain, c, id)).collect();
-            let of = |config: &str| measured.iter().find(|c| c.config == config).cloned();
+            let of = |config: Option<&VariantRef>| measured.iter().find(|c| Some(&c.config) == config).cloned();
             Some(CurveProfile {
                 profile: id.clone(),
                 axis: spec.axis,
@@ -156,7 +160,7 @@ pub fn curves(study: &Study, chain: &Chain, baseline: &str, optimized: &str) -> 
 
 /// Every configuration's boundary as throughput per GPU against tokens a second a user, and
 /// which of them the frontier keeps.
-fn pareto(curves: &[Curve], recommended: &str) -> Vec<ParetoPoint> {
+fn pareto(curves: &[Curve], recommended: Option<&VariantRef>) -> Vec<ParetoPoint> {
     let mut out: Vec<ParetoPoint> = curves
         .iter()
         .filter_map(|c| {
@@ -166,7 +170,7 @@ fn pareto(curves: &[Curve], recommended: &str) -> Vec<ParetoPoint> {
                 config: c.config.clone(),
                 at: Tradeoff { per_gpu: p.output_throughput? / c.gpus as f64, per_user },
                 on_frontier: false,
-                recommended: c.config == recommended,
+                recommended: Some(&c.config) == recommended,
             })
         })
         .collect();

@@ -111,14 +111,14 @@ pub(super) fn compare(b: &Analysis, a: &Analysis, now: &Study, since: Option<&st
         .map(|(s, o)| {
             let old = b.stages.iter().position(|x| x.id == s.id);
             let best_before = old.and_then(|i| b.options[i].best.clone());
-            let adopted_before = old.map_or(String::new(), |i| b.stages[i].after.clone());
+            let adopted_before = old.map_or(String::new(), |i| b.stages[i].after.to_string());
             StageChange {
                 stage: s.id.clone(),
-                changed: best_before != o.best || adopted_before != s.after,
+                changed: best_before != o.best || adopted_before != s.after.as_str(),
                 best_before,
                 best_after: o.best.clone(),
                 adopted_before,
-                adopted_after: s.after.clone(),
+                adopted_after: s.after.to_string(),
             }
         })
         .collect();

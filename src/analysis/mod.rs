@@ -22,7 +22,7 @@ pub use warnings::Warning;
 use crate::diag::Diagnostic;
 use crate::metric::Metric;
 use crate::study::command::{self, Command};
-use crate::study::{Config, FailureClass, RunKey, Study};
+use crate::study::{Config, FailureClass, RunKey, Source, Study, VariantRef};
 use serde::Serialize;
 
 /// A measured value of the objective and the secondary metric.
@@ -96,18 +96,17 @@ pub struct VariantAnalysis {
     pub id: String,
     pub label: String,
     pub command: Command,
-    /// `stage/variant` of the configuration it builds on.
-    pub base: Option<String>,
+    /// The configuration it builds on.
+    pub base: Option<Source>,
     pub outcome: Outcome,
     pub measure: Option<Measure>,
-    /// `stage/variant` whose run of the identical configuration is reused.
-    pub reused_from: Option<String>,
+    /// The variant whose run of the identical configuration is reused.
+    pub reused_from: Option<VariantRef>,
     /// The error a failed variant printed (for a shared failure, the identical configuration's).
     pub failure_message: Option<String>,
-    /// `stage/variant` of the identical configuration whose failure it shares: it was not
-    /// started again.
+    /// The identical configuration whose failure it shares: it was not started again.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub failure_from: Option<String>,
+    pub failure_from: Option<VariantRef>,
 }
 
 /// The stage's fastest and slowest variant that rank, compared.
@@ -129,8 +128,8 @@ pub struct Comparison {
 /// The best variant of a stage against another configuration.
 #[derive(Debug, Clone, Serialize)]
 pub struct Versus {
-    /// `stage/variant` of the other configuration.
-    pub source: String,
+    /// The other configuration.
+    pub source: Source,
     pub value: f64,
     /// The best's improvement over it, in percent (positive: better).
     pub gain: Option<f64>,
@@ -149,14 +148,14 @@ pub struct Rank {
 #[derive(Debug, Clone, Serialize)]
 pub struct StageAnalysis {
     pub id: String,
-    /// `stage/variant` of the configuration the stage is measured against.
-    pub base: String,
+    /// The configuration the stage is measured against.
+    pub base: Source,
     pub base_value: Option<f64>,
     pub variants: Vec<VariantAnalysis>,
     pub comparison: Option<Comparison>,
     pub adoption: Adoption,
-    /// `stage/variant` in force after the stage.
-    pub after: String,
+    /// The configuration in force after the stage.
+    pub after: Source,
     pub excluded_from_command: bool,
     /// For a stage whose variants are the engines: engines by objective, best first; engines
     /// of the study without a measurement last.
@@ -326,15 +325,82 @@ pub fn analyze(study: &Study) -> Analysis {
 pub(crate) fn analyze_results(study: &Study) -> Analysis {
     let spec = &study.spec;
     let chain = resolve(study);
-    let objective = study.metric(spec.objective.get_ref());
-    let secondary = study.metric(spec.first_secondary().get_ref());
+    let x = Replayed {
+        study,
+        chain: &chain,
+        objective: study.metric(spec.objective.get_ref()),
+        secondary: study.metric(spec.first_secondary().get_ref()),
+    };
     let target = spec.target_profile.get_ref().clone();
-    let secondary_of = |p: &Point| p.run.as_ref().and_then(|k| chain::metric(study, k, &secondary.key));
-
     let mut stages = Vec::new();
     let mut options = Vec::new();
     for (stage_spec, outcome) in spec.stages.iter().zip(&chain.stages) {
-        let variants: Vec<VariantAnalysis> = stage_spec
+        options.push(x.option_row(outcome));
+        stages.push(StageAnalysis {
+            id: outcome.id.clone(),
+            base: outcome.base.source.clone(),
+            base_value: outcome.base.value,
+            variants: x.variants(stage_spec, outcome),
+            comparison: x.comparison(outcome),
+            adoption: outcome.adoption.clone(),
+            after: outcome.after.source.clone(),
+            excluded_from_command: stage_spec.exclude_from_command.is_some(),
+            ranking: engine_ranking(study, stage_spec, outcome, &x.objective),
+        });
+    }
+    let excluded_stages: Vec<String> =
+        spec.stages.iter().filter(|s| s.exclude_from_command.is_some()).map(|s| s.id.get_ref().clone()).collect();
+    let last = chain.last();
+    let total_gain = last.value.zip(chain.baseline.value).and_then(|(a, b)| x.objective.improvement(a, b));
+    // The configuration whose runs stand for a point (an identical one's, when reused).
+    let measured = |p: &Point| p.run.as_ref().map(RunKey::config).or_else(|| p.source.variant().cloned());
+    let mut analysis = Analysis {
+        curves: curves::curves(study, &chain, measured(&chain.baseline).as_ref(), measured(last).as_ref()),
+        study: study.id.clone(),
+        lower_is_better: x.objective.lower_is_better(),
+        noise_threshold: spec.noise_threshold,
+        target_profile: target.clone(),
+        baseline: command::shown(study, &chain.baseline.source, &chain.baseline.config),
+        baseline_measure: chain.baseline.run.as_ref().and_then(|k| measure(study, k)),
+        optimized: command::shown(study, &last.source, &last.config),
+        optimized_measure: last.run.as_ref().and_then(|k| measure(study, k)),
+        recommended: command::shown(study, &last.source, &recommended(&chain, &excluded_stages)),
+        excluded_stages,
+        stages,
+        options,
+        total_gain,
+        total_gain_interval: total_gain.and(x.gain_interval(&target)),
+        evidence: warnings::evidence(study, &chain),
+        scenarios: x.scenarios(),
+        warnings: warnings::find(study, &chain),
+        objective: x.objective.clone(),
+        secondary: x.secondary.clone(),
+        also: spec.secondary[1..].iter().map(|m| study.metric(m.get_ref())).collect(),
+        age: Age::default(),
+        superseded: history::superseded(study),
+        changes: None,
+    };
+    analysis.age = history::age(study, &chain, &analysis);
+    analysis
+}
+
+/// The search replayed, with the metrics its figures are in.
+struct Replayed<'a> {
+    study: &'a Study,
+    chain: &'a Chain,
+    objective: Metric,
+    secondary: Metric,
+}
+
+impl Replayed<'_> {
+    fn secondary_of(&self, p: &Point) -> Option<f64> {
+        p.run.as_ref().and_then(|k| chain::metric(self.study, k, &self.secondary.key))
+    }
+
+    /// What happened to each variant of a stage.
+    fn variants(&self, stage: &crate::study::Stage, outcome: &StageOutcome) -> Vec<VariantAnalysis> {
+        let study = self.study;
+        stage
             .variants
             .iter()
             .zip(&outcome.variants)
@@ -347,16 +413,17 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
                 measure: vo.point.run.as_ref().and_then(|k| measure(study, k)),
                 failure_message: vo.failure.as_ref().and_then(|f| f.1.clone()),
                 failure_from: vo.failure_from.clone(),
-                reused_from: vo
-                    .reused
-                    .then(|| vo.point.run.as_ref().map(|k| format!("{}/{}", k.stage, k.variant)))
-                    .flatten(),
+                reused_from: vo.reused.then(|| vo.point.run.as_ref().map(RunKey::config)).flatten(),
             })
-            .collect();
+            .collect()
+    }
 
+    /// The stage's fastest and slowest variant that rank, with the runner-up and the base.
+    fn comparison(&self, outcome: &StageOutcome) -> Option<Comparison> {
+        let objective = &self.objective;
         // The best (as the adoption sees it) and the worst among the variants that rank.
         let ranked = || outcome.variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
-        let worst = adoption::worst(&objective, ranked());
+        let worst = adoption::worst(objective, ranked());
         // All equal: the slowest is the last of them, so that the comparison is of two variants.
         let worst = match (outcome.best, worst) {
             (Some(b), Some(w)) if b == w => {
@@ -364,49 +431,43 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             }
             _ => worst,
         };
-        let comparison = match (outcome.best, worst) {
-            (Some(b), Some(w)) if ranked().flatten().count() >= 2 => {
-                let (best, worst) = (&outcome.variants[b], &outcome.variants[w]);
-                let value = |v: &VariantOutcome| v.point.value.unwrap_or_default();
-                let versus = |source: &str, v: f64| Versus {
-                    source: source.to_string(),
-                    value: v,
-                    gain: objective.improvement(value(best), v),
-                };
-                // The second best that ranks, better values first (the first of equal values).
-                let runner_up = outcome
-                    .variants
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, v)| *i != b && v.ranks())
-                    .filter_map(|(i, v)| v.point.value.map(|x| (i, x)))
-                    .reduce(|a, c| if objective.improvement(c.1, a.1).is_some_and(|g| g > 0.0) { c } else { a })
-                    .filter(|(i, _)| *i != w && outcome.variants[*i].point.run != outcome.base.run)
-                    .map(|(i, x)| versus(&format!("{}/{}", outcome.id, outcome.variants[i].id), x));
-                // Left out when the base's run is the best's or the worst's: the decision or the
-                // comparison with the slowest already says it.
-                let over_base = outcome
-                    .base
-                    .value
-                    .filter(|_| {
-                        outcome.base.run.is_some() && ![&best.point.run, &worst.point.run].contains(&&outcome.base.run)
-                    })
-                    .map(|x| versus(&outcome.base.source, x));
-                Some(Comparison {
-                    best: best.id.clone(),
-                    worst: worst.id.clone(),
-                    objective: Delta::new(value(best), value(worst)),
-                    secondary: secondary_of(&best.point).zip(secondary_of(&worst.point)).map(|(a, b)| Delta::new(a, b)),
-                    runner_up,
-                    over_base,
-                })
-            }
-            _ => None,
-        };
+        let (b, w) = outcome.best.zip(worst).filter(|_| ranked().flatten().count() >= 2)?;
+        let (best, worst) = (&outcome.variants[b], &outcome.variants[w]);
+        let value = |v: &VariantOutcome| v.point.value.unwrap_or_default();
+        let versus = |source: Source, v: f64| Versus { source, value: v, gain: objective.improvement(value(best), v) };
+        // The second best that ranks, better values first (the first of equal values).
+        let runner_up = outcome
+            .variants
+            .iter()
+            .enumerate()
+            .filter(|(i, v)| *i != b && v.ranks())
+            .filter_map(|(i, v)| v.point.value.map(|x| (i, x)))
+            .reduce(|a, c| if objective.improvement(c.1, a.1).is_some_and(|g| g > 0.0) { c } else { a })
+            .filter(|(i, _)| *i != w && outcome.variants[*i].point.run != outcome.base.run)
+            .map(|(i, x)| versus(Source::Variant(VariantRef::new(&outcome.id, &outcome.variants[i].id)), x));
+        // Left out when the base's run is the best's or the worst's: the decision or the
+        // comparison with the slowest already says it.
+        let over_base = outcome
+            .base
+            .value
+            .filter(|_| outcome.base.run.is_some() && ![&best.point.run, &worst.point.run].contains(&&outcome.base.run))
+            .map(|x| versus(outcome.base.source.clone(), x));
+        Some(Comparison {
+            best: best.id.clone(),
+            worst: worst.id.clone(),
+            objective: Delta::new(value(best), value(worst)),
+            secondary: self
+                .secondary_of(&best.point)
+                .zip(self.secondary_of(&worst.point))
+                .map(|(a, b)| Delta::new(a, b)),
+            runner_up,
+            over_base,
+        })
+    }
 
+    /// A stage's row in the summary of options.
+    fn option_row(&self, outcome: &StageOutcome) -> OptionRow {
         let best = outcome.best.map(|i| &outcome.variants[i]);
-        let excluded = stage_spec.exclude_from_command.is_some();
-        let ranking = engine_ranking(study, stage_spec, outcome, &objective);
         // No variant ranks: the first one that was measured but lost requests still has its row.
         let lost_one = || {
             outcome.variants.iter().find_map(|v| match Outcome::of(v) {
@@ -420,99 +481,65 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             Some(b) => (Some(b), None),
             None => lost_one().map_or((None, None), |(v, counts)| (Some(v), Some(counts))),
         };
-        options.push(OptionRow {
+        OptionRow {
             stage: outcome.id.clone(),
             best: shown.map(|b| b.id.clone()),
             value: shown.and_then(|b| b.point.value),
-            secondary: shown.and_then(|b| secondary_of(&b.point)),
+            secondary: shown.and_then(|b| self.secondary_of(&b.point)),
             lost,
             also: shown
                 .and_then(|b| b.point.run.as_ref())
-                .and_then(|k| measure(study, k))
-                .map_or_else(|| vec![None; spec.secondary.len() - 1], |m| m.also),
+                .and_then(|k| measure(self.study, k))
+                .map_or_else(|| vec![None; self.study.spec.secondary.len() - 1], |m| m.also),
             vs_baseline: best
                 .and_then(|b| b.point.value)
-                .zip(chain.baseline.value)
-                .and_then(|(x, y)| objective.improvement(x, y)),
+                .zip(self.chain.baseline.value)
+                .and_then(|(x, y)| self.objective.improvement(x, y)),
             step: outcome.adoption.step(),
             step_interval: outcome.adoption.step().and(outcome.adoption.interval()),
-        });
-        stages.push(StageAnalysis {
-            id: outcome.id.clone(),
-            base: outcome.base.source.clone(),
-            base_value: outcome.base.value,
-            variants,
-            comparison,
-            adoption: outcome.adoption.clone(),
-            after: outcome.after.source.clone(),
-            excluded_from_command: excluded,
-            ranking,
-        });
+        }
     }
 
-    let excluded_stages: Vec<String> =
-        spec.stages.iter().filter(|s| s.exclude_from_command.is_some()).map(|s| s.id.get_ref().clone()).collect();
-    let last = chain.last();
-    let run_on = |p: &Point, profile: &str| chain.registry.find(study, p, profile).map(|(k, _)| k);
-    let measure_on = |p: &Point, profile: &str| run_on(p, profile).and_then(|k| measure(study, &k));
-    let gain_interval = |profile: &str| {
-        let sample = |p: &Point| run_on(p, profile).and_then(|k| Measure::sample(study, &k));
-        sample(last).zip(sample(&chain.baseline)).and_then(|(o, b)| stats::gain(&objective, &o, &b))
-    };
-    let scenarios = study
-        .compare_profiles()
-        .into_iter()
-        .map(|profile| {
-            let id = profile.id.get_ref().clone();
-            let baseline = measure_on(&chain.baseline, &id);
-            let optimized = measure_on(last, &id);
-            let pair =
-                |f: fn(&Measure) -> Option<f64>| baseline.as_ref().and_then(f).zip(optimized.as_ref().and_then(f));
-            let change = pair(|m| m.value).and_then(|(b, o)| objective.improvement(o, b));
-            Scenario {
-                change_interval: change.and(gain_interval(&id)),
-                target: id == target,
-                secondary: pair(|m| m.secondary).map(|(b, o)| Delta::new(o, b)),
-                regression: change.is_some_and(|c| c < -spec.noise_threshold),
-                change,
-                profile: id,
-                baseline,
-                optimized,
-            }
-        })
-        .collect();
-    let total_gain = last.value.zip(chain.baseline.value).and_then(|(x, y)| objective.improvement(x, y));
+    fn run_on(&self, p: &Point, profile: &str) -> Option<RunKey> {
+        self.chain.registry.find(self.study, p, profile).map(|(k, _)| k)
+    }
 
-    // The configuration whose runs stand for a point (an identical one's, when reused).
-    let measured = |p: &Point| p.run.as_ref().map_or(p.source.clone(), |k| format!("{}/{}", k.stage, k.variant));
-    let mut analysis = Analysis {
-        curves: curves::curves(study, &chain, &measured(&chain.baseline), &measured(last)),
-        study: study.id.clone(),
-        lower_is_better: objective.lower_is_better(),
-        noise_threshold: spec.noise_threshold,
-        target_profile: target.clone(),
-        baseline: command::shown(study, &chain.baseline.source, &chain.baseline.config),
-        baseline_measure: chain.baseline.run.as_ref().and_then(|k| measure(study, k)),
-        optimized: command::shown(study, &last.source, &last.config),
-        optimized_measure: last.run.as_ref().and_then(|k| measure(study, k)),
-        recommended: command::shown(study, &last.source, &recommended(&chain, &excluded_stages)),
-        excluded_stages,
-        stages,
-        options,
-        total_gain,
-        total_gain_interval: total_gain.and(gain_interval(&target)),
-        evidence: warnings::evidence(study, &chain),
-        scenarios,
-        warnings: warnings::find(study, &chain),
-        objective,
-        secondary,
-        also: spec.secondary[1..].iter().map(|m| study.metric(m.get_ref())).collect(),
-        age: Age::default(),
-        superseded: history::superseded(study),
-        changes: None,
-    };
-    analysis.age = history::age(study, &chain, &analysis);
-    analysis
+    /// The interval of the optimized configuration's gain over the baseline on `profile`.
+    fn gain_interval(&self, profile: &str) -> Option<stats::Interval> {
+        let sample = |p: &Point| self.run_on(p, profile).and_then(|k| Measure::sample(self.study, &k));
+        sample(self.chain.last())
+            .zip(sample(&self.chain.baseline))
+            .and_then(|(o, b)| stats::gain(&self.objective, &o, &b))
+    }
+
+    /// The baseline against the optimized configuration on every compared profile.
+    fn scenarios(&self) -> Vec<Scenario> {
+        let (study, chain) = (self.study, self.chain);
+        let target = study.spec.target_profile.get_ref();
+        let measure_on = |p: &Point, profile: &str| self.run_on(p, profile).and_then(|k| measure(study, &k));
+        study
+            .compare_profiles()
+            .into_iter()
+            .map(|profile| {
+                let id = profile.id.get_ref().clone();
+                let baseline = measure_on(&chain.baseline, &id);
+                let optimized = measure_on(chain.last(), &id);
+                let pair =
+                    |f: fn(&Measure) -> Option<f64>| baseline.as_ref().and_then(f).zip(optimized.as_ref().and_then(f));
+                let change = pair(|m| m.value).and_then(|(b, o)| self.objective.improvement(o, b));
+                Scenario {
+                    change_interval: change.and(self.gain_interval(&id)),
+                    target: id == *target,
+                    secondary: pair(|m| m.secondary).map(|(b, o)| Delta::new(o, b)),
+                    regression: change.is_some_and(|c| c < -study.spec.noise_threshold),
+                    change,
+                    profile: id,
+                    baseline,
+                    optimized,
+                }
+            })
+            .collect()
+    }
 }
 
 /// The ranking line of a stage whose variants each bring up an engine from nothing.
@@ -571,12 +598,13 @@ pub fn check(study: &Study) -> Vec<Diagnostic> {
             // A stand-in for a baseline that did not run is measured where the search measured
             // it; the page says the baseline failed, and shows no comparison where it has none.
             let stand_in = what == "baseline" && chain.baseline_failed.is_some();
-            if point.source.is_empty() || stand_in || chain.registry.find(study, point, id).is_some() {
+            if point.source.is_nothing() || stand_in || chain.registry.find(study, point, id).is_some() {
                 continue;
             }
             // A failure recorded for the run stands for it (a load curve where no load met the SLO).
-            let key = RunKey::parse(&format!("{}/{id}", point.source));
-            if study.variant(&point.source).is_some_and(|(_, v)| study.failure(v, &key).is_some()) {
+            let failed =
+                |r: &VariantRef| study.variant_of(r).is_some_and(|(_, v)| study.failure(v, &r.key(id)).is_some());
+            if point.source.variant().is_some_and(failed) {
                 continue;
             }
             out.push(study.diag_at(

@@ -2,7 +2,7 @@
 //! disagree, implausible values, request counts that do not match the profile.
 
 use super::chain::{Chain, RunStatus, run_status};
-use crate::study::{Identity, RunKey, Study};
+use crate::study::{Identity, RunKey, Source, Study, VariantRef};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -98,7 +98,7 @@ pub enum Warning {
     FewRequests { run: String, metric: String, requests: u64 },
     /// The study's baseline (`stage/variant`) did not run: the page compares with `instead`,
     /// the configuration the search went on from after the first stage.
-    BaselineFailed { baseline: String, class: Option<crate::study::FailureClass>, instead: String },
+    BaselineFailed { baseline: VariantRef, class: Option<crate::study::FailureClass>, instead: Source },
     /// A run that holds fewer measurements than the study asks for (`have` of `wanted`, those
     /// its mean is taken from): repeats that could not be taken, or were left out. Its
     /// comparisons rest on a smaller sample than the study planned, and with one measurement
@@ -224,14 +224,7 @@ impl Warning {
 pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
     let mut out = Vec::new();
     if let Some(baseline) = &chain.baseline_failed {
-        let (stage, variant) = baseline.split_once('/').unwrap_or_default();
-        let class = chain
-            .stages
-            .iter()
-            .find(|s| s.id == stage)
-            .and_then(|s| s.variants.iter().find(|v| v.id == variant))
-            .and_then(|v| v.failure.as_ref())
-            .map(|f| f.0);
+        let class = chain.variant(baseline).and_then(|v| v.failure.as_ref()).map(|f| f.0);
         out.push(Warning::BaselineFailed { baseline: baseline.clone(), class, instead: chain.baseline.source.clone() });
     }
     let mut peaks = Vec::new();

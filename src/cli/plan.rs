@@ -38,7 +38,7 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
             Status::Pending => ("pending", String::new()),
             Status::Waiting { on } => ("waiting", format!("on the winner of `{on}`")),
         };
-        let name = format!("{}/{}", r.stage, r.variant);
+        let name = crate::study::VariantRef::new(&r.stage, &r.variant);
         let detail = match r.points {
             Some((measured, most)) if !matches!(r.status, Status::Reused { .. } | Status::Waiting { .. }) => {
                 let points = format!("{measured} of at most {most} load points measured");

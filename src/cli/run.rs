@@ -104,9 +104,9 @@ pub fn run(
         let study = crate::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
         for s in &study.spec.stages {
             for v in &s.variants {
-                let reference = format!("{}/{}", s.id.get_ref(), v.id.get_ref());
+                let reference = crate::study::VariantRef::new(s.id.get_ref(), v.id.get_ref());
                 let stage_ok = stage.as_ref().is_none_or(|x| x == s.id.get_ref());
-                let variant_ok = variant.as_ref().is_none_or(|x| *x == reference || x == v.id.get_ref());
+                let variant_ok = variant.as_ref().is_none_or(|x| reference == *x || x == v.id.get_ref());
                 if stage_ok && variant_ok {
                     rerun_set.insert(reference);
                 }

@@ -683,81 +683,16 @@ impl Backend for LocalBackend {
 
     fn execute(&self, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Report {
         let mut report = Report { started_at: now(), ..Report::default() };
-        let fail_all = |report: &mut Report, failure: (FailureClass, String)| {
-            report.benchmarks = launch
-                .benchmarks
-                .iter()
-                .map(|(p, argv, _)| BenchResult {
-                    profile: p.clone(),
-                    command: argv.clone(),
-                    exit_status: None,
-                    seconds: 0.0,
-                    failure: Some(failure.clone()),
-                    warnings: Vec::new(),
-                })
-                .collect();
-            report.start_failure = Some(failure);
-        };
         // A picked port stays this start's until the engine is stopped.
-        let mut _lease = None;
-        let port = match launch.port {
-            Port::Fixed(port) if port_taken(port) => {
-                let message = format!(
-                    "port {port} already accepted connections before the engine started: another server listens there"
-                );
-                fail_all(&mut report, (FailureClass::PortInUse, message));
-                return report;
-            }
-            Port::Fixed(port) => port,
-            Port::Pick => match pick_port(port_free) {
-                Some(lease) => {
-                    let port = lease.0;
-                    _lease = Some(lease);
-                    port
-                }
-                None => {
-                    let (low, high) = ephemeral_range();
-                    let message = format!("no free port outside the ephemeral range {low}-{high}");
-                    fail_all(&mut report, (FailureClass::StartFailure, message));
-                    return report;
-                }
-            },
+        let (port, _lease) = match engine_port(launch) {
+            Ok(picked) => picked,
+            Err(failure) => return fail_all(report, launch, failure),
         };
         report.port = Some(port);
         let argv = fill_port(&launch.job.argv, port);
-        if argv.is_empty() {
-            fail_all(&mut report, (FailureClass::StartFailure, "the engine's command is empty".to_string()));
-            return report;
-        }
-        let log = match std::fs::File::create(&launch.log) {
-            Ok(f) => f,
-            Err(e) => {
-                fail_all(
-                    &mut report,
-                    (FailureClass::StartFailure, format!("cannot write {}: {e}", launch.log.display())),
-                );
-                return report;
-            }
-        };
-        let mut command = Command::new(program(&argv[0]));
-        command
-            .args(&argv[1..])
-            .envs(&launch.job.env)
-            .envs(launch.devices.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().map(Stdio::from).unwrap_or(Stdio::null()))
-            .stderr(Stdio::from(log))
-            .process_group(0);
-        if self.in_job {
-            die_with_parent(&mut command);
-        }
-        let spawned = command.spawn();
-        let mut engine = match spawned {
-            Ok(c) => c,
-            Err(e) => {
-                fail_all(&mut report, (FailureClass::StartFailure, format!("cannot start `{}`: {e}", argv[0])));
-                return report;
-            }
+        let mut engine = match self.spawn(launch, &argv) {
+            Ok(engine) => engine,
+            Err(failure) => return fail_all(report, launch, failure),
         };
         let pgid = engine.id();
         report.pid = Some(pgid);
@@ -767,88 +702,12 @@ impl Backend for LocalBackend {
                 let _ = crate::durable::write(&launch.record, &bytes);
             }
         }
-        let started = Instant::now();
         let ready_url = launch.ready_url.replace("{port}", &port.to_string());
         progress(Event::Step("starting the engine"));
-        let mut told = Instant::now();
-        // Set when the port answered but the listener was not the engine's.
-        let mut foreign = false;
-        let mut poll = Backoff::default();
-        loop {
-            if interrupt.requested() {
-                report.interrupted = true;
-                break;
-            }
-            if let Ok(Some(status)) = engine.try_wait() {
-                report.engine_exit = status.code();
-                let log = tail(&launch.log, FAILURE_WINDOW);
-                let (class, line) = classify(&log, &launch.patterns, FailureClass::StartFailure);
-                let failure = if foreign {
-                    let message = format!("another process took port {port} while the engine loaded: {line}");
-                    (FailureClass::PortInUse, message)
-                } else {
-                    (class, line)
-                };
-                fail_all(&mut report, failure);
-                break;
-            }
-            if started.elapsed() > launch.start_timeout {
-                let message = format!("not ready after {:.0} s ({ready_url})", launch.start_timeout.as_secs_f64());
-                fail_all(&mut report, (FailureClass::StartTimeout, message));
-                break;
-            }
-            // Ready only while the engine perflab started runs: an answer from a process that
-            // took the port while the engine died is not the engine's.
-            if ready(&ready_url) && matches!(engine.try_wait(), Ok(None)) {
-                if listener_in_group(port, pgid) == Some(false) {
-                    foreign = true;
-                } else {
-                    report.ready_at = Some(now());
-                    report.start_seconds = Some(started.elapsed().as_secs_f64());
-                    break;
-                }
-            }
-            if told.elapsed() >= Duration::from_secs(1) {
-                told = Instant::now();
-                let last = tail(&launch.log, 1);
-                let last_line = last.first().map_or("", |l| l.trim());
-                progress(Event::Waiting {
-                    config: "",
-                    elapsed: started.elapsed(),
-                    timeout: launch.start_timeout,
-                    last_line,
-                });
-            }
-            std::thread::sleep(poll.pause());
-        }
+        report = wait_ready(launch, &mut engine, port, &ready_url, interrupt, progress, report);
         if report.ready_at.is_some() && !report.interrupted {
-            for (profile, bench_argv, out) in &launch.benchmarks {
-                progress(Event::Step(&format!("benchmark on {profile}")));
-                let argv = fill_port(bench_argv, port);
-                let (result, died) = run_benchmark(
-                    &argv,
-                    out,
-                    Served { pgid, child: &mut engine, ready_url: &ready_url },
-                    interrupt,
-                    launch,
-                    self.in_job,
-                );
-                report.interrupted |= interrupt.requested();
-                report.benchmarks.push(BenchResult { profile: profile.clone(), ..result });
-                if died {
-                    report.died_during = Some(profile.clone());
-                }
-                if died || report.interrupted {
-                    break;
-                }
-            }
-            for curve in &launch.curves {
-                if report.died_during.is_some() || report.interrupted {
-                    break;
-                }
-                let mut served = Served { pgid, child: &mut engine, ready_url: &ready_url };
-                run_curve(curve, &mut served, port, interrupt, launch, self.in_job, &mut report, progress);
-            }
+            let mut served = Served { pgid, child: &mut engine, ready_url: &ready_url };
+            self.benchmarks(launch, &mut served, port, interrupt, progress, &mut report);
         }
         progress(Event::Step("stopping the engine"));
         // An engine that never served may ignore SIGTERM while it loads (vLLM does): it gets a
@@ -872,6 +731,162 @@ impl Backend for LocalBackend {
         let _ = std::fs::remove_file(&launch.record);
         report.log_tail = tail(&launch.log, 20);
         report
+    }
+}
+
+impl LocalBackend {
+    /// Starts the engine's process group, its output into the start's log.
+    fn spawn(&self, launch: &Launch, argv: &[String]) -> Result<std::process::Child, (FailureClass, String)> {
+        if argv.is_empty() {
+            return Err((FailureClass::StartFailure, "the engine's command is empty".to_string()));
+        }
+        let log = std::fs::File::create(&launch.log)
+            .map_err(|e| (FailureClass::StartFailure, format!("cannot write {}: {e}", launch.log.display())))?;
+        let mut command = Command::new(program(&argv[0]));
+        command
+            .args(&argv[1..])
+            .envs(&launch.job.env)
+            .envs(launch.devices.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().map(Stdio::from).unwrap_or(Stdio::null()))
+            .stderr(Stdio::from(log))
+            .process_group(0);
+        if self.in_job {
+            die_with_parent(&mut command);
+        }
+        command.spawn().map_err(|e| (FailureClass::StartFailure, format!("cannot start `{}`: {e}", argv[0])))
+    }
+
+    /// The start's benchmarks, then its load curves, until the engine dies or the run is stopped.
+    fn benchmarks(
+        &self,
+        launch: &Launch,
+        served: &mut Served<'_>,
+        port: u16,
+        interrupt: &Interrupt,
+        progress: &mut dyn FnMut(Event),
+        report: &mut Report,
+    ) {
+        for (profile, bench_argv, out) in &launch.benchmarks {
+            progress(Event::Step(&format!("benchmark on {profile}")));
+            let argv = fill_port(bench_argv, port);
+            let again = Served { pgid: served.pgid, child: &mut *served.child, ready_url: served.ready_url };
+            let (result, died) = run_benchmark(&argv, out, again, interrupt, launch, self.in_job);
+            report.interrupted |= interrupt.requested();
+            report.benchmarks.push(BenchResult { profile: profile.clone(), ..result });
+            if died {
+                report.died_during = Some(profile.clone());
+            }
+            if died || report.interrupted {
+                return;
+            }
+        }
+        for curve in &launch.curves {
+            if report.died_during.is_some() || report.interrupted {
+                break;
+            }
+            run_curve(curve, served, port, interrupt, launch, self.in_job, report, progress);
+        }
+    }
+}
+
+/// Every benchmark of the start fails the way the start did.
+fn fail_all(mut report: Report, launch: &Launch, failure: (FailureClass, String)) -> Report {
+    report.benchmarks = launch
+        .benchmarks
+        .iter()
+        .map(|(p, argv, _)| BenchResult {
+            profile: p.clone(),
+            command: argv.clone(),
+            exit_status: None,
+            seconds: 0.0,
+            failure: Some(failure.clone()),
+            warnings: Vec::new(),
+        })
+        .collect();
+    report.start_failure = Some(failure);
+    report
+}
+
+/// The port the engine listens on: its fixed one when nothing else answers there, or one
+/// picked and held until the engine stops.
+fn engine_port(launch: &Launch) -> Result<(u16, Option<PortLease>), (FailureClass, String)> {
+    match launch.port {
+        Port::Fixed(port) if port_taken(port) => Err((
+            FailureClass::PortInUse,
+            format!("port {port} already accepted connections before the engine started: another server listens there"),
+        )),
+        Port::Fixed(port) => Ok((port, None)),
+        Port::Pick => match pick_port(port_free) {
+            Some(lease) => Ok((lease.0, Some(lease))),
+            None => {
+                let (low, high) = ephemeral_range();
+                Err((FailureClass::StartFailure, format!("no free port outside the ephemeral range {low}-{high}")))
+            }
+        },
+    }
+}
+
+/// Waits until the engine answers at `ready_url`, dies, takes too long or the run is stopped.
+fn wait_ready(
+    launch: &Launch,
+    engine: &mut std::process::Child,
+    port: u16,
+    ready_url: &str,
+    interrupt: &Interrupt,
+    progress: &mut dyn FnMut(Event),
+    mut report: Report,
+) -> Report {
+    let pgid = engine.id();
+    let started = Instant::now();
+    let mut told = Instant::now();
+    // Set when the port answered but the listener was not the engine's.
+    let mut foreign = false;
+    let mut poll = Backoff::default();
+    loop {
+        if interrupt.requested() {
+            report.interrupted = true;
+            return report;
+        }
+        if let Ok(Some(status)) = engine.try_wait() {
+            report.engine_exit = status.code();
+            let log = tail(&launch.log, FAILURE_WINDOW);
+            let (class, line) = classify(&log, &launch.patterns, FailureClass::StartFailure);
+            let failure = if foreign {
+                let message = format!("another process took port {port} while the engine loaded: {line}");
+                (FailureClass::PortInUse, message)
+            } else {
+                (class, line)
+            };
+            return fail_all(report, launch, failure);
+        }
+        if started.elapsed() > launch.start_timeout {
+            let message = format!("not ready after {:.0} s ({ready_url})", launch.start_timeout.as_secs_f64());
+            return fail_all(report, launch, (FailureClass::StartTimeout, message));
+        }
+        // Ready only while the engine perflab started runs: an answer from a process that
+        // took the port while the engine died is not the engine's.
+        if ready(ready_url) && matches!(engine.try_wait(), Ok(None)) {
+            if listener_in_group(port, pgid) == Some(false) {
+                foreign = true;
+            } else {
+                report.ready_at = Some(now());
+                report.start_seconds = Some(started.elapsed().as_secs_f64());
+                return report;
+            }
+        }
+        if told.elapsed() >= Duration::from_secs(1) {
+            told = Instant::now();
+            let last = tail(&launch.log, 1);
+            let last_line = last.first().map_or("", |l| l.trim());
+            progress(Event::Waiting {
+                config: "",
+                elapsed: started.elapsed(),
+                timeout: launch.start_timeout,
+                last_line,
+            });
+        }
+        std::thread::sleep(poll.pause());
     }
 }
 

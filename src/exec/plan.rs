@@ -2,7 +2,7 @@
 
 use crate::analysis::{Point, resolve};
 use crate::study::command;
-use crate::study::{Config, FailureClass, RunKey, Stale, Study, staleness};
+use crate::study::{Config, FailureClass, Ref, RunKey, Stale, Study, VariantRef, staleness};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -109,6 +109,11 @@ pub struct Job {
 }
 
 impl Job {
+    /// The variant whose configuration this job runs.
+    pub fn reference(&self) -> VariantRef {
+        VariantRef::new(&self.stage, &self.variant)
+    }
+
     /// Measurements of `profile` this start takes.
     pub fn measurements(&self, profile: &str) -> u32 {
         self.repeats.get(profile).copied().unwrap_or(1).max(1)
@@ -136,15 +141,15 @@ impl Plan {
 fn needs(study: &Study, stage: usize, base: Option<&str>) -> usize {
     match base {
         None => stage,
-        Some(b) => match b.split_once('/') {
-            Some((s, _)) => study.stage_index(s).unwrap_or(stage),
-            None => study.stage_index(b).map_or(stage, |i| i + 1),
+        Some(b) => match Ref::parse(b) {
+            Ref::Variant(r) => study.stage_index(r.stage()).unwrap_or(stage),
+            Ref::Stage(s) => study.stage_index(&s).map_or(stage, |i| i + 1),
         },
     }
 }
 
 /// The plan of a study. `rerun` lists `stage/variant` whose runs are measured again.
-pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyhow::Result<Plan> {
+pub fn plan(study: &Study, rerun: &BTreeSet<VariantRef>, rerun_stale: bool) -> anyhow::Result<Plan> {
     plan_with(study, rerun, rerun_stale, &BTreeMap::new())
 }
 
@@ -152,16 +157,22 @@ pub fn plan(study: &Study, rerun: &BTreeSet<String>, rerun_stale: bool) -> anyho
 /// for: `more` maps `stage/variant` to the measurements its run should hold.
 pub fn plan_with(
     study: &Study,
-    rerun: &BTreeSet<String>,
+    rerun: &BTreeSet<VariantRef>,
     rerun_stale: bool,
     more: &BTreeMap<String, u32>,
 ) -> anyhow::Result<Plan> {
     let chain = resolve(study);
-    let target = study.spec.target_profile.get_ref().clone();
-    let compare: Vec<String> = study.compare_profiles().iter().map(|p| p.id.get_ref().clone()).collect();
+    let planner = Planner {
+        study,
+        chain: &chain,
+        rerun,
+        rerun_stale,
+        more,
+        target: study.spec.target_profile.get_ref().clone(),
+        compare: study.compare_profiles().iter().map(|p| p.id.get_ref().clone()).collect(),
+    };
     let mut plan = Plan::default();
     let mut unsettled: Option<String> = None;
-    let mut all_settled = true;
     for (i, (stage, outcome)) in study.spec.stages.iter().zip(&chain.stages).enumerate() {
         let mut settled = true;
         for (v, vo) in stage.variants.iter().zip(&outcome.variants) {
@@ -171,69 +182,107 @@ pub fn plan_with(
             let waiting_on = unsettled
                 .as_ref()
                 .filter(|_| study.spec.stages[..required].iter().any(|s| Some(s.id.get_ref()) == unsettled.as_ref()));
-            let reference = format!("{}/{}", outcome.id, vo.id);
-            let mut profiles = vec![target.clone()];
-            if reference == *study.spec.baseline.get_ref() {
-                profiles.extend(compare.iter().filter(|p| **p != target).cloned());
-            }
-            let mut job_profiles = Vec::new();
-            let mut measurements = Measurements::default();
-            for profile in profiles {
-                let key = RunKey { stage: outcome.id.clone(), variant: vo.id.clone(), profile: profile.clone() };
-                let wanted = study.repeats_wanted(&outcome.id, &profile).max(if profile == target {
-                    more.get(&reference).copied().unwrap_or(1)
-                } else {
-                    1
-                });
-                let again = rerun.contains(&reference);
-                let status = match waiting_on {
-                    Some(on) => Status::Waiting { on: on.clone() },
-                    None => status_of(study, &chain.registry, &vo.point, &key, v, again, rerun_stale, wanted)?,
-                };
-                if matches!(status, Status::Pending | Status::Waiting { .. }) && profile == target {
-                    settled = false;
-                }
-                if status == Status::Pending {
-                    measurements.add(study, &key, &vo.point.config, again, wanted)?;
-                    job_profiles.push(profile.clone());
-                }
-                let points = points_of(study, &outcome.id, &vo.id, &profile);
-                let searches = searches_of(study, &key, &vo.point.config, wanted);
-                plan.runs.push(PlannedRun {
-                    stage: outcome.id.clone(),
-                    variant: vo.id.clone(),
-                    profile,
-                    status,
-                    points,
-                    searches,
-                });
-            }
-            if !job_profiles.is_empty() {
-                let mut job = job(study, &outcome.id, &vo.id, &vo.point.config, job_profiles)?;
-                job.gpus = chain.gpus(study, &reference);
-                (job.repeats, job.adds_to) = (measurements.counts, measurements.adds_to);
-                plan.jobs.push(job);
-            }
+            settled &= planner.variant(&outcome.id, v, vo, waiting_on, &mut plan)?;
         }
         if !settled && unsettled.is_none() {
             unsettled = Some(outcome.id.clone());
-            all_settled = false;
         }
     }
     // Once every stage is settled, the optimized configuration is known: its other profiles.
-    let last = chain.last();
-    if all_settled && let Some((stage, variant)) = last.source.split_once('/') {
+    if unsettled.is_none()
+        && let Some(source) = chain.last().source.variant()
+    {
+        planner.optimized(source, &mut plan)?;
+    }
+    plan.estimate_seconds = estimate(study, &plan, false);
+    plan.rerun_stale_seconds = estimate(study, &plan, true);
+    Ok(plan)
+}
+
+/// What a plan is made from: the search replayed, and what the run asks for.
+struct Planner<'a> {
+    study: &'a Study,
+    chain: &'a crate::analysis::chain::Chain,
+    rerun: &'a BTreeSet<VariantRef>,
+    rerun_stale: bool,
+    more: &'a BTreeMap<String, u32>,
+    target: String,
+    compare: Vec<String>,
+}
+
+impl Planner<'_> {
+    /// A variant's runs (the target profile; the baseline's compared profiles too) and its
+    /// engine start when any is pending. True when its run on the target is settled.
+    fn variant(
+        &self,
+        stage: &str,
+        v: &crate::study::Variant,
+        vo: &crate::analysis::chain::VariantOutcome,
+        waiting_on: Option<&String>,
+        plan: &mut Plan,
+    ) -> anyhow::Result<bool> {
+        let (study, target) = (self.study, &self.target);
+        let reference = VariantRef::new(stage, &vo.id);
+        let mut profiles = vec![target.clone()];
+        if reference == *study.spec.baseline.get_ref() {
+            profiles.extend(self.compare.iter().filter(|p| *p != target).cloned());
+        }
+        let mut settled = true;
         let mut job_profiles = Vec::new();
         let mut measurements = Measurements::default();
-        let spec_variant = study.variant(&last.source).map(|(_, v)| v);
-        for profile in compare.iter().filter(|p| **p != target) {
-            let key = RunKey { stage: stage.into(), variant: variant.into(), profile: profile.clone() };
-            let Some(v) = spec_variant else { continue };
+        for profile in profiles {
+            let key = reference.key(&profile);
+            let wanted = study.repeats_wanted(stage, &profile).max(if profile == *target {
+                self.more.get(reference.as_str()).copied().unwrap_or(1)
+            } else {
+                1
+            });
+            let again = self.rerun.contains(reference.as_str());
+            let status = match waiting_on {
+                Some(on) => Status::Waiting { on: on.clone() },
+                None => status_of(study, &self.chain.registry, &vo.point, &key, v, again, self.rerun_stale, wanted)?,
+            };
+            if matches!(status, Status::Pending | Status::Waiting { .. }) && profile == *target {
+                settled = false;
+            }
+            if status == Status::Pending {
+                measurements.add(study, &key, &vo.point.config, again, wanted)?;
+                job_profiles.push(profile.clone());
+            }
+            let points = points_of(study, stage, &vo.id, &profile);
+            let searches = searches_of(study, &key, &vo.point.config, wanted);
+            plan.runs.push(PlannedRun {
+                stage: stage.to_string(),
+                variant: vo.id.clone(),
+                profile,
+                status,
+                points,
+                searches,
+            });
+        }
+        if !job_profiles.is_empty() {
+            let mut job = job(study, stage, &vo.id, &vo.point.config, job_profiles)?;
+            job.gpus = self.chain.gpus(study, &reference);
+            (job.repeats, job.adds_to) = (measurements.counts, measurements.adds_to);
+            plan.jobs.push(job);
+        }
+        Ok(settled)
+    }
+
+    /// The optimized configuration on the compared profiles the search did not measure it on.
+    fn optimized(&self, source: &VariantRef, plan: &mut Plan) -> anyhow::Result<()> {
+        let (study, last) = (self.study, self.chain.last());
+        let (stage, variant) = (source.stage(), source.variant());
+        let Some((_, v)) = study.variant_of(source) else { return Ok(()) };
+        let mut job_profiles = Vec::new();
+        let mut measurements = Measurements::default();
+        for profile in self.compare.iter().filter(|p| **p != self.target) {
+            let key = source.key(profile);
             if plan.runs.iter().any(|r| r.stage == stage && r.variant == variant && r.profile == *profile) {
                 continue;
             }
-            let (again, wanted) = (rerun.contains(&last.source), study.repeats_wanted(stage, profile));
-            let status = status_of(study, &chain.registry, last, &key, v, again, rerun_stale, wanted)?;
+            let (again, wanted) = (self.rerun.contains(source.as_str()), study.repeats_wanted(stage, profile));
+            let status = status_of(study, &self.chain.registry, last, &key, v, again, self.rerun_stale, wanted)?;
             if status == Status::Pending {
                 measurements.add(study, &key, &last.config, again, wanted)?;
                 job_profiles.push(profile.clone());
@@ -251,13 +300,11 @@ pub fn plan_with(
             let mut job = job(study, stage, variant, &last.config, job_profiles)?;
             job.after_search = true;
             (job.repeats, job.adds_to) = (measurements.counts, measurements.adds_to);
-            job.gpus = chain.gpus(study, &last.source);
+            job.gpus = self.chain.gpus(study, source);
             plan.jobs.push(job);
         }
+        Ok(())
     }
-    plan.estimate_seconds = estimate(study, &plan, false);
-    plan.rerun_stale_seconds = estimate(study, &plan, true);
-    Ok(plan)
 }
 
 /// What the next engine start of a configuration measures on each profile: how many times,
@@ -327,7 +374,7 @@ fn status_of(
         return Ok(Status::Done { date });
     }
     if let Some((from, true)) = registry.find(study, point, &key.profile).filter(|_| !rerun) {
-        return Ok(Status::Reused { from: format!("{}/{}", from.stage, from.variant) });
+        return Ok(Status::Reused { from: from.config().to_string() });
     }
     // An identical configuration failed: started again, it would fail the same way.
     if let Some(f) = registry.failure_of(&point.config, &key.profile).filter(|_| !rerun) {
@@ -357,7 +404,7 @@ fn curve_status(
     if !current.measured
         && let Some((from, true)) = registry.find(study, point, &key.profile)
     {
-        return Ok(Status::Reused { from: format!("{}/{}", from.stage, from.variant) });
+        return Ok(Status::Reused { from: from.config().to_string() });
     }
     if !current.stale.is_empty() {
         return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reasons: current.stale, failed: None } });

@@ -10,6 +10,7 @@ use crate::study::command::{self, HOST, Port};
 use crate::study::outcome::{self, Output, judge_output};
 use crate::study::{
     ATTEMPTS_DIR, ENGINE_LOG, FailureClass, MANIFEST_SUFFIX, Manifest, RUNS_DIR, RecordedFailure, RunState, Study,
+    VariantRef,
 };
 use anyhow::{Context, bail};
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,7 +35,7 @@ pub struct RunOptions {
     /// Only this variant (`stage/variant`, or a variant id of --stage).
     pub variant: Option<String>,
     /// Measure these `stage/variant` again even when done.
-    pub rerun: BTreeSet<String>,
+    pub rerun: BTreeSet<VariantRef>,
     /// Measure stale runs again.
     pub rerun_stale: bool,
     /// Print the commands instead of running them.
@@ -453,7 +454,6 @@ fn execute(
     log: &mut dyn FnMut(Event),
 ) -> anyhow::Result<Summary> {
     let mut summary = Summary::default();
-    let summary = &mut summary;
     let variant_dir = runs_dir(study).join(&job.stage).join(&job.variant);
     // A cluster job a killed runner submitted for this configuration is followed, not repeated.
     let adopted = backend.adoptable(&variant_dir, job);
@@ -470,7 +470,7 @@ fn execute(
                 .write(&dir.join(format!("{profile}{MANIFEST_SUFFIX}")))?;
         }
     }
-    let name = format!("{}/{}", job.stage, job.variant);
+    let name = job.reference().to_string();
     let report = backend.execute(&launch, interrupt, &mut |event| match event {
         Event::Step(what) => log(Event::Step(&format!("{name}: {what}"))),
         Event::Waiting { elapsed, timeout, last_line, .. } => {
@@ -478,187 +478,12 @@ fn execute(
             log(Event::Waiting { config, elapsed, timeout, last_line })
         }
     });
-    if let Some(why) = &report.refused {
-        // Nothing ran: the attempt leaves no trace, and the run stops rather than record a
-        // failure the configuration did not have.
-        let _ = std::fs::remove_dir_all(&dir);
-        bail!("{name}: {why}; nothing was recorded, and `perflab run` starts it again once that is fixed");
-    }
-    let failed = report.start_failure.is_some() || report.benchmarks.iter().any(|b| b.failure.is_some());
-    if failed && disk_full(&dir) {
-        // A full disk fails engines and benchmarks alike (a log or an output that cannot be
-        // written): that says nothing about the configuration, so nothing is recorded.
-        let _ = std::fs::remove_dir_all(&dir);
-        bail!(
-            "{name}: the disk that holds '{}' is full, and the start failed; nothing was recorded: free some space and run again",
-            dir.display()
-        );
-    }
+    nothing_to_record(&report, &dir, &name)?;
     summary.engine_starts += 1;
-    let min_completed = *study.spec.min_completed.get_ref();
-    // Each run this start measured: its profile (or curve point), its measurements (their place
-    // in the report, their output file) and its benchmark command.
-    type Measured = (String, Vec<(usize, PathBuf)>, Vec<String>);
-    let mut work: Vec<Measured> = Vec::new();
-    for profile in job.profiles.iter().filter(|p| study.curve(p).is_none()) {
-        // This profile's measurements: their place in the start's benchmarks, which the report
-        // follows (it ends early when the engine died or the run was stopped).
-        let entries: Vec<(usize, PathBuf)> = launch
-            .benchmarks
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.0 == *profile)
-            .enumerate()
-            .map(|(k, (i, b))| {
-                // A followed job whose result an earlier runner already moved into place (it
-                // was killed before writing the manifest): the result stands where it is.
-                let placed = dir.join(crate::study::result_file(profile, k as u32 + 1));
-                let path = if adopted.is_some() && !b.2.exists() && placed.is_file() { placed } else { b.2.clone() };
-                (i, path)
-            })
-            .collect();
-        let bench = entries.first().map(|(i, _)| launch.benchmarks[*i].1.clone()).unwrap_or_default();
-        work.push((profile.clone(), entries, bench));
-    }
-    // Each point of a load curve is a run of its own, `<profile>@<load>`, in the order measured.
-    for (i, b) in report.benchmarks.iter().enumerate().skip(launch.benchmarks.len()) {
-        let Some((curve, load)) = crate::study::curve::split_point(&b.profile) else { continue };
-        let Some(c) = launch.curves.iter().find(|c| c.profile == curve) else { continue };
-        work.push((b.profile.clone(), vec![(i, c.output(&dir, load))], command::fill_load(&c.argv, load)));
-    }
-    for (profile, entries, bench) in &work {
-        let entries = entries.clone();
-        let path = dir.join(format!("{profile}{MANIFEST_SUFFIX}"));
-        let mut m = manifest(study, job, profile, bench, &report.started_at);
-        m.engine_pid = report.pid;
-        m.port = report.port;
-        m.engine_ready_at = report.ready_at.clone();
-        m.engine_stopped_at = report.stopped_at.clone();
-        m.start_seconds = report.start_seconds;
-        m.engine_exit_status = report.engine_exit;
-        m.log_tail = report.log_tail.clone();
-        m.job_id = report.job_id.clone();
-        m.node = report.node.clone();
-        m.devices = launch.devices.as_ref().map(|(_, v)| v.clone());
-        // A curve's point joins the curve's earlier searches unless the run starts anew.
-        let point_of =
-            crate::study::curve::split_point(profile).and_then(|(c, _)| launch.curves.iter().find(|x| x.profile == c));
-        m.repeat = job.adds_to.contains(point_of.map_or(profile.as_str(), |c| c.profile.as_str()));
-        m.search = point_of.and_then(|c| c.search);
-        m.ended_at = Some(local::now());
-        m.cluster_end = report.cluster_end.clone();
-        let expected = study.profile(profile).map_or(0, |p| p.total_requests);
-        let mut kept: Vec<(&PathBuf, outcome::Completion)> = Vec::new();
-        let mut first_failure: Option<(FailureClass, String, bool)> = None;
-        let mut cut_short = false;
-        let mut seconds = Vec::new();
-        for (index, tmp) in &entries {
-            let result = report.benchmarks.get(*index);
-            // Stopped by Ctrl-C before it ended on its own: neither a result nor a failure.
-            if report.interrupted && result.is_none_or(|b| b.failure.is_none() && b.exit_status.is_none()) {
-                cut_short = true;
-                let _ = std::fs::remove_file(tmp);
-                continue;
-            }
-            let mut keep_output = false;
-            let failure = match result {
-                None => Some(report.start_failure.clone().unwrap_or_else(|| match &report.died_during {
-                    Some(p) => (FailureClass::Crash, format!("not run: the engine died during the benchmark on `{p}`")),
-                    None => (FailureClass::BenchmarkFailure, "not run: the engine start ended before it".to_string()),
-                })),
-                Some(b) => {
-                    m.exit_status = b.exit_status;
-                    seconds.push(b.seconds);
-                    for warning in &b.warnings {
-                        log(Event::Step(&format!("{name} on {profile}: {warning}")));
-                    }
-                    // A benchmark that exits non-zero because too few requests succeeded (as
-                    // `perflab bench` does when none did) still printed the result that says so.
-                    match (b.failure.clone(), judge_output(tmp, expected, min_completed)) {
-                        (None | Some((FailureClass::BenchmarkFailure, _)), Output::TooFew(message)) => {
-                            keep_output = true;
-                            Some((FailureClass::RequestsFailed, message))
-                        }
-                        (Some(failure), _) => Some(failure),
-                        (None, Output::Result { completion }) => {
-                            kept.push((tmp, completion));
-                            None
-                        }
-                        (None, Output::Unusable(message)) => Some((FailureClass::BenchmarkFailure, message)),
-                    }
-                }
-            };
-            if let Some((class, message)) = failure {
-                log(Event::Step(&format!("{name} on {profile}: failed ({class}): {message}")));
-                if first_failure.is_none() && keep_output {
-                    first_failure = Some((class, message, true));
-                } else {
-                    let _ = std::fs::remove_file(tmp);
-                    first_failure.get_or_insert((class, message, false));
-                }
-            }
-        }
-        if !seconds.is_empty() {
-            m.benchmark_seconds = Some(seconds.iter().sum::<f64>() / seconds.len() as f64);
-        }
-        if !kept.is_empty() {
-            // The measurements that succeeded, in order: `<profile>.txt`, `<profile>.r2.txt`, ...
-            m.state = RunState::Done;
-            summary.benchmark_runs += kept.len();
-            let mut placed = Vec::new();
-            for (k, (tmp, completion)) in kept.iter().enumerate() {
-                let target = dir.join(crate::study::result_file(profile, k as u32 + 1));
-                // A followed job's result that a killed runner already moved into place stays.
-                if *tmp != &target {
-                    crate::durable::persist(tmp, &target)
-                        .with_context(|| format!("cannot write '{}'", target.display()))?;
-                }
-                placed.push(target);
-                let lost = if completion.all() {
-                    String::new()
-                } else {
-                    format!(" ({} of {} requests completed)", completion.count(), completion.expected)
-                };
-                let which =
-                    if entries.len() > 1 { format!(" ({} of {})", k + 1, entries.len()) } else { String::new() };
-                log(Event::Step(&format!(
-                    "{name} on {profile}{which}: done in {:.1} s{lost}",
-                    m.benchmark_seconds.unwrap_or(0.0)
-                )));
-            }
-            // A failed measurement's output is evidence only when nothing succeeded.
-            for (_, tmp) in entries.iter().filter(|(_, t)| !placed.contains(t)) {
-                let _ = std::fs::remove_file(tmp);
-            }
-        } else if let Some((class, message, keep_output)) = first_failure {
-            m.state = RunState::Failed;
-            m.failure = Some(RecordedFailure { class, message });
-            summary.failed += 1;
-            if keep_output {
-                // The failed measurement's own output, kept as evidence of the failure.
-                if let Some((_, tmp)) = entries.iter().find(|(_, t)| t.exists()) {
-                    let target = dir.join(format!("{profile}.txt"));
-                    crate::durable::persist(tmp, &target)
-                        .with_context(|| format!("cannot write '{}'", target.display()))?;
-                }
-            }
-        } else if cut_short {
-            m.state = RunState::Interrupted;
-        }
-        // A curve point's per-request records stand beside its result, or go with it.
-        if let Some((curve, load)) = crate::study::curve::split_point(profile)
-            && let Some(c) = launch.curves.iter().find(|c| c.profile == curve)
-        {
-            let tmp = c.requests_output(&dir, load);
-            if tmp.exists() && m.state == RunState::Done {
-                let target = crate::study::curve::requests_file(&dir.join(crate::study::result_file(profile, 1)));
-                crate::durable::persist(&tmp, &target)
-                    .with_context(|| format!("cannot write '{}'", target.display()))?;
-            } else {
-                let _ = std::fs::remove_file(&tmp);
-            }
-        }
-        m.write(&path)?;
+    let start =
+        Start { study, job, launch: &launch, report: &report, dir: &dir, name: &name, followed: adopted.is_some() };
+    for measured in start.measured() {
+        start.record(&measured, &mut summary, log)?;
     }
     if let Some(end) = &report.cluster_end {
         log(Event::Step(&format!(
@@ -671,7 +496,257 @@ fn execute(
     if !report.job_still_queued {
         backend.finished(&dir);
     }
-    Ok(std::mem::take(summary))
+    Ok(summary)
+}
+
+/// Stops the run, leaving no trace of the attempt, when the start says nothing about the
+/// configuration: the backend refused it before anything ran, or the disk is full.
+fn nothing_to_record(report: &local::Report, dir: &Path, name: &str) -> anyhow::Result<()> {
+    if let Some(why) = &report.refused {
+        // Nothing ran: the run stops rather than record a failure the configuration did not have.
+        let _ = std::fs::remove_dir_all(dir);
+        bail!("{name}: {why}; nothing was recorded, and `perflab run` starts it again once that is fixed");
+    }
+    let failed = report.start_failure.is_some() || report.benchmarks.iter().any(|b| b.failure.is_some());
+    if failed && disk_full(dir) {
+        // A full disk fails engines and benchmarks alike (a log or an output that cannot be
+        // written): that says nothing about the configuration.
+        let _ = std::fs::remove_dir_all(dir);
+        bail!(
+            "{name}: the disk that holds '{}' is full, and the start failed; nothing was recorded: free some space and run again",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// One engine start that ran, to be recorded.
+struct Start<'a> {
+    study: &'a Study,
+    job: &'a Job,
+    launch: &'a local::Launch,
+    report: &'a local::Report,
+    dir: &'a Path,
+    name: &'a str,
+    /// A cluster job a killed runner had submitted, followed to its end.
+    followed: bool,
+}
+
+/// A run one start measured: its profile (or curve point), its measurements (their place in
+/// the report, their output file) and its benchmark command.
+struct Measured {
+    profile: String,
+    entries: Vec<(usize, PathBuf)>,
+    bench: Vec<String>,
+}
+
+/// What a run's measurements gave: the outputs that are results, the first failure (and
+/// whether its output is kept as evidence), whether Ctrl-C cut one short, their durations.
+#[derive(Default)]
+struct Judged<'a> {
+    kept: Vec<(&'a PathBuf, outcome::Completion)>,
+    first_failure: Option<(FailureClass, String, bool)>,
+    cut_short: bool,
+    seconds: Vec<f64>,
+}
+
+impl Start<'_> {
+    /// Every run this start measured, profiles first, then each point of a load curve (a run of
+    /// its own, `<profile>@<load>`) in the order measured.
+    fn measured(&self) -> Vec<Measured> {
+        let (launch, dir) = (self.launch, self.dir);
+        let mut work = Vec::new();
+        for profile in self.job.profiles.iter().filter(|p| self.study.curve(p).is_none()) {
+            // This profile's measurements: their place in the start's benchmarks, which the
+            // report follows (it ends early when the engine died or the run was stopped).
+            let entries: Vec<(usize, PathBuf)> = launch
+                .benchmarks
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.0 == *profile)
+                .enumerate()
+                .map(|(k, (i, b))| {
+                    // A followed job whose result an earlier runner already moved into place
+                    // (it was killed before writing the manifest): the result stands where it is.
+                    let placed = dir.join(crate::study::result_file(profile, k as u32 + 1));
+                    let path = if self.followed && !b.2.exists() && placed.is_file() { placed } else { b.2.clone() };
+                    (i, path)
+                })
+                .collect();
+            let bench = entries.first().map(|(i, _)| launch.benchmarks[*i].1.clone()).unwrap_or_default();
+            work.push(Measured { profile: profile.clone(), entries, bench });
+        }
+        for (i, b) in self.report.benchmarks.iter().enumerate().skip(launch.benchmarks.len()) {
+            let Some((curve, load)) = crate::study::curve::split_point(&b.profile) else { continue };
+            let Some(c) = launch.curves.iter().find(|c| c.profile == curve) else { continue };
+            work.push(Measured {
+                profile: b.profile.clone(),
+                entries: vec![(i, c.output(dir, load))],
+                bench: command::fill_load(&c.argv, load),
+            });
+        }
+        work
+    }
+
+    /// The curve a point's run belongs to.
+    fn curve_of(&self, profile: &str) -> Option<(&local::CurveBench, u64)> {
+        let (curve, load) = crate::study::curve::split_point(profile)?;
+        self.launch.curves.iter().find(|c| c.profile == curve).map(|c| (c, load))
+    }
+
+    /// A run's manifest, with what the start reported.
+    fn manifest(&self, run: &Measured) -> Manifest {
+        let report = self.report;
+        let mut m = manifest(self.study, self.job, &run.profile, &run.bench, &report.started_at);
+        m.engine_pid = report.pid;
+        m.port = report.port;
+        m.engine_ready_at = report.ready_at.clone();
+        m.engine_stopped_at = report.stopped_at.clone();
+        m.start_seconds = report.start_seconds;
+        m.engine_exit_status = report.engine_exit;
+        m.log_tail = report.log_tail.clone();
+        m.job_id = report.job_id.clone();
+        m.node = report.node.clone();
+        m.devices = self.launch.devices.as_ref().map(|(_, v)| v.clone());
+        // A curve's point joins the curve's earlier searches unless the run starts anew.
+        let point_of = self.curve_of(&run.profile).map(|(c, _)| c);
+        m.repeat = self.job.adds_to.contains(point_of.map_or(run.profile.as_str(), |c| c.profile.as_str()));
+        m.search = point_of.and_then(|c| c.search);
+        m.ended_at = Some(local::now());
+        m.cluster_end = report.cluster_end.clone();
+        m
+    }
+
+    /// Judges each measurement of a run by its benchmark's end and its output.
+    fn judge<'r>(&self, run: &'r Measured, m: &mut Manifest, log: &mut dyn FnMut(Event)) -> Judged<'r> {
+        let (report, name, profile) = (self.report, self.name, &run.profile);
+        let expected = self.study.profile(profile).map_or(0, |p| p.total_requests);
+        let min_completed = *self.study.spec.min_completed.get_ref();
+        let mut judged = Judged::default();
+        for (index, tmp) in &run.entries {
+            let result = report.benchmarks.get(*index);
+            // Stopped by Ctrl-C before it ended on its own: neither a result nor a failure.
+            if report.interrupted && result.is_none_or(|b| b.failure.is_none() && b.exit_status.is_none()) {
+                judged.cut_short = true;
+                let _ = std::fs::remove_file(tmp);
+                continue;
+            }
+            let mut keep_output = false;
+            let failure = match result {
+                None => Some(report.start_failure.clone().unwrap_or_else(|| match &report.died_during {
+                    Some(p) => (FailureClass::Crash, format!("not run: the engine died during the benchmark on `{p}`")),
+                    None => (FailureClass::BenchmarkFailure, "not run: the engine start ended before it".to_string()),
+                })),
+                Some(b) => {
+                    m.exit_status = b.exit_status;
+                    judged.seconds.push(b.seconds);
+                    for warning in &b.warnings {
+                        log(Event::Step(&format!("{name} on {profile}: {warning}")));
+                    }
+                    // A benchmark that exits non-zero because too few requests succeeded (as
+                    // `perflab bench` does when none did) still printed the result that says so.
+                    match (b.failure.clone(), judge_output(tmp, expected, min_completed)) {
+                        (None | Some((FailureClass::BenchmarkFailure, _)), Output::TooFew(message)) => {
+                            keep_output = true;
+                            Some((FailureClass::RequestsFailed, message))
+                        }
+                        (Some(failure), _) => Some(failure),
+                        (None, Output::Result { completion }) => {
+                            judged.kept.push((tmp, completion));
+                            None
+                        }
+                        (None, Output::Unusable(message)) => Some((FailureClass::BenchmarkFailure, message)),
+                    }
+                }
+            };
+            if let Some((class, message)) = failure {
+                log(Event::Step(&format!("{name} on {profile}: failed ({class}): {message}")));
+                if judged.first_failure.is_none() && keep_output {
+                    judged.first_failure = Some((class, message, true));
+                } else {
+                    let _ = std::fs::remove_file(tmp);
+                    judged.first_failure.get_or_insert((class, message, false));
+                }
+            }
+        }
+        judged
+    }
+
+    /// Records one run: its results moved into place (or its failure with the output that
+    /// shows it), its per-request records, its manifest.
+    fn record(&self, run: &Measured, summary: &mut Summary, log: &mut dyn FnMut(Event)) -> anyhow::Result<()> {
+        let (dir, profile) = (self.dir, &run.profile);
+        let mut m = self.manifest(run);
+        let judged = self.judge(run, &mut m, log);
+        if !judged.seconds.is_empty() {
+            m.benchmark_seconds = Some(judged.seconds.iter().sum::<f64>() / judged.seconds.len() as f64);
+        }
+        if !judged.kept.is_empty() {
+            m.state = RunState::Done;
+            summary.benchmark_runs += judged.kept.len();
+            self.place(run, &judged.kept, m.benchmark_seconds.unwrap_or(0.0), log)?;
+        } else if let Some((class, message, keep_output)) = judged.first_failure {
+            m.state = RunState::Failed;
+            m.failure = Some(RecordedFailure { class, message });
+            summary.failed += 1;
+            if keep_output {
+                // The failed measurement's own output, kept as evidence of the failure.
+                if let Some((_, tmp)) = run.entries.iter().find(|(_, t)| t.exists()) {
+                    persist(tmp, &dir.join(format!("{profile}.txt")))?;
+                }
+            }
+        } else if judged.cut_short {
+            m.state = RunState::Interrupted;
+        }
+        // A curve point's per-request records stand beside its result, or go with it.
+        if let Some((c, load)) = self.curve_of(profile) {
+            let tmp = c.requests_output(dir, load);
+            if tmp.exists() && m.state == RunState::Done {
+                persist(&tmp, &crate::study::curve::requests_file(&dir.join(crate::study::result_file(profile, 1))))?;
+            } else {
+                let _ = std::fs::remove_file(&tmp);
+            }
+        }
+        Ok(m.write(&dir.join(format!("{profile}{MANIFEST_SUFFIX}")))?)
+    }
+
+    /// Moves the measurements that succeeded into place, in order: `<profile>.txt`,
+    /// `<profile>.r2.txt`, ...; a failed measurement's output is evidence only when nothing
+    /// succeeded, so it goes.
+    fn place(
+        &self,
+        run: &Measured,
+        kept: &[(&PathBuf, outcome::Completion)],
+        seconds: f64,
+        log: &mut dyn FnMut(Event),
+    ) -> anyhow::Result<()> {
+        let (name, profile, entries) = (self.name, &run.profile, &run.entries);
+        let mut placed = Vec::new();
+        for (k, (tmp, completion)) in kept.iter().enumerate() {
+            let target = self.dir.join(crate::study::result_file(profile, k as u32 + 1));
+            // A followed job's result that a killed runner already moved into place stays.
+            if *tmp != &target {
+                persist(tmp, &target)?;
+            }
+            placed.push(target);
+            let lost = if completion.all() {
+                String::new()
+            } else {
+                format!(" ({} of {} requests completed)", completion.count(), completion.expected)
+            };
+            let which = if entries.len() > 1 { format!(" ({} of {})", k + 1, entries.len()) } else { String::new() };
+            log(Event::Step(&format!("{name} on {profile}{which}: done in {seconds:.1} s{lost}")));
+        }
+        for (_, tmp) in entries.iter().filter(|(_, t)| !placed.contains(t)) {
+            let _ = std::fs::remove_file(tmp);
+        }
+        Ok(())
+    }
+}
+
+/// Moves a finished output into place durably.
+fn persist(from: &Path, to: &Path) -> anyhow::Result<()> {
+    crate::durable::persist(from, to).with_context(|| format!("cannot write '{}'", to.display()))
 }
 
 /// Where one engine start runs: its slot (which engine record it keeps), its GPUs, and whether
@@ -688,6 +763,17 @@ enum Message {
     Step(String),
     Waiting { config: String, elapsed: Duration, timeout: Duration, last_line: String },
     Ended { slot: usize, result: anyhow::Result<Summary> },
+}
+
+impl Message {
+    fn of(event: Event) -> Message {
+        match event {
+            Event::Step(text) => Message::Step(text.to_string()),
+            Event::Waiting { config, elapsed, timeout, last_line } => {
+                Message::Waiting { config: config.to_string(), elapsed, timeout, last_line: last_line.to_string() }
+            }
+        }
+    }
 }
 
 impl Summary {
@@ -723,7 +809,7 @@ fn check_shares(study: &Study, devices: usize) -> anyhow::Result<()> {
 /// Whether `--stage` and `--variant` select this variant.
 fn selected(stage: &str, variant: &str, options: &RunOptions) -> bool {
     let stage_ok = options.stage.as_ref().is_none_or(|s| s == stage);
-    let variant_ok = options.variant.as_ref().is_none_or(|v| v == variant || *v == format!("{stage}/{variant}"));
+    let variant_ok = options.variant.as_ref().is_none_or(|v| v == variant || VariantRef::new(stage, variant) == *v);
     stage_ok && variant_ok
 }
 
@@ -735,7 +821,6 @@ pub fn run(
     interrupt: &Interrupt,
     log: &mut dyn FnMut(Event),
 ) -> anyhow::Result<Summary> {
-    let mut summary = Summary::default();
     let budget = options.until_confident;
     let load = || {
         let mut study = Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
@@ -746,201 +831,48 @@ pub fn run(
     };
     let study = load()?;
     if options.dry_run {
-        let plan = plan(&study, &options.rerun, options.rerun_stale)?;
-        for job in plan.jobs.iter().filter(|j| selected(&j.stage, &j.variant, options)) {
-            let env: Vec<String> = job.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            log(Event::Step(&format!("{}/{} on {}:", job.stage, job.variant, job.profiles.join(", "))));
-            log(Event::Step(&format!(
-                "  engine: {}{}",
-                if env.is_empty() { String::new() } else { format!("{} ", env.join(" ")) },
-                job.argv.join(" ")
-            )));
-            let engine = study.engine(&job.config.engine).context("engine")?;
-            // The benchmark connects where the engine listens: a fixed port is shown as such.
-            let port = match command::engine_port(&job.argv, engine.ready_url.as_deref()) {
-                Ok(Port::Fixed(p)) => p.to_string(),
-                Ok(Port::Pick) => "{port}".to_string(),
-                Err(why) => {
-                    log(Event::Step(&format!("  warning: engine `{}`: {why}", job.config.engine)));
-                    "{port}".to_string()
-                }
-            };
-            for p in &job.profiles {
-                let profile = study.profile(p).context("profile")?;
-                let argv = command::bench_argv(&study, &job.config, profile)?;
-                let argv: Vec<String> = argv.iter().map(|w| w.replace("{port}", &port)).collect();
-                log(Event::Step(&format!("  benchmark: {}", argv.join(" "))));
-            }
-        }
-        let waiting = plan.count(|s| matches!(s, super::Status::Waiting { .. }));
-        if waiting > 0 {
-            let (runs, verb) = if waiting == 1 { ("run", "waits") } else { ("runs", "wait") };
-            log(Event::Step(&format!("{waiting} more {runs} {verb} for earlier stages' winners")));
-        }
-        return Ok(summary);
+        dry_run(&study, options, log)?;
+        return Ok(Summary::default());
     }
     check_selection(&study, options)?;
     let _lock = Lock::take(&runs_dir(&study))?;
     recover(dir, backend.follows_jobs(), &mut |e| log(e))?;
     super::plan::record_hand_placed(&study)?;
     check_shares(&study, backend.devices().len())?;
-    let started = Instant::now();
-    let mut rerun = options.rerun.clone();
-    // `--until-confident`: measurements wanted beyond the study's, by `stage/variant`.
-    let mut more: BTreeMap<String, u32> = BTreeMap::new();
-    let mut confidence = options.until_confident.map(|_| Confidence::default());
-    // What earlier runs that did not finish spent of the budget.
-    let earlier = if confidence.is_some() { Spent::read(&runs_dir(&study))? } else { Spent::default() };
-    if let Some(c) = confidence.as_mut() {
-        c.added_runs = earlier.runs;
-    }
-    let spent_time = || started.elapsed() + Duration::from_secs_f64(earlier.seconds.max(0.0));
-    // A configuration whose start in this run added no measurement (a repeat that failed, a
-    // result that does not show up on reload) is not started again in this run: every loop
-    // ends. `started_with` holds each one's measurements when it was last started.
-    let mut started_with: BTreeMap<String, usize> = BTreeMap::new();
-    let mut stalled: BTreeSet<String> = BTreeSet::new();
-    // Rounds of `--until-confident` so far: every other one starts its two contenders in the
-    // other order (A B, B A, A B, ...), so that a steady drift of the machine cancels.
-    let mut rounds = 0usize;
+    let mut state = Rounds::new(&study, options)?;
     loop {
         let study = load()?;
-        for (config, before) in &started_with {
-            if measurements(&study, config) <= *before {
-                stalled.insert(config.clone());
-            }
-        }
-        let plan = super::plan::plan_with(&study, &rerun, options.rerun_stale, &more)?;
-        summary.naive_starts = plan.runs.iter().filter(|r| !matches!(r.status, super::Status::Waiting { .. })).count();
-        for job in plan.jobs.iter().filter(|j| selected(&j.stage, &j.variant, options)) {
-            let config = format!("{}/{}", job.stage, job.variant);
-            let ended = summary.cluster_ended.iter().any(|(c, _)| *c == config);
-            if stalled.contains(&config) && !ended && !summary.not_retried.contains(&config) {
-                log(Event::Step(&format!(
-                    "{config}: its last start in this run added no measurement, so it is not started again in this run; `perflab run` tries it again"
-                )));
-                summary.not_retried.push(config);
-            }
-        }
-        let runnable = |j: &&Job| {
-            selected(&j.stage, &j.variant, options) && !stalled.contains(&format!("{}/{}", j.stage, j.variant))
-        };
-        let first = plan.jobs.iter().find(runnable);
-        if let (Some(budget), Some(spent)) = (options.until_confident, confidence.as_mut()) {
-            // A stage is settled once it has nothing pending: before the next stage starts, one
-            // that cannot tell gets more measurements of its two contenders.
-            let before = first.map_or(study.spec.stages.len(), |j| {
-                if j.after_search { study.spec.stages.len() } else { study.stage_index(&j.stage).unwrap_or(0) }
-            });
-            let left = match budget {
-                Budget::Runs(n) => n.saturating_sub(spent.added_runs),
-                Budget::Time(t) => usize::from(spent_time() < t) * usize::MAX,
-            };
-            if left == 0 {
-                spent.budget_spent |= !more.is_empty() || unclear_stage(&study, before).is_some();
-                more.clear();
-            } else if let Some(mut round) = unclear_stage(&study, before).map(|k| contenders(&study, k)) {
-                // A look adds one engine start to each side, in turn, so that drift cancels.
-                let stage = &study.spec.stages[unclear_stage(&study, before).unwrap_or(0)];
-                let per = start_size(&study, stage.id.get_ref());
-                let mut added = false;
-                if left < start_cost(&study, stage.id.get_ref()) * round.len() {
-                    spent.budget_spent = true;
-                    more.clear();
-                    round.clear();
-                }
-                for (source, have) in round.iter() {
-                    let target = (*have + per) as u32;
-                    if more.get(source).is_none_or(|m| *m < target) {
-                        more.insert(source.clone(), target);
-                        added = true;
-                    }
-                }
-                if added {
-                    rounds += 1;
-                    log(Event::Step(&format!(
-                        "until confident: {} more for {}",
-                        runs_count(per),
-                        round.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>().join(" and ")
-                    )));
-                    continue;
-                }
-            }
+        state.note_stalled(&study);
+        let plan = super::plan::plan_with(&study, &state.rerun, options.rerun_stale, &state.more)?;
+        state.summary.naive_starts =
+            plan.runs.iter().filter(|r| !matches!(r.status, super::Status::Waiting { .. })).count();
+        state.say_not_retried(&plan, log);
+        let first = plan.jobs.iter().find(|j| state.runnable(j));
+        if state.more_wanted(&study, first, log) {
+            continue;
         }
         let Some(first) = first else {
-            // Say why a selected stage or variant did not run.
-            for r in &plan.runs {
-                if let super::Status::Waiting { on } = &r.status
-                    && (options.stage.is_some() || options.variant.is_some())
-                    && selected(&r.stage, &r.variant, options)
-                {
-                    log(Event::Step(&format!(
-                        "{}/{} waits for the winner of stage `{on}`: run that stage first",
-                        r.stage, r.variant
-                    )));
-                    break;
-                }
-            }
+            say_waiting(&plan, options, log);
             break;
         };
         // Every engine's address must be known before the first start, not hours into the study.
-        if summary.engine_starts == 0 {
+        if state.summary.engine_starts == 0 {
             for engine in &study.spec.engines {
                 port_of(&study, engine.id.get_ref(), &command::split(engine.command.get_ref())?)?;
             }
         }
-        let stage = first.stage.clone();
-        let mut jobs: Vec<&Job> = plan.jobs.iter().filter(|j| j.stage == stage && runnable(j)).collect();
-        if rounds % 2 == 1 && jobs.iter().all(|j| more.contains_key(&format!("{}/{}", j.stage, j.variant))) {
-            jobs.reverse();
-        }
-        for job in &jobs {
-            let config = format!("{}/{}", job.stage, job.variant);
-            started_with.insert(config.clone(), measurements(&study, &config));
-        }
+        let jobs = state.stage_jobs(&study, &plan, &first.stage);
         let total = plan.count(|s| matches!(s, super::Status::Pending | super::Status::Waiting { .. }));
-        let number = study.stage_index(&stage).map_or(0, |i| i + 1);
-        let planned = Instant::now();
-        let header = |job: &Job, to_go: usize| {
-            let left = plan
-                .estimate_seconds
-                .map_or(String::new(), |s| format!(", about {} left", clock(s - planned.elapsed().as_secs_f64())));
-            let step = if job.after_search {
-                "[optimized configuration]".to_string()
-            } else {
-                format!("[stage {number}/{}]", study.spec.stages.len())
-            };
-            format!(
-                "{step} {}/{} on {} ({} to go, {} elapsed{left})",
-                job.stage,
-                job.variant,
-                job.profiles.join(", "),
-                runs_count(to_go),
-                clock(started.elapsed().as_secs_f64())
-            )
-        };
+        let header = state.header(&study, &plan, &first.stage);
         let done = dispatch(&study, &jobs, total, backend, options.jobs, interrupt, &header, log)?;
-        summary.add(&done);
-        // A job the cluster ended is not submitted again in this run: one it keeps ending would
-        // otherwise be resubmitted for ever.
-        stalled.extend(done.cluster_ended.iter().map(|(config, _)| config.clone()));
-        if let Some(c) = confidence.as_mut()
-            && jobs.iter().any(|j| more.contains_key(&format!("{}/{}", j.stage, j.variant)))
-        {
-            c.added_runs += done.benchmark_runs + done.failed;
-        }
-        if let Some(c) = &confidence {
-            Spent { runs: c.added_runs, seconds: spent_time().as_secs_f64() }.write(&runs_dir(&study))?;
-        }
-        for job in &jobs {
-            rerun.remove(&format!("{}/{}", job.stage, job.variant));
-        }
+        state.after_stage(&study, &jobs, &done)?;
         if interrupt.requested() {
-            summary.interrupted = true;
+            state.summary.interrupted = true;
             break;
         }
     }
-    if let Some(mut c) = confidence {
+    let mut summary = state.summary;
+    if let Some(mut c) = state.confidence {
         let study = load()?;
         let finished = !summary.interrupted && summary.not_retried.is_empty() && summary.cluster_ended.is_empty();
         if finished {
@@ -950,6 +882,236 @@ pub fn run(
         summary.confidence = Some(c);
     }
     Ok(summary)
+}
+
+/// `perflab run --dry-run`: the commands each pending start would run.
+fn dry_run(study: &Study, options: &RunOptions, log: &mut dyn FnMut(Event)) -> anyhow::Result<()> {
+    let plan = plan(study, &options.rerun, options.rerun_stale)?;
+    for job in plan.jobs.iter().filter(|j| selected(&j.stage, &j.variant, options)) {
+        let env: Vec<String> = job.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        log(Event::Step(&format!("{} on {}:", job.reference(), job.profiles.join(", "))));
+        log(Event::Step(&format!(
+            "  engine: {}{}",
+            if env.is_empty() { String::new() } else { format!("{} ", env.join(" ")) },
+            job.argv.join(" ")
+        )));
+        let engine = study.engine(&job.config.engine).context("engine")?;
+        // The benchmark connects where the engine listens: a fixed port is shown as such.
+        let port = match command::engine_port(&job.argv, engine.ready_url.as_deref()) {
+            Ok(Port::Fixed(p)) => p.to_string(),
+            Ok(Port::Pick) => "{port}".to_string(),
+            Err(why) => {
+                log(Event::Step(&format!("  warning: engine `{}`: {why}", job.config.engine)));
+                "{port}".to_string()
+            }
+        };
+        for p in &job.profiles {
+            let profile = study.profile(p).context("profile")?;
+            let argv = command::bench_argv(study, &job.config, profile)?;
+            let argv: Vec<String> = argv.iter().map(|w| w.replace("{port}", &port)).collect();
+            log(Event::Step(&format!("  benchmark: {}", argv.join(" "))));
+        }
+    }
+    let waiting = plan.count(|s| matches!(s, super::Status::Waiting { .. }));
+    if waiting > 0 {
+        let (runs, verb) = if waiting == 1 { ("run", "waits") } else { ("runs", "wait") };
+        log(Event::Step(&format!("{waiting} more {runs} {verb} for earlier stages' winners")));
+    }
+    Ok(())
+}
+
+/// Says why a selected stage or variant did not run.
+fn say_waiting(plan: &super::Plan, options: &RunOptions, log: &mut dyn FnMut(Event)) {
+    if options.stage.is_none() && options.variant.is_none() {
+        return;
+    }
+    let waiting = plan.runs.iter().find_map(|r| match &r.status {
+        super::Status::Waiting { on } if selected(&r.stage, &r.variant, options) => Some((r, on)),
+        _ => None,
+    });
+    if let Some((r, on)) = waiting {
+        log(Event::Step(&format!(
+            "{}/{} waits for the winner of stage `{on}`: run that stage first",
+            r.stage, r.variant
+        )));
+    }
+}
+
+/// What a run keeps from one stage's starts to the next.
+struct Rounds<'o> {
+    options: &'o RunOptions,
+    summary: Summary,
+    started: Instant,
+    rerun: BTreeSet<VariantRef>,
+    /// `--until-confident`: measurements wanted beyond the study's, by `stage/variant`.
+    more: BTreeMap<String, u32>,
+    confidence: Option<Confidence>,
+    /// What earlier runs that did not finish spent of the budget.
+    earlier: Spent,
+    /// A configuration whose start in this run added no measurement (a repeat that failed, a
+    /// result that does not show up on reload) is not started again in this run: every loop
+    /// ends. `started_with` holds each one's measurements when it was last started.
+    started_with: BTreeMap<String, usize>,
+    stalled: BTreeSet<String>,
+    /// Rounds of `--until-confident` so far: every other one starts its two contenders in the
+    /// other order (A B, B A, A B, ...), so that a steady drift of the machine cancels.
+    rounds: usize,
+}
+
+impl<'o> Rounds<'o> {
+    fn new(study: &Study, options: &'o RunOptions) -> anyhow::Result<Rounds<'o>> {
+        let mut confidence = options.until_confident.map(|_| Confidence::default());
+        let earlier = if confidence.is_some() { Spent::read(&runs_dir(study))? } else { Spent::default() };
+        if let Some(c) = confidence.as_mut() {
+            c.added_runs = earlier.runs;
+        }
+        Ok(Rounds {
+            options,
+            summary: Summary::default(),
+            started: Instant::now(),
+            rerun: options.rerun.clone(),
+            more: BTreeMap::new(),
+            confidence,
+            earlier,
+            started_with: BTreeMap::new(),
+            stalled: BTreeSet::new(),
+            rounds: 0,
+        })
+    }
+
+    fn spent_time(&self) -> Duration {
+        self.started.elapsed() + Duration::from_secs_f64(self.earlier.seconds.max(0.0))
+    }
+
+    fn note_stalled(&mut self, study: &Study) {
+        for (config, before) in &self.started_with {
+            if measurements(study, config) <= *before {
+                self.stalled.insert(config.clone());
+            }
+        }
+    }
+
+    fn runnable(&self, j: &Job) -> bool {
+        selected(&j.stage, &j.variant, self.options) && !self.stalled.contains(j.reference().as_str())
+    }
+
+    fn say_not_retried(&mut self, plan: &super::Plan, log: &mut dyn FnMut(Event)) {
+        for job in plan.jobs.iter().filter(|j| selected(&j.stage, &j.variant, self.options)) {
+            let config = job.reference().to_string();
+            let ended = self.summary.cluster_ended.iter().any(|(c, _)| *c == config);
+            if self.stalled.contains(&config) && !ended && !self.summary.not_retried.contains(&config) {
+                log(Event::Step(&format!(
+                    "{config}: its last start in this run added no measurement, so it is not started again in this run; `perflab run` tries it again"
+                )));
+                self.summary.not_retried.push(config);
+            }
+        }
+    }
+
+    /// `--until-confident`: a stage is settled once it has nothing pending; before the next
+    /// stage starts, one that cannot tell gets more measurements of its two contenders. True
+    /// when it asked for more (the plan is made again).
+    fn more_wanted(&mut self, study: &Study, first: Option<&Job>, log: &mut dyn FnMut(Event)) -> bool {
+        let Some(budget) = self.options.until_confident else { return false };
+        let before = first.map_or(study.spec.stages.len(), |j| {
+            if j.after_search { study.spec.stages.len() } else { study.stage_index(&j.stage).unwrap_or(0) }
+        });
+        let spent_time = self.spent_time();
+        let Some(spent) = self.confidence.as_mut() else { return false };
+        let left = match budget {
+            Budget::Runs(n) => n.saturating_sub(spent.added_runs),
+            Budget::Time(t) => usize::from(spent_time < t) * usize::MAX,
+        };
+        let unclear = unclear_stage(study, before);
+        if left == 0 {
+            spent.budget_spent |= !self.more.is_empty() || unclear.is_some();
+            self.more.clear();
+            return false;
+        }
+        let Some(k) = unclear else { return false };
+        let mut round = contenders(study, k);
+        // A look adds one engine start to each side, in turn, so that drift cancels.
+        let stage = study.spec.stages[k].id.get_ref();
+        let per = start_size(study, stage);
+        if left < start_cost(study, stage) * round.len() {
+            spent.budget_spent = true;
+            self.more.clear();
+            round.clear();
+        }
+        let mut added = false;
+        for (source, have) in round.iter() {
+            let target = (*have + per) as u32;
+            if self.more.get(source).is_none_or(|m| *m < target) {
+                self.more.insert(source.clone(), target);
+                added = true;
+            }
+        }
+        if added {
+            self.rounds += 1;
+            log(Event::Step(&format!(
+                "until confident: {} more for {}",
+                runs_count(per),
+                round.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>().join(" and ")
+            )));
+        }
+        added
+    }
+
+    /// The starts of `stage` this round runs, in the order of the round.
+    fn stage_jobs<'p>(&mut self, study: &Study, plan: &'p super::Plan, stage: &str) -> Vec<&'p Job> {
+        let mut jobs: Vec<&Job> = plan.jobs.iter().filter(|j| j.stage == stage && self.runnable(j)).collect();
+        if self.rounds % 2 == 1 && jobs.iter().all(|j| self.more.contains_key(j.reference().as_str())) {
+            jobs.reverse();
+        }
+        for job in &jobs {
+            let config = job.reference().to_string();
+            self.started_with.insert(config.clone(), measurements(study, &config));
+        }
+        jobs
+    }
+
+    /// The line that introduces each start: where it is in the study, what is left.
+    fn header<'a>(&self, study: &'a Study, plan: &'a super::Plan, stage: &str) -> impl Fn(&Job, usize) -> String + 'a {
+        let number = study.stage_index(stage).map_or(0, |i| i + 1);
+        let (planned, started) = (Instant::now(), self.started);
+        move |job: &Job, to_go: usize| {
+            let left = plan
+                .estimate_seconds
+                .map_or(String::new(), |s| format!(", about {} left", clock(s - planned.elapsed().as_secs_f64())));
+            let step = if job.after_search {
+                "[optimized configuration]".to_string()
+            } else {
+                format!("[stage {number}/{}]", study.spec.stages.len())
+            };
+            format!(
+                "{step} {} on {} ({} to go, {} elapsed{left})",
+                job.reference(),
+                job.profiles.join(", "),
+                runs_count(to_go),
+                clock(started.elapsed().as_secs_f64())
+            )
+        }
+    }
+
+    /// Takes in what a stage's starts did.
+    fn after_stage(&mut self, study: &Study, jobs: &[&Job], done: &Summary) -> anyhow::Result<()> {
+        self.summary.add(done);
+        // A job the cluster ended is not submitted again in this run: one it keeps ending would
+        // otherwise be resubmitted for ever.
+        self.stalled.extend(done.cluster_ended.iter().map(|(config, _)| config.clone()));
+        let asked_more = jobs.iter().any(|j| self.more.contains_key(j.reference().as_str()));
+        let spent_time = self.spent_time();
+        if let Some(c) = self.confidence.as_mut() {
+            if asked_more {
+                c.added_runs += done.benchmark_runs + done.failed;
+            }
+            Spent { runs: c.added_runs, seconds: spent_time.as_secs_f64() }.write(&runs_dir(study))?;
+        }
+        for job in jobs {
+            self.rerun.remove(&job.reference());
+        }
+        Ok(())
+    }
 }
 
 /// Whether the file system that holds `dir` has less than 1 MiB left for this user.
@@ -972,7 +1134,7 @@ fn measurements(study: &Study, config: &str) -> usize {
     study
         .attempts
         .iter()
-        .filter(|(k, _)| format!("{}/{}", k.stage, k.variant) == config)
+        .filter(|(k, _)| k.config() == config)
         .flat_map(|(_, list)| list.iter().filter(|a| a.succeeded()))
         .map(|a| 1 + a.repeats.len())
         .sum()
@@ -1094,7 +1256,7 @@ fn contenders(study: &Study, k: usize) -> Vec<(String, usize)> {
     let challenger = challenger(study, stage);
     let mut out: Vec<(String, usize)> = Vec::new();
     for run in [challenger.and_then(|v| v.point.run.as_ref()), stage.base.run.as_ref()].into_iter().flatten() {
-        let source = format!("{}/{}", run.stage, run.variant);
+        let source = run.config().to_string();
         if !out.iter().any(|(s, _)| *s == source) {
             out.push((source, study.whole_count(run)));
         }
@@ -1130,80 +1292,41 @@ fn dispatch(
     log: &mut dyn FnMut(Event),
 ) -> anyhow::Result<Summary> {
     let limit = limit.or(backend.capacity()).unwrap_or(usize::MAX).max(1);
-    let devices = backend.devices();
+    let mut slots =
+        Slots { devices: backend.devices(), busy: vec![false; backend.devices().len()], taken: BTreeMap::new() };
     // Every share must fit the machine before anything starts.
-    let share = |job: &Job| job.gpus.map_or(devices.len(), |g| g as usize);
-    if !devices.is_empty()
-        && let Some(job) = jobs.iter().find(|j| share(j) > devices.len())
-    {
-        bail!("`{}/{}` takes {} GPUs; `[local]` declares {}", job.stage, job.variant, share(job), devices.len());
+    if let Some(job) = jobs.iter().find(|j| !slots.fits(j)) {
+        bail!("`{}` takes {} GPUs; `[local]` declares {}", job.reference(), slots.share(job), slots.devices.len());
     }
-    let fixed_port = |job: &Job| {
-        let engine = study.engine(&job.config.engine)?;
-        match command::engine_port(&job.argv, engine.ready_url.as_deref()) {
-            Ok(Port::Fixed(p)) => Some(p),
-            _ => None,
-        }
-    };
     let mut summary = Summary::default();
     let mut queue: Vec<&Job> = jobs.to_vec();
     let mut to_go = total;
-    // Slot → (configuration, its fixed port, its devices).
-    let mut in_flight: BTreeMap<usize, (String, Option<u16>, Vec<usize>)> = BTreeMap::new();
-    let mut busy = vec![false; devices.len()];
     let mut failure: Option<anyhow::Error> = None;
     let named = limit > 1 && jobs.len() > 1;
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel::<Message>();
         loop {
             let mut i = 0;
-            while i < queue.len() && in_flight.len() < limit && failure.is_none() && !interrupt.requested() {
+            while i < queue.len() && slots.taken.len() < limit && failure.is_none() && !interrupt.requested() {
                 let job = queue[i];
-                let port = fixed_port(job);
-                let free: Vec<usize> = (0..devices.len()).filter(|d| !busy[*d]).collect();
-                let need = if devices.is_empty() { 0 } else { share(job) };
-                let port_free = port.is_none_or(|p| in_flight.values().all(|(_, q, _)| *q != Some(p)));
-                if free.len() < need || !port_free {
+                let Some((index, devices)) = slots.claim(job, fixed_port(study, job)) else {
                     i += 1;
                     continue;
-                }
+                };
                 queue.remove(i);
-                let taken: Vec<usize> = free[..need].to_vec();
-                for d in &taken {
-                    busy[*d] = true;
-                }
-                let index = (0..).find(|n| !in_flight.contains_key(n)).unwrap_or(0);
-                let name = format!("{}/{}", job.stage, job.variant);
-                let slot = Slot { index, devices: taken.iter().map(|d| devices[*d].clone()).collect(), named };
-                let mut line = header(job, to_go);
-                if !slot.devices.is_empty() {
-                    line.push_str(&format!(" on GPU {}", slot.devices.join(",")));
-                }
-                in_flight.insert(index, (name, port, taken));
-                if in_flight.len() > 1 {
-                    let names: Vec<&str> = in_flight.values().map(|(n, _, _)| n.as_str()).collect();
-                    line.push_str(&format!("; in flight: {}", names.join(", ")));
-                }
-                log(Event::Step(&line));
+                let slot = Slot { index, devices, named };
+                log(Event::Step(&slots.start_line(header(job, to_go), &slot)));
                 to_go = to_go.saturating_sub(job.profiles.len());
                 let tx = tx.clone();
                 scope.spawn(move || {
                     let send = |m: Message| {
                         let _ = tx.send(m);
                     };
-                    let result = execute(study, job, backend, interrupt, &slot, &mut |event| match event {
-                        Event::Step(text) => send(Message::Step(text.to_string())),
-                        Event::Waiting { config, elapsed, timeout, last_line } => send(Message::Waiting {
-                            config: config.to_string(),
-                            elapsed,
-                            timeout,
-                            last_line: last_line.to_string(),
-                        }),
-                    });
+                    let result = execute(study, job, backend, interrupt, &slot, &mut |event| send(Message::of(event)));
                     send(Message::Ended { slot: slot.index, result });
                 });
             }
-            if in_flight.is_empty() {
+            if slots.taken.is_empty() {
                 break;
             }
             match rx.recv() {
@@ -1212,11 +1335,7 @@ fn dispatch(
                     log(Event::Waiting { config: &config, elapsed, timeout, last_line: &last_line })
                 }
                 Ok(Message::Ended { slot, result }) => {
-                    if let Some((_, _, taken)) = in_flight.remove(&slot) {
-                        for d in taken {
-                            busy[d] = false;
-                        }
-                    }
+                    slots.release(slot);
                     match result {
                         Ok(done) => summary.add(&done),
                         Err(e) => {
@@ -1231,6 +1350,72 @@ fn dispatch(
     match failure {
         Some(e) => Err(e),
         None => Ok(summary),
+    }
+}
+
+/// The port a job's engine always listens on, when its command fixes one.
+fn fixed_port(study: &Study, job: &Job) -> Option<u16> {
+    let engine = study.engine(&job.config.engine)?;
+    match command::engine_port(&job.argv, engine.ready_url.as_deref()) {
+        Ok(Port::Fixed(p)) => Some(p),
+        _ => None,
+    }
+}
+
+/// The starts in flight: slot → (configuration, its fixed port, the GPUs it holds).
+struct Slots<'d> {
+    devices: &'d [String],
+    busy: Vec<bool>,
+    taken: BTreeMap<usize, (String, Option<u16>, Vec<usize>)>,
+}
+
+impl Slots<'_> {
+    /// The GPUs a job takes: its share, or the whole machine.
+    fn share(&self, job: &Job) -> usize {
+        job.gpus.map_or(self.devices.len(), |g| g as usize)
+    }
+
+    fn fits(&self, job: &Job) -> bool {
+        self.devices.is_empty() || self.share(job) <= self.devices.len()
+    }
+
+    /// A slot and GPUs for a job, when enough GPUs are free and no start in flight listens on
+    /// its fixed port.
+    fn claim(&mut self, job: &Job, port: Option<u16>) -> Option<(usize, Vec<String>)> {
+        let free: Vec<usize> = (0..self.devices.len()).filter(|d| !self.busy[*d]).collect();
+        let need = if self.devices.is_empty() { 0 } else { self.share(job) };
+        let port_free = port.is_none_or(|p| self.taken.values().all(|(_, q, _)| *q != Some(p)));
+        if free.len() < need || !port_free {
+            return None;
+        }
+        let held: Vec<usize> = free[..need].to_vec();
+        for d in &held {
+            self.busy[*d] = true;
+        }
+        let index = (0..).find(|n| !self.taken.contains_key(n)).unwrap_or(0);
+        let devices = held.iter().map(|d| self.devices[*d].clone()).collect();
+        self.taken.insert(index, (job.reference().to_string(), port, held));
+        Some((index, devices))
+    }
+
+    fn release(&mut self, slot: usize) {
+        if let Some((_, _, held)) = self.taken.remove(&slot) {
+            for d in held {
+                self.busy[d] = false;
+            }
+        }
+    }
+
+    /// The line that announces a start: its header, its GPUs, what else is in flight.
+    fn start_line(&self, mut line: String, slot: &Slot) -> String {
+        if !slot.devices.is_empty() {
+            line.push_str(&format!(" on GPU {}", slot.devices.join(",")));
+        }
+        if self.taken.len() > 1 {
+            let names: Vec<&str> = self.taken.values().map(|(n, _, _)| n.as_str()).collect();
+            line.push_str(&format!("; in flight: {}", names.join(", ")));
+        }
+        line
     }
 }
 

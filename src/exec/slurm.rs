@@ -302,52 +302,92 @@ impl Backend for SlurmBackend {
 
     fn execute(&self, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Report {
         let started_at = super::local::now();
-        let id = match JobRecord::read(&launch.dir.join(JOB_RECORD)) {
-            Some(record) => {
-                progress(Event::Step(&format!("following Slurm job {} of an earlier run", record.id)));
-                record.id
-            }
-            None => {
-                if interrupt.requested() {
-                    return Report { started_at, interrupted: true, ..Report::default() };
-                }
-                match self.submit(launch) {
-                    Ok(id) => {
-                        progress(Event::Step(&format!("submitted Slurm job {id}")));
-                        id
-                    }
-                    Err(message) => {
-                        return Report {
-                            started_at,
-                            refused: Some(format!("the cluster refused the job: {message}")),
-                            ..Report::default()
-                        };
-                    }
-                }
+        let id = match self.job_of(launch, interrupt, progress) {
+            Ok(id) => id,
+            Err(NoJob::Stopped) => return Report { started_at, interrupted: true, ..Report::default() },
+            Err(NoJob::Refused(message)) => {
+                let refused = Some(format!("the cluster refused the job: {message}"));
+                return Report { started_at, refused, ..Report::default() };
             }
         };
+        let followed = self.follow(&id, launch, interrupt, progress);
+        if followed.state == UNREACHABLE {
+            // Neither a result nor a failure: the job record stays, and `perflab run` follows the
+            // job again once the controller answers.
+            progress(Event::Step(&format!(
+                "Slurm job {id}: stopped waiting while the controller does not answer; `perflab run --backend slurm` follows the job again"
+            )));
+            return Report {
+                started_at: super::local::now(),
+                job_id: Some(id),
+                interrupted: true,
+                job_still_queued: true,
+                ..Report::default()
+            };
+        }
+        ended(launch, &id, followed, started_at, progress)
+    }
+}
+
+/// Why a start got no cluster job: the run was stopped first, or the cluster refused it.
+enum NoJob {
+    Stopped,
+    Refused(String),
+}
+
+/// How a followed job ended: its state, its node, why, and whether this run cancelled it.
+struct Followed {
+    state: String,
+    node: Option<String>,
+    reason: Option<String>,
+    cancelled_here: bool,
+}
+
+impl SlurmBackend {
+    /// The job that runs the start: one an earlier run submitted, followed, or a new one.
+    fn job_of(&self, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Result<String, NoJob> {
+        if let Some(record) = JobRecord::read(&launch.dir.join(JOB_RECORD)) {
+            progress(Event::Step(&format!("following Slurm job {} of an earlier run", record.id)));
+            return Ok(record.id);
+        }
+        if interrupt.requested() {
+            return Err(NoJob::Stopped);
+        }
+        match self.submit(launch) {
+            Ok(id) => {
+                progress(Event::Step(&format!("submitted Slurm job {id}")));
+                Ok(id)
+            }
+            Err(message) => Err(NoJob::Refused(message)),
+        }
+    }
+
+    /// Follows a job until it ends (or the controller stops answering after a stop request),
+    /// cancelling it on Ctrl-C and killing it on a second.
+    fn follow(&self, id: &str, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Followed {
         let mut cancelled_here = false;
         let mut killed = false;
         let mut told = String::new();
         let mut outage = 0u32;
-        let (state, node, reason) = loop {
+        let end = |state: String, node, reason, cancelled_here| Followed { state, node, reason, cancelled_here };
+        loop {
             if interrupt.requested() && !cancelled_here {
                 progress(Event::Step(&format!("cancelling Slurm job {id}")));
-                self.cancel(&id, None);
+                self.cancel(id, None);
                 cancelled_here = true;
             }
             if interrupt.urgent() && !killed {
-                self.cancel(&id, Some("KILL"));
+                self.cancel(id, Some("KILL"));
                 killed = true;
             }
-            match self.state(&id) {
+            match self.state(id) {
                 // The job's script has ended and the node reported a start that ran to its end
                 // without a signal: the cluster has nothing left to say about it (its clean-up
                 // takes seconds more).
                 JobState::Active { state, .. }
                     if state == "COMPLETING" && node_report(&launch.dir).is_some_and(|r| !r.interrupted) =>
                 {
-                    break ("COMPLETED".to_string(), None, None);
+                    return end("COMPLETED".to_string(), None, None, cancelled_here);
                 }
                 JobState::Active { state, reason } => {
                     // A job held back says why (`Resources`, `JobHeldUser`), each time that changes.
@@ -360,13 +400,13 @@ impl Backend for SlurmBackend {
                         told = now;
                     }
                 }
-                JobState::Ended { state, node, reason } => break (state, node, reason),
-                JobState::Unknown => break ("UNKNOWN".to_string(), None, None),
+                JobState::Ended { state, node, reason } => return end(state, node, reason, cancelled_here),
+                JobState::Unknown => return end("UNKNOWN".to_string(), None, None, cancelled_here),
                 JobState::Unreachable(why) => {
                     // Says nothing about the job: wait for the controller (backing off to 30 s
                     // between asks); a stop request leaves the job for the next run to follow.
                     if interrupt.requested() {
-                        break (UNREACHABLE.to_string(), None, Some(why));
+                        return end(UNREACHABLE.to_string(), None, Some(why), cancelled_here);
                     }
                     if told != UNREACHABLE {
                         progress(Event::Step(&format!(
@@ -381,57 +421,48 @@ impl Backend for SlurmBackend {
             }
             outage = 0;
             std::thread::sleep(self.poll);
-        };
-        if state == UNREACHABLE {
-            // Neither a result nor a failure: the job record stays, and `perflab run` follows the
-            // job again once the controller answers.
-            progress(Event::Step(&format!(
-                "Slurm job {id}: stopped waiting while the controller does not answer; `perflab run --backend slurm` follows the job again"
-            )));
-            return Report {
-                started_at: super::local::now(),
-                job_id: Some(id),
-                interrupted: true,
-                job_still_queued: true,
-                ..Report::default()
-            };
         }
-        let from_node = node_report(&launch.dir);
-        let had_report = from_node.as_ref().is_some_and(|r| !r.interrupted);
-        let mut report = from_node.unwrap_or_else(|| Report { started_at, ..Report::default() });
-        report.job_id = Some(id.clone());
-        report.node = report.node.take().or(node);
-        let reason = reason.map_or(String::new(), |r| format!(", {r}"));
-        let message = format!("Slurm job {id} ended {state}{reason}");
-        // A job the cluster no longer knows (purged) whose node reported a whole start ran.
-        let end = if state == "UNKNOWN" && had_report { JobEnd::Ran } else { job_end(&state, cancelled_here) };
-        match end {
-            JobEnd::Failed(class) => {
-                progress(Event::Step(&message));
-                report.interrupted = false;
-                for b in &mut report.benchmarks {
-                    if b.failure.is_none() && b.exit_status.is_none() {
-                        b.failure = Some((class, message.clone()));
-                    }
-                }
-                report.start_failure.get_or_insert((class, message));
-            }
-            JobEnd::Cluster => {
-                // What the node measured before the end stands; the rest stays pending.
-                report.interrupted = true;
-                report.cluster_end = Some(message);
-            }
-            JobEnd::Ran if cancelled_here => report.interrupted = true,
-            JobEnd::Ran if !had_report && !report.interrupted => {
-                let output = super::local::tail(&launch.dir.join(OUTPUT), 5);
-                let last = output.iter().rev().find(|l| !l.trim().is_empty()).map_or("", |l| l.trim());
-                report.start_failure =
-                    Some((FailureClass::StartFailure, format!("{message} without a report; its output ends: {last}")));
-            }
-            JobEnd::Ran => {}
-        }
-        report
     }
+}
+
+/// The report of a job that ended: the node's own, with what the job's end says about it.
+fn ended(launch: &Launch, id: &str, job: Followed, started_at: String, progress: &mut dyn FnMut(Event)) -> Report {
+    let Followed { state, node, reason, cancelled_here } = job;
+    let from_node = node_report(&launch.dir);
+    let had_report = from_node.as_ref().is_some_and(|r| !r.interrupted);
+    let mut report = from_node.unwrap_or_else(|| Report { started_at, ..Report::default() });
+    report.job_id = Some(id.to_string());
+    report.node = report.node.take().or(node);
+    let reason = reason.map_or(String::new(), |r| format!(", {r}"));
+    let message = format!("Slurm job {id} ended {state}{reason}");
+    // A job the cluster no longer knows (purged) whose node reported a whole start ran.
+    let end = if state == "UNKNOWN" && had_report { JobEnd::Ran } else { job_end(&state, cancelled_here) };
+    match end {
+        JobEnd::Failed(class) => {
+            progress(Event::Step(&message));
+            report.interrupted = false;
+            for b in &mut report.benchmarks {
+                if b.failure.is_none() && b.exit_status.is_none() {
+                    b.failure = Some((class, message.clone()));
+                }
+            }
+            report.start_failure.get_or_insert((class, message));
+        }
+        JobEnd::Cluster => {
+            // What the node measured before the end stands; the rest stays pending.
+            report.interrupted = true;
+            report.cluster_end = Some(message);
+        }
+        JobEnd::Ran if cancelled_here => report.interrupted = true,
+        JobEnd::Ran if !had_report && !report.interrupted => {
+            let output = super::local::tail(&launch.dir.join(OUTPUT), 5);
+            let last = output.iter().rev().find(|l| !l.trim().is_empty()).map_or("", |l| l.trim());
+            report.start_failure =
+                Some((FailureClass::StartFailure, format!("{message} without a report; its output ends: {last}")));
+        }
+        JobEnd::Ran => {}
+    }
+    report
 }
 
 /// `perflab job-run DIR` on a node: runs the launch in `DIR` with the local backend and writes

@@ -775,7 +775,7 @@ fn first_disagreement(d: &Draft, a: &crate::analysis::Analysis) -> Option<(usize
     for (k, s) in d.stages.iter().enumerate() {
         let wanted = s.page_adopted.map(|j| s.variants[j].id.clone());
         let page_after = wanted.as_ref().map_or(before.clone(), |v| format!("{}/{v}", s.id));
-        let got = a.stage(&s.id).map(|x| x.after.clone());
+        let got = a.stage(&s.id).map(|x| x.after.to_string());
         if s.adopt.is_none() && got.as_deref() != Some(page_after.as_str()) && k + 1 < d.stages.len() + 1 {
             if k == 0 && wanted.is_none() {
                 before = got.unwrap_or(before);

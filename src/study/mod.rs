@@ -20,12 +20,14 @@ use crate::metric::load::Axis;
 mod history;
 mod manifest;
 pub mod outcome;
+mod reference;
 mod spec;
 pub mod translations;
 
 pub use config::{Config, Flag, FlagChanges, Identity};
 pub use history::{Provenance, RECORDED_FILE, Recorded, Stale, read_recorded, staleness, staleness_of, write_recorded};
 pub use manifest::{Manifest, RecordedFailure, RunState};
+pub use reference::{Ref, Source, VariantRef};
 pub use spec::*;
 
 use crate::diag::{Diagnostic, Diagnostics};
@@ -292,12 +294,11 @@ impl Study {
         let number = |v: Option<u64>| v.map(|v| v as f64);
         match name {
             "gpus" => {
-                let own = self.variant(&format!("{}/{}", key.stage, key.variant)).and_then(|(_, v)| v.gpus.as_ref());
+                let own = self.variant_of(&key.config()).and_then(|(_, v)| v.gpus.as_ref());
                 Some(own.or(self.spec.gpus.as_ref()).map_or(1, |g| *g.get_ref()) as f64)
             }
             "replicas" => {
-                let own =
-                    self.variant(&format!("{}/{}", key.stage, key.variant)).and_then(|(_, v)| v.replicas.as_ref());
+                let own = self.variant_of(&key.config()).and_then(|(_, v)| v.replicas.as_ref());
                 Some(own.or(self.spec.replicas.as_ref()).map_or(1, |g| *g.get_ref()) as f64)
             }
             "input_tokens" => number(profile.input_tokens),
@@ -469,9 +470,13 @@ impl Study {
 
     /// The variant named by `stage/variant`.
     pub fn variant(&self, reference: &str) -> Option<(&Stage, &Variant)> {
-        let (s, v) = reference.split_once('/')?;
-        let stage = self.stage(s)?;
-        let variant = stage.variants.iter().find(|x| *x.id.get_ref() == v)?;
+        self.variant_of(&VariantRef::parse(reference)?)
+    }
+
+    /// The stage and the spec of a variant.
+    pub fn variant_of(&self, reference: &VariantRef) -> Option<(&Stage, &Variant)> {
+        let stage = self.stage(reference.stage())?;
+        let variant = stage.variants.iter().find(|x| x.id.get_ref() == reference.variant())?;
         Some((stage, variant))
     }
 
@@ -501,10 +506,32 @@ impl Study {
     }
 
     fn validate(&self) -> Vec<Diagnostic> {
-        let spec = &self.spec;
         let mut out = Vec::new();
-        unique(self, spec.engines.iter().map(|e| &e.id), "engine", &mut out);
-        unique(self, spec.profiles.iter().map(|p| &p.id), "profile", &mut out);
+        self.check_ids(&mut out);
+        if let Some(date) = &self.spec.date
+            && chrono::NaiveDate::parse_from_str(date.get_ref(), "%Y-%m-%d").is_err()
+        {
+            out.push(self.diag_at(date, format!("`date`: `{}` is not a date of the form YYYY-MM-DD", date.get_ref())));
+        }
+        out.extend(self.check_derived_metrics());
+        out.extend(self.check_curves());
+        self.check_metric_names(&mut out);
+        self.check_shares(&mut out);
+        self.check_profile_refs(&mut out);
+        self.check_commands(&mut out);
+        self.check_counts(&mut out);
+        let model_flags = self.model_flags();
+        for (index, stage) in self.spec.stages.iter().enumerate() {
+            self.check_stage(index, stage, &model_flags, &mut out);
+        }
+        out
+    }
+
+    /// Ids each used once; a profile id that reads as a repeated measurement's file.
+    fn check_ids(&self, out: &mut Vec<Diagnostic>) {
+        let spec = &self.spec;
+        unique(self, spec.engines.iter().map(|e| &e.id), "engine", out);
+        unique(self, spec.profiles.iter().map(|p| &p.id), "profile", out);
         for id in spec.profiles.iter().map(|p| &p.id) {
             // `<profile>.r<k>.txt` is a profile's k-th repeated measurement.
             if let Some((_, k)) = id.get_ref().rsplit_once(".r")
@@ -520,14 +547,12 @@ impl Study {
                 ));
             }
         }
-        unique(self, spec.stages.iter().map(|s| &s.id), "stage", &mut out);
-        if let Some(date) = &spec.date
-            && chrono::NaiveDate::parse_from_str(date.get_ref(), "%Y-%m-%d").is_err()
-        {
-            out.push(self.diag_at(date, format!("`date`: `{}` is not a date of the form YYYY-MM-DD", date.get_ref())));
-        }
-        out.extend(self.check_derived_metrics());
-        out.extend(self.check_curves());
+        unique(self, spec.stages.iter().map(|s| &s.id), "stage", out);
+    }
+
+    /// The objective and secondary metrics: known, and the objective has a direction.
+    fn check_metric_names(&self, out: &mut Vec<Diagnostic>) {
+        let spec = &self.spec;
         let named =
             std::iter::once(("objective", &spec.objective)).chain(spec.secondary.iter().map(|m| ("secondary", m)));
         for (key, metric) in named {
@@ -542,6 +567,11 @@ impl Study {
                 Some(_) => {}
             }
         }
+    }
+
+    /// The noise threshold and the share of requests that must complete.
+    fn check_shares(&self, out: &mut Vec<Diagnostic>) {
+        let spec = &self.spec;
         if !(spec.noise_threshold >= 0.0 && spec.noise_threshold < 100.0) {
             out.push(Diagnostic::new(&self.file, 0, 0, "`noise_threshold` must be a percentage from 0 to 100"));
         }
@@ -552,14 +582,19 @@ impl Study {
                 format!("`min_completed`: {min} is not a share of requests from 0 to 1"),
             ));
         }
+    }
+
+    /// The target and compared profiles exist, and so does the baseline.
+    fn check_profile_refs(&self, out: &mut Vec<Diagnostic>) {
+        let spec = &self.spec;
         let profile_ref = |id: &Id, key: &str, out: &mut Vec<Diagnostic>| {
             if self.profile(id.get_ref()).is_none() {
                 out.push(self.diag_at(id, format!("`{key}`: no profile `{}`", id.get_ref())));
             }
         };
-        profile_ref(&spec.target_profile, "target_profile", &mut out);
+        profile_ref(&spec.target_profile, "target_profile", out);
         for id in spec.compare_profiles.iter().flatten() {
-            profile_ref(id, "compare_profiles", &mut out);
+            profile_ref(id, "compare_profiles", out);
         }
         if self.variant(spec.baseline.get_ref()).is_none() {
             out.push(self.diag_at(
@@ -567,11 +602,16 @@ impl Study {
                 format!("`baseline`: no variant `{}` (write `stage/variant`)", spec.baseline.get_ref()),
             ));
         }
+    }
+
+    /// The engines' and the benchmark's commands, failure patterns and profile arguments.
+    fn check_commands(&self, out: &mut Vec<Diagnostic>) {
+        let spec = &self.spec;
         if let Some(cmd) = &spec.benchmark.command {
-            self.check_template(cmd, "benchmark.command", &mut out);
+            self.check_template(cmd, "benchmark.command", out);
         }
         for engine in &spec.engines {
-            self.check_template(&engine.command, "engine.command", &mut out);
+            self.check_template(&engine.command, "engine.command", out);
             if engine.command.get_ref().trim().is_empty() {
                 out.push(self.diag_at(&engine.command, "`engine.command` is empty"));
             }
@@ -613,6 +653,11 @@ impl Study {
                 }
             }
         }
+    }
+
+    /// Repeat counts and the decimals of percentages within their bounds.
+    fn check_counts(&self, out: &mut Vec<Diagnostic>) {
+        let spec = &self.spec;
         let repeats = spec
             .repeats
             .iter()
@@ -633,76 +678,84 @@ impl Study {
                 format!("`display.percent_decimals`: at most {MAX_PERCENT_DECIMALS} decimals"),
             ));
         }
-        let model_flags = self.model_flags();
-        for (index, stage) in spec.stages.iter().enumerate() {
-            unique(self, stage.variants.iter().map(|v| &v.id), "variant", &mut out);
-            if stage.variants.is_empty() {
-                out.push(self.diag_at(&stage.id, format!("stage `{}` has no variant", stage.id.get_ref())));
-            }
-            if let Some(base) = &stage.base {
-                self.check_base(base, index, "base", &mut out);
-            }
-            if let Some(on) = &stage.measured_on {
-                match &stage.base {
-                    Some(_) => out.push(self.diag_at(
-                        on,
-                        format!(
-                            "stage `{}`: `measured_on` and `base` both say where the stage starts; keep `base` to build the rest of the search on it, or `measured_on` to carry the decision over onto the previous stage's configuration",
-                            stage.id.get_ref()
-                        ),
-                    )),
-                    None => self.check_base(on, index, "measured_on", &mut out),
-                }
-            }
-            if let Some(Adopt { variant: Some(v), .. }) = &stage.adopt
-                && !stage.variants.iter().any(|x| x.id.get_ref() == v.get_ref())
-            {
-                out.push(self.diag_at(
-                    v,
-                    format!("`adopt.variant`: stage `{}` has no variant `{}`", stage.id.get_ref(), v.get_ref()),
-                ));
-            }
-            for variant in &stage.variants {
-                if let Some(base) = &variant.base {
-                    match self.same_stage_base(stage, variant) {
-                        Some(message) => out.push(self.diag_at(base, message)),
-                        None => self.check_base(base, index, "base", &mut out),
-                    }
-                }
-                match &variant.engine {
-                    Some(e) if self.engine(e.get_ref()).is_none() => {
-                        out.push(self.diag_at(e, format!("`engine`: no engine `{}`", e.get_ref())));
-                    }
-                    None if index == 0
-                        && stage.base.is_none()
-                        && stage.measured_on.is_none()
-                        && variant.base.is_none() =>
-                    {
-                        out.push(self.diag_at(
-                            &variant.id,
-                            format!("variant `{}` builds on nothing and needs an `engine`", variant.id.get_ref()),
-                        ));
-                    }
-                    _ => {}
-                }
-                for flag in variant.flags.iter().chain(&variant.unset) {
-                    match Flag::parse(flag.get_ref(), &BTreeMap::new()) {
-                        None => out.push(
-                            self.diag_at(flag, format!("`{}` is not a flag (flags start with `-`)", flag.get_ref())),
-                        ),
-                        Some(f) if model_flags.contains(&f.key) => out.push(self.diag_at(
-                            flag,
-                            format!(
-                                "`{}` gives the model, which the engine's command already gives (`{{model}}`): the command would name two models. Write the checkpoint as the variant's `model = \"...\"`",
-                                f.key
-                            ),
-                        )),
-                        Some(_) => {}
-                    }
-                }
+    }
+
+    /// One stage: its variants, what it builds on, what it adopts.
+    fn check_stage(&self, index: usize, stage: &Stage, model_flags: &BTreeSet<String>, out: &mut Vec<Diagnostic>) {
+        unique(self, stage.variants.iter().map(|v| &v.id), "variant", out);
+        if stage.variants.is_empty() {
+            out.push(self.diag_at(&stage.id, format!("stage `{}` has no variant", stage.id.get_ref())));
+        }
+        if let Some(base) = &stage.base {
+            self.check_base(base, index, "base", out);
+        }
+        if let Some(on) = &stage.measured_on {
+            match &stage.base {
+                Some(_) => out.push(self.diag_at(
+                    on,
+                    format!(
+                        "stage `{}`: `measured_on` and `base` both say where the stage starts; keep `base` to build the rest of the search on it, or `measured_on` to carry the decision over onto the previous stage's configuration",
+                        stage.id.get_ref()
+                    ),
+                )),
+                None => self.check_base(on, index, "measured_on", out),
             }
         }
-        out
+        if let Some(Adopt { variant: Some(v), .. }) = &stage.adopt
+            && !stage.variants.iter().any(|x| x.id.get_ref() == v.get_ref())
+        {
+            out.push(self.diag_at(
+                v,
+                format!("`adopt.variant`: stage `{}` has no variant `{}`", stage.id.get_ref(), v.get_ref()),
+            ));
+        }
+        for variant in &stage.variants {
+            self.check_variant(index, stage, variant, model_flags, out);
+        }
+    }
+
+    /// One variant: its base, its engine, its flags.
+    fn check_variant(
+        &self,
+        index: usize,
+        stage: &Stage,
+        variant: &Variant,
+        model_flags: &BTreeSet<String>,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        if let Some(base) = &variant.base {
+            match self.same_stage_base(stage, variant) {
+                Some(message) => out.push(self.diag_at(base, message)),
+                None => self.check_base(base, index, "base", out),
+            }
+        }
+        match &variant.engine {
+            Some(e) if self.engine(e.get_ref()).is_none() => {
+                out.push(self.diag_at(e, format!("`engine`: no engine `{}`", e.get_ref())));
+            }
+            None if index == 0 && stage.base.is_none() && stage.measured_on.is_none() && variant.base.is_none() => {
+                out.push(self.diag_at(
+                    &variant.id,
+                    format!("variant `{}` builds on nothing and needs an `engine`", variant.id.get_ref()),
+                ));
+            }
+            _ => {}
+        }
+        for flag in variant.flags.iter().chain(&variant.unset) {
+            match Flag::parse(flag.get_ref(), &BTreeMap::new()) {
+                None => out.push(
+                    self.diag_at(flag, format!("`{}` is not a flag (flags start with `-`)", flag.get_ref())),
+                ),
+                Some(f) if model_flags.contains(&f.key) => out.push(self.diag_at(
+                    flag,
+                    format!(
+                        "`{}` gives the model, which the engine's command already gives (`{{model}}`): the command would name two models. Write the checkpoint as the variant's `model = \"...\"`",
+                        f.key
+                    ),
+                )),
+                Some(_) => {}
+            }
+        }
     }
 
     /// The objective and secondary metrics that are derived and that none of the study's runs
@@ -839,12 +892,12 @@ impl Study {
     fn same_stage_base(&self, stage: &Stage, variant: &Variant) -> Option<String> {
         let stage_id = stage.id.get_ref();
         let in_stage = |v: &Variant| {
-            let base = v.base.as_ref()?.get_ref();
-            let (s, id) = base.split_once('/').unwrap_or((base, ""));
+            let base = VariantRef::parse(v.base.as_ref()?.get_ref());
+            let (s, id) = base.as_ref().map_or((v.base.as_ref()?.get_ref().as_str(), ""), |b| (b.stage(), b.variant()));
             (s == stage_id).then(|| stage.variants.iter().find(|x| x.id.get_ref() == id))
         };
         let first = in_stage(variant)?;
-        let own = format!("{stage_id}/{}", variant.id.get_ref());
+        let own = VariantRef::new(stage_id, variant.id.get_ref()).to_string();
         let Some(mut next) = first else {
             return Some(format!(
                 "`base`: `{}` is the variant's own stage; a variant builds on an earlier stage",
@@ -856,7 +909,7 @@ impl Study {
         }
         let mut path = vec![own.clone()];
         loop {
-            let name = format!("{stage_id}/{}", next.id.get_ref());
+            let name = VariantRef::new(stage_id, next.id.get_ref()).to_string();
             let seen = path.contains(&name);
             path.push(name);
             if seen || std::ptr::eq(next, variant) {
@@ -907,93 +960,9 @@ impl Study {
         }
         let mut attempts: BTreeMap<RunKey, BTreeMap<u32, Attempt>> = BTreeMap::new();
         for entry in walkdir::WalkDir::new(&root).sort_by_file_name() {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    out.push(Diagnostic::new(&root, 0, 0, format!("cannot read: {e}")));
-                    continue;
-                }
-            };
-            if entry.file_type().is_symlink() {
-                // The runner would write through a linked folder into another run's place (or
-                // outside the study), and a linked file would be read as this study's result.
-                out.push(Diagnostic::new(
-                    entry.path(),
-                    0,
-                    0,
-                    "a symbolic link under runs/: perflab neither reads nor writes through links there; replace it with the folder or file itself",
-                ));
-                continue;
-            }
-            if !entry.file_type().is_file() {
-                continue;
-            }
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy();
-            // The runner's own files: its lock and engine records at the top, logs beside runs,
-            // a cluster job's records (dot files) in its attempt.
-            if name == ENGINE_LOG || name.starts_with('.') {
-                continue;
-            }
-            if name == RECORDED_FILE && entry.depth() == 1 {
-                match read_recorded(path) {
-                    Ok(recorded) => self.recorded = recorded,
-                    Err(message) => out.push(Diagnostic::new(path, 0, 0, message)),
-                }
-                continue;
-            }
-            if SIDE_FILES.iter().any(|s| name.ends_with(s)) && !name.ends_with(MANIFEST_SUFFIX) {
-                continue;
-            }
-            let (key, number, repeat) = match self.run_key(&root, path) {
-                Ok(found) => found,
-                Err(message) => {
-                    out.push(Diagnostic::new(path, 0, 0, message));
-                    continue;
-                }
-            };
-            let attempt = attempts.entry(key).or_default().entry(number).or_insert(Attempt {
-                number,
-                run: None,
-                repeats: BTreeMap::new(),
-                manifest: None,
-            });
-            if name.ends_with(MANIFEST_SUFFIX) {
-                match Manifest::read(path) {
-                    Ok(m) => attempt.manifest = Some(m),
-                    Err(message) => out.push(Diagnostic::new(path, 0, 0, message)),
-                }
-                continue;
-            }
-            let taken = if repeat > 1 { attempt.repeats.get(&repeat) } else { attempt.run.as_ref() };
-            if let Some(other) = taken {
-                out.push(Diagnostic::new(
-                    path,
-                    0,
-                    0,
-                    format!("a second result of the same run beside '{}'; keep one", other.path.display()),
-                ));
-                continue;
-            }
-            match read_text(path) {
-                Err(d) => out.push(d),
-                Ok(text) => match parse::parse_str(&text) {
-                    Err(e) => out.push(Diagnostic::new(path, e.line, e.col, e.message)),
-                    Ok(blocks) if blocks.len() > 1 => out.push(Diagnostic::new(
-                        path,
-                        blocks[1].line,
-                        1,
-                        format!("a run file holds one result; this one holds {}", blocks.len()),
-                    )),
-                    Ok(mut blocks) => {
-                        let run = Run { path: path.to_path_buf(), text, block: blocks.remove(0) };
-                        if repeat > 1 {
-                            attempt.repeats.insert(repeat, run);
-                        } else {
-                            attempt.run = Some(run);
-                        }
-                    }
-                },
+            match entry {
+                Ok(entry) => self.load_entry(&root, &entry, &mut attempts, &mut out),
+                Err(e) => out.push(Diagnostic::new(&root, 0, 0, format!("cannot read: {e}"))),
             }
         }
         for attempt in attempts.values().flat_map(|a| a.values()) {
@@ -1014,6 +983,77 @@ impl Study {
             }
         }
         out
+    }
+
+    /// One file under `runs/`: a result or a manifest into its attempt, the record of results
+    /// placed by hand, or one of the runner's own files (skipped).
+    fn load_entry(
+        &mut self,
+        root: &Path,
+        entry: &walkdir::DirEntry,
+        attempts: &mut BTreeMap<RunKey, BTreeMap<u32, Attempt>>,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        if entry.file_type().is_symlink() {
+            // The runner would write through a linked folder into another run's place (or
+            // outside the study), and a linked file would be read as this study's result.
+            out.push(Diagnostic::new(
+                entry.path(),
+                0,
+                0,
+                "a symbolic link under runs/: perflab neither reads nor writes through links there; replace it with the folder or file itself",
+            ));
+            return;
+        }
+        if !entry.file_type().is_file() {
+            return;
+        }
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy();
+        // The runner's own files: its lock and engine records at the top, logs beside runs,
+        // a cluster job's records (dot files) in its attempt.
+        if name == ENGINE_LOG || name.starts_with('.') {
+            return;
+        }
+        if name == RECORDED_FILE && entry.depth() == 1 {
+            match read_recorded(path) {
+                Ok(recorded) => self.recorded = recorded,
+                Err(message) => out.push(Diagnostic::new(path, 0, 0, message)),
+            }
+            return;
+        }
+        if SIDE_FILES.iter().any(|s| name.ends_with(s)) && !name.ends_with(MANIFEST_SUFFIX) {
+            return;
+        }
+        let (key, number, repeat) = match self.run_key(root, path) {
+            Ok(found) => found,
+            Err(message) => return out.push(Diagnostic::new(path, 0, 0, message)),
+        };
+        let attempt = attempts.entry(key).or_default().entry(number).or_insert(Attempt {
+            number,
+            run: None,
+            repeats: BTreeMap::new(),
+            manifest: None,
+        });
+        if name.ends_with(MANIFEST_SUFFIX) {
+            match Manifest::read(path) {
+                Ok(m) => attempt.manifest = Some(m),
+                Err(message) => out.push(Diagnostic::new(path, 0, 0, message)),
+            }
+            return;
+        }
+        let taken = if repeat > 1 { attempt.repeats.get(&repeat) } else { attempt.run.as_ref() };
+        if let Some(other) = taken {
+            let message = format!("a second result of the same run beside '{}'; keep one", other.path.display());
+            return out.push(Diagnostic::new(path, 0, 0, message));
+        }
+        match read_run(path) {
+            Err(d) => out.push(d),
+            Ok(run) if repeat > 1 => {
+                attempt.repeats.insert(repeat, run);
+            }
+            Ok(run) => attempt.run = Some(run),
+        }
     }
 
     /// Makes `chosen` the attempt that stands for a run: its result and its manifest.
@@ -1085,7 +1125,7 @@ impl Study {
         if self.stage(stage).is_none() {
             return Err(format!("no stage `{stage}` in {SPEC_FILE}"));
         }
-        if self.variant(&format!("{stage}/{variant}")).is_none() {
+        if self.variant_of(&VariantRef::new(stage, variant)).is_none() {
             return Err(format!("stage `{stage}` has no variant `{variant}` in {SPEC_FILE}"));
         }
         // `<profile>.r<k>.txt` is the k-th measurement (k ≥ 2) of an engine start; a profile whose
@@ -1221,6 +1261,17 @@ fn control_characters(file: &Path, source: &str) -> Vec<Diagnostic> {
 
 /// A run file's text. A run file is evidence kept byte for byte, so bytes that are not UTF-8 are
 /// an error at their position rather than replaced.
+/// A run file: the one result it holds.
+fn read_run(path: &Path) -> Result<Run, Diagnostic> {
+    let text = read_text(path)?;
+    let mut blocks = parse::parse_str(&text).map_err(|e| Diagnostic::new(path, e.line, e.col, e.message))?;
+    if blocks.len() > 1 {
+        let message = format!("a run file holds one result; this one holds {}", blocks.len());
+        return Err(Diagnostic::new(path, blocks[1].line, 1, message));
+    }
+    Ok(Run { path: path.to_path_buf(), text, block: blocks.remove(0) })
+}
+
 fn read_text(path: &Path) -> Result<String, Diagnostic> {
     let bytes = std::fs::read(path).map_err(|e| Diagnostic::new(path, 0, 0, format!("cannot read: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {

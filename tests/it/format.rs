@@ -118,7 +118,7 @@ fn a_checkpoint_replaces_the_model_everywhere_and_once() {
     assert!(page.contains("One note, written as one table."));
     // What `perflab run` starts and benchmarks: the checkpoint, on the engine and in the client.
     let chain = perflab::analysis::resolve(&study);
-    let config = &chain.variant("quantization/fp8").unwrap().point.config;
+    let config = &chain.variant(&perflab::study::VariantRef::new("quantization", "fp8")).unwrap().point.config;
     let argv = perflab::study::command::engine_argv(&study, config).unwrap();
     assert_eq!(argv.iter().filter(|w| *w == "org/M-FP8").count(), 2, "{argv:?}");
     assert_eq!(argv.iter().filter(|w| *w == "--model-path").count(), 1, "{argv:?}");

@@ -38,7 +38,9 @@ fn seed_flags(study: &Study, engine: &str, line: &str) -> Vec<String> {
 }
 
 fn effective(chain: &Chain, reference: &str) -> (String, Vec<String>, BTreeMap<String, String>) {
-    let v = chain.variant(reference).unwrap_or_else(|| panic!("no variant {reference}"));
+    let v = chain
+        .variant(&perflab::study::VariantRef::parse(reference).unwrap())
+        .unwrap_or_else(|| panic!("no variant {reference}"));
     let mut keys: Vec<String> =
         v.point.config.flags.iter().map(|f| format!("{}={}", f.key, f.value.clone().unwrap_or_default())).collect();
     keys.sort();
@@ -59,7 +61,7 @@ fn assert_rows(study: &Study, rows: &[Row]) {
         assert_eq!(keys, seed_flags(study, engine, flags), "{reference}: flags");
         let want_env: BTreeMap<String, String> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         assert_eq!(got_env, want_env, "{reference}: env");
-        let v = chain.variant(reference).unwrap();
+        let v = chain.variant(&perflab::study::VariantRef::parse(reference).unwrap()).unwrap();
         match numbers {
             None => assert!(v.failed(), "{reference} should be a failed variant"),
             Some((tps, tpot)) => {

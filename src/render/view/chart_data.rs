@@ -3,7 +3,7 @@
 use super::{COMPARISON_CHART, Ctx, PROGRESSION_CHART, narrow_chart, stage_chart};
 use crate::analysis::{Analysis, Outcome};
 use crate::render::i18n::{Arg, Catalog, I18nError};
-use crate::study::Study;
+use crate::study::{Study, VariantRef};
 
 /// The charts of a study's page, localized: (file name, SVG), each in its wide layout and,
 /// under [`narrow_chart`]'s name, its narrow one.
@@ -66,7 +66,7 @@ fn stage_bars(
     let (a, c, study) = (x.analysis, x.c, x.study);
     let adopted = sa.adoption.adopted();
     let is_base = |v: &crate::analysis::VariantAnalysis| {
-        v.reused_from.as_deref() == Some(sa.base.as_str()) || format!("{}/{}", sa.id, v.id) == sa.base
+        v.reused_from.as_deref() == Some(sa.base.as_str()) || sa.base.variant() == Some(&VariantRef::new(&sa.id, &v.id))
     };
     let mut bars = Vec::new();
     if !sa.variants.iter().any(is_base)
@@ -74,7 +74,7 @@ fn stage_bars(
     {
         let shown = x.value(&a.objective, Some(value))?;
         bars.push(Bar {
-            label: study.variant(&sa.base).map_or(sa.base.clone(), |(_, v)| v.label.get(&c.locale).to_string()),
+            label: study.variant(&sa.base).map_or(sa.base.to_string(), |(_, v)| v.label.get(&c.locale).to_string()),
             value: Some(value),
             kind: BarKind::Base,
             note: c.fmt("chart-base", &[("value", &shown)])?,
@@ -148,9 +148,9 @@ fn progression_points(study: &Study, a: &Analysis, c: &Catalog) -> Result<Points
 }
 
 /// The interval of the configuration `source` (`stage/variant`) measured.
-fn base_interval(a: &crate::analysis::Analysis, source: &str) -> Option<(f64, f64)> {
-    let (stage, variant) = source.split_once('/')?;
-    let v = a.stage(stage)?.variants.iter().find(|v| v.id == variant)?;
+fn base_interval(a: &crate::analysis::Analysis, source: &crate::study::Source) -> Option<(f64, f64)> {
+    let source = source.variant()?;
+    let v = a.stage(source.stage())?.variants.iter().find(|v| v.id == source.variant())?;
     v.measure.as_ref()?.interval.map(|i| (i.low, i.high))
 }
 

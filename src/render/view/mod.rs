@@ -292,12 +292,7 @@ impl Ctx<'_> {
     /// `stage/variant/profile` → "Stage › Variant (Profile)".
     pub(super) fn run_title(&self, run: &str) -> String {
         let k = RunKey::parse(run);
-        format!(
-            "{} › {} ({})",
-            self.stage_title(&k.stage),
-            self.label(&format!("{}/{}", k.stage, k.variant)),
-            self.profile_name(&k.profile)
-        )
+        format!("{} › {} ({})", self.stage_title(&k.stage), self.label(&k.config()), self.profile_name(&k.profile))
     }
 
     pub(super) fn failure_class(&self, class: FailureClass) -> Result<String, I18nError> {

@@ -1,0 +1,241 @@
+//! Names of configurations in the search: `stage/variant` for a variant's configuration, a
+//! stage's id for what a stage leaves behind. A name is parsed once, here, into a type that
+//! knows its parts; everything else asks it for them.
+
+use super::RunKey;
+use serde::{Serialize, Serializer};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+
+/// A variant's configuration, `stage/variant`.
+///
+/// It reads as its text (`&VariantRef` is a `&str`), so messages, labels and lookups by name
+/// take it as they are; its parts come from [`VariantRef::stage`] and [`VariantRef::variant`].
+#[derive(Debug, Clone)]
+pub struct VariantRef {
+    text: String,
+    slash: usize,
+}
+
+impl VariantRef {
+    pub fn new(stage: &str, variant: &str) -> VariantRef {
+        VariantRef { text: format!("{stage}/{variant}"), slash: stage.len() }
+    }
+
+    /// `stage/variant`; `None` for a text without a `/` (a stage's name, or nothing).
+    pub fn parse(text: &str) -> Option<VariantRef> {
+        let slash = text.find('/')?;
+        Some(VariantRef { text: text.to_string(), slash })
+    }
+
+    /// The configuration a run measures.
+    pub fn of(key: &RunKey) -> VariantRef {
+        VariantRef::new(&key.stage, &key.variant)
+    }
+
+    pub fn stage(&self) -> &str {
+        &self.text[..self.slash]
+    }
+
+    pub fn variant(&self) -> &str {
+        &self.text[self.slash + 1..]
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The run of this configuration on `profile`.
+    pub fn key(&self, profile: &str) -> RunKey {
+        RunKey { stage: self.stage().to_string(), variant: self.variant().to_string(), profile: profile.to_string() }
+    }
+
+    /// Whether `key` is a run of this configuration.
+    pub fn measured_by(&self, key: &RunKey) -> bool {
+        self.stage() == key.stage && self.variant() == key.variant
+    }
+}
+
+impl RunKey {
+    /// The configuration this run measures.
+    pub fn config(&self) -> VariantRef {
+        VariantRef::of(self)
+    }
+}
+
+impl PartialEq for VariantRef {
+    fn eq(&self, other: &VariantRef) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for VariantRef {}
+
+impl PartialOrd for VariantRef {
+    fn partial_cmp(&self, other: &VariantRef) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for VariantRef {
+    fn cmp(&self, other: &VariantRef) -> std::cmp::Ordering {
+        self.text.cmp(&other.text)
+    }
+}
+
+impl Hash for VariantRef {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.text.hash(state)
+    }
+}
+
+impl std::borrow::Borrow<str> for VariantRef {
+    fn borrow(&self) -> &str {
+        &self.text
+    }
+}
+
+impl Deref for VariantRef {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl fmt::Display for VariantRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl Serialize for VariantRef {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+impl PartialEq<str> for VariantRef {
+    fn eq(&self, other: &str) -> bool {
+        self.text == other
+    }
+}
+
+impl PartialEq<&str> for VariantRef {
+    fn eq(&self, other: &&str) -> bool {
+        self.text == *other
+    }
+}
+
+impl PartialEq<String> for VariantRef {
+    fn eq(&self, other: &String) -> bool {
+        &self.text == other
+    }
+}
+
+/// What a study's `base` or `measured_on` names: one variant's configuration, or the
+/// configuration a whole stage left behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ref {
+    Variant(VariantRef),
+    Stage(String),
+}
+
+impl Ref {
+    pub fn parse(text: &str) -> Ref {
+        VariantRef::parse(text).map_or_else(|| Ref::Stage(text.to_string()), Ref::Variant)
+    }
+}
+
+/// Whose configuration a point of the replayed search is.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Source {
+    /// A variant's own configuration.
+    Variant(VariantRef),
+    /// What a stage measured on another configuration (`measured_on`) carries into the search:
+    /// the search's configuration with the stage's decision applied, which no variant names.
+    Stage(String),
+    /// Nothing: the baseline of a study whose baseline names no variant that exists.
+    #[default]
+    Nothing,
+}
+
+impl Source {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Source::Variant(v) => v.as_str(),
+            Source::Stage(s) => s,
+            Source::Nothing => "",
+        }
+    }
+
+    /// The variant whose configuration this is.
+    pub fn variant(&self) -> Option<&VariantRef> {
+        match self {
+            Source::Variant(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn is_nothing(&self) -> bool {
+        *self == Source::Nothing
+    }
+}
+
+impl Deref for Source {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Source {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for Source {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<String> for Source {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Source {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reference_knows_its_parts() {
+        let r = VariantRef::parse("engine/vllm").unwrap();
+        assert_eq!((r.stage(), r.variant(), r.as_str()), ("engine", "vllm", "engine/vllm"));
+        assert_eq!(r, VariantRef::new("engine", "vllm"));
+        assert_eq!(r.key("chat"), RunKey::parse("engine/vllm/chat"));
+        assert!(r.measured_by(&RunKey::parse("engine/vllm/long")));
+        assert!(!r.measured_by(&RunKey::parse("engine/vllm2/long")));
+        assert_eq!(RunKey::parse("a/b/c").config(), "a/b");
+        assert!(VariantRef::parse("engine").is_none());
+        assert_eq!(Ref::parse("engine"), Ref::Stage("engine".into()));
+        assert_eq!(Ref::parse("engine/x"), Ref::Variant(VariantRef::new("engine", "x")));
+        assert_eq!(serde_json::to_string(&Source::Variant(r)).unwrap(), "\"engine/vllm\"");
+        assert_eq!(Source::Nothing.as_str(), "");
+    }
+}
