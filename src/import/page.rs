@@ -34,6 +34,8 @@ pub struct VariantSource {
     pub profile: Option<String>,
     /// Comments and sentences that say why nothing was measured.
     pub said: Vec<String>,
+    /// The engine the variant's section tunes, where the section says (`Optimizing vLLM`).
+    pub engine: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -190,7 +192,8 @@ pub fn split_blocks(body: &Body) -> Result<(Vec<Written>, Vec<String>), ImportEr
             }
             continue;
         }
-        if t.contains("Serving Benchmark Result") {
+        // A block whose header line the page lost starts at its first figure.
+        if t.contains("Serving Benchmark Result") || t.starts_with("Successful requests:") {
             current = Some((body.line + k, vec![l.clone()]));
         } else if let Some(c) = t.strip_prefix('#') {
             if let Some(old) = label.replace(c.trim().to_string()) {
@@ -558,10 +561,13 @@ fn setup_line(page: &mut Page, h3: &str, t: &str) {
 fn dataset_line(page: &mut Page, t: &str) {
     let item = t.trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '*' | ' '));
     if let Some((name, rest)) = item.split_once(':') {
+        // `1K input tokens`: a thousand.
         let numbers: Vec<u64> = rest
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|w| !w.is_empty())
-            .filter_map(|w| w.parse().ok())
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter_map(|w| match w.strip_suffix(['k', 'K']) {
+                Some(n) => n.parse::<u64>().ok().map(|n| n * 1000),
+                None => w.parse().ok(),
+            })
             .collect();
         if numbers.len() >= 2 {
             page.profiles.push(ProfileSource {

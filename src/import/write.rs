@@ -88,6 +88,10 @@ pub(crate) fn spec(d: &Draft) -> String {
             q(&e.version),
             q(&command)
         );
+        if !e.aliases.is_empty() {
+            let pairs: Vec<String> = e.aliases.iter().map(|(k, v)| format!("{} = {}", q(k), q(v))).collect();
+            let _ = writeln!(o, "aliases = {{ {} }}", pairs.join(", "));
+        }
     }
     for p in &d.profiles {
         profile(&mut o, d, p);
@@ -160,6 +164,9 @@ fn stage(o: &mut String, d: &Draft, s: &super::StageDraft) {
     if let Some((variant, reason)) = &s.adopt {
         let v = variant.as_ref().map(|v| format!("variant = {}, ", q(v))).unwrap_or_default();
         let _ = writeln!(o, "adopt = {{ {v}reason = {{ en = {} }} }}", q(reason));
+    }
+    if let Some(reason) = &s.exclude {
+        let _ = writeln!(o, "exclude_from_command = {{ reason = {{ en = {} }} }}", q(reason));
     }
     let first = d.stages.first().is_some_and(|f| f.id == s.id);
     for v in &s.variants {

@@ -169,6 +169,12 @@ fn summary_figures(study: &Study, a: &Analysis, text: &str, ratio: bool, push: &
     let wide = header.len() >= 3;
     for row in rows.iter().skip(1) {
         let name = &row[group.unwrap_or(0)];
+        if !wide && name.to_lowercase().starts_with("total") {
+            let printed = numbers(&row[1]).first().map_or("-".to_string(), |x| x.0.clone());
+            let total = if ratio { speedup(a.total_gain) } else { a.total_gain };
+            push(format!("summary `{name}`"), &printed, shown(total, decimals(&printed)));
+            continue;
+        }
         let Some(stage) = stage_named(study, name) else {
             push(format!("summary `{name}`"), &row.join(" "), "no stage".into());
             continue;
@@ -292,9 +298,7 @@ const CONTRADICTIONS: &[(&str, &str, &str)] = &[
     ("qwen3-14b-h100", "summary `Engine Selection` step", "27.7"),
     ("qwen3-14b-h100", "summary `Quantization` step", "23.8"),
     ("qwen3-14b-h100", "stage `inference-engine` summary", "8424.86"),
-    // The page goes on with the FP8 checkpoint (3740.89 against 3792.50 tok/s, −1.4%) and prints
-    // "-"; it lists an attention-backend option it has no section for.
-    ("qwen3-235b-a22b-a100", "summary `Quantization` step", "-"),
+    // It lists an attention-backend option it has no section for.
     ("qwen3-235b-a22b-a100", "summary `Attention Backend`", "Attention Backend -"),
     // Four at a time, the optimized row quotes a repeat (0.77 s, 2.2×) where the stage's run is
     // 0.71 s (2.4×); eight at a time the baseline's block gives 1.77 s; the steps are ratios of
@@ -314,52 +318,14 @@ const CONTRADICTIONS: &[(&str, &str, &str)] = &[
     ("qwen3.5-35b-a3b-h200-latency", "stage `inference-engine` summary", "38.10"),
     ("qwen3.5-35b-a3b-h200-latency", "stage `cuda-graph-quantization` summary", "3.07"),
     ("qwen3.5-35b-a3b-h200-latency", "stage `max-batch-token-quantization` summary", "18.12"),
-];
-
-/// Figures perflab does not give back yet, with what is missing (page, figure, as printed).
-const NOT_YET: &[(&str, &str, &str)] = &[
-    // Its stages are engines tuned side by side (one `###` an engine, one `####` an option,
-    // failures without blocks): import makes each engine section one stage, which the page's
-    // summary rows (one an option, across engines) do not name, and the optimized configuration
-    // it finds (8376.43 tok/s) is not the page's (8968.32).
-    ("deepseek-v3.2-h200", "**ShareGPT**: optimized #0", "8968.32"),
-    ("deepseek-v3.2-h200", "**ShareGPT**: optimized #1", "56.95"),
-    ("deepseek-v3.2-h200", "**ShareGPT**: optimized #2", "203.05"),
-    ("deepseek-v3.2-h200", "**Generation-Heavy Prompt**: baseline", "3112.52"),
-    ("deepseek-v3.2-h200", "**Generation-Heavy Prompt**: baseline secondary", "45.72"),
-    ("deepseek-v3.2-h200", "**Generation-Heavy Prompt**: optimized #0", "3703.98"),
-    ("deepseek-v3.2-h200", "**Generation-Heavy Prompt**: optimized #1", "19.0"),
-    ("deepseek-v3.2-h200", "**Generation-Heavy Prompt**: optimized #2", "39.45"),
-    (
-        "deepseek-v3.2-h200",
-        "summary `Parallelism`",
-        "Parallelism <span style=\"background-color:lightgreen;\">+28.66%</span>",
-    ),
-    (
-        "deepseek-v3.2-h200",
-        "summary `Tool Call Configuration`",
-        "Tool Call Configuration <span style=\"background-color:lightgreen;\">+13.94%</span>",
-    ),
-    (
-        "deepseek-v3.2-h200",
-        "summary `Context Length Adjust`",
-        "Context Length Adjust <span style=\"background-color:lightgreen;\">+4.47%</span>",
-    ),
-    (
-        "deepseek-v3.2-h200",
-        "summary `Attention Backend`",
-        "Attention Backend <span style=\"background-color:lightgreen;\">+2.49%</span>",
-    ),
-    ("deepseek-v3.2-h200", "summary `KV Cache Dtype`", "KV Cache Dtype -"),
-    ("deepseek-v3.2-h200", "summary `MTP`", "MTP -"),
-    ("deepseek-v3.2-h200", "summary `DeepGEMM`", "DeepGEMM -"),
-    ("deepseek-v3.2-h200", "summary `Total(vs Baseline)` step", "56.97"),
-    // The row quotes the previous row's +9.75% beside its own +7.60%.
+    // The row quotes the previous row's +9.75% beside its own +7.60% (10363.77 / 9632.01 − 1).
     (
         "qwen3.5-35b-a3b-h200",
         "summary `KV Cache Dtype && Performance Mode && Prefix Cache && Quantization` #2%",
         "9.75",
     ),
+    // 8968.32 / 5713.95 − 1 = +56.95%, as the before/after table's ShareGPT row prints it.
+    ("deepseek-v3.2-h200", "summary `Total(vs Baseline)`", "56.97"),
 ];
 
 #[test]
@@ -379,19 +345,17 @@ fn every_page_imports_checks_clean_and_gives_its_figures_back() {
     for f in &differ {
         eprintln!("{} | {} | page {} | perflab {}", f.page, f.what, f.printed, f.ours);
     }
-    // Every figure that differs is listed, and every listed figure differs.
-    let unlisted: Vec<&&Figure> = differ.iter().filter(|f| !listed(CONTRADICTIONS, f) && !listed(NOT_YET, f)).collect();
+    // Every figure that differs is listed with its arithmetic, and every listed figure differs.
+    let unlisted: Vec<&&Figure> = differ.iter().filter(|f| !listed(CONTRADICTIONS, f)).collect();
     assert!(unlisted.is_empty(), "figures that differ and are not listed: {unlisted:#?}");
-    assert_eq!(
-        differ.len(),
-        CONTRADICTIONS.len() + NOT_YET.len(),
-        "a listed figure is now equal: take it off its list"
-    );
-    // Of the figures the pages' own blocks give, at least 95% come back equal.
+    assert_eq!(differ.len(), CONTRADICTIONS.len(), "a listed figure is now equal: take it off the list");
+    // Every figure the pages' own blocks give comes back equal; counted against all the figures,
+    // the pages' contradictions included, 468 of 513 (91.2%): GLM-4.5-Air's table alone holds
+    // 20 figures no block of its page gives, so 95% of all cannot be reached honestly.
     let equal = all.len() - differ.len();
-    let given = all.len() - CONTRADICTIONS.len();
-    eprintln!("{equal} of {} figures equal; {equal} of the {given} the blocks give", all.len());
-    assert!(equal * 100 >= given * 95, "{equal} of {given} figures equal");
+    eprintln!("{equal} of {} figures equal, {} listed as contradictions", all.len(), CONTRADICTIONS.len());
+    assert_eq!(equal + CONTRADICTIONS.len(), all.len());
+    assert!(equal * 1000 >= all.len() * 912, "{equal} of {} figures equal", all.len());
 }
 
 #[test]
@@ -584,11 +548,17 @@ fn bundled_studies_are_recreated_by_import() {
         ("qwen3-8b-h100-latency", "qwen3-8b-h100-latency"),
         ("glm-5.2-h200", "glm-5.2-fp8-h200"),
         ("glm-4.5-air-h100", "glm-4.5-air-h100"),
+        ("deepseek-v3.2-h200", "deepseek-v3.2-h200"),
     ];
     for (page, bundled) in same {
         let (_, imported) = import(page, dir.path());
         let hand = analyze(&Study::load(&root().join("results").join(bundled)).unwrap());
-        let command = |a: &Analysis| (a.recommended.launch.clone(), a.recommended.flags.clone());
+        // Import leaves the page's `--host`/`--port` out of an engine's command (perflab gives
+        // each start its own port); the hand-made DeepSeek-V3.2 study keeps SGLang's.
+        let command = |a: &Analysis| {
+            let launch = a.recommended.launch.replace(" --host 0.0.0.0 --port 8000", "");
+            (launch, a.recommended.flags.clone())
+        };
         assert_eq!(command(&imported), command(&hand), "{page}");
         assert_eq!(shown(imported.total_gain, 2), shown(hand.total_gain, 2), "{page}");
         // The hand-made GLM-4.5-Air study ranks by throughput per GPU and compares ShareGPT
@@ -599,10 +569,4 @@ fn bundled_studies_are_recreated_by_import() {
             assert_eq!(changes(&imported), changes(&hand), "{page}");
         }
     }
-    // DeepSeek-V3.2 tunes three engines side by side, one section an engine: import cannot yet
-    // tell which engine's option the search went on with, and lands on another configuration
-    // (+46.60% where the hand-made study gives the page's +56.95%).
-    let (_, imported) = import("deepseek-v3.2-h200", dir.path());
-    let hand = analyze(&Study::load(&root().join("results/deepseek-v3.2-h200")).unwrap());
-    assert_eq!((shown(imported.total_gain, 2), shown(hand.total_gain, 2)), ("46.60".into(), "56.95".into()));
 }
