@@ -86,6 +86,8 @@ pub struct VariantDraft {
     pub model: Option<String>,
     pub blocks: Vec<(String, Written)>,
     pub failure: Option<(String, String)>,
+    /// What the page says about a variant it measured.
+    pub notes: Vec<String>,
     /// Copies of this configuration that fill the GPUs of the largest one, on a page that
     /// scales its figures to the same GPU count.
     pub replicas: u32,
@@ -101,6 +103,8 @@ pub struct StageDraft {
     pub adopt: Option<(Option<String>, String)>,
     /// Why the stage's adopted flags stay out of the recommended command, when they do.
     pub exclude: Option<String>,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

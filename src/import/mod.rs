@@ -363,6 +363,8 @@ impl Context {
                 page_adopted: None,
                 adopt: None,
                 exclude: None,
+                notes: s.notes.clone(),
+                warnings: s.warnings.clone(),
             });
         }
         Ok(out)
@@ -433,6 +435,7 @@ impl Context {
             unset: Vec::new(),
             env: BTreeMap::new(),
             model: None,
+            notes: if failure.is_none() { v.said.clone() } else { Vec::new() },
             blocks,
             failure,
             replicas: 1,
@@ -804,6 +807,8 @@ fn other_cases(page: &page::Page, d: &mut Draft, ctx: &mut Context) -> Result<()
             page_adopted: None,
             adopt: Some((None, reason)),
             exclude: None,
+            notes: Vec::new(),
+            warnings: Vec::new(),
         });
     }
     Ok(())

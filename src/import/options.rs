@@ -26,6 +26,7 @@ pub fn by_option(stages: &[StageSource]) -> Option<Vec<StageSource>> {
     let mut keys: Vec<String> = Vec::new();
     for (s, engine) in rest.iter().zip(&engines) {
         let name = ENGINES.iter().find(|e| e.1 == *engine).map_or(*engine, |e| e.2);
+        let mut placed = false;
         for v in &s.variants {
             let written = v.label.clone().unwrap_or_default();
             let (head, detail) = match written.split_once(':') {
@@ -37,12 +38,17 @@ pub fn by_option(stages: &[StageSource]) -> Option<Vec<StageSource>> {
             let mut v = v.clone();
             v.label = Some(format!("{name}: {}", detail.unwrap_or(&title)));
             v.engine = Some(engine.to_string());
-            match keys.iter().position(|k| *k == key) {
-                Some(k) => out[k + 1].variants.push(v),
-                None => {
-                    keys.push(key);
-                    out.push(StageSource { line: v.line, title, variants: vec![v] });
-                }
+            let k = keys.iter().position(|k| *k == key).unwrap_or_else(|| {
+                keys.push(key);
+                out.push(StageSource { line: v.line, title, ..Default::default() });
+                keys.len() - 1
+            });
+            out[k + 1].variants.push(v);
+            // What the engine's section says before its options goes with its first option.
+            if !placed {
+                out[k + 1].notes.extend(s.notes.iter().cloned());
+                out[k + 1].warnings.extend(s.warnings.iter().cloned());
+                placed = true;
             }
         }
     }
@@ -74,7 +80,7 @@ mod tests {
     fn stage(title: &str, labels: &[&str]) -> StageSource {
         let variants =
             labels.iter().map(|l| VariantSource { label: Some(l.to_string()), ..Default::default() }).collect();
-        StageSource { line: 1, title: title.into(), variants }
+        StageSource { line: 1, title: title.into(), variants, ..Default::default() }
     }
 
     #[test]
@@ -84,7 +90,11 @@ mod tests {
             stage("Optimizing vLLM", &["Parallelism: DP+EP", "Turn off DeepGEMM in vLLM"]),
             stage("Optimizing SGLang", &["Parallelism: TP+DP Attention", "KV Cache DType", "Turn off DeepGEMM"]),
         ];
+        let mut stages = stages;
+        stages[2].notes.push("SGLang runs with its defaults unless said.".into());
         let out = by_option(&stages).unwrap();
+        assert_eq!(out[1].notes, ["SGLang runs with its defaults unless said."], "with the section's first option");
+        assert!(out[2].notes.is_empty() && out[3].notes.is_empty());
         let titles: Vec<&str> = out.iter().map(|s| s.title.as_str()).collect();
         assert_eq!(titles, ["Baseline of the Inference Engine", "Parallelism", "Turn off DeepGEMM", "KV Cache DType"]);
         let labels: Vec<&str> = out[1].variants.iter().map(|v| v.label.as_deref().unwrap()).collect();

@@ -168,6 +168,8 @@ fn stage(o: &mut String, d: &Draft, s: &super::StageDraft) {
     if let Some(reason) = &s.exclude {
         let _ = writeln!(o, "exclude_from_command = {{ reason = {{ en = {} }} }}", q(reason));
     }
+    texts(o, "notes", &s.notes);
+    texts(o, "warnings", &s.warnings);
     let first = d.stages.first().is_some_and(|f| f.id == s.id);
     for v in &s.variants {
         let _ = writeln!(o, "\n[[stage.variant]]\nid = {}\nlabel = {}", q(&v.id), q(&v.label));
@@ -193,10 +195,19 @@ fn stage(o: &mut String, d: &Draft, s: &super::StageDraft) {
             let env: Vec<String> = v.env.iter().map(|(k, x)| format!("{} = {}", q(k), q(x))).collect();
             let _ = writeln!(o, "env = {{ {} }}", env.join(", "));
         }
+        texts(o, "notes", &v.notes);
         if let Some((class, message)) = &v.failure {
             let m = if message.is_empty() { String::new() } else { format!(", message = {}", q(message)) };
             let _ = writeln!(o, "failure = {{ class = {}{m} }}", q(class));
         }
+    }
+}
+
+/// `key = [{ en = "..." }, ...]`, English texts of a stage or a variant; nothing when empty.
+fn texts(o: &mut String, key: &str, items: &[String]) {
+    if !items.is_empty() {
+        let items: Vec<String> = items.iter().map(|t| format!("{{ en = {} }}", q(t))).collect();
+        let _ = writeln!(o, "{key} = [{}]", items.join(", "));
     }
 }
 

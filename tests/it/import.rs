@@ -570,3 +570,27 @@ fn bundled_studies_are_recreated_by_import() {
         }
     }
 }
+
+#[test]
+fn a_stage_s_and_a_variant_s_words_become_their_text() {
+    let page = small_page(
+        "Result: SGLang (150.00 tok/s) > vLLM (100.00 tok/s)\n\n\
+         !!! warning \"Memory\"\n    Option X holds more memory\n    while it runs.\n",
+    );
+    let page = page
+        .replace("### 2. Option X in SGLang\n\n", "### 2. Option X in SGLang\n\nOption X needs a recent driver.\n\n");
+    let command = "    python3 -m sglang.launch_server --model-path org/Tiny --enable-x\n";
+    let at = page.rfind(command).unwrap();
+    let page = format!("{}    # X is on by default\n    # in the next release\n{}", &page[..at], &page[at..]);
+    let (code, err, dir) = import_pages(&[("tiny", &page)], &[]);
+    assert_eq!(code, 0, "{err}");
+    let study = Study::load(&dir.path().join("results/tiny")).unwrap();
+    let stage = &study.spec.stages[1];
+    let en = |t: &[perflab::study::Text]| t.iter().map(|t| t.get("en").to_string()).collect::<Vec<_>>();
+    assert_eq!(en(&stage.notes), ["Option X needs a recent driver."], "the section's own sentence");
+    assert_eq!(en(&stage.warnings), ["Memory: Option X holds more memory while it runs."], "its warning box");
+    let variant = &stage.variants[0];
+    // The comment, and not the line that ranks figures after it (perflab computes those).
+    assert_eq!(en(&variant.notes), ["X is on by default in the next release"], "the command's comment");
+    assert!(study.spec.stages[0].notes.is_empty() && study.spec.stages[0].variants.iter().all(|v| v.notes.is_empty()));
+}
