@@ -340,10 +340,10 @@ impl Context {
                         .or_else(|| self.recommended_engine.clone())
                         .or_else(|| out.last().and_then(|d| d.variants.first()).map(|v| v.cfg.engine.clone())),
                 };
-                let key = format!("stage.{id}");
                 if source.command.is_none() && source.blocks.is_empty() {
                     continue;
                 }
+                let key = variant_slot(&id, variants.len());
                 let mut cfg = self.cfg(&source, hint, &key)?;
                 self.environment_only(&source, &mut cfg, out.first(), &key);
                 variants.push(self.variant(&id, &source, cfg, &variants)?);
@@ -404,7 +404,7 @@ impl Context {
             };
             if blocks.iter().any(|(p, _): &(String, page::Written)| *p == profile) {
                 self.choices.push(Choice::new(
-                    format!("stage.{stage}"),
+                    variant_slot(stage, siblings.len()),
                     w.line,
                     format!("a second block on `{profile}` in one variant: left out"),
                 ));
@@ -417,7 +417,7 @@ impl Context {
             let (class, told) = build::failure_class(&said);
             if !told {
                 self.choices.push(Choice::new(
-                    format!("stage.{stage}"),
+                    variant_slot(stage, siblings.len()),
                     v.line,
                     format!("no block and no reason for `{label}`: recorded as `{class}`"),
                 ));
@@ -461,6 +461,9 @@ impl Context {
         d.compare = compared(d, &mut self.choices);
         d.engines = std::mem::take(&mut self.engines);
         d.choices = std::mem::take(&mut self.choices);
+        let mut choices = std::mem::take(&mut d.choices);
+        name_variant_slots(d, &mut choices);
+        d.choices = choices;
         Ok(())
     }
 
@@ -653,29 +656,45 @@ fn leave_out(d: &mut Draft, recommended: &Cfg, choices: &mut Vec<Choice>) {
 fn set_bases(d: &mut Draft, bases: &Bases, choices: &mut Vec<Choice>) {
     let mut current: Option<(usize, usize)> = None;
     for (k, row) in bases.iter().enumerate() {
-        let mut moved = false;
         for (j, &base) in row.iter().enumerate() {
             if k > 0 && base != current {
+                let key = variant_slot(&d.stages[k].id, j);
+                let line = d.stages[k].variants[j].line;
                 let Some((i, b)) = base else {
                     let message = "this variant's engine runs in no earlier stage: it builds on the stage's base";
-                    choices.push(Choice::new(
-                        format!("stage.{}", d.stages[k].id),
-                        d.stages[k].variants[j].line,
-                        message,
-                    ));
+                    choices.push(Choice::new(key, line, message));
                     continue;
                 };
                 let r = format!("{}/{}", d.stages[i].id, d.stages[i].variants[b].id);
+                let message = format!(
+                    "builds on `{r}` (its `base`), the earlier configuration its command is closest to, not on the stage's base"
+                );
+                choices.push(Choice::new(key, line, message));
                 d.stages[k].variants[j].base = Some(r);
-                moved = true;
             }
         }
         if let Some(a) = d.stages[k].page_adopted {
             current = Some((k, a));
         }
-        if moved {
-            choices.push(Choice::new(format!("stage.{}", d.stages[k].id), 0, "some variants build on another configuration than the stage's base (their `base`), as their commands show"));
-        }
+    }
+}
+
+/// Where a choice about the `j`th variant of a stage lands until the variants have their ids:
+/// [`name_variant_slots`] makes it `stage.<id>.variant.<variant id>`.
+fn variant_slot(stage: &str, j: usize) -> String {
+    format!("stage.{stage}.variant#{j}")
+}
+
+/// Each choice about a variant keyed by the variant's id, now that it has one.
+fn name_variant_slots(d: &Draft, choices: &mut [Choice]) {
+    for c in choices.iter_mut() {
+        let Some((stage, j)) = c.key.strip_prefix("stage.").and_then(|k| k.split_once(".variant#")) else { continue };
+        let s = d.stages.iter().find(|s| s.id == stage);
+        let v = s.zip(j.parse::<usize>().ok()).and_then(|(s, j)| s.variants.get(j));
+        c.key = match v {
+            Some(v) => format!("stage.{stage}.variant.{}", v.id),
+            None => format!("stage.{stage}"),
+        };
     }
 }
 

@@ -30,8 +30,14 @@ pub(crate) fn spec(d: &Draft) -> String {
     let _ = writeln!(o, "# Imported from a published page by `perflab import`. Layout and keys: docs/study-format.md.");
     let _ =
         writeln!(o, "# Lines starting with `{UNRESOLVED}` are what the page left open; check each and delete it.\n");
-    let known =
-        |c: &&Choice| c.key.starts_with("stage.") || c.key.starts_with("profile.") || c.key.starts_with("engine.");
+    // A choice whose key the spec does not write is listed at the top.
+    let mut keys: Vec<String> = d.engines.iter().map(|e| format!("engine.{}", e.id)).collect();
+    keys.extend(d.profiles.iter().map(|p| format!("profile.{}", p.id)));
+    for s in &d.stages {
+        keys.push(format!("stage.{}", s.id));
+        keys.extend(s.variants.iter().map(|v| format!("stage.{}.variant.{}", s.id, v.id)));
+    }
+    let known = |c: &&Choice| keys.contains(&c.key);
     let top: Vec<Choice> = d
         .choices
         .iter()
@@ -172,7 +178,9 @@ fn stage(o: &mut String, d: &Draft, s: &super::StageDraft) {
     texts(o, "warnings", &s.warnings);
     let first = d.stages.first().is_some_and(|f| f.id == s.id);
     for v in &s.variants {
-        let _ = writeln!(o, "\n[[stage.variant]]\nid = {}\nlabel = {}", q(&v.id), q(&v.label));
+        o.push('\n');
+        comments(o, &d.choices, &format!("stage.{}.variant.{}", s.id, v.id));
+        let _ = writeln!(o, "[[stage.variant]]\nid = {}\nlabel = {}", q(&v.id), q(&v.label));
         if first {
             let _ = writeln!(o, "engine = {}", q(&v.cfg.engine));
         }

@@ -594,3 +594,32 @@ fn a_stage_s_and_a_variant_s_words_become_their_text() {
     assert_eq!(en(&variant.notes), ["X is on by default in the next release"], "the command's comment");
     assert!(study.spec.stages[0].notes.is_empty() && study.spec.stages[0].variants.iter().all(|v| v.notes.is_empty()));
 }
+
+#[test]
+fn a_choice_about_one_variant_is_a_comment_at_that_variant_and_check_warns_there() {
+    let page = small_page("");
+    let command = "--model-path org/Tiny --enable-x\n";
+    let at = page.rfind(command).unwrap() + command.len() - 1;
+    let page = format!("{} --port 30000{}", &page[..at], &page[at..]);
+    let (code, err, dir) = import_pages(&[("tiny", &page)], &[]);
+    assert_eq!(code, 0, "{err}");
+    let said = "`--port 30000` left out: perflab gives each engine start its own port";
+    let line = page.lines().position(|l| l.contains("--port 30000")).unwrap() + 1;
+    assert!(err.contains(&format!("tiny.md:{line}: chose: {said}")), "listed on standard error: {err}");
+    let spec = std::fs::read_to_string(dir.path().join("results/tiny/study.toml")).unwrap();
+    let lines: Vec<&str> = spec.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with("# import:") && l.contains(said)).expect(&spec);
+    let below: Vec<&str> = lines[at + 1..].iter().filter(|l| !l.starts_with("# import:")).take(2).copied().collect();
+    assert_eq!(below, ["[[stage.variant]]", "id = \"enable-x\""], "at the variant's key:\n{spec}");
+    let results = dir.path().join("results");
+    let (code, out, err) = common::perflab(&["check", "tiny", "--results", results.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let warned = format!("study.toml:{}:1: warning: import chose this", at + 1);
+    assert!(out.contains(&warned) && out.contains(said), "check warns at the comment: {out}");
+    // Resolved (the comment deleted), the warning goes.
+    let kept: Vec<&str> = lines.iter().filter(|l| !l.starts_with("# import:")).copied().collect();
+    std::fs::write(dir.path().join("results/tiny/study.toml"), kept.join("\n") + "\n").unwrap();
+    let (code, out, err) = common::perflab(&["check", "tiny", "--results", results.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("import chose this"), "{out}");
+}
