@@ -476,3 +476,37 @@ pub fn gpus(cfg: &Cfg) -> u32 {
     size(&["-tp", "--tp", "--tp-size", "--tensor-parallel-size"])
         * size(&["-pp", "--pp", "--pp-size", "--pipeline-parallel-size"])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(command: &str) -> Cfg {
+        let s = split(command);
+        Cfg { engine: s.engine.unwrap(), model: s.model.unwrap_or_default(), flags: s.flags, env: s.env }
+    }
+
+    #[test]
+    fn a_flag_written_both_ways_is_an_alias_and_one_written_one_way_is_not() {
+        let commands = [
+            "python3 -m sglang.launch_server --model-path m --tp-size 8 --dp-size 8",
+            "python3 -m sglang.launch_server --model-path m --tp-size 8 --dp 8",
+            "vllm serve m -tp 8",
+        ];
+        let aliases = aliases(commands.into_iter());
+        assert_eq!(aliases.len(), 1, "vLLM writes `-tp` one way only: {aliases:?}");
+        let sglang: Vec<(&str, &str)> = aliases["sglang"].iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(sglang, [("--dp", "--dp-size")]);
+    }
+
+    #[test]
+    fn an_exported_variable_is_environment_and_a_base_s_variable_counts_against_it() {
+        let with = cfg("export VLLM_USE_DEEP_GEMM=0\nvllm serve m -tp 8".replace('\n', " ").as_str());
+        assert_eq!(with.env.get("VLLM_USE_DEEP_GEMM").map(String::as_str), Some("0"));
+        assert_eq!(with.flags.len(), 1);
+        let plain = cfg("vllm serve m -tp 8");
+        let tool = cfg("vllm serve m -tp 8 --tool-call-parser x");
+        // The variant does not set the variable: the base without it is the closer one.
+        assert!(closeness(&plain, &tool) > closeness(&with, &tool));
+    }
+}

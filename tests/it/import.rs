@@ -32,6 +32,16 @@ fn import(name: &str, dir: &Path) -> (Study, Analysis) {
     let problems = perflab::analysis::check(&study);
     assert!(problems.is_empty(), "{name}: {problems:?}");
     let a = analyze(&study);
+    // And it reports: its page renders in English.
+    let links = perflab::render::Links::markdown(&study.id);
+    let page = perflab::render::Renderer::new(None).unwrap().page(
+        &study,
+        &a,
+        "en",
+        perflab::render::Flavor::Commonmark,
+        &links,
+    );
+    assert!(page.is_ok_and(|p| p.contains(&study.spec.model)), "{name}: the page does not render");
     (study, a)
 }
 
