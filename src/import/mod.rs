@@ -410,6 +410,13 @@ impl Context {
                 ));
                 continue;
             }
+            if !w.text.contains("Serving Benchmark Result") {
+                self.choices.push(Choice::new(
+                    variant_slot(stage, siblings.len()),
+                    w.line,
+                    "this block has no `Serving Benchmark Result` line: read from its first figure, as written",
+                ));
+            }
             blocks.push((profile, w.clone()));
         }
         let failure = blocks.is_empty().then(|| {

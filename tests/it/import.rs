@@ -466,6 +466,19 @@ fn a_page_without_a_benchmark_block_is_refused() {
 }
 
 #[test]
+fn a_block_without_its_header_line_is_read_and_said() {
+    let page = small_page("");
+    let header = "    ============ Serving Benchmark Result ============\n";
+    let at = page.rfind(header).unwrap();
+    let page = format!("{}{}", &page[..at], &page[at + header.len()..]);
+    let (code, err, dir) = import_pages(&[("tiny", &page)], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("chose: this block has no `Serving Benchmark Result` line"), "{err}");
+    let study = Study::load(&dir.path().join("results/tiny")).unwrap();
+    assert_eq!(shown(analyze(&study).total_gain, 1), "50.0", "its figures count");
+}
+
+#[test]
 fn a_block_cut_off_is_refused_at_its_line() {
     let page = small_page("");
     let at = page.find("==================================================\n").unwrap();
