@@ -27,6 +27,7 @@ pub fn by_option(stages: &[StageSource]) -> Option<Vec<StageSource>> {
     for (s, engine) in rest.iter().zip(&engines) {
         let name = ENGINES.iter().find(|e| e.1 == *engine).map_or(*engine, |e| e.2);
         let mut placed = false;
+        let mut last: Option<usize> = None;
         for v in &s.variants {
             let written = v.label.clone().unwrap_or_default();
             let (head, detail) = match written.split_once(':') {
@@ -38,11 +39,14 @@ pub fn by_option(stages: &[StageSource]) -> Option<Vec<StageSource>> {
             let mut v = v.clone();
             v.label = Some(format!("{name}: {}", detail.unwrap_or(&title)));
             v.engine = Some(engine.to_string());
+            // An option no earlier section has comes right after this section's previous one.
             let k = keys.iter().position(|k| *k == key).unwrap_or_else(|| {
-                keys.push(key);
-                out.push(StageSource { line: v.line, title, ..Default::default() });
-                keys.len() - 1
+                let at = last.map_or(keys.len(), |l| l + 1);
+                keys.insert(at, key);
+                out.insert(at + 1, StageSource { line: v.line, title, ..Default::default() });
+                at
             });
+            last = Some(k);
             out[k + 1].variants.push(v);
             // What the engine's section says before its options goes with its first option.
             if !placed {
@@ -96,10 +100,11 @@ mod tests {
         assert_eq!(out[1].notes, ["SGLang runs with its defaults unless said."], "with the section's first option");
         assert!(out[2].notes.is_empty() && out[3].notes.is_empty());
         let titles: Vec<&str> = out.iter().map(|s| s.title.as_str()).collect();
-        assert_eq!(titles, ["Baseline of the Inference Engine", "Parallelism", "Turn off DeepGEMM", "KV Cache DType"]);
+        // SGLang's KV cache option stands between the two it tunes before and after it.
+        assert_eq!(titles, ["Baseline of the Inference Engine", "Parallelism", "KV Cache DType", "Turn off DeepGEMM"]);
         let labels: Vec<&str> = out[1].variants.iter().map(|v| v.label.as_deref().unwrap()).collect();
         assert_eq!(labels, ["vLLM: DP+EP", "SGLang: TP+DP Attention"]);
-        let labels: Vec<&str> = out[2].variants.iter().map(|v| v.label.as_deref().unwrap()).collect();
+        let labels: Vec<&str> = out[3].variants.iter().map(|v| v.label.as_deref().unwrap()).collect();
         assert_eq!(labels, ["vLLM: Turn off DeepGEMM", "SGLang: Turn off DeepGEMM"]);
     }
 
