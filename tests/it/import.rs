@@ -600,8 +600,10 @@ fn a_stage_s_and_a_variant_s_words_become_their_text() {
         "Result: SGLang (150.00 tok/s) > vLLM (100.00 tok/s)\n\n\
          !!! warning \"Memory\"\n    Option X holds more memory\n    while it runs.\n",
     );
-    let page = page
-        .replace("### 2. Option X in SGLang\n\n", "### 2. Option X in SGLang\n\nOption X needs a recent driver.\n\n");
+    let page = page.replace(
+        "### 2. Option X in SGLang\n\n",
+        "### 2. Option X in SGLang\n\nOption X needs a recent driver.\n\nIt <script>alert(1)</script> runs.\n\n",
+    );
     let command = "    python3 -m sglang.launch_server --model-path org/Tiny --enable-x\n";
     let at = page.rfind(command).unwrap();
     let page = format!("{}    # X is on by default\n    # in the next release\n{}", &page[..at], &page[at..]);
@@ -610,7 +612,16 @@ fn a_stage_s_and_a_variant_s_words_become_their_text() {
     let study = Study::load(&dir.path().join("results/tiny")).unwrap();
     let stage = &study.spec.stages[1];
     let en = |t: &[perflab::study::Text]| t.iter().map(|t| t.get("en").to_string()).collect::<Vec<_>>();
-    assert_eq!(en(&stage.notes), ["Option X needs a recent driver."], "the section's own sentence");
+    assert_eq!(
+        en(&stage.notes),
+        ["Option X needs a recent driver.", "It <script>alert(1)</script> runs."],
+        "the section's own sentences"
+    );
+    // What the page says is text on perflab's page, never markup.
+    let links = perflab::render::Links::markdown(&study.id);
+    let renderer = perflab::render::Renderer::new(None).unwrap();
+    let report = renderer.page(&study, &analyze(&study), "en", perflab::render::Flavor::Commonmark, &links).unwrap();
+    assert!(report.contains("Option X needs a recent driver.") && !report.contains("<script>"), "{report}");
     assert_eq!(en(&stage.warnings), ["Memory: Option X holds more memory while it runs."], "its warning box");
     let variant = &stage.variants[0];
     // The comment, and not the line that ranks figures after it (perflab computes those).
