@@ -657,3 +657,14 @@ fn a_choice_about_one_variant_is_a_comment_at_that_variant_and_check_warns_there
     assert_eq!(code, 0, "{out}{err}");
     assert!(!out.contains("import chose this"), "{out}");
 }
+
+#[test]
+fn the_same_page_gives_the_same_study_byte_for_byte() {
+    for name in ["deepseek-v3.2-h200", "glm-5.2-h200"] {
+        let text = std::fs::read_to_string(fixtures().join(format!("{name}.md"))).unwrap();
+        let once = perflab::import::import(&text).unwrap();
+        let again = perflab::import::import(&text).unwrap();
+        assert_eq!(once.spec, again.spec, "{name}");
+        assert_eq!(once.runs, again.runs, "{name}");
+    }
+}
