@@ -16,7 +16,7 @@ pub struct Cfg {
 }
 
 impl Cfg {
-    fn has(&self, f: &Flag) -> bool {
+    pub fn has(&self, f: &Flag) -> bool {
         self.flags.iter().any(|g| g.key == f.key && g.value == f.value)
     }
 
@@ -36,6 +36,40 @@ pub struct EngineDraft {
     pub name: String,
     pub version: String,
     pub command: String,
+    /// Short flag name → the long one, where the page writes a flag both ways.
+    pub aliases: BTreeMap<String, String>,
+}
+
+/// Short and long names of one flag, as each engine accepts both.
+const ALIASES: [(&str, &str, &str); 8] = [
+    ("vllm", "-tp", "--tensor-parallel-size"),
+    ("vllm", "-dp", "--data-parallel-size"),
+    ("vllm", "-pp", "--pipeline-parallel-size"),
+    ("vllm", "-dcp", "--decode-context-parallel-size"),
+    ("sglang", "--tp", "--tp-size"),
+    ("sglang", "--dp", "--dp-size"),
+    ("sglang", "--ep", "--ep-size"),
+    ("sglang", "--pp", "--pp-size"),
+];
+
+/// Each engine's aliases among the flags of its commands: the pairs the page writes both ways
+/// (`--dp 8` in one command, `--dp-size 8` in another), which must count as one flag.
+pub fn aliases<'a>(commands: impl Iterator<Item = &'a str>) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut used: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for c in commands {
+        let s = split(c);
+        if let Some(e) = s.engine {
+            used.entry(e).or_default().extend(s.flags.into_iter().map(|f| f.key));
+        }
+    }
+    let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for (engine, short, long) in ALIASES {
+        let keys = used.get(engine).map(Vec::as_slice).unwrap_or_default();
+        if keys.iter().any(|k| k == short) && keys.iter().any(|k| k == long) {
+            out.entry(engine.to_string()).or_default().insert(short.to_string(), long.to_string());
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone)]
@@ -52,6 +86,8 @@ pub struct VariantDraft {
     pub model: Option<String>,
     pub blocks: Vec<(String, Written)>,
     pub failure: Option<(String, String)>,
+    /// What the page says about a variant it measured.
+    pub notes: Vec<String>,
     /// Copies of this configuration that fill the GPUs of the largest one, on a page that
     /// scales its figures to the same GPU count.
     pub replicas: u32,
@@ -65,6 +101,10 @@ pub struct StageDraft {
     /// The variant the page went on from (`None`: it kept its base).
     pub page_adopted: Option<usize>,
     pub adopt: Option<(Option<String>, String)>,
+    /// Why the stage's adopted flags stay out of the recommended command, when they do.
+    pub exclude: Option<String>,
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -77,7 +117,7 @@ pub struct ProfileDraft {
 }
 
 /// Words that tell one engine's launcher from another's.
-const ENGINES: [(&str, &str, &str); 4] = [
+pub const ENGINES: [(&str, &str, &str); 4] = [
     ("sglang", "sglang", "SGLang"),
     ("trtllm", "trtllm", "TensorRT-LLM"),
     ("mindie", "mindie", "MindIE"),
@@ -117,6 +157,11 @@ pub fn split(command: &str) -> Split {
     let mut env = BTreeMap::new();
     let mut k = 0;
     while k < words.len() {
+        // `export NAME=value` on a line of its own before the launcher.
+        if words[k] == "export" {
+            k += 1;
+            continue;
+        }
         match words[k].split_once('=') {
             Some((name, value))
                 if !name.is_empty()
@@ -336,6 +381,7 @@ pub fn expand(v: &VariantSource, profile_label: &dyn Fn(&str) -> bool) -> Vec<Va
                 blocks: vec![(*b).clone()],
                 profile: v.profile.clone(),
                 said: Vec::new(),
+                engine: v.engine.clone(),
             }
         })
         .collect()
@@ -415,8 +461,10 @@ pub fn closeness(base: &Cfg, cfg: &Cfg) -> Option<i64> {
     let dropped = base.flags.iter().filter(|f| !cfg.flags.iter().any(|g| g.key == f.key)).count() as i64;
     let changed = base.flags.len() as i64 - shared - dropped;
     let env = base.env.iter().filter(|(k, v)| cfg.env.get(*k) == Some(*v)).count() as i64;
+    // A variable of the base that `cfg` does not set: no variant can take it away.
+    let env_dropped = base.env.keys().filter(|k| !cfg.env.contains_key(*k)).count() as i64;
     let model = i64::from(base.model == cfg.model);
-    Some(2 * shared + env + model - 2 * dropped - changed)
+    Some(2 * shared + env + model - 2 * dropped - changed - 2 * env_dropped)
 }
 
 /// The GPUs one engine of a configuration takes: its tensor- times pipeline-parallel size.
@@ -427,4 +475,38 @@ pub fn gpus(cfg: &Cfg) -> u32 {
     };
     size(&["-tp", "--tp", "--tp-size", "--tensor-parallel-size"])
         * size(&["-pp", "--pp", "--pp-size", "--pipeline-parallel-size"])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(command: &str) -> Cfg {
+        let s = split(command);
+        Cfg { engine: s.engine.unwrap(), model: s.model.unwrap_or_default(), flags: s.flags, env: s.env }
+    }
+
+    #[test]
+    fn a_flag_written_both_ways_is_an_alias_and_one_written_one_way_is_not() {
+        let commands = [
+            "python3 -m sglang.launch_server --model-path m --tp-size 8 --dp-size 8",
+            "python3 -m sglang.launch_server --model-path m --tp-size 8 --dp 8",
+            "vllm serve m -tp 8",
+        ];
+        let aliases = aliases(commands.into_iter());
+        assert_eq!(aliases.len(), 1, "vLLM writes `-tp` one way only: {aliases:?}");
+        let sglang: Vec<(&str, &str)> = aliases["sglang"].iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(sglang, [("--dp", "--dp-size")]);
+    }
+
+    #[test]
+    fn an_exported_variable_is_environment_and_a_base_s_variable_counts_against_it() {
+        let with = cfg("export VLLM_USE_DEEP_GEMM=0\nvllm serve m -tp 8".replace('\n', " ").as_str());
+        assert_eq!(with.env.get("VLLM_USE_DEEP_GEMM").map(String::as_str), Some("0"));
+        assert_eq!(with.flags.len(), 1);
+        let plain = cfg("vllm serve m -tp 8");
+        let tool = cfg("vllm serve m -tp 8 --tool-call-parser x");
+        // The variant does not set the variable: the base without it is the closer one.
+        assert!(closeness(&plain, &tool) > closeness(&with, &tool));
+    }
 }

@@ -8,6 +8,7 @@
 //! and a warning of `perflab check` until the comment is removed.
 
 mod build;
+mod options;
 mod page;
 mod write;
 
@@ -83,8 +84,20 @@ pub(crate) struct Draft {
 
 /// Reads a page and makes it a study, its decisions checked against the page's.
 pub fn import(text: &str) -> Result<Imported, ImportError> {
-    let page = page::read(text)?;
+    let mut page = page::read(text)?;
+    let regrouped = options::by_option(&page.stages);
+    let by_option = regrouped.is_some();
+    if let Some(stages) = regrouped {
+        page.stages = stages;
+    }
     let mut draft = assemble(&page)?;
+    if by_option {
+        draft.choices.push(Choice::new(
+            "stages",
+            0,
+            "the page tunes each engine in a section of its own: each option became one stage across the engines, as the summary of options names them",
+        ));
+    }
     let analysis = settle_adoptions(&mut draft)?;
     table_against_blocks(&page, &analysis, &mut draft.choices);
     let spec = write::spec(&draft);
@@ -160,7 +173,11 @@ fn assemble(page: &page::Page) -> Result<Draft, ImportError> {
     if page.hardware.is_none() {
         choices.push(Choice::new("hardware", 0, "the page names no hardware (`### Hardware`): written as `unknown`"));
     }
-    let mut ctx = Context { model: model.clone(), engines: Vec::new(), choices, profiles, recommended_engine: None };
+    let others = page.other.iter().filter(|o| !o.parameters_only).filter_map(|o| o.command.clone()).map(|c| c.1);
+    commands.extend(others);
+    let aliases = build::aliases(commands.iter().map(String::as_str));
+    let mut ctx =
+        Context { model: model.clone(), aliases, engines: Vec::new(), choices, profiles, recommended_engine: None };
     ctx.recommended_engine = page.recommended.as_ref().and_then(|c| build::split(&c.1).engine);
     let stages = ctx.stages(page)?;
     if stages.is_empty() {
@@ -235,6 +252,8 @@ fn percent_decimals(page: &page::Page) -> usize {
 
 struct Context {
     model: String,
+    /// Per engine, the short flag names the page also writes long.
+    aliases: BTreeMap<String, BTreeMap<String, String>>,
     engines: Vec<EngineDraft>,
     choices: Vec<Choice>,
     profiles: Vec<ProfileDraft>,
@@ -275,7 +294,16 @@ impl Context {
                 name: String::new(),
                 version: String::new(),
                 command: template,
+                aliases: self.aliases.get(&engine).cloned().unwrap_or_default(),
             });
+        }
+        let mut flags = split.flags;
+        if let Some(aliases) = self.aliases.get(&engine) {
+            for f in &mut flags {
+                if let Some(long) = aliases.get(&f.key) {
+                    f.key = long.clone();
+                }
+            }
         }
         let model = match split.model {
             Some(m) if m != self.model && self.model.to_lowercase().ends_with(&format!("/{}", m.to_lowercase())) => {
@@ -289,7 +317,7 @@ impl Context {
             Some(m) => m,
             None => self.model.clone(),
         };
-        Ok(Cfg { engine, model, flags: split.flags, env: split.env })
+        Ok(Cfg { engine, model, flags, env: split.env })
     }
 
     fn stages(&mut self, page: &page::Page) -> Result<Vec<StageDraft>, ImportError> {
@@ -306,16 +334,18 @@ impl Context {
             for source in s.variants.iter().flat_map(|v| build::expand(v, &is_profile)) {
                 let hint = match k {
                     0 => source.label.as_deref().and_then(build::engine_named).map(str::to_string),
-                    _ => self
-                        .recommended_engine
+                    _ => source
+                        .engine
                         .clone()
+                        .or_else(|| self.recommended_engine.clone())
                         .or_else(|| out.last().and_then(|d| d.variants.first()).map(|v| v.cfg.engine.clone())),
                 };
-                let key = format!("stage.{id}");
                 if source.command.is_none() && source.blocks.is_empty() {
                     continue;
                 }
-                let cfg = self.cfg(&source, hint, &key)?;
+                let key = variant_slot(&id, variants.len());
+                let mut cfg = self.cfg(&source, hint, &key)?;
+                self.environment_only(&source, &mut cfg, out.first(), &key);
                 variants.push(self.variant(&id, &source, cfg, &variants)?);
             }
             if variants.is_empty() {
@@ -326,9 +356,36 @@ impl Context {
                 ));
                 continue;
             }
-            out.push(StageDraft { id, title: s.title.clone(), variants, page_adopted: None, adopt: None });
+            out.push(StageDraft {
+                id,
+                title: s.title.clone(),
+                variants,
+                page_adopted: None,
+                adopt: None,
+                exclude: None,
+                notes: s.notes.clone(),
+                warnings: s.warnings.clone(),
+            });
         }
         Ok(out)
+    }
+
+    /// A command that only sets the environment (`export VLLM_ATTENTION_BACKEND=FLASHMLA`)
+    /// sets it on its engine's configuration of the first stage.
+    fn environment_only(&mut self, v: &page::VariantSource, cfg: &mut Cfg, first: Option<&StageDraft>, key: &str) {
+        let Some((line, command)) = &v.command else { return };
+        let split = build::split(command);
+        if v.parameters_only || split.engine.is_some() || !cfg.flags.is_empty() || cfg.env.is_empty() {
+            return;
+        }
+        let Some(own) = first.and_then(|f| f.variants.iter().find(|x| x.cfg.engine == cfg.engine)) else { return };
+        cfg.flags = own.cfg.flags.clone();
+        cfg.model = own.cfg.model.clone();
+        self.choices.push(Choice::new(
+            key,
+            *line,
+            format!("`{command}` sets only the environment: taken on {}'s first configuration", own.label),
+        ));
     }
 
     fn variant(
@@ -347,11 +404,18 @@ impl Context {
             };
             if blocks.iter().any(|(p, _): &(String, page::Written)| *p == profile) {
                 self.choices.push(Choice::new(
-                    format!("stage.{stage}"),
+                    variant_slot(stage, siblings.len()),
                     w.line,
                     format!("a second block on `{profile}` in one variant: left out"),
                 ));
                 continue;
+            }
+            if !w.text.contains("Serving Benchmark Result") {
+                self.choices.push(Choice::new(
+                    variant_slot(stage, siblings.len()),
+                    w.line,
+                    "this block has no `Serving Benchmark Result` line: read from its first figure, as written",
+                ));
             }
             blocks.push((profile, w.clone()));
         }
@@ -360,7 +424,7 @@ impl Context {
             let (class, told) = build::failure_class(&said);
             if !told {
                 self.choices.push(Choice::new(
-                    format!("stage.{stage}"),
+                    variant_slot(stage, siblings.len()),
                     v.line,
                     format!("no block and no reason for `{label}`: recorded as `{class}`"),
                 ));
@@ -378,6 +442,7 @@ impl Context {
             unset: Vec::new(),
             env: BTreeMap::new(),
             model: None,
+            notes: if failure.is_none() { v.said.clone() } else { Vec::new() },
             blocks,
             failure,
             replicas: 1,
@@ -386,14 +451,15 @@ impl Context {
 
     /// Bases, flags, labels, the page's adoptions, the other cases and the setup.
     fn finish(&mut self, page: &page::Page, d: &mut Draft) -> Result<(), ImportError> {
-        let recommended = match &page.recommended {
-            Some((line, c)) => {
-                let v = page::VariantSource { line: *line, command: Some((*line, c.clone())), ..Default::default() };
-                Some(self.cfg(&v, self.recommended_engine.clone(), "baseline")?)
-            }
-            None => None,
-        };
-        chain(d, recommended.as_ref(), &mut self.choices);
+        let recommended = self.command_cfg(page.recommended.as_ref())?;
+        let optimized = page.other.iter().find(|o| !o.baseline && !o.parameters_only).and_then(|o| o.command.as_ref());
+        let measured = self.command_cfg(optimized)?;
+        chain(d, measured.as_ref().or(recommended.as_ref()), &mut self.choices);
+        if let (Some(m), Some(r)) = (&measured, &recommended)
+            && !m.same(r)
+        {
+            leave_out(d, r, &mut self.choices);
+        }
         d.baseline = baseline_ref(page, d, &mut self.choices);
         other_cases(page, d, self)?;
         d.target = target(d);
@@ -402,7 +468,17 @@ impl Context {
         d.compare = compared(d, &mut self.choices);
         d.engines = std::mem::take(&mut self.engines);
         d.choices = std::mem::take(&mut self.choices);
+        let mut choices = std::mem::take(&mut d.choices);
+        name_variant_slots(d, &mut choices);
+        d.choices = choices;
         Ok(())
+    }
+
+    /// A command of the conclusion or the other cases as a configuration.
+    fn command_cfg(&mut self, command: Option<&(usize, String)>) -> Result<Option<Cfg>, ImportError> {
+        let Some((line, c)) = command else { return Ok(None) };
+        let v = page::VariantSource { line: *line, command: Some((*line, c.clone())), ..Default::default() };
+        self.cfg(&v, self.recommended_engine.clone(), "baseline").map(Some)
     }
 
     fn setup(&mut self, page: &page::Page, d: &mut Draft) {
@@ -470,10 +546,6 @@ fn default_template(engine: &str) -> String {
     }
 }
 
-/// Each variant's base (the earlier configuration its command is closest to), its flags
-/// against it, and the variant the page went on with after each stage.
-// Stages, variants and their bases are indexed side by side.
-#[allow(clippy::needless_range_loop)]
 /// Where each stage's variant comes from: its closest earlier configuration, with flags against
 /// it; which variant each stage adopted on the page; and the variants that build on another
 /// configuration than their stage's base.
@@ -531,25 +603,59 @@ fn diff_against_bases(d: &mut Draft, bases: &Bases) {
     }
 }
 
-/// The optimized configuration: the variant closest to the recommended command (of equal
-/// ones, the latest). The page's adoption at an earlier stage k: the variant of k that the
-/// next stages build on.
-fn page_adoptions(d: &mut Draft, bases: &Bases, recommended: Option<&Cfg>) {
-    let closest = recommended.and_then(|rec| {
+/// The optimized configuration: the variant closest to the configuration the page measures
+/// as optimized (of equal ones, the latest). After the first stage, the page adopted the
+/// variants that configuration builds on, closest base by closest base, and nothing in the
+/// stages that chain skips. In the first stage: the variant the next stages build on.
+fn page_adoptions(d: &mut Draft, bases: &Bases, measured: Option<&Cfg>) {
+    let closest = measured.and_then(|rec| {
         let all =
             d.stages.iter().enumerate().flat_map(|(k, s)| s.variants.iter().enumerate().map(move |(j, v)| (k, j, v)));
         all.filter(|(_, _, v)| v.failure.is_none())
             .filter_map(|(k, j, v)| build::closeness(&v.cfg, rec).map(|c| (c, k, j)))
             .max_by_key(|(c, k, _)| (*c, *k))
     });
-    for k in 0..d.stages.len() {
+    let mut on_chain = vec![None; d.stages.len()];
+    let mut at = closest.map(|(_, k, j)| (k, j));
+    while let Some((k, j)) = at {
+        on_chain[k] = Some(j);
+        at = bases[k][j];
+    }
+    for (k, chained) in on_chain.into_iter().enumerate() {
         let later = bases.iter().skip(k + 1).flatten().flatten().find(|(stage, _)| *stage >= k);
         d.stages[k].page_adopted = match (closest, later) {
-            (Some((_, last, j)), _) if last == k => Some(j),
-            (Some((_, last, _)), _) if last < k => None,
+            (Some(_), _) if k > 0 => chained,
+            (Some((_, 0, j)), _) => Some(j),
             (_, Some((stage, j))) if *stage == k => Some(*j),
             _ => None,
         };
+    }
+}
+
+/// The stages whose adopted flags the recommended command leaves out, while the page measures
+/// its optimized configuration with them: kept out of the command.
+fn leave_out(d: &mut Draft, recommended: &Cfg, choices: &mut Vec<Choice>) {
+    for s in d.stages.iter_mut().skip(1) {
+        let Some(v) = s.page_adopted.map(|j| &s.variants[j]) else { continue };
+        let mut missing: Vec<String> = v
+            .cfg
+            .flags
+            .iter()
+            .filter(|f| v.flags.contains(&f.text) && !recommended.has(f))
+            .map(|f| f.text.clone())
+            .collect();
+        let env = v.env.iter().filter(|(k, x)| recommended.env.get(*k) != Some(*x));
+        missing.extend(env.map(|(k, x)| format!("{k}={x}")));
+        if missing.is_empty() {
+            continue;
+        }
+        let what = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" ");
+        choices.push(Choice::new(
+            format!("stage.{}", s.id),
+            0,
+            format!("the optimized runs use {what}, which the recommended command leaves out: kept out of it (`exclude_from_command`)"),
+        ));
+        s.exclude = Some("The page measures its optimized configuration with this stage's setting but leaves it out of the recommended command.".into());
     }
 }
 
@@ -557,29 +663,45 @@ fn page_adoptions(d: &mut Draft, bases: &Bases, recommended: Option<&Cfg>) {
 fn set_bases(d: &mut Draft, bases: &Bases, choices: &mut Vec<Choice>) {
     let mut current: Option<(usize, usize)> = None;
     for (k, row) in bases.iter().enumerate() {
-        let mut moved = false;
         for (j, &base) in row.iter().enumerate() {
             if k > 0 && base != current {
+                let key = variant_slot(&d.stages[k].id, j);
+                let line = d.stages[k].variants[j].line;
                 let Some((i, b)) = base else {
                     let message = "this variant's engine runs in no earlier stage: it builds on the stage's base";
-                    choices.push(Choice::new(
-                        format!("stage.{}", d.stages[k].id),
-                        d.stages[k].variants[j].line,
-                        message,
-                    ));
+                    choices.push(Choice::new(key, line, message));
                     continue;
                 };
                 let r = format!("{}/{}", d.stages[i].id, d.stages[i].variants[b].id);
+                let message = format!(
+                    "builds on `{r}` (its `base`), the earlier configuration its command is closest to, not on the stage's base"
+                );
+                choices.push(Choice::new(key, line, message));
                 d.stages[k].variants[j].base = Some(r);
-                moved = true;
             }
         }
         if let Some(a) = d.stages[k].page_adopted {
             current = Some((k, a));
         }
-        if moved {
-            choices.push(Choice::new(format!("stage.{}", d.stages[k].id), 0, "some variants build on another configuration than the stage's base (their `base`), as their commands show"));
-        }
+    }
+}
+
+/// Where a choice about the `j`th variant of a stage lands until the variants have their ids:
+/// [`name_variant_slots`] makes it `stage.<id>.variant.<variant id>`.
+fn variant_slot(stage: &str, j: usize) -> String {
+    format!("stage.{stage}.variant#{j}")
+}
+
+/// Each choice about a variant keyed by the variant's id, now that it has one.
+fn name_variant_slots(d: &Draft, choices: &mut [Choice]) {
+    for c in choices.iter_mut() {
+        let Some((stage, j)) = c.key.strip_prefix("stage.").and_then(|k| k.split_once(".variant#")) else { continue };
+        let s = d.stages.iter().find(|s| s.id == stage);
+        let v = s.zip(j.parse::<usize>().ok()).and_then(|(s, j)| s.variants.get(j));
+        c.key = match v {
+            Some(v) => format!("stage.{stage}.variant.{}", v.id),
+            None => format!("stage.{stage}"),
+        };
     }
 }
 
@@ -710,6 +832,9 @@ fn other_cases(page: &page::Page, d: &mut Draft, ctx: &mut Context) -> Result<()
             variants: extra,
             page_adopted: None,
             adopt: Some((None, reason)),
+            exclude: None,
+            notes: Vec::new(),
+            warnings: Vec::new(),
         });
     }
     Ok(())

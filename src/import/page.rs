@@ -34,6 +34,8 @@ pub struct VariantSource {
     pub profile: Option<String>,
     /// Comments and sentences that say why nothing was measured.
     pub said: Vec<String>,
+    /// The engine the variant's section tunes, where the section says (`Optimizing vLLM`).
+    pub engine: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -41,6 +43,10 @@ pub struct StageSource {
     pub line: usize,
     pub title: String,
     pub variants: Vec<VariantSource>,
+    /// The section's own sentences (before its first variant) and note boxes.
+    pub notes: Vec<String>,
+    /// The section's warning boxes.
+    pub warnings: Vec<String>,
 }
 
 /// A profile the setup describes.
@@ -158,13 +164,23 @@ impl<'a> Reader<'a> {
 /// A shell command's lines joined into one: continuations and comments go.
 pub fn join_command(lines: &[String]) -> (String, Vec<String>) {
     let mut words = Vec::new();
-    let mut comments = Vec::new();
+    let mut comments: Vec<String> = Vec::new();
+    let mut last_was_comment = false;
     for l in lines {
         let t = l.trim();
         if let Some(c) = t.strip_prefix('#') {
-            comments.push(c.trim().to_string());
+            // Comment lines in a row are one text, wrapped.
+            match comments.last_mut() {
+                Some(last) if last_was_comment => {
+                    last.push(' ');
+                    last.push_str(c.trim());
+                }
+                _ => comments.push(c.trim().to_string()),
+            }
+            last_was_comment = true;
             continue;
         }
+        last_was_comment = false;
         let t = t.strip_suffix('\\').unwrap_or(t).trim();
         if !t.is_empty() {
             words.push(t.to_string());
@@ -190,7 +206,8 @@ pub fn split_blocks(body: &Body) -> Result<(Vec<Written>, Vec<String>), ImportEr
             }
             continue;
         }
-        if t.contains("Serving Benchmark Result") {
+        // A block whose header line the page lost starts at its first figure.
+        if t.contains("Serving Benchmark Result") || t.starts_with("Successful requests:") {
             current = Some((body.line + k, vec![l.clone()]));
         } else if let Some(c) = t.strip_prefix('#') {
             if let Some(old) = label.replace(c.trim().to_string()) {
@@ -231,7 +248,7 @@ pub fn read(text: &str) -> Result<Page, ImportError> {
                 3 => {
                     (h3, h4) = (title.to_string(), None);
                     if in_results(&h2) && is_stage(&h3) {
-                        page.stages.push(StageSource { line: i + 1, title: stage_title(title), variants: Vec::new() });
+                        page.stages.push(StageSource { line: i + 1, title: stage_title(title), ..Default::default() });
                     }
                 }
                 _ => {
@@ -333,6 +350,12 @@ fn body_or_skip(
         return Ok(conclusion_notes(r, i, page));
     }
     let Some((body, next)) = r.body_after(i)? else {
+        if in_results(h2)
+            && is_stage(h3)
+            && let Some(next) = stage_box(r, i, page, kind)
+        {
+            return Ok(next);
+        }
         if (lower.contains("warning") || lower.contains("failure") || lower.contains("error"))
             && let Some(v) = page.stages.last_mut().and_then(|s| s.variants.last_mut())
         {
@@ -373,6 +396,43 @@ fn body_or_skip(
         v.said.push(body.lines.join(" ").trim().to_string());
     }
     Ok(next)
+}
+
+/// A note or warning box of prose in a stage whose last variant was measured: the stage's
+/// note or warning (`Title: text`); returns the line after the box. `None` for other boxes,
+/// and in a stage whose last variant has no block (the box says why).
+fn stage_box(r: &Reader, at: usize, page: &mut Page, title: &str) -> Option<usize> {
+    let t = r.lines[at].trim_start();
+    let kind = t.trim_start_matches(['!', '?', '+']).split_whitespace().next().unwrap_or("");
+    let warning = matches!(kind, "warning" | "danger" | "caution" | "attention");
+    if !(warning || matches!(kind, "note" | "info" | "tip" | "abstract")) {
+        return None;
+    }
+    let stage = page.stages.last_mut()?;
+    if stage.variants.last().is_some_and(|v| v.blocks.is_empty()) {
+        return None;
+    }
+    let mut i = at + 1;
+    let mut lines = Vec::new();
+    while i < r.lines.len() && (r.lines[i].trim().is_empty() || indent(r.lines[i]) >= 4) {
+        lines.push(r.lines[i].trim());
+        i += 1;
+    }
+    let text = lines.join(" ").split_whitespace().collect::<Vec<_>>().join(" ");
+    let has_title = t.contains('"') && !title.is_empty();
+    let text = if has_title { format!("{title}: {text}") } else { text };
+    if !text.is_empty() {
+        if warning { stage.warnings.push(text) } else { stage.notes.push(text) }
+    }
+    Some(i)
+}
+
+/// Whether a line ranks or compares measured figures (`Result: vLLM (5713.95 tok/s) > ...`):
+/// perflab computes those, so they are not text for the study.
+fn ranks_figures(t: &str) -> bool {
+    let figures = t.chars().any(|c| c.is_ascii_digit());
+    t.starts_with("Result:")
+        || figures && (t.contains(" > ") || t.contains(" < ") || t.contains(") <") || t.contains(") >"))
 }
 
 /// The items of the conclusion's note box (its indented lines, one item a numbered line and
@@ -515,16 +575,22 @@ fn plain_line(
     if !is_stage(h3) || t.starts_with('-') || t.starts_with('!') || t.starts_with('<') {
         return Ok(());
     }
-    // A short line right before a serving script names the variant; other lines are words.
+    // A short line right before a serving script names the variant (a sentence does not);
+    // other lines are words.
     let next = r.lines[i + 1..].iter().find(|l| !l.trim().is_empty());
     let names_next = next.and_then(|l| admonition(l)).is_some_and(|k| {
         let k = k.to_lowercase();
         k.contains("serving") || k.contains("benchmark")
     });
-    if names_next && t.len() <= 60 {
+    if names_next && t.len() <= 60 && !t.ends_with('.') {
         *pending = Some((i + 1, t.to_string()));
-    } else if let Some(v) = page.stages.last_mut().and_then(|s| s.variants.last_mut()) {
-        v.said.push(t.to_string());
+    } else if !ranks_figures(t)
+        && let Some(stage) = page.stages.last_mut()
+    {
+        match stage.variants.last_mut() {
+            Some(v) => v.said.push(t.to_string()),
+            None => stage.notes.push(t.to_string()),
+        }
     }
     Ok(())
 }
@@ -558,10 +624,13 @@ fn setup_line(page: &mut Page, h3: &str, t: &str) {
 fn dataset_line(page: &mut Page, t: &str) {
     let item = t.trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '*' | ' '));
     if let Some((name, rest)) = item.split_once(':') {
+        // `1K input tokens`: a thousand.
         let numbers: Vec<u64> = rest
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|w| !w.is_empty())
-            .filter_map(|w| w.parse().ok())
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter_map(|w| match w.strip_suffix(['k', 'K']) {
+                Some(n) => n.parse::<u64>().ok().map(|n| n * 1000),
+                None => w.parse().ok(),
+            })
             .collect();
         if numbers.len() >= 2 {
             page.profiles.push(ProfileSource {

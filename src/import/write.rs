@@ -30,8 +30,14 @@ pub(crate) fn spec(d: &Draft) -> String {
     let _ = writeln!(o, "# Imported from a published page by `perflab import`. Layout and keys: docs/study-format.md.");
     let _ =
         writeln!(o, "# Lines starting with `{UNRESOLVED}` are what the page left open; check each and delete it.\n");
-    let known =
-        |c: &&Choice| c.key.starts_with("stage.") || c.key.starts_with("profile.") || c.key.starts_with("engine.");
+    // A choice whose key the spec does not write is listed at the top.
+    let mut keys: Vec<String> = d.engines.iter().map(|e| format!("engine.{}", e.id)).collect();
+    keys.extend(d.profiles.iter().map(|p| format!("profile.{}", p.id)));
+    for s in &d.stages {
+        keys.push(format!("stage.{}", s.id));
+        keys.extend(s.variants.iter().map(|v| format!("stage.{}.variant.{}", s.id, v.id)));
+    }
+    let known = |c: &&Choice| keys.contains(&c.key);
     let top: Vec<Choice> = d
         .choices
         .iter()
@@ -88,6 +94,10 @@ pub(crate) fn spec(d: &Draft) -> String {
             q(&e.version),
             q(&command)
         );
+        if !e.aliases.is_empty() {
+            let pairs: Vec<String> = e.aliases.iter().map(|(k, v)| format!("{} = {}", q(k), q(v))).collect();
+            let _ = writeln!(o, "aliases = {{ {} }}", pairs.join(", "));
+        }
     }
     for p in &d.profiles {
         profile(&mut o, d, p);
@@ -161,9 +171,16 @@ fn stage(o: &mut String, d: &Draft, s: &super::StageDraft) {
         let v = variant.as_ref().map(|v| format!("variant = {}, ", q(v))).unwrap_or_default();
         let _ = writeln!(o, "adopt = {{ {v}reason = {{ en = {} }} }}", q(reason));
     }
+    if let Some(reason) = &s.exclude {
+        let _ = writeln!(o, "exclude_from_command = {{ reason = {{ en = {} }} }}", q(reason));
+    }
+    texts(o, "notes", &s.notes);
+    texts(o, "warnings", &s.warnings);
     let first = d.stages.first().is_some_and(|f| f.id == s.id);
     for v in &s.variants {
-        let _ = writeln!(o, "\n[[stage.variant]]\nid = {}\nlabel = {}", q(&v.id), q(&v.label));
+        o.push('\n');
+        comments(o, &d.choices, &format!("stage.{}.variant.{}", s.id, v.id));
+        let _ = writeln!(o, "[[stage.variant]]\nid = {}\nlabel = {}", q(&v.id), q(&v.label));
         if first {
             let _ = writeln!(o, "engine = {}", q(&v.cfg.engine));
         }
@@ -186,10 +203,19 @@ fn stage(o: &mut String, d: &Draft, s: &super::StageDraft) {
             let env: Vec<String> = v.env.iter().map(|(k, x)| format!("{} = {}", q(k), q(x))).collect();
             let _ = writeln!(o, "env = {{ {} }}", env.join(", "));
         }
+        texts(o, "notes", &v.notes);
         if let Some((class, message)) = &v.failure {
             let m = if message.is_empty() { String::new() } else { format!(", message = {}", q(message)) };
             let _ = writeln!(o, "failure = {{ class = {}{m} }}", q(class));
         }
+    }
+}
+
+/// `key = [{ en = "..." }, ...]`, English texts of a stage or a variant; nothing when empty.
+fn texts(o: &mut String, key: &str, items: &[String]) {
+    if !items.is_empty() {
+        let items: Vec<String> = items.iter().map(|t| format!("{{ en = {} }}", q(t))).collect();
+        let _ = writeln!(o, "{key} = [{}]", items.join(", "));
     }
 }
 
