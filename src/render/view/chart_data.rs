@@ -65,9 +65,7 @@ fn stage_bars(
     use crate::render::charts::{Bar, BarKind};
     let (a, c, study) = (x.analysis, x.c, x.study);
     let adopted = sa.adoption.adopted();
-    let is_base = |v: &crate::analysis::VariantAnalysis| {
-        v.reused_from.as_deref() == Some(sa.base.as_str()) || format!("{}/{}", sa.id, v.id) == sa.base
-    };
+    let is_base = |v: &crate::analysis::VariantAnalysis| Ctx::is_stage_base(sa, v);
     let mut bars = Vec::new();
     if !sa.variants.iter().any(is_base)
         && let Some(value) = sa.base_value
