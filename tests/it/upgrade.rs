@@ -224,7 +224,7 @@ fn bumping_a_version_does_not_relabel_runs_placed_by_hand() {
     assert!(out.lines().any(|l| l.contains(" stale ") && l.contains("engine version v0.5.14 → v0.6.0")), "{out}");
     let (code, page, _) = perflab(&["report", d]);
     assert_eq!(code, 0);
-    assert!(page.contains("SGLang v0.5.14 (date not recorded); the study now names version v0.6.0"), "{page}");
+    assert!(page.contains("SGLang v0.5.14 (run dates not recorded); the study now names version v0.6.0"), "{page}");
     assert!(page.contains("The study has changed its engines since these results were measured."), "{page}");
     assert!(!page.contains("These results mix engine versions"), "{page}");
 }
