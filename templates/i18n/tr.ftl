@@ -97,7 +97,7 @@ failure-slo-not-met = ölçüldüğü yüklerin hiçbirinde SLO tutmadı
 ## Aşama özeti: en hızlı varyantın en yavaş varyantla karşılaştırması
 # summary-secondary içinde $best ve $worst biçimlenmiş değerlerdir ("540,79 ms"); SUFFIX,
 # ekleri okunuşlarına göre seçer ("636,24 ms'den 540,79 ms'ye").
-summary = en iyi sonucu “{ $best }” ({ $best_value }), en zayıf sonucu “{ $worst }” ({ $worst_value }) aldı; aradaki fark { $gap }, yani { $percent }. { $secondary }
+summary = en iyi sonucu “{ $best }” ({ $best_value }), en zayıf sonucu “{ $worst }” ({ $worst_value }) aldı; aradaki fark { $gap } ({ $percent }). { $secondary }
 summary-secondary = { $trend ->
         [lower] { $metric } { SUFFIX($worst, case: "ablative") } { SUFFIX($best, case: "dative") } iniyor; azalma { $diff } ({ $percent }).
         [higher] { $metric } { SUFFIX($worst, case: "ablative") } { SUFFIX($best, case: "dative") } çıkıyor; artış { $diff } ({ $kind ->
