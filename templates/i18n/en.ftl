@@ -105,10 +105,7 @@ failure-job-out-of-memory = the cluster stopped the job for using more memory th
 failure-slo-not-met = no load it was measured at met the SLO
 
 ## Stage summary: fastest against slowest variant
-summary = { $best } reaches { $best_value } against { $worst_value } for { $worst }, { $gap } { $direction ->
-        [lower] lower
-       *[higher] more
-    } ({ $percent }). { $secondary }
+summary = { $best } does best at { $best_value } and { $worst } worst at { $worst_value }, a gap of { $gap } ({ $percent }). { $secondary }
 summary-secondary = { $trend ->
         [lower] { $metric } goes from { $worst } down to { $best }, a reduction of { $diff } ({ $percent }).
         [higher] { $metric } goes from { $worst } up to { $best }, an increase of { $diff } ({ $kind ->
@@ -128,7 +125,7 @@ ranking-failed = { $engine } (failed: { $reason })
 ranking-not-measured = { $engine } (not measured)
 
 ## Adoption
-adoption-adopted = { $variant } is adopted, { $gain } over { $base }.
+adoption-adopted = { $variant } is adopted: { $gain } over the stage's starting configuration, { $base }.
 adoption-within-noise = { $variant } beats { $base } by { $gain }, inside the { $threshold } noise threshold, so nothing is adopted and { $base } stays.
 adoption-not-better = No variant beats { $base }, so nothing is adopted and { $base } stays.
 adoption-base-is-best = Nothing changes, since the best variant, { $variant }, is already the stage's starting configuration.
@@ -168,9 +165,9 @@ warning-implausible-peak = { $count ->
     } a peak output throughput higher than a run can deliver (at most { $stream_limit } per concurrent request, and never more than its whole output). The benchmark tool's “Peak output token throughput” line is an artifact and is not used; the table at the end of the page lists the runs.
 warning-implausible-peak-run = { $peak } reported, at most { $ceiling } possible
 warning-tpot-includes-waiting = { $count ->
-        [one] One run prints
-       *[other] { $count } runs print
-    } a “TPOT” that is the mean request latency divided by the output tokens. It therefore includes queueing and the wait for the first token, and is not the gap between tokens; the table at the end of the page gives each run's division.
+        [one] In one run, the “TPOT” the tool reports is
+       *[other] In { $count } runs, the “TPOT” the tool reports is
+    } the mean request latency divided by the output tokens. It therefore includes queueing and the wait for the first token, and is not the gap between tokens; the table at the end of the page gives each run's division.
 warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens } tokens
 warning-zero-latency = { $run }: { $metric } is 0 although the run produced tokens.
 warning-request-count = { $run }: the block counts { $counted ->
@@ -217,7 +214,7 @@ age-measured-with = Measured with { $engines }.
 # One engine version among the results: "SGLang v0.5.9 (2026-11-29)".
 age-engine = { $engine } { $version } ({ $dates })
 age-dates = { $first } to { $last }
-age-date-unknown = date not recorded
+age-date-unknown = run dates not recorded
 age-study-names = { $measured }; the study now names version { $version }
 age-mixed = These results mix engine versions. The runs below were measured with another engine version or command than the rest, so the comparisons that involve them do not hold until they are measured again (`perflab run --rerun-stale`):
 age-outdated = The study has changed its engines since these results were measured. The runs below have not been measured again with what it names now (`perflab run --rerun-stale`):
@@ -253,7 +250,7 @@ changes-command-before = Before:
 changes-command-after = Now:
 
 ## Layout, charts, warnings and summaries
-summary-range = Fastest against slowest:
+summary-range = Of the variants,
 summary-runner-up = Against the runner-up, { $variant } at { $value }: { $gain }.
 summary-over-base = Against the stage's starting configuration, { $variant } at { $value }: { $gain }.
 chart-adopted = { $value } (adopted)
@@ -274,7 +271,7 @@ admonition-warning = Warning
 figure-interval = { $figure } ({ $confidence }% CI { $low }–{ $high })
 adoption-cannot-tell = { $variant } measured { $gain } against { $base }, but that interval holds zero: the difference may be noise, so nothing is adopted yet and { $base } stays until more runs decide (`perflab run --until-confident`).
 adoption-cannot-tell-threshold = { $variant } measured { $gain } against { $base }; the gain is within the { $threshold } noise threshold, but its interval reaches beyond it, so nothing is adopted yet and { $base } stays until more runs decide (`perflab run --until-confident`).
-evidence-single-runs = Every figure on this page comes from a single run: no configuration was measured more than once, so the page cannot give confidence intervals or say how far a second run would land.
+evidence-single-runs = No configuration on this page was measured more than once, so its figures carry no confidence intervals, and how much a repeated run would differ is unknown.
 evidence-single-runs-spread = Each configuration was measured once, except one that ran { $count } times; those runs lie { $spread } apart, which shows how far two runs of one setup can differ. Single runs give no confidence intervals. The runs: { $values }.
 evidence-repeats = Each figure is the mean of { $most } runs; a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
 evidence-repeats-range = Each figure is the mean of { $fewest } to { $most } runs of its configuration (a figure from a single run has no range); a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.

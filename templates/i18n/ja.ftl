@@ -118,7 +118,7 @@ ranking-failed = { $engine }（失敗：{ $reason }）
 ranking-not-measured = { $engine }（未測定）
 
 ## 採用
-adoption-adopted = { $variant }を採用します。{ $base }に対して{ $gain }です。
+adoption-adopted = { $variant }を採用します。このステージの出発点である{ $base }に対して{ $gain }です。
 adoption-within-noise = { $variant }は{ $base }を{ $gain }上回りましたが、{ $threshold }のノイズしきい値の範囲内のため採用せず、{ $base }のままとします。
 adoption-not-better = { $base }を上回るバリアントがないため採用せず、{ $base }のままとします。
 adoption-base-is-best = 変更はありません。最良のバリアント{ $variant }は、このステージが土台にしている構成そのものです。

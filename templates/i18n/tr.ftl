@@ -44,9 +44,9 @@ label-summary = Özet
 label-decision = Karar
 label-goal = Optimizasyon hedefi
 label-command-template = Komut şablonu
-comparison-intro = Temel ve optimize edilmiş yapılandırmanın her benchmark profilindeki sonuçları yan yana. Değişim sütunu { $metric } değerini karşılaştırır; gürültü eşiğini aşan kayıplar gerileme olarak işaretlenir.
-options-intro = Her satırda bir aşama yer alır. “Temele göre” sütunu aşamanın en iyi varyantını temel yapılandırmayla karşılaştırır; “Adım kazancı” ise aşamada benimsenen ayarı aşamanın başladığı yapılandırmayla kıyaslar. Aşama hiçbir ayarı benimsemediyse bu sütunda bir çizgi görünür.
-scenarios-intro = Temel ve optimize edilmiş yapılandırmanın her profildeki ham benchmark çıktıları; ilk sırada optimizasyon hedefi yer alır.
+comparison-intro = Temel ve optimize edilmiş yapılandırmanın sonuçları yan yana; her benchmark profili bir satırda. Değişim sütunu { $metric } değerini karşılaştırır; gürültü eşiğini aşan kayıplar gerileme olarak işaretlenir.
+options-intro = Her satırda bir aşama yer alır. “Temel yapılandırmaya göre” sütunu aşamanın en iyi varyantını temel yapılandırmayla karşılaştırır; “Adım kazancı” ise aşamada benimsenen ayarı aşamanın başladığı yapılandırmayla kıyaslar. Aşama hiçbir ayarı benimsemediyse bu sütunda bir çizgi görünür.
+scenarios-intro = Bu bölümde temel ve optimize edilmiş yapılandırmanın her profildeki ham benchmark çıktıları yer alıyor; optimizasyon hedefi en başta.
 data-warnings-intro = Aşağıdaki ölçümler kayıtta olduğu gibi gösteriliyor, ancak sayılarına doğrudan güvenilmemeli:
 
 ## Sonuç
@@ -71,17 +71,17 @@ setup-tool = Araç: { $tool }
 setup-runner = Benchmark'ı yürüten araç: { $runner }
 
 ## Varyantlar
-variant-profile = Profil: { $profile }
+variant-profile = “{ $profile }” profiliyle ölçüldü.
 variant-failed = Çalıştırılamadı: { $reason }.
 variant-link = İlgili tartışma: { $link }
 variant-error = Hata iletisi
 variant-missing = Henüz ölçülmedi.
-variant-reused = { $source } ile aynı yapılandırma; o koşunun sonucu burada da kullanılıyor.
+variant-reused = { $source } ile aynı yapılandırma olduğu için yeniden ölçülmedi; sonuç o koşudan alındı.
 variant-command = Model sunum komutu
 variant-result = Benchmark sonucu
 raw-measurement = { $title }, ölçüm { $k }/{ $n } (`{ $file }`)
 failure-oom = bellek yetersizliği
-failure-unsupported = motor bu yapılandırmayı desteklemiyor
+failure-unsupported = motor bu yapılandırmayı kabul etmiyor
 failure-start-failure = sunucu başlamıyor
 failure-start-timeout = sunucu zamanında hazır olmadı
 failure-crash = motor koşu sırasında çöktü
@@ -97,7 +97,7 @@ failure-slo-not-met = ölçüldüğü yüklerin hiçbirinde SLO tutmadı
 ## Aşama özeti: en hızlı varyantın en yavaş varyantla karşılaştırması
 # summary-secondary içinde $best ve $worst biçimlenmiş değerlerdir ("540,79 ms"); SUFFIX,
 # ekleri okunuşlarına göre seçer ("636,24 ms'den 540,79 ms'ye").
-summary = en iyi sonucu { $best_value } ile “{ $best }”, en zayıf sonucu { $worst_value } ile “{ $worst }” verdi; aradaki fark { $gap } ({ $percent }). { $secondary }
+summary = en iyi sonucu “{ $best }” ({ $best_value }), en zayıf sonucu “{ $worst }” ({ $worst_value }) aldı; aradaki fark { $gap } ({ $percent }). { $secondary }
 summary-secondary = { $trend ->
         [lower] { $metric } { SUFFIX($worst, case: "ablative") } { SUFFIX($best, case: "dative") } iniyor; azalma { $diff } ({ $percent }).
         [higher] { $metric } { SUFFIX($worst, case: "ablative") } { SUFFIX($best, case: "dative") } çıkıyor; artış { $diff } ({ $kind ->
@@ -114,7 +114,7 @@ ranking-failed = { $engine } (başarısız: { $reason })
 ranking-not-measured = { $engine } (ölçülmedi)
 
 ## Benimseme
-adoption-adopted = “{ $variant }” benimsendi; üzerine kurulduğu “{ $base }” karşısında kazanç { $gain }.
+adoption-adopted = “{ $variant }” benimsendi; aşamanın başladığı “{ $base }” yapılandırmasına göre kazanç { $gain }.
 adoption-within-noise = “{ $variant }”, “{ $base }” karşısında { $gain } önde; ancak bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde kaldığı için benimsenmedi ve “{ $base }” korunuyor.
 adoption-not-better = Hiçbir varyant “{ $base }” karşısında öne geçemediği için değişiklik benimsenmedi; “{ $base }” korunuyor.
 adoption-base-is-best = Değişiklik yok, çünkü en iyi varyant olan “{ $variant }” zaten aşamanın başladığı yapılandırma.
@@ -128,10 +128,10 @@ stage-excluded = Önerilen komuta alınmadı. { $reason }
 ## Seçeneklerin özeti
 options-stage = Aşama
 options-best = En iyi varyant
-options-vs-baseline = Temele göre
+options-vs-baseline = Temel yapılandırmaya göre
 options-step = Adım kazancı
 options-baseline = Temel yapılandırma
-options-total = Toplam (optimize edilmiş yapılandırma, temele göre)
+options-total = Toplam (optimize edilmiş, temel yapılandırmaya göre)
 
 ## Diğer senaryolar
 scenario-baseline-command = Temel model sunum komutu
@@ -148,7 +148,7 @@ warning-noisy = Aynı yapılandırma { $count } kez ölçüldü ve sonuçları a
 warning-implausible-peak = { $count ->
         [one] Bir koşunun
        *[other] { $count } koşunun
-    } bildirdiği en yüksek çıkış işlem hacmi, koşunun gerçekte üretebileceğinden fazla (eş zamanlı istek başına en çok { $stream_limit }; toplamda da ürettiği token'ları aşamaz). “Peak output token throughput” satırındaki değer, benchmark aracının ürettiği yapay bir değerdir ve kullanılmaz; ilgili koşular sayfanın sonundaki tabloda.
+    } bildirdiği en yüksek çıkış işlem hacmi, gerçekte ulaşılabilecek değerin üstünde: bu değer eş zamanlı istek başına en çok { $stream_limit } olabilir ve koşunun ürettiği token'ların toplamını aşamaz. Benchmark aracının “Peak output token throughput” satırı bu yüzden yapay bir değer veriyor ve sayfada kullanılmıyor; ilgili koşular sayfanın sonundaki tabloda.
 warning-implausible-peak-run = bildirilen { $peak }, olabilecek en fazla { $ceiling }
 warning-tpot-includes-waiting = { $count ->
         [one] Bir koşunun
@@ -165,7 +165,7 @@ label-data = Ham veri
 export-csv = tüm koşular (CSV)
 export-json = analiz (JSON)
 chart-stage = { $stage }: her varyantın { $metric } sonucu
-chart-comparison = Her profilde temel ve optimize edilmiş yapılandırmanın { $metric } sonucu
+chart-comparison = Profillere göre temel ve optimize edilmiş yapılandırmanın { $metric } değeri
 chart-progression = Benimsenen her aşamadan sonra { $metric }
 chart-failed = çalışmadı: { $reason }
 chart-lost = { $value }; { $expected } isteğin yalnızca { $completed } tanesi
@@ -188,7 +188,7 @@ age-measured-with = Ölçümde kullanılan motorlar: { $engines }.
 # Sonuçlardaki bir motor sürümü: "SGLang v0.5.9 (2026-11-29)".
 age-engine = { $engine } { $version } ({ $dates })
 age-dates = { $first } – { $last }
-age-date-unknown = tarih kaydedilmemiş
+age-date-unknown = ölçüm tarihi kaydedilmemiş
 age-study-names = { $measured }; çalışma artık { $version } sürümünü belirtiyor
 age-mixed = Bu sonuçlarda farklı motor sürümleri bir arada. Aşağıdaki koşular diğerlerinden farklı bir motor sürümüyle ya da komutla ölçüldü; yeniden ölçülene kadar (`perflab run --rerun-stale`) bu koşuları içeren karşılaştırmalar geçerli değildir:
 age-outdated = Bu sonuçlar ölçüldükten sonra çalışmadaki motorlar değişti. Aşağıdaki koşular, çalışmanın şimdi belirttiği motorlarla henüz yeniden ölçülmedi (`perflab run --rerun-stale`):
@@ -219,12 +219,12 @@ changes-figure-noise = { $before } → { $after } ({ $change }, gürültü eşi�
 changes-command-same = Önerilen komut değişmedi.
 changes-command = Önerilen komut değişti: { $changes }.
 changes-command-engine = Önerilen motor değişti: { $before } yerine artık { $after }.
-changes-command-launch = Önerilen komut, bayraklarının dışında da değişti (motorun komutu ya da ortam değişkenleri).
+changes-command-launch = Önerilen komut, parametrelerinin dışında da değişti (motorun komutu ya da ortam değişkenleri).
 changes-command-before = Önce:
 changes-command-after = Şimdi:
 
 ## Yerleşim, grafikler, uyarılar ve özetler
-summary-range = En hızlı ve en yavaş varyant karşılaştırıldığında,
+summary-range = Bu aşamada
 summary-runner-up = İkinci sıradaki “{ $variant }” varyantına ({ $value }) göre fark: { $gain }.
 summary-over-base = Aşamanın başlangıç yapılandırmasına (“{ $variant }”, { $value }) göre fark: { $gain }.
 chart-adopted = { $value } (benimsendi)
@@ -236,7 +236,7 @@ variant-changes = Arka uç parametreleri: { $changes }
 variant-change-none = Aşamanın başlangıç yapılandırması, hiçbir ayarı değiştirilmeden ölçüldü.
 variant-change-engine = { $engine } motoru
 variant-change-model = { $model } checkpoint'i
-variant-change-unset = { $flag } olmadan
+variant-change-unset = { $flag } kaldırıldı
 
 ## Hazır Markdown sayfaları: mkdocs-material uyarı kutusunun başlığı
 admonition-warning = Uyarı
@@ -245,8 +245,8 @@ admonition-warning = Uyarı
 figure-interval = { $figure } (%{ $confidence } güven aralığı { $low }–{ $high })
 adoption-cannot-tell = “{ $variant }”, “{ $base }” karşısında { $gain } ölçüldü, ancak bu aralık sıfırı da kapsıyor: fark gürültü olabilir. Bu yüzden henüz hiçbir şey benimsenmedi; daha fazla koşu karar verene kadar “{ $base }” korunuyor (`perflab run --until-confident`).
 adoption-cannot-tell-threshold = “{ $variant }”, “{ $base }” karşısında { $gain } ölçüldü; kazanç { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde, ancak aralığı eşiğin ötesine uzanıyor. Bu yüzden henüz hiçbir şey benimsenmedi; daha fazla koşu karar verene kadar “{ $base }” korunuyor (`perflab run --until-confident`).
-evidence-single-runs = Bu sayfadaki her değer tek bir koşudan geliyor: hiçbir yapılandırma birden fazla kez ölçülmediği için sayfa güven aralığı veremiyor, ikinci bir koşunun nereye düşeceğini de söyleyemiyor.
-evidence-single-runs-spread = Yapılandırmaların her biri bir kez ölçüldü; yalnızca biri { $count } kez çalıştırıldı ve bu koşuların sonuçları arasında { $spread } fark var. Bu fark, aynı kurulumun iki koşusunun ne kadar ayrışabileceğini gösterir. Tek koşudan güven aralığı çıkarılamaz. Koşular: { $values }.
+evidence-single-runs = Bu sayfadaki yapılandırmaların hiçbiri birden fazla kez ölçülmedi; bu yüzden değerlerin güven aralığı yok ve bir koşu tekrarlansa sonucun ne kadar değişeceği bilinmiyor.
+evidence-single-runs-spread = Biri dışında bütün yapılandırmalar tek kez ölçüldü; o biri { $count } kez çalıştırıldı ve koşularının sonuçları arasında { $spread } fark var. Bu fark, aynı kurulumun iki koşusunun ne kadar ayrışabileceğini gösterir. Tek koşudan güven aralığı çıkarılamaz. Koşular: { $values }.
 evidence-repeats = Her değer { $most } koşunun ortalamasıdır; bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
 evidence-repeats-range = Her değer, kendi yapılandırmasının { $fewest } ile { $most } arası koşusunun ortalamasıdır (tek koşudan gelen bir değerin aralığı yoktur); bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
 changes-figure-unclear = { $before } → { $after } ({ $change }; koşular bunu gürültüden ayıramıyor)

@@ -118,7 +118,7 @@ ranking-failed = { $engine }（失败：{ $reason }）
 ranking-not-measured = { $engine }（未测量）
 
 ## 是否采用
-adoption-adopted = 采用 { $variant }，相对 { $base } 提升 { $gain }。
+adoption-adopted = 采用 { $variant }，相对本阶段的起始配置 { $base } 提升 { $gain }。
 adoption-within-noise = { $variant } 比 { $base } 好 { $gain }，但仍在 { $threshold } 的噪声阈值之内，因此不采用，继续沿用 { $base }。
 adoption-not-better = 没有变体优于 { $base }，因此不采用，继续沿用 { $base }。
 adoption-base-is-best = 不做改动：最佳变体 { $variant } 正是本阶段所基于的配置。

@@ -68,7 +68,7 @@ fn a_clear_gain_is_adopted_with_its_interval_and_rounded_to_it() {
     assert_eq!(a.evidence.most_repeats, 3);
     let md = page(&s, &a, "en");
     // Half the interval is a few percent: no decimals are supported.
-    assert!(md.contains("B is adopted, +10% (95% CI "), "{md}");
+    assert!(md.contains("B is adopted: +10% (95% CI "), "{md}");
     assert!(md.contains("Each figure is the mean of 3 runs"), "{md}");
     assert!(!md.contains("single run"), "{md}");
     let tr = page(&s, &a, "tr");
@@ -118,7 +118,7 @@ fn one_run_a_side_decides_by_the_threshold_alone_and_says_so() {
     let (_tmp, s) = study(&[1000.0], &[1100.0], "");
     let a = analyze(&s);
     assert!(a.evidence.single_runs());
-    assert!(page(&s, &a, "en").contains("Every figure on this page comes from a single run"));
+    assert!(page(&s, &a, "en").contains("No configuration on this page was measured more than once"));
 }
 
 #[test]

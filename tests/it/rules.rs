@@ -86,7 +86,7 @@ fn a_gain_beyond_the_threshold_is_adopted() {
     assert_eq!(a.total_gain, Some(100.0));
     assert_eq!(a.options[1].step, Some(100.0));
     let text = page(&s, &a, "en");
-    assert!(text.contains("a is adopted, +100.00% over Base."), "{text}");
+    assert!(text.contains("a is adopted: +100.00% over the stage's starting configuration, Base."), "{text}");
 }
 
 #[test]
@@ -221,8 +221,8 @@ fn a_lower_is_better_objective_end_to_end() {
     assert_eq!((c.best.as_str(), c.worst.as_str()), ("fast", "slow"));
     assert_eq!(a.total_gain, Some(50.0));
     let text = page(&s, &a, "en");
-    assert!(text.contains("fast reaches 50.00 s against 150.00 s for slow, 100.00 s lower"), "{text}");
-    assert!(text.contains("fast is adopted, +50.00% over Base."), "{text}");
+    assert!(text.contains("fast does best at 50.00 s and slow worst at 150.00 s, a gap of 100.00 s"), "{text}");
+    assert!(text.contains("fast is adopted: +50.00% over the stage's starting configuration, Base."), "{text}");
     let json = String::from_utf8(perflab::render::exports::json(&a).unwrap()).unwrap();
     assert!(json.contains("\"objective\": \"duration\""), "{json}");
 }
@@ -354,9 +354,11 @@ fn counts_follow_plural_rules_and_grouping_in_both_languages() {
     let (_t, s) = study("total_token_throughput", 2.0, &stage2(&[("a", "\"--a=1\"")], ""), &one);
     let a = analyze(&s);
     assert!(page(&s, &a, "en").contains("**⚠** One run reports a peak output throughput higher than a run can"));
-    assert!(page(&s, &a, "tr").contains(
-        "**⚠** Bir koşunun bildirdiği en yüksek çıkış işlem hacmi, koşunun gerçekte üretebileceğinden fazla"
-    ));
+    assert!(
+        page(&s, &a, "tr").contains(
+            "**⚠** Bir koşunun bildirdiği en yüksek çıkış işlem hacmi, gerçekte ulaşılabilecek değerin üstünde"
+        )
+    );
     let two = [("s1/base", peak(0)), ("s2/a", peak(1))];
     let (_t, s) = study("total_token_throughput", 2.0, &stage2(&[("a", "\"--a=1\"")], ""), &two);
     let a = analyze(&s);

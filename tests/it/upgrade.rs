@@ -120,7 +120,7 @@ fn an_engine_upgrade_measures_again_what_it_must_and_shows_what_changed() {
     let (code, page, err) = perflab(&["report", d]);
     assert_eq!(code, 0, "{err}");
     assert!(page.contains("> **⚠** These results mix engine versions."), "{page}");
-    assert!(page.contains("- Tensor parallelism › TP 4 (Mixed long prompts"), "{page}");
+    assert!(page.contains("- Tensor parallelism › TP 4 › Mixed long prompts"), "{page}");
     assert!(page.contains("Sim-B 2.1, ") && page.contains("it builds on Sim-A now"), "{page}");
     assert!(page.contains("Measured with Sim-A 1.1 ("), "{page}");
 
@@ -224,7 +224,7 @@ fn bumping_a_version_does_not_relabel_runs_placed_by_hand() {
     assert!(out.lines().any(|l| l.contains(" stale ") && l.contains("engine version v0.5.14 → v0.6.0")), "{out}");
     let (code, page, _) = perflab(&["report", d]);
     assert_eq!(code, 0);
-    assert!(page.contains("SGLang v0.5.14 (date not recorded); the study now names version v0.6.0"), "{page}");
+    assert!(page.contains("SGLang v0.5.14 (run dates not recorded); the study now names version v0.6.0"), "{page}");
     assert!(page.contains("The study has changed its engines since these results were measured."), "{page}");
     assert!(!page.contains("These results mix engine versions"), "{page}");
 }
@@ -266,7 +266,7 @@ fn measuring_one_stage_again_warns_that_the_page_mixes_versions() {
     let conclusion = &page[..page.find("### Before and after").unwrap()];
     assert!(conclusion.contains("> **⚠** These results mix engine versions."), "{page}");
     assert!(
-        conclusion.contains("- Tensor parallelism › TP 4 (Mixed long prompts (150–1400 words / 32 out)): Sim-B 2.1, "),
+        conclusion.contains("- Tensor parallelism › TP 4 › Mixed long prompts (150–1400 words / 32 out): Sim-B 2.1, "),
         "{page}"
     );
     assert!(conclusion.contains("the study names version 2.2 now"), "{page}");

@@ -32,13 +32,19 @@ fn boxes(page: &str) -> Vec<String> {
     out
 }
 
-/// "Stage › Variant (Profile)", as the page names a run.
+/// "Stage › Variant (Profile)", as the page names a run ("Stage › Variant › Profile" where the
+/// profile's name holds parentheses).
 fn run_title(study: &Study, run: &str) -> String {
     let k = RunKey::parse(run);
     let stage = study.stage(&k.stage).unwrap();
     let (_, variant) = study.variant(&format!("{}/{}", k.stage, k.variant)).unwrap();
     let profile = study.profile(&k.profile).unwrap();
-    format!("{} › {} ({})", stage.title.get("en"), variant.label.get("en"), profile.name.get("en"))
+    let (stage, variant, profile) = (stage.title.get("en"), variant.label.get("en"), profile.name.get("en"));
+    if profile.contains('(') {
+        format!("{stage} › {variant} › {profile}")
+    } else {
+        format!("{stage} › {variant} ({profile})")
+    }
 }
 
 /// Figures only a warning's own sentence shows, as the English page writes them.

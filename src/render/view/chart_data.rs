@@ -3,7 +3,7 @@
 use super::{COMPARISON_CHART, Ctx, PROGRESSION_CHART, narrow_chart, stage_chart};
 use crate::analysis::{Analysis, Outcome};
 use crate::render::i18n::{Arg, Catalog, I18nError};
-use crate::study::{Study, VariantRef};
+use crate::study::Study;
 
 /// The charts of a study's page, localized: (file name, SVG), each in its wide layout and,
 /// under [`narrow_chart`]'s name, its narrow one.
@@ -65,9 +65,7 @@ fn stage_bars(
     use crate::render::charts::{Bar, BarKind};
     let (a, c, study) = (x.analysis, x.c, x.study);
     let adopted = sa.adoption.adopted();
-    let is_base = |v: &crate::analysis::VariantAnalysis| {
-        v.reused_from.as_deref() == Some(sa.base.as_str()) || sa.base.variant() == Some(&VariantRef::new(&sa.id, &v.id))
-    };
+    let is_base = |v: &crate::analysis::VariantAnalysis| Ctx::is_stage_base(sa, v);
     let mut bars = Vec::new();
     if !sa.variants.iter().any(is_base)
         && let Some(value) = sa.base_value

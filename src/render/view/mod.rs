@@ -29,7 +29,7 @@ use super::markdown;
 use crate::analysis::warnings::{Place, WarningGroup};
 use crate::analysis::{Analysis, Measure};
 use crate::metric::Metric;
-use crate::study::{FailureClass, RunKey, Study, Text};
+use crate::study::{FailureClass, RunKey, Study, Text, VariantRef};
 use serde::Serialize;
 
 /// Output flavours of the Markdown.
@@ -273,6 +273,21 @@ impl Ctx<'_> {
         self.study.stage(id).map_or(id.to_string(), |s| self.text(&s.title))
     }
 
+    /// Whether `v` is the stage's own variant that measured its base unchanged: the chart's
+    /// base bar, whose label names the base wherever the stage's page refers to it.
+    pub(super) fn is_stage_base(sa: &crate::analysis::StageAnalysis, v: &crate::analysis::VariantAnalysis) -> bool {
+        v.reused_from.as_deref() == Some(sa.base.as_str()) || sa.base.variant() == Some(&VariantRef::new(&sa.id, &v.id))
+    }
+
+    /// The label of `reference` on the page of stage `sa`: the base goes by its own variant's
+    /// label where the stage has one, as its chart bar does.
+    pub(super) fn label_in(&self, sa: &crate::analysis::StageAnalysis, reference: &str) -> String {
+        match sa.variants.iter().find(|v| sa.base == reference && Self::is_stage_base(sa, v)) {
+            Some(v) => self.label(&VariantRef::new(&sa.id, &v.id)),
+            None => self.label(reference),
+        }
+    }
+
     /// `stage/variant` → the variant's label.
     pub(super) fn label(&self, reference: &str) -> String {
         self.study.variant(reference).map_or(reference.to_string(), |(_, v)| {
@@ -289,10 +304,18 @@ impl Ctx<'_> {
         self.study.profile(id).map_or(id.to_string(), |p| self.text(&p.name))
     }
 
-    /// `stage/variant/profile` → "Stage › Variant (Profile)".
+    /// `stage/variant/profile` → "Stage › Variant (Profile)", or "Stage › Variant › Profile"
+    /// where the profile's name holds parentheses of its own ("Long context (32K input / 100
+    /// output)"), so that none nest.
     pub(super) fn run_title(&self, run: &str) -> String {
         let k = RunKey::parse(run);
-        format!("{} › {} ({})", self.stage_title(&k.stage), self.label(&k.config()), self.profile_name(&k.profile))
+        let (stage, variant) = (self.stage_title(&k.stage), self.label(&k.config()));
+        let profile = self.profile_name(&k.profile);
+        if profile.contains('(') {
+            format!("{stage} › {variant} › {profile}")
+        } else {
+            format!("{stage} › {variant} ({profile})")
+        }
     }
 
     pub(super) fn failure_class(&self, class: FailureClass) -> Result<String, I18nError> {

@@ -35,7 +35,7 @@ impl Ctx<'_> {
                     c.fmt(
                         key,
                         &[
-                            ("variant", &x.label(&v.source)),
+                            ("variant", &x.label_in(sa, &v.source)),
                             ("value", &x.value(&a.objective, Some(v.value))?),
                             ("gain", &v.gain.map_or(c.msg("value-missing"), |g| x.signed(g))?),
                         ],
@@ -75,7 +75,7 @@ impl Ctx<'_> {
     /// The stage's decision: which variant is adopted, and why.
     pub(super) fn adoption(&self, sa: &StageAnalysis, ss: &Stage) -> Result<String, I18nError> {
         let (x, c, a) = (self, self.c, self.analysis);
-        let base = x.label(&sa.base);
+        let base = x.label_in(sa, &sa.base);
         // A stage measured on another configuration (`measured_on`) leaves the search where it
         // was: what stays is the configuration after it, not the one it was compared with.
         let after = x.label(&sa.after);
