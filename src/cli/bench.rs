@@ -1,5 +1,6 @@
 //! `perflab bench`
 
+use super::Exit;
 use crate::bench::{self, BenchArgs};
 use std::process::ExitCode;
 
@@ -12,11 +13,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     }))?;
     bench::publish(args, &run)?;
     if !run.report.complete {
-        return Ok(ExitCode::from(130));
+        return Ok(ExitCode::from(Exit::Interrupted));
     }
     if run.report.values.get("completed").is_none_or(|c| *c == 0.0) && !run.outcomes.is_empty() {
         eprintln!("error: no request succeeded; the result above measures nothing");
-        return Ok(ExitCode::from(1));
+        return Ok(ExitCode::from(Exit::Attention));
     }
     Ok(ExitCode::SUCCESS)
 }

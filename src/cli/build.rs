@@ -1,5 +1,6 @@
 //! `perflab build`: the whole site from the studies under `results/`.
 
+use super::Exit;
 use crate::render::Flavor;
 use std::path::Path;
 use std::process::ExitCode;
@@ -53,5 +54,5 @@ pub fn run(results: &Path, out: &Path, templates: &Path, flavor: Flavor) -> anyh
         );
     }
     eprintln!("{} of {} studies not built: {}", broken.len(), broken.len() + studies.len(), broken_ids.join(", "));
-    Ok(ExitCode::from(1))
+    Ok(ExitCode::from(Exit::Attention))
 }

@@ -1,5 +1,6 @@
 //! `perflab check [STUDY...]`
 
+use super::Exit;
 use crate::analysis;
 use crate::study::Study;
 use std::io::Write;
@@ -49,5 +50,5 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
             eprintln!("{}: ok", dir.display());
         }
     }
-    Ok(if problems == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if problems == 0 { ExitCode::SUCCESS } else { ExitCode::from(Exit::Attention) })
 }

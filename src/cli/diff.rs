@@ -1,5 +1,6 @@
 //! `perflab diff STUDY [--since REV] [--json]`
 
+use super::Exit;
 use crate::analysis::{self, Diff};
 use crate::study::Study;
 use anyhow::{Context, bail};
@@ -45,7 +46,7 @@ pub fn run(
             "{}: no earlier measurement to compare with: no run was measured again with another engine version or command (`--since REV` compares with a git revision)",
             study.dir.display()
         );
-        return Ok(ExitCode::from(1));
+        return Ok(ExitCode::from(Exit::Attention));
     };
     let mut out = std::io::stdout().lock();
     if json {

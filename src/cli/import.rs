@@ -1,5 +1,6 @@
 //! `perflab import PAGE.md --id ID` and `perflab import DIR`
 
+use super::Exit;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -28,7 +29,7 @@ pub fn run(page: &Path, id: Option<&str>, force: bool, results: &Path) -> anyhow
             }
         }
     }
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(Exit::Attention) })
 }
 
 /// The pages to import with their ids: the one page, or every `.md` of a folder but its README.

@@ -257,6 +257,34 @@ pub enum Command {
     },
 }
 
+/// How a command ends. Its exit code follows one rule for every command; `README.md`
+/// ("Exit codes") says it to users.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: everything asked was done, and nothing in it needs a look.
+    Done,
+    /// 1: the command finished, and what it found needs attention: a result cut off or
+    /// spoiled, a problem `check` found, a study not built or a page not imported (the others
+    /// were), a translation missing, runs left pending, nothing earlier to compare with.
+    Attention,
+    /// 2: the command could not do what was asked: the command line, a study, a page or a
+    /// file is wrong, or cannot be read or written. Nothing already there was lost.
+    Failed,
+    /// 130: stopped by Ctrl-C (as a shell reports SIGINT); `perflab run` goes on from there.
+    Interrupted,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> ExitCode {
+        match exit {
+            Exit::Done => ExitCode::SUCCESS,
+            Exit::Attention => ExitCode::from(1),
+            Exit::Failed => ExitCode::from(2),
+            Exit::Interrupted => ExitCode::from(130),
+        }
+    }
+}
+
 /// Runs the command line; errors are printed once, here, with their causes.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -308,7 +336,7 @@ pub fn main() -> ExitCode {
             for cause in e.chain().skip(1) {
                 eprintln!("  caused by: {cause}");
             }
-            ExitCode::from(2)
+            Exit::Failed.into()
         }
     }
 }

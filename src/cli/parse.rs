@@ -1,5 +1,6 @@
 //! `perflab parse FILE...`
 
+use super::Exit;
 use crate::parse::stream::{self, Failure, JsonList};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -52,9 +53,9 @@ pub fn run(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
 
 fn exit_code(unreadable: bool, doubtful: bool) -> ExitCode {
     if unreadable {
-        ExitCode::from(2)
+        ExitCode::from(Exit::Failed)
     } else if doubtful {
-        ExitCode::from(1)
+        ExitCode::from(Exit::Attention)
     } else {
         ExitCode::SUCCESS
     }

@@ -1,5 +1,6 @@
 //! `perflab run STUDY`
 
+use super::Exit;
 use crate::exec::local::{Backend, Event, Interrupt};
 use crate::exec::{LocalBackend, RunOptions, SlurmBackend};
 use crate::study::{Cluster, LocalMachine};
@@ -146,7 +147,7 @@ pub fn run(
     }
     if summary.interrupted {
         let _ = writeln!(err, "interrupted: `perflab run` continues where this run stopped");
-        return Ok(ExitCode::from(130));
+        return Ok(ExitCode::from(Exit::Interrupted));
     }
     if !summary.cluster_ended.is_empty() {
         let ends: Vec<String> = summary.cluster_ended.iter().map(|(c, end)| format!("{c} ({end})")).collect();
@@ -155,7 +156,7 @@ pub fn run(
             "the cluster ended these jobs for reasons of its own, so their unmeasured runs stay pending and the stage is not decided: {}; `perflab run --backend slurm` continues the study",
             ends.join(", ")
         );
-        return Ok(ExitCode::from(1));
+        return Ok(ExitCode::from(Exit::Attention));
     }
     if !summary.not_retried.is_empty() {
         let _ = writeln!(
@@ -163,7 +164,7 @@ pub fn run(
             "not started again in this run, since their last start added no measurement: {} (their runs stay pending)",
             summary.not_retried.join(", ")
         );
-        return Ok(ExitCode::from(1));
+        return Ok(ExitCode::from(Exit::Attention));
     }
     let _ = writeln!(err, "{}", closing_hint(dir));
     Ok(ExitCode::SUCCESS)

@@ -1,5 +1,6 @@
 //! `perflab translations [STUDY...]`
 
+use super::Exit;
 use crate::render::i18n;
 use crate::study::Study;
 use std::path::Path;
@@ -59,7 +60,7 @@ pub fn run(names: &[String], results: &Path, templates: &Path, langs: &[String])
     }
     if broken > 0 {
         eprintln!("{broken} of {} studies did not load: `perflab check` says why", dirs.len());
-        return Ok(ExitCode::from(2));
+        return Ok(ExitCode::from(Exit::Failed));
     }
-    Ok(if missing == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if missing == 0 { ExitCode::SUCCESS } else { ExitCode::from(Exit::Attention) })
 }

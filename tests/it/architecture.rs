@@ -66,3 +66,23 @@ fn clap_stays_on_the_command_line_side() {
     }
     assert!(found.is_empty(), "clap in library files: {found:?}");
 }
+
+#[test]
+fn exit_codes_come_from_one_rule() {
+    // Every command's exit code is an `Exit` (src/cli/mod.rs), so that the rule the README
+    // gives holds; only the simulated engine, a test tool, has codes of its own.
+    let src = root().join("src");
+    let mut found = Vec::new();
+    for (path, text) in sources(&src) {
+        let relative = Path::new(&path).strip_prefix(&src).unwrap().display().to_string();
+        if relative == "cli/mod.rs" || relative.starts_with("bin/") {
+            continue;
+        }
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            if line.contains("ExitCode::from(") && !line.contains("ExitCode::from(Exit::") {
+                found.push(format!("{relative}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "exit codes outside the rule: {found:?}");
+}
