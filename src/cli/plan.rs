@@ -27,32 +27,8 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
     let plan = plan(&study, &BTreeSet::new(), false)?;
     let width = plan.runs.iter().map(|r| r.stage.len() + r.variant.len() + 1).max().unwrap_or(0);
     for r in &plan.runs {
-        let (word, detail) = match &r.status {
-            Status::Done { date } => ("done", date.clone().unwrap_or_else(|| "recorded by hand".to_string())),
-            Status::Stale { reasons, failed: None } => ("stale", Stale::describe_all(reasons)),
-            Status::Stale { reasons, failed: Some(class) } => {
-                ("stale", format!("failed ({class}); {}", Stale::describe_all(reasons)))
-            }
-            Status::Failed { class } => ("failed", class.to_string()),
-            Status::Reused { from } => ("reused", format!("the run of {from}")),
-            Status::Pending => ("pending", String::new()),
-            Status::Waiting { on } => ("waiting", format!("on the winner of `{on}`")),
-        };
         let name = crate::study::VariantRef::new(&r.stage, &r.variant);
-        let detail = match r.points {
-            Some((measured, most)) if !matches!(r.status, Status::Reused { .. } | Status::Waiting { .. }) => {
-                let points = format!("{measured} of at most {most} load points measured");
-                if detail.is_empty() { points } else { format!("{detail}; {points}") }
-            }
-            _ => detail,
-        };
-        let detail = match r.searches {
-            Some((done, wanted)) if !matches!(r.status, Status::Reused { .. } | Status::Waiting { .. }) => {
-                format!("{detail}; {done} of {wanted} searches finished")
-            }
-            _ => detail,
-        };
-        writeln!(out, "{name:<width$}  {:<18} {word:<8} {detail}", r.profile)?;
+        writeln!(out, "{name:<width$}  {:<18} {:<8} {}", r.profile, word(&r.status), detail(r))?;
     }
     let count = |f: fn(&Status) -> bool| plan.count(f);
     let stale = count(|s| matches!(s, Status::Stale { .. }));
@@ -92,4 +68,41 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
         count(|s| matches!(s, Status::Waiting { .. })),
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A run's status in one word.
+fn word(status: &Status) -> &'static str {
+    match status {
+        Status::Done { .. } => "done",
+        Status::Stale { .. } => "stale",
+        Status::Failed { .. } => "failed",
+        Status::Reused { .. } => "reused",
+        Status::Pending => "pending",
+        Status::Waiting { .. } => "waiting",
+    }
+}
+
+/// What a run's line says after its status: when, why, from where, how far its curve got.
+fn detail(r: &crate::exec::PlannedRun) -> String {
+    let detail = match &r.status {
+        Status::Done { date } => date.clone().unwrap_or_else(|| "recorded by hand".to_string()),
+        Status::Stale { reasons, failed: None } => Stale::describe_all(reasons),
+        Status::Stale { reasons, failed: Some(class) } => format!("failed ({class}); {}", Stale::describe_all(reasons)),
+        Status::Failed { class } => class.to_string(),
+        Status::Reused { from } => format!("the run of {from}"),
+        Status::Pending => String::new(),
+        Status::Waiting { on } => format!("on the winner of `{on}`"),
+    };
+    let counted = !matches!(r.status, Status::Reused { .. } | Status::Waiting { .. });
+    let detail = match r.points {
+        Some((measured, most)) if counted => {
+            let points = format!("{measured} of at most {most} load points measured");
+            if detail.is_empty() { points } else { format!("{detail}; {points}") }
+        }
+        _ => detail,
+    };
+    match r.searches {
+        Some((done, wanted)) if counted => format!("{detail}; {done} of {wanted} searches finished"),
+        _ => detail,
+    }
 }

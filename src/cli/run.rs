@@ -100,20 +100,7 @@ pub fn run(
     // Ctrl-C, SIGTERM and SIGHUP (a dropped SSH session) stop the run in order: the engine gets
     // its grace period and every record is written. A second signal stops it at once.
     let interrupt = Interrupt::on_signals()?;
-    let mut rerun_set = BTreeSet::new();
-    if rerun {
-        let study = crate::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
-        for s in &study.spec.stages {
-            for v in &s.variants {
-                let reference = crate::study::VariantRef::new(s.id.get_ref(), v.id.get_ref());
-                let stage_ok = stage.as_ref().is_none_or(|x| x == s.id.get_ref());
-                let variant_ok = variant.as_ref().is_none_or(|x| reference == *x || x == v.id.get_ref());
-                if stage_ok && variant_ok {
-                    rerun_set.insert(reference);
-                }
-            }
-        }
-    }
+    let rerun_set = if rerun { rerun_selection(dir, stage.as_deref(), variant.as_deref())? } else { BTreeSet::new() };
     let options = RunOptions {
         stage,
         variant,
@@ -131,6 +118,32 @@ pub fn run(
     if dry_run {
         return Ok(ExitCode::SUCCESS);
     }
+    Ok(ExitCode::from(report(&summary, started.elapsed(), dir)))
+}
+
+/// The configurations `--rerun` measures again: those `--stage` and `--variant` select.
+fn rerun_selection(
+    dir: &Path,
+    stage: Option<&str>,
+    variant: Option<&str>,
+) -> anyhow::Result<BTreeSet<crate::study::VariantRef>> {
+    let study = crate::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
+    let mut selected = BTreeSet::new();
+    for s in &study.spec.stages {
+        for v in &s.variants {
+            let reference = crate::study::VariantRef::new(s.id.get_ref(), v.id.get_ref());
+            let stage_ok = stage.is_none_or(|x| x == s.id.get_ref());
+            let variant_ok = variant.is_none_or(|x| reference == x || x == v.id.get_ref());
+            if stage_ok && variant_ok {
+                selected.insert(reference);
+            }
+        }
+    }
+    Ok(selected)
+}
+
+/// The run's closing lines on standard error, and how it ends.
+fn report(summary: &crate::exec::Summary, took: std::time::Duration, dir: &Path) -> Exit {
     // Standard error may be gone (a dropped SSH session): writing to it must not end the run.
     let mut err = std::io::stderr();
     let _ = writeln!(
@@ -139,7 +152,7 @@ pub fn run(
         summary.engine_starts,
         summary.benchmark_runs,
         summary.failed,
-        crate::exec::runner::clock(started.elapsed().as_secs_f64()),
+        crate::exec::runner::clock(took.as_secs_f64()),
         summary.naive_starts
     );
     if let Some(c) = &summary.confidence {
@@ -147,7 +160,7 @@ pub fn run(
     }
     if summary.interrupted {
         let _ = writeln!(err, "interrupted: `perflab run` continues where this run stopped");
-        return Ok(ExitCode::from(Exit::Interrupted));
+        return Exit::Interrupted;
     }
     if !summary.cluster_ended.is_empty() {
         let ends: Vec<String> = summary.cluster_ended.iter().map(|(c, end)| format!("{c} ({end})")).collect();
@@ -156,7 +169,7 @@ pub fn run(
             "the cluster ended these jobs for reasons of its own, so their unmeasured runs stay pending and the stage is not decided: {}; `perflab run --backend slurm` continues the study",
             ends.join(", ")
         );
-        return Ok(ExitCode::from(Exit::Attention));
+        return Exit::Attention;
     }
     if !summary.not_retried.is_empty() {
         let _ = writeln!(
@@ -164,10 +177,10 @@ pub fn run(
             "not started again in this run, since their last start added no measurement: {} (their runs stay pending)",
             summary.not_retried.join(", ")
         );
-        return Ok(ExitCode::from(Exit::Attention));
+        return Exit::Attention;
     }
     let _ = writeln!(err, "{}", closing_hint(dir));
-    Ok(ExitCode::SUCCESS)
+    Exit::Done
 }
 
 /// What `--until-confident` spent, against measuring every variant as often, and what it left

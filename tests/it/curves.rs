@@ -535,6 +535,11 @@ engine = "sim"
 flags = ["--sim-decode-ms=2"]
 gpus = 2
 
+# What the next stage builds on is this test's point, not what a loaded machine measures.
+[stage.adopt]
+variant = "b"
+reason = { en = "The two-GPU variant, which the next stage builds on." }
+
 [[stage]]
 id = "two"
 title = { en = "Two" }
