@@ -134,3 +134,26 @@ fn charts_have_legends_whole_labels_marked_regressions_and_units() {
     assert!(comparison.contains("2845.48 (▼ −52.90%)</text>"), "{comparison}");
     assert!(comparison.contains(">Total TPS (tok/s)</text>"), "{comparison}");
 }
+
+#[test]
+fn pages_say_each_thing_once() {
+    let studies = studies();
+    let site = Site::build(&studies, &Renderer::new(None).unwrap(), Flavor::Commonmark).unwrap();
+    let md = text(&site, "md/en/glm-5.2-fp8-h200.md");
+    // The profile every variant is measured on, once for all stages.
+    assert_eq!(md.matches("Profile: Balanced: 8K input / 1K output").count(), 1, "{md}");
+    // A failed variant gives its reason once: the study's explanation, or the class without one.
+    assert!(!md.contains("Did not run: out of memory."), "{md}");
+    assert!(md.contains("- Out of memory at start"), "{md}");
+    let air = text(&site, "md/en/glm-4.5-air-h100.md");
+    assert!(!air.contains("Did not run: the engine rejects this configuration."), "{air}");
+    // The total row has no step of its own.
+    let total = md.lines().find(|l| l.starts_with("| Total")).unwrap();
+    assert!(total.ends_with("| - |") && total.matches("+219.70%").count() == 1, "{total}");
+    // A chart's title is drawn in it; no caption under it repeats it.
+    for (path, bytes) in &site.files {
+        if path.ends_with(".html") {
+            assert!(!String::from_utf8_lossy(bytes).contains("<figcaption>"), "{path}");
+        }
+    }
+}

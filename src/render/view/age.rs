@@ -72,7 +72,7 @@ impl Ctx<'_> {
         e.versions
             .iter()
             .map(|v| {
-                let (name, version, dates) = (escape(name), escape(&super::shown_version(&v.version)), self.dates(v)?);
+                let (name, version, dates) = (escape(name), escape(&v.version), self.dates(v)?);
                 self.c.fmt("age-engine", &[("engine", &name), ("version", &version), ("dates", &dates)])
             })
             .collect()

@@ -185,6 +185,8 @@ pub struct PageView {
     /// (name, TOML, the benchmark command a reader can paste).
     pub profiles: Vec<(String, String, Option<String>)>,
     pub stages: Vec<StageView>,
+    /// The profile every variant of every stage is measured on, said once above them.
+    pub stages_profile: String,
     pub options: Table,
     pub scenarios: Vec<ScenarioView>,
     pub accuracy: Vec<AccuracyView>,
@@ -408,6 +410,7 @@ pub fn build(
         benchmark_command: spec.benchmark.command.as_ref().map(|c| c.get_ref().clone()),
         profiles: setup.profiles,
         stages,
+        stages_profile: c.fmt("variant-profile", &[("profile", &x.profile_name(&a.target_profile))])?,
         options,
         scenarios,
         accuracy,
@@ -459,8 +462,8 @@ pub fn card_engines(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<(
     Ok((c.fmt("site-engines", &[("engines", &c.list(&engines))])?, when))
 }
 
-/// An engine version as pages write it: with a "v" before a version that starts with a digit.
-pub(super) fn shown_version(version: &str) -> String {
+/// An engine version as the index cards write it: with a "v" before one that starts with a digit.
+fn shown_version(version: &str) -> String {
     if version.starts_with(|c: char| c.is_ascii_digit()) { format!("v{version}") } else { version.to_string() }
 }
 

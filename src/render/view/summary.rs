@@ -214,7 +214,8 @@ impl Ctx<'_> {
         ];
         total.extend(x.also_cells(a.optimized_measure.as_ref().map(|m| &m.also[..]))?);
         total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.gain(p, a.total_gain_interval, How::TABLE))?);
-        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.gain(p, a.total_gain_interval, How::TABLE))?);
+        // The total is not a step: its step cell stays as a row without a step has it.
+        total.push(dash.clone());
         option_rows.push(total);
         let mut headers = vec![
             c.msg("options-stage")?,
