@@ -143,7 +143,7 @@ fn stage_bars(
             Outcome::Ran => (BarKind::Plain, x.against_base(value, sa.base_value, &shown)?),
         };
         // A variant worse than the configuration the stage builds on.
-        let loss = kind == BarKind::Plain && value.zip(sa.base_value).is_some_and(|(v, b)| x.worse(v, b));
+        let loss = kind == BarKind::Plain && x.regressed(value, sa.base_value).is_some();
         let value = if kind == BarKind::Failed { None } else { value };
         let interval = v.measure.as_ref().and_then(|m| m.interval).filter(|_| value.is_some());
         bars.push(Bar {
@@ -168,22 +168,22 @@ impl Ctx<'_> {
         self.c.fmt("chart-axis", &[("metric", &name), ("unit", unit.trim())])
     }
 
-    /// Whether `value` is worse than `base` beyond the noise threshold, as a scenario's
-    /// regression is.
-    fn worse(&self, value: f64, base: f64) -> bool {
+    /// The gain of `value` over `base` when it is a loss beyond the noise threshold, as a
+    /// scenario's regression is.
+    fn regressed(&self, value: Option<f64>, base: Option<f64>) -> Option<f64> {
         let a = self.analysis;
-        a.objective.improvement(value, base).is_some_and(|g| g < -a.noise_threshold && self.figures().is_loss(g))
+        let gain = value.zip(base).and_then(|(v, b)| a.objective.improvement(v, b))?;
+        (gain < -a.noise_threshold && self.figures().is_loss(gain)).then_some(gain)
     }
 
-    /// A bar's note `shown`, with its change against `base` when it is worse beyond the noise.
+    /// A bar's note `shown`, with its change against `base` when it is a regression.
     fn against_base(&self, value: Option<f64>, base: Option<f64>, shown: &str) -> Result<String, I18nError> {
-        let gain = value.zip(base).and_then(|(v, b)| self.analysis.objective.improvement(v, b));
-        match gain {
-            Some(g) if value.zip(base).is_some_and(|(v, b)| self.worse(v, b)) => {
+        match self.regressed(value, base) {
+            Some(g) => {
                 let change = self.gain(g, None, How::CHART)?;
                 self.c.fmt("chart-change", &[("value", shown), ("change", &change)])
             }
-            _ => Ok(shown.to_string()),
+            None => Ok(shown.to_string()),
         }
     }
 }
