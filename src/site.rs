@@ -79,10 +79,11 @@ struct IndexItem {
     href: String,
     model: String,
     hardware: String,
+    /// Every engine of the study with the versions that measured its results (versions are
+    /// not relabelled by a later bump in the study).
     engines: String,
-    /// The engine versions and dates of the results shown (versions are not relabelled by a
-    /// later bump in the study).
-    measured: String,
+    /// When those results were measured, said once.
+    dates: String,
     headline: String,
     /// What the index's filter matches, in lower case: title, model, hardware and engines.
     search: String,
@@ -154,15 +155,17 @@ impl Site {
                 site.add(format!("{locale}/{id}.html"), page.into_bytes());
 
                 let engines: Vec<String> = study.spec.engines.iter().map(|e| e.name.clone()).collect();
-                let hardware = study.spec.hardware.get(locale).to_string();
-                let search = search_words(&[&title, &study.spec.model, &hardware, &engines.join(" ")]);
+                let full_hardware = study.spec.hardware.get(locale);
+                let hardware = card_hardware(full_hardware);
+                let search = search_words(&[&title, &study.spec.model, full_hardware, &engines.join(" ")]);
+                let (engines, dates) = view::card_engines(study, analysis, catalog)?;
                 index.push(IndexItem {
-                    measured: view::age_line(study, analysis, catalog)?,
                     title,
                     href: href(&format!("{id}.html")),
                     model: study.spec.model.clone(),
                     hardware,
-                    engines: catalog.fmt("site-engines", &[("engines", &engines.join(", "))])?,
+                    engines,
+                    dates,
                     headline: view::headline(study, analysis, catalog)?,
                     search,
                 });
@@ -274,6 +277,26 @@ fn search_words(texts: &[&str]) -> String {
     spaced.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The hardware as every index card writes it, "8 × NVIDIA H200 SXM": the count first, from
+/// the study's text whichever way it puts it ("NVIDIA H200 ×8" too); what the text adds in
+/// parentheses ("(one node)") is left to the page.
+fn card_hardware(text: &str) -> String {
+    let cut = text.find(['(', '（']).unwrap_or(text.len());
+    let text = text[..cut].trim();
+    let count = |s: &str| s.trim().parse::<u32>().ok().filter(|n| *n > 0);
+    if let Some((n, name)) = text.split_once('×').and_then(|(n, name)| Some((count(n)?, name)))
+        && !name.trim().is_empty()
+    {
+        return format!("{n} × {}", name.trim());
+    }
+    if let Some((name, n)) = text.rsplit_once('×').and_then(|(name, n)| Some((name, count(n)?)))
+        && !name.trim().is_empty()
+    {
+        return format!("{n} × {}", name.trim());
+    }
+    text.to_string()
+}
+
 /// One language's mdBook (`site/md/<locale>/book.toml`): its pages are the folder itself, its
 /// `language` the locale, so that mdBook marks every page with it.
 fn book_toml(title: &str, locale: &str) -> String {
@@ -322,4 +345,21 @@ fn page_context(
     ctx.insert("current", current);
     ctx.insert("languages", &languages);
     Ok(ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::card_hardware;
+
+    #[test]
+    fn hardware_is_written_count_first_on_every_card() {
+        assert_eq!(card_hardware("8 × NVIDIA H200 SXM (one node)"), "8 × NVIDIA H200 SXM");
+        assert_eq!(card_hardware("NVIDIA H100 SXM ×4 (one node)"), "4 × NVIDIA H100 SXM");
+        assert_eq!(card_hardware("NVIDIA H200 ×8"), "8 × NVIDIA H200");
+        assert_eq!(card_hardware("8 × NVIDIA H200 SXM（单节点）"), "8 × NVIDIA H200 SXM");
+        assert_eq!(card_hardware("Huawei Ascend 910B NPU"), "Huawei Ascend 910B NPU");
+        // A "×" that is not a count stays as written.
+        assert_eq!(card_hardware("NVIDIA H200 × many"), "NVIDIA H200 × many");
+        assert_eq!(card_hardware("×8"), "×8");
+    }
 }

@@ -48,6 +48,9 @@ pub struct Bar {
     pub note: String,
     /// The value's 95% confidence interval (low, high), drawn as an error bar.
     pub interval: Option<(f64, f64)>,
+    /// Worse than the bar it is compared with: its note (with the ▼ change) is written after
+    /// the bar, in the colour of a failure.
+    pub loss: bool,
 }
 
 /// A chart in both layouts.
@@ -216,6 +219,12 @@ fn wrap(text: &str, width: f64, size: f64, max: usize) -> Vec<String> {
     lines.into_iter().map(|(_, l)| fit(&l, width, size)).collect()
 }
 
+/// The decimals a tick's number needs to be shown exactly (0.5 with one, 2.25 with two): at
+/// most three.
+pub fn tick_decimals(v: f64) -> usize {
+    (0..3).find(|&d| ((v * 10f64.powi(d as i32)).round() - v * 10f64.powi(d as i32)).abs() < 1e-6).unwrap_or(3)
+}
+
 /// The smallest "nice" number (1, 2, 2.5 or 5 times a power of ten) at or above `x`.
 fn nice(x: f64) -> f64 {
     if x <= 0.0 || !x.is_finite() {
@@ -225,11 +234,11 @@ fn nice(x: f64) -> f64 {
     [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * power).find(|v| *v >= x * (1.0 - 1e-12)).unwrap_or(10.0 * power)
 }
 
-/// The axis for values up to `max`: its end and its tick step, about five ticks, the end
-/// a little above the largest value.
+/// The axis for values up to `max`: its end and its tick step, about five ticks, the end the
+/// first tick at or above the largest value (so that the axis never runs a step past it).
 fn axis(max: f64) -> (f64, f64) {
     let step = nice(max.max(f64::MIN_POSITIVE) / 5.0);
-    let end = (max * 1.04 / step).ceil() * step;
+    let end = (max / step - 1e-9).ceil() * step;
     (end.max(step), step)
 }
 
@@ -289,7 +298,7 @@ fn bar(out: &mut String, b: &Bar, x0: f64, len: f64, y: f64, h: f64, right: f64)
         error_bar(out, (x0 + len * low.max(0.0) / v, x0 + len * high.max(0.0) / v), y + h / 2.0, false);
     }
     let base_line = y + h / 2.0 + FONT * 0.35;
-    let inside = b.value.is_some() && b.kind != BarKind::Base && text_width(&b.note, FONT) + 10.0 <= len;
+    let inside = b.value.is_some() && b.kind != BarKind::Base && !b.loss && text_width(&b.note, FONT) + 10.0 <= len;
     if inside {
         let _ = write!(
             out,
@@ -298,7 +307,7 @@ fn bar(out: &mut String, b: &Bar, x0: f64, len: f64, y: f64, h: f64, right: f64)
             esc(&b.note)
         );
     } else {
-        let fill = if b.kind == BarKind::Failed { FAILED } else { TEXT };
+        let fill = if b.kind == BarKind::Failed || b.loss { FAILED } else { TEXT };
         let width = text_width(&b.note, FONT);
         let start = if b.kind == BarKind::Base && width + 10.0 <= len { x0 + 5.0 } else { x0 + len + 5.0 };
         if start + width > right {
@@ -339,30 +348,106 @@ fn describe(bars: &[Bar]) -> String {
     bars.iter().map(|b| format!("{}: {}", b.label, b.note)).collect::<Vec<_>>().join("; ")
 }
 
+/// Bars under one label: one configuration, or a profile's baseline and optimized bars (told
+/// apart by the chart's legend, so that no row label is cut to fit).
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub label: String,
+    pub bars: Vec<Bar>,
+}
+
+/// The legend's entries: a bar kind's colour and its name.
+type Legend<'a> = &'a [(&'a str, BarKind)];
+
 /// Horizontal bars, one a configuration, on an axis from zero fitted to the largest value.
 pub fn bars(title: &str, axis_name: &str, bars: &[Bar], ticks: &dyn Fn(f64) -> String) -> Chart {
-    let desc = describe(bars);
-    let max = bars
-        .iter()
-        .filter_map(|b| b.value)
-        .chain(bars.iter().filter_map(|b| b.interval.map(|i| i.1)))
-        .fold(0.0, f64::max);
-    let (end, step) = axis(max);
-    let widest_note = bars.iter().map(|b| text_width(&b.note, FONT)).fold(0.0, f64::max);
+    let groups: Vec<Group> = bars.iter().map(|b| Group { label: b.label.clone(), bars: vec![b.clone()] }).collect();
+    grouped(title, axis_name, &groups, &[], ticks)
+}
 
-    // Wide: labels in a column left of the bars.
+/// The legend's swatches and names from `x`, `y` (the top of the line), breaking to a new line
+/// before an entry that would pass `right`; returns the bottom of the last line.
+fn legend_lines(out: &mut String, legend: Legend, x: f64, y: f64, right: f64) -> f64 {
+    if legend.is_empty() {
+        return y;
+    }
+    let (mut cx, mut cy) = (x, y);
+    for (name, kind) in legend {
+        let w = 16.0 + text_width(name, FONT) + 14.0;
+        if cx > x && cx + w > right {
+            (cx, cy) = (x, cy + FONT + 8.0);
+        }
+        let _ = write!(
+            out,
+            r#"<rect x="{cx:.1}" y="{:.1}" width="11" height="11" fill="{}"/><text x="{:.1}" y="{:.1}" fill="{TEXT}">{}</text>"#,
+            cy + 1.0,
+            color(*kind),
+            cx + 16.0,
+            cy + FONT - 1.0,
+            esc(name)
+        );
+        cx += w;
+    }
+    cy + FONT + 10.0
+}
+
+/// The wrapped lines of a group's label in `width`: at most two, or as many as it has bars.
+fn group_label(g: &Group, width: f64) -> Vec<String> {
+    wrap(&g.label, width, FONT, g.bars.len().max(2))
+}
+
+/// The height of a group in the wide layout: a row a bar, more where its label takes more lines.
+fn group_height(g: &Group, lines: usize, row: f64) -> f64 {
+    (row * g.bars.len().max(1) as f64).max(lines as f64 * (FONT + 3.0) + 8.0)
+}
+
+/// Groups of horizontal bars on an axis from zero fitted to the largest value, with a legend
+/// when `legend` names the bars' kinds.
+pub fn grouped(title: &str, axis_name: &str, groups: &[Group], legend: Legend, ticks: &dyn Fn(f64) -> String) -> Chart {
+    let all: Vec<Bar> = groups
+        .iter()
+        .flat_map(|g| {
+            g.bars.iter().map(move |b| {
+                let label = if g.bars.len() > 1 { format!("{} · {}", g.label, b.label) } else { b.label.clone() };
+                Bar { label, ..b.clone() }
+            })
+        })
+        .collect();
+    let desc = describe(&all);
+    let max = all.iter().filter_map(|b| b.value).chain(all.iter().filter_map(|b| b.interval.map(|i| i.1)));
+    let (end, step) = axis(max.fold(0.0, f64::max));
+    let wide = grouped_wide(title, axis_name, groups, legend, (end, step), ticks, &desc);
+    let narrow = grouped_narrow(title, axis_name, groups, legend, end, ticks, &desc);
+    Chart { wide, narrow }
+}
+
+/// The wide layout: labels in a column left of the bars, the axis with its ticks under them.
+fn grouped_wide(
+    title: &str,
+    axis_name: &str,
+    groups: &[Group],
+    legend: Legend,
+    (end, step): (f64, f64),
+    ticks: &dyn Fn(f64) -> String,
+    desc: &str,
+) -> String {
     let mut wide = String::new();
     let titles = wrap(title, WIDE - 2.0 * MARGIN, TITLE_FONT, 2);
-    let label_w = bars.iter().map(|b| text_width(&b.label, FONT)).fold(30.0, f64::max).min(WIDE * 0.45);
+    let label_w = groups.iter().map(|g| text_width(&g.label, FONT)).fold(30.0, f64::max).min(WIDE * 0.45);
     let x0 = MARGIN + label_w + 8.0;
-    // A note that cannot fit inside a short bar is written after it: keep room for it.
     let plot = WIDE - MARGIN - x0 - 8.0;
     let row = 28.0;
-    let top0 = MARGIN + titles.len() as f64 * (TITLE_FONT + 4.0) + 10.0;
-    let height = top0 + row * bars.len().max(1) as f64 + 46.0;
-    open(&mut wide, WIDE, height, title, &desc, "wide");
+    // Groups of more than one bar stand apart.
+    let gap = if groups.iter().any(|g| g.bars.len() > 1) { 8.0 } else { 0.0 };
+    let labels: Vec<Vec<String>> = groups.iter().map(|g| group_label(g, label_w)).collect();
+    let rows: f64 = groups.iter().zip(&labels).map(|(g, l)| group_height(g, l.len(), row) + gap).sum::<f64>().max(row);
+    let legend_h = if legend.is_empty() { 0.0 } else { FONT + 10.0 };
+    let top0 = MARGIN + titles.len() as f64 * (TITLE_FONT + 4.0) + 10.0 + legend_h;
+    let height = top0 + rows + 46.0;
+    open(&mut wide, WIDE, height, title, desc, "wide");
     let top = title_lines(&mut wide, &titles, WIDE);
-    let bottom = top + row * bars.len().max(1) as f64;
+    let top = legend_lines(&mut wide, legend, x0, top - 4.0, WIDE - MARGIN).max(top);
+    let bottom = top + rows;
     let scale = |v: f64| v / end * plot;
     let mut t = 0.0;
     while t <= end + step * 1e-9 {
@@ -387,74 +472,84 @@ pub fn bars(title: &str, axis_name: &str, bars: &[Bar], ticks: &dyn Fn(f64) -> S
         bottom + 34.0,
         esc(axis_name)
     );
-    for (i, b) in bars.iter().enumerate() {
-        let y = top + row * i as f64;
-        let _ = write!(
-            wide,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="end" fill="{TEXT}">{}</text>"#,
-            x0 - 8.0,
-            y + row / 2.0 + FONT * 0.35,
-            esc(&fit(&b.label, label_w, FONT))
-        );
-        bar(&mut wide, b, x0, b.value.map_or(0.0, scale), y + 5.0, row - 10.0, WIDE - MARGIN);
+    let mut y = top;
+    for (g, lines) in groups.iter().zip(&labels) {
+        let h = group_height(g, lines.len(), row);
+        let first = y + h / 2.0 - (lines.len() as f64 - 1.0) * (FONT + 3.0) / 2.0 + FONT * 0.35;
+        for (k, line) in lines.iter().enumerate() {
+            let _ = write!(
+                wide,
+                r#"<text x="{:.1}" y="{:.1}" text-anchor="end" fill="{TEXT}">{}</text>"#,
+                x0 - 8.0,
+                first + k as f64 * (FONT + 3.0),
+                esc(line)
+            );
+        }
+        // The bars centred in the group's height.
+        let bars_top = y + (h - row * g.bars.len() as f64) / 2.0;
+        for (i, b) in g.bars.iter().enumerate() {
+            let len = b.value.map_or(0.0, scale);
+            bar(&mut wide, b, x0, len, bars_top + row * i as f64 + 5.0, row - 10.0, WIDE - MARGIN);
+        }
+        y += h + gap;
     }
     let _ = write!(wide, r#"<line x1="{x0}" y1="{top}" x2="{x0}" y2="{bottom}" stroke="{TEXT}"/></svg>"#);
-    let _ = widest_note;
+    wide
+}
 
-    // Narrow: each label on its own line above its bar.
+/// The narrow layout: each group's label on its own lines above its bars, the axis's range
+/// in words under them.
+fn grouped_narrow(
+    title: &str,
+    axis_name: &str,
+    groups: &[Group],
+    legend: Legend,
+    end: f64,
+    ticks: &dyn Fn(f64) -> String,
+    desc: &str,
+) -> String {
     let mut narrow = String::new();
     let titles = wrap(title, NARROW - 2.0 * MARGIN, TITLE_FONT, 3);
-    let row = 44.0;
-    let top0 = MARGIN + titles.len() as f64 * (TITLE_FONT + 4.0) + 10.0;
-    let height = top0 + row * bars.len().max(1) as f64 + 24.0;
-    open(&mut narrow, NARROW, height, title, &desc, "narrow");
-    let top = title_lines(&mut narrow, &titles, NARROW);
     let plot = NARROW - 2.0 * MARGIN;
-    for (i, b) in bars.iter().enumerate() {
-        let y = top + row * i as f64;
-        let _ = write!(
-            narrow,
-            r#"<text x="{MARGIN}" y="{:.1}" fill="{TEXT}">{}</text>"#,
-            y + FONT,
-            esc(&fit(&b.label, plot, FONT))
-        );
-        bar(&mut narrow, b, MARGIN, b.value.map_or(0.0, |v| v / end * plot), y + FONT + 6.0, 20.0, NARROW - MARGIN);
+    let (line_h, bar_h, bar_step) = (FONT + 3.0, 20.0, 24.0);
+    let labels: Vec<Vec<String>> = groups.iter().map(|g| group_label(g, plot)).collect();
+    let group_h = |lines: usize, bars: usize| lines as f64 * line_h + 3.0 + bar_step * bars.max(1) as f64 + 2.0;
+    let rows: f64 = groups.iter().zip(&labels).map(|(g, l)| group_h(l.len(), g.bars.len())).sum::<f64>().max(44.0);
+    // The legend's height, drawn into a scratch buffer to count its lines.
+    let legend_h = legend_lines(&mut String::new(), legend, MARGIN, 0.0, NARROW - MARGIN);
+    let top0 = MARGIN + titles.len() as f64 * (TITLE_FONT + 4.0) + 10.0 + legend_h;
+    let height = top0 + rows + 24.0;
+    open(&mut narrow, NARROW, height, title, desc, "narrow");
+    let top = title_lines(&mut narrow, &titles, NARROW);
+    let mut y = legend_lines(&mut narrow, legend, MARGIN, top - 4.0, NARROW - MARGIN).max(top);
+    for (g, lines) in groups.iter().zip(&labels) {
+        for (k, line) in lines.iter().enumerate() {
+            let _ = write!(
+                narrow,
+                r#"<text x="{MARGIN}" y="{:.1}" fill="{TEXT}">{}</text>"#,
+                y + FONT + k as f64 * line_h,
+                esc(line)
+            );
+        }
+        let bars_top = y + lines.len() as f64 * line_h + 3.0;
+        for (i, b) in g.bars.iter().enumerate() {
+            let len = b.value.map_or(0.0, |v| v / end * plot);
+            bar(&mut narrow, b, MARGIN, len, bars_top + bar_step * i as f64, bar_h, NARROW - MARGIN);
+        }
+        y += group_h(lines.len(), g.bars.len());
     }
     let _ = write!(
         narrow,
         r#"<text x="{MARGIN}" y="{:.1}" fill="{TEXT}">{}</text></svg>"#,
-        top + row * bars.len().max(1) as f64 + 10.0,
+        y + 10.0,
         esc(&format!("{axis_name}: 0 – {}", ticks(end)))
     );
-    Chart { wide, narrow }
+    narrow
 }
 
-/// Two bars a group (baseline and optimized), one group a profile.
-pub fn pairs(
-    title: &str,
-    axis: &str,
-    legend: (&str, &str),
-    groups: &[(String, Option<f64>, Option<f64>)],
-    intervals: &[[Option<(f64, f64)>; 2]],
-    format: &dyn Fn(f64) -> String,
-    ticks: &dyn Fn(f64) -> String,
-) -> Chart {
-    let mut list = Vec::new();
-    for (i, (label, base, opt)) in groups.iter().enumerate() {
-        let [base_interval, opt_interval] = intervals.get(i).copied().unwrap_or_default();
-        for (name, v, kind, interval) in
-            [(legend.0, base, BarKind::Plain, base_interval), (legend.1, opt, BarKind::Optimized, opt_interval)]
-        {
-            list.push(Bar {
-                label: format!("{label} · {name}"),
-                value: *v,
-                kind,
-                note: v.map(format).unwrap_or_default(),
-                interval: interval.filter(|_| v.is_some()),
-            });
-        }
-    }
-    bars(title, axis, &list, ticks)
+/// Two bars a group (baseline and optimized), one group a profile, told apart by a legend.
+pub fn pairs(title: &str, axis: &str, legend: (&str, &str), groups: &[Group], ticks: &dyn Fn(f64) -> String) -> Chart {
+    grouped(title, axis, groups, &[(legend.0, BarKind::Plain), (legend.1, BarKind::Optimized)], ticks)
 }
 
 /// A line through the objective after each adopted stage, from the baseline to the final
@@ -477,6 +572,7 @@ pub fn progression(
             kind: if i == 0 { BarKind::Plain } else { BarKind::Optimized },
             note: format(*v),
             interval: interval(i),
+            loss: false,
         })
         .collect();
     let narrow = bars(title, axis_name, &list, ticks).narrow;
@@ -770,6 +866,7 @@ mod tests {
                 kind: BarKind::Base,
                 note: "8.00 (base)".into(),
                 interval: None,
+                loss: false,
             },
             Bar {
                 label: "a".into(),
@@ -777,6 +874,7 @@ mod tests {
                 kind: BarKind::Adopted,
                 note: "8968.00 (adopted)".into(),
                 interval: None,
+                loss: false,
             },
             Bar {
                 label: "b <x>".into(),
@@ -784,6 +882,7 @@ mod tests {
                 kind: BarKind::Failed,
                 note: "failed: out of memory".into(),
                 interval: None,
+                loss: false,
             },
         ]
     }
@@ -817,6 +916,51 @@ mod tests {
         assert!(chart.wide.contains(">10000</text>") || chart.wide.contains(">9500</text>"), "{}", chart.wide);
         assert!(!chart.wide.contains(">12000</text>") && !chart.wide.contains(">27000</text>"));
         assert_eq!(axis(8968.0), (10000.0, 2000.0));
+        // No axis runs a step past its top bar (14451 once ended at 20000).
+        assert_eq!(axis(14451.05), (15000.0, 5000.0));
+        assert_eq!(axis(10000.0), (10000.0, 2000.0));
+        for max in [1.28, 7.0, 14451.05, 26433.15, 10001.0, 99.0] {
+            let (end, step) = axis(max);
+            assert!(end >= max && end - step < max, "{max}: {end} {step}");
+        }
+        assert_eq!([0.0, 0.5, 1.0, 1.5, 2.25].map(tick_decimals), [0, 1, 0, 1, 2]);
+    }
+
+    fn bar(label: &str, value: f64, kind: BarKind, note: &str, loss: bool) -> Bar {
+        Bar { label: label.into(), value: Some(value), kind, note: note.into(), interval: None, loss }
+    }
+
+    #[test]
+    fn paired_bars_have_a_legend_whole_labels_and_a_marked_loss() {
+        let ticks = |v: f64| format!("{v:.0}");
+        let long = "Generation-heavy (1K input / 2K output) with a name longer than its column";
+        let groups = [
+            Group {
+                label: long.into(),
+                bars: vec![
+                    bar("Baseline", 2268.18, BarKind::Plain, "2268.18", false),
+                    bar("Optimized", 2267.33, BarKind::Optimized, "2267.33 (▼ −0.04%)", false),
+                ],
+            },
+            Group {
+                label: "ShareGPT".into(),
+                bars: vec![
+                    bar("Baseline", 6040.94, BarKind::Plain, "6040.94", false),
+                    bar("Optimized", 2845.48, BarKind::Optimized, "2845.48 (▼ −52.90%)", true),
+                ],
+            },
+        ];
+        let chart = pairs("t", "Total TPS (tok/s)", ("Baseline", "Optimized"), &groups, &ticks);
+        for svg in [&chart.wide, &chart.narrow] {
+            // The legend names each bar once, and no row label is cut.
+            assert_eq!(svg.matches(">Baseline</text>").count(), 1, "{svg}");
+            assert_eq!(svg.matches(">Optimized</text>").count(), 1, "{svg}");
+            assert!(!svg.contains('…'), "{svg}");
+            // The loss is written after its bar, in red.
+            assert!(svg.contains(&format!(r#"fill="{FAILED}">2845.48 (▼ −52.90%)</text>"#)), "{svg}");
+            // The description still tells the bars apart.
+            assert!(svg.contains("ShareGPT · Optimized: 2845.48 (▼ −52.90%)"), "{svg}");
+        }
     }
 
     /// The number of an attribute of an SVG element's text.

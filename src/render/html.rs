@@ -218,10 +218,9 @@ pub fn render_page_from(markdown: &str, source: Option<&str>, inline: &dyn Fn(&s
         match event {
             Event::End(TagEnd::Image) if skipping => {
                 skipping = false;
-                if let Some((svg, alt)) = chart.take() {
-                    let figure =
-                        format!("<figure class=\"chart\">{svg}<figcaption>{}</figcaption></figure>", escape(&alt));
-                    events.push(Event::Html(CowStr::from(figure)));
+                // The chart's title is drawn in it and is its accessible name: no caption repeats it.
+                if let Some((svg, _)) = chart.take() {
+                    events.push(Event::Html(CowStr::from(format!("<figure class=\"chart\">{svg}</figure>"))));
                 }
             }
             Event::Text(ref t) | Event::Code(ref t) if skipping => {
@@ -311,7 +310,7 @@ mod tests {
     fn charts_go_inline_and_tables_scroll() {
         let md = "![a chart](c/x.svg)\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n";
         let out = render(md, &|src| (src == "c/x.svg").then(|| "<svg></svg>".to_string()));
-        assert!(out.contains("<figure class=\"chart\"><svg></svg><figcaption>a chart</figcaption></figure>"), "{out}");
+        assert!(out.contains("<figure class=\"chart\"><svg></svg></figure>"), "{out}");
         assert!(!out.contains("<p><figure"), "a figure is never inside a paragraph: {out}");
         assert!(out.contains("<div class=\"table\"><table>"), "{out}");
         assert!(out.contains("<td data-label=\"a\">1</td><td data-label=\"b\">2</td>"), "{out}");

@@ -357,3 +357,13 @@ warning-short-sample = { $run }: its mean is taken from { $have ->
 
 # A failure shared from an identical configuration
 variant-failure-shared = Identical to { $source }, which failed: it was not started again, and its error is shown below.
+
+# Charts: the axis with its unit, and a bar's change against the bar it is compared with
+chart-axis = { $metric } ({ $unit })
+chart-change = { $value } ({ $change })
+
+# Index cards: an engine without a result, and the dates of the card's results, said once
+site-engine-no-result = { $engine } { $version } (no result)
+site-dates = measured { $first } to { $last }
+site-date = measured on { $date }
+site-dates-unknown = run dates not recorded

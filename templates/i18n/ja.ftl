@@ -326,3 +326,13 @@ warning-short-sample = { $run }：研究が求める{ $wanted }回の測定の�
 
 # A failure shared from an identical configuration
 variant-failure-shared = { $source }と同じ構成で、そちらが失敗したため再起動していません。エラーは下に示します。
+
+# Charts: the axis with its unit, and a bar's change against the bar it is compared with
+chart-axis = { $metric }（{ $unit }）
+chart-change = { $value }（{ $change }）
+
+# Index cards: an engine without a result, and the dates of the card's results, said once
+site-engine-no-result = { $engine } { $version }（結果なし）
+site-dates = 測定日：{ $first }～{ $last }
+site-date = 測定日：{ $date }
+site-dates-unknown = 測定日の記録なし

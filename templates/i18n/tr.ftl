@@ -328,3 +328,13 @@ warning-short-sample = { $run }: çalışmanın istediği { $wanted } ölçümde
 
 # A failure shared from an identical configuration
 variant-failure-shared = { $source } ile aynı yapılandırma; orada başarısız olduğu için yeniden başlatılmadı, hata aşağıda gösteriliyor.
+
+# Charts: the axis with its unit, and a bar's change against the bar it is compared with
+chart-axis = { $metric } ({ $unit })
+chart-change = { $value } ({ $change })
+
+# Index cards: an engine without a result, and the dates of the card's results, said once
+site-engine-no-result = { $engine } { $version } (sonuç yok)
+site-dates = ölçüm tarihleri: { $first } – { $last }
+site-date = ölçüm tarihi: { $date }
+site-dates-unknown = ölçüm tarihleri kaydedilmemiş

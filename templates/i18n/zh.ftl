@@ -326,3 +326,13 @@ warning-short-sample = { $run }：研究要求测量 { $wanted } 次，但只取
 
 # A failure shared from an identical configuration
 variant-failure-shared = 与 { $source } 的配置相同，而该配置已失败，因此没有再次启动；其错误信息见下方。
+
+# Charts: the axis with its unit, and a bar's change against the bar it is compared with
+chart-axis = { $metric }（{ $unit }）
+chart-change = { $value }（{ $change }）
+
+# Index cards: an engine without a result, and the dates of the card's results, said once
+site-engine-no-result = { $engine } { $version }（无结果）
+site-dates = 测量日期：{ $first } 至 { $last }
+site-date = 测量日期：{ $date }
+site-dates-unknown = 未记录测量日期

@@ -23,6 +23,7 @@ mod import;
 mod invalid;
 mod measurements;
 mod no_panic;
+mod page_figures;
 mod pages;
 mod parallel;
 mod parse;

@@ -5,7 +5,7 @@
 use crate::common;
 
 use perflab::analysis::{Warning, analyze};
-use perflab::render::charts::{Bar, BarKind, bars, pairs, progression};
+use perflab::render::charts::{Bar, BarKind, Group, bars, pairs, progression};
 use perflab::render::{Flavor, Links, Renderer};
 use perflab::study::Study;
 
@@ -196,6 +196,7 @@ fn charts_draw_an_error_bar_for_every_interval() {
         kind: BarKind::Plain,
         note: value.map_or("failed".into(), |v| format!("{v}")),
         interval,
+        loss: false,
     };
     let list = [
         bar("a", Some(100.0), Some((95.0, 105.0))),
@@ -208,16 +209,12 @@ fn charts_draw_an_error_bar_for_every_interval() {
     for svg in [&chart.wide, &chart.narrow] {
         assert_eq!(error_bars(svg), 2, "{svg}");
     }
-    let groups = [("p".to_string(), Some(100.0), Some(110.0)), ("q".to_string(), Some(90.0), None)];
-    let chart = pairs(
-        "t",
-        "tok/s",
-        ("base", "opt"),
-        &groups,
-        &[[Some((98.0, 102.0)), Some((105.0, 115.0))], [Some((80.0, 99.0)), None]],
-        &ticks,
-        &ticks,
-    );
+    let group = |label: &str, bars: Vec<Bar>| Group { label: label.into(), bars };
+    let groups = [
+        group("p", vec![bar("base", Some(100.0), Some((98.0, 102.0))), bar("opt", Some(110.0), Some((105.0, 115.0)))]),
+        group("q", vec![bar("base", Some(90.0), Some((80.0, 99.0))), bar("opt", None, None)]),
+    ];
+    let chart = pairs("t", "tok/s", ("base", "opt"), &groups, &ticks);
     assert_eq!(error_bars(&chart.wide), 3);
     let points = [("base".to_string(), 100.0), ("s1".to_string(), 120.0)];
     let chart = progression("t", "tok/s", &points, &[None, Some((110.0, 130.0))], &ticks, &ticks);

@@ -204,7 +204,8 @@ fn an_engine_upgrade_measures_again_what_it_must_and_shows_what_changed() {
         "the Sim-A 1.0 result is listed: {csv}"
     );
     let index = std::fs::read_to_string(out.join("en/index.html")).unwrap();
-    assert!(index.contains("Measured with Sim-A 1.1 ("), "{index}");
+    // The card names the versions that measured what the page shows, and their date once.
+    assert!(index.contains("Engines: Sim-A v1.1, Sim-B v2.1 · measured on "), "{index}");
 }
 
 #[test]

@@ -5,7 +5,6 @@
 use super::{Ctx, Table, cell};
 use crate::analysis::diff::{Change, Diff};
 use crate::analysis::history::{EngineAge, VersionAge};
-use crate::analysis::{Delta, Trend};
 use crate::metric::Metric;
 use crate::render::i18n::I18nError;
 use crate::render::markdown::{code, plain};
@@ -158,14 +157,6 @@ impl Ctx<'_> {
     /// marked when it is within the noise threshold.
     fn change(&self, metric: &Metric, ch: Option<&Change>) -> Result<String, I18nError> {
         let Some(ch) = ch else { return self.c.msg("value-missing") };
-        let percent = match ch.percent {
-            None => self.c.msg("value-missing")?,
-            Some(p) => {
-                let text = self.c.percent(p, true, *self.study.spec.display.percent_decimals.get_ref())?;
-                let trend = ch.improvement.map_or(Trend::Same, |g| Delta::new(g, 0.0).trend);
-                crate::render::view::mark_trend(trend, &text)
-            }
-        };
         let unclear = ch.improvement.is_some_and(|g| g.abs() > self.analysis.noise_threshold)
             && ch.interval.is_some_and(|i| i.contains_zero());
         let key = match (ch.beyond_noise, unclear) {
@@ -173,14 +164,13 @@ impl Ctx<'_> {
             (false, true) => "changes-figure-unclear",
             (false, false) => "changes-figure-noise",
         };
-        let percent = match ch.interval {
-            Some(i) if ch.percent.is_some() => {
-                // The interval of the change as shown (not of the improvement, for a metric
-                // that is better lower).
-                let (low, high) = if self.analysis.lower_is_better { (-i.high, -i.low) } else { (i.low, i.high) };
-                self.with_interval(&percent, low, high)?
-            }
-            _ => percent,
+        // The interval of the change as shown (not of the improvement, for a metric that is
+        // better lower).
+        let interval =
+            ch.interval.map(|i| if self.analysis.lower_is_better { (-i.high, -i.low) } else { (i.low, i.high) });
+        let percent = match ch.percent {
+            None => self.c.msg("value-missing")?,
+            Some(p) => self.figures().change(self.c, p, ch.improvement, interval)?,
         };
         self.c.fmt(
             key,

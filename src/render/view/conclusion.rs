@@ -118,10 +118,7 @@ impl Ctx<'_> {
         // A change measured on a run that lost requests or was cut off is not a gain to trust.
         let trusted =
             [&s.baseline, &s.optimized].into_iter().flatten().all(|m| m.status == crate::analysis::RunStatus::Ok);
-        let mut text = match self.ratio(p, trusted) {
-            Some(ratio) => ratio?,
-            None => self.gain_figure(p, s.change_interval, trusted)?,
-        };
+        let mut text = self.gain(p, s.change_interval, super::gains::How::HEADLINE.marked(trusted))?;
         if s.regression {
             text = self.c.fmt("change-regression", &[("change", &text)])?;
         }

@@ -75,7 +75,7 @@ impl Ctx<'_> {
             }
             Ok(out)
         };
-        let ticks = |v: f64| c.number(v, 0);
+        let ticks = |v: f64| c.number(v, crate::render::charts::tick_decimals(v));
         let mut out = Vec::new();
         for (which, title) in self.chart_titles(cp)? {
             let chart = match which {
@@ -104,7 +104,7 @@ impl Ctx<'_> {
     /// a line, the others as points, the recommended configuration marked.
     fn pareto_chart(&self, cp: &CurveProfile, title: &str) -> Result<Chart, I18nError> {
         let c = self.c;
-        let ticks = |v: f64| c.number(v, 0);
+        let ticks = |v: f64| c.number(v, crate::render::charts::tick_decimals(v));
         let at = |p: &crate::analysis::curves::ParetoPoint| (p.at.per_user, p.at.per_gpu);
         let mut frontier: Vec<(f64, f64)> = cp.pareto.iter().filter(|p| p.on_frontier).map(at).collect();
         frontier.sort_by(|a, b| a.0.total_cmp(&b.0));

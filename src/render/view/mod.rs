@@ -14,7 +14,6 @@ mod conclusion;
 pub mod curves;
 mod evidence;
 mod gains;
-pub(in crate::render) use gains::mark_trend;
 mod results;
 mod setup;
 mod stages;
@@ -186,6 +185,8 @@ pub struct PageView {
     /// (name, TOML, the benchmark command a reader can paste).
     pub profiles: Vec<(String, String, Option<String>)>,
     pub stages: Vec<StageView>,
+    /// The profile every variant of every stage is measured on, said once above them.
+    pub stages_profile: String,
     pub options: Table,
     pub scenarios: Vec<ScenarioView>,
     pub accuracy: Vec<AccuracyView>,
@@ -427,6 +428,7 @@ pub fn build(
         benchmark_command: spec.benchmark.command.as_ref().map(|c| c.get_ref().clone()),
         profiles: setup.profiles,
         stages,
+        stages_profile: c.fmt("variant-profile", &[("profile", &x.profile_name(&a.target_profile))])?,
         options,
         scenarios,
         accuracy,
@@ -448,9 +450,39 @@ pub fn title(study: &Study, c: &Catalog) -> String {
     markdown::prose(study.spec.title.get(&c.locale))
 }
 
-/// The index line of a study: the engine versions and dates of its results, as plain text.
-pub fn age_line(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
-    Ctx::new(study, analysis, c).measured_with(false)
+/// An index card's engines and dates: every engine the study names, once, with the versions
+/// that measured its runs (or the study's version and "no result" where none was measured),
+/// then the dates of those runs said once for the whole card.
+pub fn card_engines(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<(String, String), I18nError> {
+    let mut engines = Vec::new();
+    let mut dates: Vec<&String> = Vec::new();
+    let mut undated = false;
+    for e in &study.spec.engines {
+        let measured =
+            analysis.age.engines.iter().find(|a| a.engine == *e.id.get_ref()).map_or(&[][..], |a| &a.versions[..]);
+        if measured.is_empty() {
+            let version = shown_version(&e.version);
+            engines.push(c.fmt("site-engine-no-result", &[("engine", &e.name), ("version", &version)])?);
+        }
+        for v in measured {
+            engines.push(format!("{} {}", e.name, shown_version(&v.version)));
+            dates.extend(v.first.iter().chain(&v.last));
+            undated |= v.first.is_none();
+        }
+    }
+    let (first, last) = (dates.iter().min(), dates.iter().max());
+    let when = match (first, last) {
+        _ if undated && dates.is_empty() => c.msg("site-dates-unknown")?,
+        (Some(f), Some(l)) if f != l => c.fmt("site-dates", &[("first", f), ("last", l)])?,
+        (Some(f), _) => c.fmt("site-date", &[("date", f)])?,
+        _ => String::new(),
+    };
+    Ok((c.fmt("site-engines", &[("engines", &c.list(&engines))])?, when))
+}
+
+/// An engine version as the index cards write it: with a "v" before one that starts with a digit.
+fn shown_version(version: &str) -> String {
+    if version.starts_with(|c: char| c.is_ascii_digit()) { format!("v{version}") } else { version.to_string() }
 }
 
 /// The index line of a study: its total gain on the target profile, as HTML.
@@ -459,7 +491,7 @@ pub fn headline(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Strin
     // A latency study's gain is said as the page says it, "1.9× faster", not as a percentage
     // that reads as latency going up.
     let gain = match analysis.total_gain {
-        Some(g) => x.ratio(g, true).unwrap_or_else(|| x.signed_with(g, analysis.total_gain_interval))?,
+        Some(g) => x.gain(g, analysis.total_gain_interval, gains::How::HEADLINE)?,
         None => c.msg("value-missing")?,
     };
     let profile = super::html::escape(study.profile(&analysis.target_profile).map_or("", |p| p.name.get(&c.locale)));

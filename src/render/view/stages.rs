@@ -46,14 +46,13 @@ impl Ctx<'_> {
 
     pub(super) fn stages(&self, links: &Links) -> Result<Vec<StageView>, I18nError> {
         let (x, c, a, spec) = (self, self.c, self.analysis, &self.study.spec);
-        let target_name = x.profile_name(&a.target_profile);
         let mut stages = Vec::new();
         for (i, (sa, ss)) in a.stages.iter().zip(&spec.stages).enumerate() {
             let variants = sa
                 .variants
                 .iter()
                 .zip(&ss.variants)
-                .map(|(va, vs)| x.variant(va, vs, &target_name))
+                .map(|(va, vs)| x.variant(va, vs))
                 .collect::<Result<Vec<_>, _>>()?;
             let summary = x.summary(sa)?;
             let adoption = x.adoption(sa, ss)?;
@@ -91,20 +90,20 @@ impl Ctx<'_> {
         Ok(stages)
     }
 
-    fn variant(&self, va: &VariantAnalysis, vs: &Variant, target_name: &str) -> Result<VariantView, I18nError> {
+    /// A variant's facts (its profile is said once for all stages), command and results.
+    fn variant(&self, va: &VariantAnalysis, vs: &Variant) -> Result<VariantView, I18nError> {
         let (x, c) = (self, self.c);
-        let mut facts = vec![c.fmt("variant-profile", &[("profile", target_name)])?, x.variant_changes(va, vs)?];
+        let mut facts = vec![x.variant_changes(va, vs)?];
         let mut error = None;
         match &va.outcome {
             Outcome::Failed { class } => {
-                facts.push(c.fmt("variant-failed", &[("reason", &x.failure_class(*class)?)])?);
-                if let Some(f) = &vs.failure {
-                    if let Some(e) = &f.explanation {
-                        facts.push(x.text(e));
-                    }
-                    if let Some(link) = &f.link {
-                        facts.push(c.fmt("variant-link", &[("link", &link_markdown(link))])?);
-                    }
+                // The study's own explanation names the reason; the class is said only without one.
+                match vs.failure.as_ref().and_then(|f| f.explanation.as_ref()) {
+                    Some(e) => facts.push(x.text(e)),
+                    None => facts.push(c.fmt("variant-failed", &[("reason", &x.failure_class(*class)?)])?),
+                }
+                if let Some(link) = vs.failure.as_ref().and_then(|f| f.link.as_ref()) {
+                    facts.push(c.fmt("variant-link", &[("link", &link_markdown(link))])?);
                 }
                 if let Some(source) = &va.failure_from {
                     facts.push(c.fmt("variant-failure-shared", &[("source", &x.stage_and_label(source))])?);

@@ -1,5 +1,6 @@
 //! Each stage's summary, decision and engine ranking, and the table of options.
 
+use super::gains::How;
 use super::{Ctx, Table, cell};
 use crate::analysis::{Adoption, NoResultReason, Outcome, StageAnalysis, Trend};
 use crate::render::i18n::{Arg, I18nError};
@@ -37,7 +38,7 @@ impl Ctx<'_> {
                         &[
                             ("variant", &x.label_in(sa, &v.source)),
                             ("value", &x.value(&a.objective, Some(v.value))?),
-                            ("gain", &v.gain.map_or(c.msg("value-missing"), |g| x.signed(g))?),
+                            ("gain", &v.gain.map_or(c.msg("value-missing"), |g| x.gain(g, None, How::TABLE))?),
                         ],
                     )
                 };
@@ -81,13 +82,13 @@ impl Ctx<'_> {
         let after = x.label(&sa.after);
         let on =
             |plain: &'static str, elsewhere: &'static str| if ss.measured_on.is_some() { elsewhere } else { plain };
-        let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.percent(x.shown_gain(g), true));
+        let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.gain(g, None, How::SENTENCE));
         Ok(match &sa.adoption {
             Adoption::Adopted { variant, gain_percent, interval, .. } => c.fmt(
                 "adoption-adopted",
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
-                    ("gain", &x.gain_with(*gain_percent, *interval)?),
+                    ("gain", &x.gain(*gain_percent, *interval, How::SENTENCE)?),
                     ("base", &base),
                 ],
             )?,
@@ -98,7 +99,7 @@ impl Ctx<'_> {
                 on("adoption-within-noise", "adoption-within-noise-on"),
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
-                    ("gain", &x.gain_with(*gain_percent, *interval)?),
+                    ("gain", &x.gain(*gain_percent, *interval, How::SENTENCE)?),
                     ("threshold", &x.percent(a.noise_threshold, false)?),
                     ("base", &base),
                     ("after", &after),
@@ -201,8 +202,8 @@ impl Ctx<'_> {
                 cell(&x.value(&a.secondary, o.secondary)?),
             ];
             row.extend(x.also_cells(Some(&o.also))?);
-            row.push(o.vs_baseline.map_or(Ok(dash.clone()), |p| x.signed(p))?);
-            row.push(o.step.map_or(Ok(dash.clone()), |p| x.signed_with(p, o.step_interval))?);
+            row.push(o.vs_baseline.map_or(Ok(dash.clone()), |p| x.gain(p, None, How::TABLE))?);
+            row.push(o.step.map_or(Ok(dash.clone()), |p| x.gain(p, o.step_interval, How::TABLE))?);
             option_rows.push(row);
         }
         let mut total = vec![
@@ -212,8 +213,9 @@ impl Ctx<'_> {
             cell(&x.value(&a.secondary, a.optimized_measure.as_ref().and_then(|m| m.secondary))?),
         ];
         total.extend(x.also_cells(a.optimized_measure.as_ref().map(|m| &m.also[..]))?);
-        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.signed_with(p, a.total_gain_interval))?);
-        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.signed_with(p, a.total_gain_interval))?);
+        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.gain(p, a.total_gain_interval, How::TABLE))?);
+        // The total is not a step: its step cell stays as a row without a step has it.
+        total.push(dash.clone());
         option_rows.push(total);
         let mut headers = vec![
             c.msg("options-stage")?,
@@ -276,12 +278,8 @@ impl Ctx<'_> {
     /// How much the fastest variant beats the slowest: a ratio (`3.10× faster`) where the study
     /// shows speedups, else a percentage.
     fn range_figure(&self, cmp: &crate::analysis::Comparison) -> Result<String, I18nError> {
-        let (a, c) = (self.analysis, self.c);
-        let gain = a.objective.improvement(cmp.objective.value, cmp.objective.reference);
-        if let Some(ratio) = gain.and_then(|g| self.ratio(g, false)) {
-            return ratio;
-        }
-        cmp.objective.percent.map_or(c.msg("value-missing"), |p| self.percent(self.shown_gain(p.abs()), false))
+        let gain = self.analysis.objective.improvement(cmp.objective.value, cmp.objective.reference);
+        gain.map_or(self.c.msg("value-missing"), |g| self.gain(g, None, How::GAP))
     }
 
     /// The cells of the further secondary metrics (`values` in their order; none: every one missing).
