@@ -42,18 +42,20 @@ fn dialect_of_section(label: &str, section: &str) -> Option<Format> {
 struct Meaning {
     /// Its metric and scale ([`names::text_label`]) in a plain section, and under one that
     /// renames latencies.
-    plain: Option<(Metric, f64)>,
-    renamed: Option<(Metric, f64)>,
+    plain: Option<(String, f64)>,
+    renamed: Option<(String, f64)>,
     /// The dialect it announces wherever it is printed.
     dialect: Option<Format>,
 }
 
-/// A canonical metric name: its number among the names a log has used, or the name itself past
-/// the names kept.
-#[derive(Clone)]
-enum Metric {
-    Kept(u32),
-    Name(String),
+impl Meaning {
+    fn of(label: &str) -> Meaning {
+        Meaning {
+            plain: names::text_label(label, true),
+            renamed: names::text_label(label, false),
+            dialect: dialect_of(label, ""),
+        }
+    }
 }
 
 /// The meanings of the labels read so far, up to [`Labels::KEPT`] of them: memory stays bounded
@@ -64,64 +66,22 @@ pub(super) struct Labels {
     meanings: Vec<Meaning>,
     /// Dashed section titles, and whether they rename latencies.
     sections: std::collections::HashMap<Box<str>, bool, std::hash::BuildHasherDefault<super::LabelHash>>,
-    /// The canonical names met, numbered in the order met, up to [`Labels::NAMES`].
-    names: Vec<String>,
-    /// Each kept name's place in the names' sorted order (a block's metrics are sorted by it);
-    /// empty when a name has been added since it was worked out.
-    ranks: Vec<u32>,
 }
 
 impl Labels {
     const KEPT: usize = 4096;
-    const NAMES: usize = 1024;
 
     fn meaning(&mut self, label: &str) -> std::borrow::Cow<'_, Meaning> {
         if let Some(&i) = self.index.get(label) {
             return std::borrow::Cow::Borrowed(&self.meanings[i]);
         }
-        let mut metric = |plain| names::text_label(label, plain).map(|(name, scale)| (self.metric(name), scale));
-        let meaning = Meaning { plain: metric(true), renamed: metric(false), dialect: dialect_of(label, "") };
+        let meaning = Meaning::of(label);
         if self.meanings.len() >= Labels::KEPT {
             return std::borrow::Cow::Owned(meaning);
         }
         self.index.insert(label.into(), self.meanings.len());
         self.meanings.push(meaning);
         std::borrow::Cow::Borrowed(&self.meanings[self.meanings.len() - 1])
-    }
-
-    /// The number of canonical name `name`, given it if there is room.
-    fn metric(&mut self, name: String) -> Metric {
-        if let Some(i) = self.names.iter().position(|n| *n == name) {
-            return Metric::Kept(i as u32);
-        }
-        if self.names.len() >= Labels::NAMES {
-            return Metric::Name(name);
-        }
-        self.names.push(name);
-        self.ranks.clear();
-        Metric::Kept(self.names.len() as u32 - 1)
-    }
-
-    /// Puts a block's kept metrics, in the order read, into `into`: the last value of a name wins.
-    fn settle(&mut self, mut read: Vec<(u32, f64)>, into: &mut std::collections::BTreeMap<String, f64>) {
-        if self.ranks.len() != self.names.len() {
-            let mut order: Vec<usize> = (0..self.names.len()).collect();
-            order.sort_unstable_by(|&a, &b| self.names[a].cmp(&self.names[b]));
-            self.ranks = vec![0; order.len()];
-            for (rank, i) in order.into_iter().enumerate() {
-                self.ranks[i] = rank as u32;
-            }
-        }
-        // A stable sort keeps a name's values in the order read; the last of each run is kept.
-        read.sort_by_key(|&(id, _)| self.ranks[id as usize]);
-        let last = read.iter().enumerate().filter(|&(i, (id, _))| read.get(i + 1).is_none_or(|(next, _)| next != id));
-        let sorted = last.map(|(_, &(id, x))| (self.names[id as usize].clone(), x));
-        if into.is_empty() {
-            // Built from sorted entries at once, rather than searched for one by one.
-            *into = sorted.collect();
-        } else {
-            into.extend(sorted);
-        }
     }
 
     /// [`names::section_renames_latencies`].
@@ -213,8 +173,6 @@ fn trim_end(s: &str) -> &str {
 
 struct Builder {
     block: Block,
-    /// The kept metrics read, in order ([`Labels::settle`] puts them into the block).
-    metrics: Vec<(u32, f64)>,
     section: String,
     /// False under a section whose latency labels mean something else.
     plain_section: bool,
@@ -230,7 +188,6 @@ impl Builder {
         let mut b = Builder {
             // Room for a typical block, grown if it is longer.
             block: Block { raw: super::Raw::with_capacity(32, 1024), ..Block::new(line, Format::Vllm) },
-            metrics: Vec::with_capacity(32),
             section: String::new(),
             plain_section: true,
             parent: None,
@@ -256,10 +213,7 @@ impl Builder {
                     if x < 0.0 {
                         self.block.remarks.push(format!("line {ln}: `{label}` is negative ({value})"));
                     }
-                    match name {
-                        Metric::Kept(id) => self.metrics.push((*id, x * scale)),
-                        Metric::Name(name) => _ = self.block.metrics.insert(name.clone(), x * scale),
-                    }
+                    self.block.metrics.insert(name.clone(), x * scale);
                 }
                 None if is_placeholder(value) => {}
                 None if self.error.is_none() => {
@@ -273,11 +227,10 @@ impl Builder {
     }
 
     /// The block, or the error that spoiled it.
-    fn finish(mut self, complete: bool, labels: &mut Labels) -> Result<Block, ParseError> {
+    fn finish(mut self, complete: bool) -> Result<Block, ParseError> {
         if let Some(e) = self.error {
             return Err(e);
         }
-        labels.settle(self.metrics, &mut self.block.metrics);
         self.block.complete = complete;
         self.block.format = self.dialect.unwrap_or(Format::Vllm);
         if !complete {
@@ -389,13 +342,13 @@ impl Lines {
                 Step::Continue => return,
                 Step::Close => {
                     if let Some(b) = self.current.take() {
-                        done.push(b.finish(true, &mut self.labels));
+                        done.push(b.finish(true));
                     }
                     return;
                 }
                 Step::Leave => {
                     if let Some(b) = self.current.take() {
-                        done.push(b.finish(false, &mut self.labels));
+                        done.push(b.finish(false));
                     }
                 }
             }
@@ -434,9 +387,9 @@ impl Lines {
     }
 
     /// The end of the text: a block still open is cut off.
-    pub(super) fn finish(mut self, done: &mut Vec<Result<Block, ParseError>>) {
+    pub(super) fn finish(self, done: &mut Vec<Result<Block, ParseError>>) {
         if let Some(b) = self.current {
-            done.push(b.finish(false, &mut self.labels));
+            done.push(b.finish(false));
         }
         if let Some(block) = self.legacy {
             done.push(Ok(close_legacy(block)));
