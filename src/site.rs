@@ -240,18 +240,17 @@ impl Site {
         let listed: BTreeSet<&str> = previous.lines().collect();
         let carried = |rel: &str| !self.files.contains_key(rel) && (self.kept.contains(rel) || !listed.contains(rel));
         crate::durable::copy_tree(out, fresh, &carried)?;
-        let files: Vec<(&String, &Vec<u8>)> = self.files.iter().collect();
-        let dirs: BTreeSet<&Path> = files.iter().filter_map(|(rel, _)| Path::new(rel.as_str()).parent()).collect();
+        // Each folder is made once, not looked up again for each of its files.
+        let dirs: BTreeSet<&Path> = self.files.keys().filter_map(|rel| Path::new(rel.as_str()).parent()).collect();
         for dir in dirs {
             let dir = fresh.join(dir);
             std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
         }
-        // Creating thousands of files is mostly the file system's work: each core takes a share.
-        let written = in_parallel(files.len(), |i| {
-            let path = fresh.join(files[i].0);
-            std::fs::write(&path, files[i].1).with_context(|| format!("cannot write '{}'", path.display()))
-        });
-        written.into_iter().collect()
+        for (rel, bytes) in &self.files {
+            let path = fresh.join(rel);
+            std::fs::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))?;
+        }
+        Ok(())
     }
 }
 
