@@ -116,18 +116,19 @@ impl Site {
             let mut summary = String::from("# Summary\n\n");
             summary_all.push_str(&format!("\n# {}\n\n", catalog.msg("language-name")?));
             let mut index = Vec::new();
-            for ((study, analysis), (csv, json)) in studies.iter().zip(&analyses).zip(&exports) {
+            // A study's charts and pages in this language, rendered on every core.
+            let pages = in_parallel(studies.len(), |i| {
+                render_study(&studies[i], &analyses[i], locale, &locales, renderer, flavor, &site.files)
+            });
+            for (((study, analysis), (csv, json)), pages) in studies.iter().zip(&analyses).zip(&exports).zip(pages) {
                 let id = &study.id;
                 let title = study.spec.title.get(locale).to_string();
-                for (name, svg) in view::charts(study, analysis, catalog)? {
+                let Rendered { charts, md, html } = pages?;
+                for (name, svg) in charts {
                     site.add(format!("md/{locale}/{id}/{name}"), svg.into_bytes());
                 }
                 site.add(format!("md/{locale}/{id}/{id}.csv"), csv.clone());
                 site.add(format!("md/{locale}/{id}/{id}.json"), json.clone());
-                let mut md = renderer.page(study, analysis, locale, flavor, &Links::markdown(id))?;
-                if flavor == Flavor::Commonmark && locale != crate::render::i18n::SOURCE_LOCALE {
-                    md = format!("<div lang=\"{}\">\n\n{md}\n</div>\n", html::escape(locale));
-                }
                 site.add(format!("md/{locale}/{id}.md"), md.into_bytes());
                 let link = url_path(&format!("{id}.md"));
                 summary.push_str(&format!("- [{}]({link})\n", markdown::plain(&title)));
@@ -136,23 +137,7 @@ impl Site {
                     markdown::plain(&title),
                     url_path(&format!("{locale}/{id}.md"))
                 ));
-
-                let links = Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string() };
-                let body_md = renderer.page(study, analysis, locale, Flavor::Commonmark, &links)?;
-                let files = &site.files;
-                // A chart goes inline in both its layouts; the style sheet shows one.
-                let source_md = renderer.source_page(study, analysis, locale, &body_md, Flavor::Commonmark, &links)?;
-                let page = html::render_page_from(&body_md, source_md.as_deref(), &|src| {
-                    let rel = src.strip_prefix("../")?;
-                    let text = |rel: &str| files.get(rel).map(|b| String::from_utf8_lossy(b).into_owned());
-                    Some(format!("{}{}", text(rel)?, text(&view::narrow_chart(rel)).unwrap_or_default()))
-                });
-                let mut ctx = page_context(locale, &locales, renderer, id, &format!("{id}.html"))?;
-                ctx.insert("title", &title);
-                ctx.insert("body", &page.body);
-                ctx.insert("toc", &page.toc);
-                let page = renderer.html(locale, "page.html.tera", &ctx)?;
-                site.add(format!("{locale}/{id}.html"), page.into_bytes());
+                site.add(format!("{locale}/{id}.html"), html.into_bytes());
 
                 let engines: Vec<String> = study.spec.engines.iter().map(|e| e.name.clone()).collect();
                 let full_hardware = study.spec.hardware.get(locale);
@@ -258,14 +243,92 @@ impl Site {
         let listed: BTreeSet<&str> = previous.lines().collect();
         let carried = |rel: &str| !self.files.contains_key(rel) && (self.kept.contains(rel) || !listed.contains(rel));
         crate::durable::copy_tree(out, fresh, &carried)?;
+        // Each folder is made once, not looked up again for each of its files.
+        let dirs: BTreeSet<&Path> = self.files.keys().filter_map(|rel| Path::new(rel.as_str()).parent()).collect();
+        for dir in dirs {
+            let dir = fresh.join(dir);
+            std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
+        }
         for (rel, bytes) in &self.files {
             let path = fresh.join(rel);
-            let dir = path.parent().unwrap_or(fresh);
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
             std::fs::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))?;
         }
         Ok(())
     }
+}
+
+/// What a study's pages in one language are made of: its charts (file name, SVG), its Markdown
+/// page and its HTML page.
+struct Rendered {
+    charts: Vec<(String, String)>,
+    md: String,
+    html: String,
+}
+
+/// A study's charts and pages in `locale`. `files` are the site's files so far (the exports).
+fn render_study(
+    study: &Study,
+    analysis: &Analysis,
+    locale: &str,
+    locales: &[String],
+    renderer: &Renderer,
+    flavor: Flavor,
+    files: &BTreeMap<String, Vec<u8>>,
+) -> anyhow::Result<Rendered> {
+    let (id, catalog) = (&study.id, renderer.catalog(locale)?);
+    let charts = view::charts(study, analysis, catalog)?;
+    let mut md = renderer.page(study, analysis, locale, flavor, &Links::markdown(id))?;
+    if flavor == Flavor::Commonmark && locale != crate::render::i18n::SOURCE_LOCALE {
+        md = format!("<div lang=\"{}\">\n\n{md}\n</div>\n", html::escape(locale));
+    }
+    let links = Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string() };
+    let body_md = renderer.page(study, analysis, locale, Flavor::Commonmark, &links)?;
+    // A chart goes inline in both its layouts; the style sheet shows one.
+    let charts_dir = format!("md/{locale}/{id}/");
+    let file = |rel: &str| match rel.strip_prefix(&charts_dir) {
+        Some(name) => charts.iter().find(|(n, _)| n == name).map(|(_, svg)| svg.clone()),
+        None => files.get(rel).map(|b| String::from_utf8_lossy(b).into_owned()),
+    };
+    let source_md = renderer.source_page(study, analysis, locale, &body_md, Flavor::Commonmark, &links)?;
+    let page = html::render_page_from(&body_md, source_md.as_deref(), &|src| {
+        let rel = src.strip_prefix("../")?;
+        Some(format!("{}{}", file(rel)?, file(&view::narrow_chart(rel)).unwrap_or_default()))
+    });
+    let mut ctx = page_context(locale, locales, renderer, id, &format!("{id}.html"))?;
+    ctx.insert("title", study.spec.title.get(locale));
+    ctx.insert("body", &page.body);
+    ctx.insert("toc", &page.toc);
+    let html = renderer.html(locale, "page.html.tera", &ctx)?;
+    Ok(Rendered { charts, md, html })
+}
+
+/// `f(0)`, `f(1)`, ... `f(n - 1)`, worked out on every core, in that order: each thread takes the
+/// next index not yet taken, so that a long item does not hold up the others' share.
+fn in_parallel<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(n);
+    if threads <= 1 {
+        return (0..n).map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= n {
+                            return mine;
+                        }
+                        mine.push((i, f(i)));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// What the index's filter matches for a guide: the words of `texts` in lower case, split at
