@@ -694,7 +694,46 @@ fn xy_layout(
 ) -> String {
     let mut out = String::new();
     let titles = wrap(title, width - 2.0 * MARGIN, TITLE_FONT, 3);
-    // The legend: a swatch and a name a series, wrapped onto as many rows as it needs.
+    let legend = legend_rows(series, width);
+    let x_max = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).fold(0.0, f64::max);
+    let y_max = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).chain(limit.map(|l| l.0)).fold(0.0, f64::max);
+    let (x_end, x_step) = axis(x_max);
+    let (y_end, y_step) = axis(y_max);
+    let label_w = text_width(&y_ticks(y_end), FONT).max(text_width(&y_ticks(y_step), FONT));
+    let x0 = MARGIN + FONT + 8.0 + label_w + 6.0;
+    let plot_w = width - x0 - MARGIN - text_width(&x_ticks(x_end), FONT) / 2.0;
+    let plot_h = if width >= WIDE { 260.0 } else { 200.0 };
+    let top0 = MARGIN + titles.len() as f64 * (TITLE_FONT + 4.0) + 10.0 + legend.len() as f64 * (FONT + 8.0);
+    let height = top0 + plot_h + 2.0 * (FONT + 6.0) + 12.0;
+    open(&mut out, width, height, title, desc, class);
+    let top = title_lines(&mut out, &titles, width);
+    draw_legend(&mut out, &legend, series, top);
+    let plot = Plot { x0, width: plot_w, top: top0, bottom: top0 + plot_h, x_end, y_end };
+    y_grid(&mut out, (x0, x0 + plot_w), (y_end, y_step), &|y| plot.y(y), y_ticks);
+    plot.x_axis(&mut out, x_step, x_ticks, x_name);
+    let _ = write!(
+        out,
+        r#"<text transform="translate({MARGIN} {:.1}) rotate(-90)" x="0" y="{FONT}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
+        (plot.top + plot.bottom) / 2.0,
+        esc(&fit(y_name, plot_h, FONT))
+    );
+    if let Some((v, name)) = limit {
+        plot.limit(&mut out, v, name);
+    }
+    for s in series {
+        plot.series(&mut out, s);
+    }
+    let (top, bottom) = (plot.top, plot.bottom);
+    let _ = write!(
+        out,
+        r#"<line x1="{x0:.1}" y1="{bottom:.1}" x2="{:.1}" y2="{bottom:.1}" stroke="{TEXT}"/><line x1="{x0:.1}" y1="{top:.1}" x2="{x0:.1}" y2="{bottom:.1}" stroke="{TEXT}"/></svg>"#,
+        x0 + plot_w
+    );
+    out
+}
+
+/// The legend: a swatch and a name a series, wrapped onto as many rows as it needs.
+fn legend_rows(series: &[Series], width: f64) -> Vec<Vec<(usize, String)>> {
     let mut legend: Vec<Vec<(usize, String)>> = vec![Vec::new()];
     let mut used = 0.0;
     for (i, s) in series.iter().enumerate() {
@@ -709,18 +748,10 @@ fn xy_layout(
             row.push((i, name));
         }
     }
-    let x_max = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).fold(0.0, f64::max);
-    let y_max = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).chain(limit.map(|l| l.0)).fold(0.0, f64::max);
-    let (x_end, x_step) = axis(x_max);
-    let (y_end, y_step) = axis(y_max);
-    let label_w = text_width(&y_ticks(y_end), FONT).max(text_width(&y_ticks(y_step), FONT));
-    let x0 = MARGIN + FONT + 8.0 + label_w + 6.0;
-    let plot_w = width - x0 - MARGIN - text_width(&x_ticks(x_end), FONT) / 2.0;
-    let plot_h = if width >= WIDE { 260.0 } else { 200.0 };
-    let top0 = MARGIN + titles.len() as f64 * (TITLE_FONT + 4.0) + 10.0 + legend.len() as f64 * (FONT + 8.0);
-    let height = top0 + plot_h + 2.0 * (FONT + 6.0) + 12.0;
-    open(&mut out, width, height, title, desc, class);
-    let top = title_lines(&mut out, &titles, width);
+    legend
+}
+
+fn draw_legend(out: &mut String, legend: &[Vec<(usize, String)>], series: &[Series], top: f64) {
     for (r, row) in legend.iter().enumerate() {
         let y = top + r as f64 * (FONT + 8.0) + FONT * 0.5;
         let mut x = MARGIN;
@@ -742,54 +773,72 @@ fn xy_layout(
             x += text_width(name, FONT) + 34.0;
         }
     }
-    let top = top0;
-    let bottom = top + plot_h;
-    let px = |x: f64| x0 + x / x_end * plot_w;
-    let py = |y: f64| bottom - y / y_end * plot_h;
-    y_grid(&mut out, (x0, x0 + plot_w), (y_end, y_step), &py, y_ticks);
-    let mut t = 0.0;
-    while t <= x_end + x_step * 1e-9 {
+}
+
+/// An x/y chart's plotting area: where a value is drawn.
+struct Plot {
+    x0: f64,
+    width: f64,
+    top: f64,
+    bottom: f64,
+    x_end: f64,
+    y_end: f64,
+}
+
+impl Plot {
+    fn x(&self, x: f64) -> f64 {
+        self.x0 + x / self.x_end * self.width
+    }
+
+    fn y(&self, y: f64) -> f64 {
+        self.bottom - y / self.y_end * (self.bottom - self.top)
+    }
+
+    /// The horizontal axis's ticks and its name.
+    fn x_axis(&self, out: &mut String, step: f64, ticks: &dyn Fn(f64) -> String, name: &str) {
+        let mut t = 0.0;
+        while t <= self.x_end + step * 1e-9 {
+            let _ = write!(
+                out,
+                r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
+                self.x(t),
+                self.bottom + FONT + 4.0,
+                esc(&ticks(t))
+            );
+            t += step;
+        }
         let _ = write!(
             out,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
-            px(t),
-            bottom + FONT + 4.0,
-            esc(&x_ticks(t))
+            self.x0 + self.width / 2.0,
+            self.bottom + 2.0 * FONT + 10.0,
+            esc(&fit(name, self.width, FONT))
         );
-        t += x_step;
     }
-    let _ = write!(
-        out,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
-        x0 + plot_w / 2.0,
-        bottom + 2.0 * FONT + 10.0,
-        esc(&fit(x_name, plot_w, FONT))
-    );
-    let _ = write!(
-        out,
-        r#"<text transform="translate({MARGIN} {:.1}) rotate(-90)" x="0" y="{FONT}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
-        (top + bottom) / 2.0,
-        esc(&fit(y_name, plot_h, FONT))
-    );
-    if let Some((v, name)) = limit {
-        let y = py(v);
+
+    /// A limit (an SLO) as a dashed line with its name.
+    fn limit(&self, out: &mut String, v: f64, name: &str) {
+        let (x0, y) = (self.x0, self.y(v));
         let _ = write!(
             out,
             r#"<line x1="{x0:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{FAILED}" stroke-width="1.5" stroke-dasharray="6 3"/>"#,
-            x0 + plot_w
+            x0 + self.width
         );
         let _ = write!(
             out,
             r##"<text x="{:.1}" y="{:.1}" text-anchor="end" fill="{FAILED}" stroke="#ffffff" stroke-width="4" paint-order="stroke">{}</text>"##,
-            x0 + plot_w - 4.0,
+            x0 + self.width - 4.0,
             y + FONT + 3.0,
-            esc(&fit(name, plot_w * 0.9, FONT))
+            esc(&fit(name, self.width * 0.9, FONT))
         );
     }
-    for s in series {
+
+    /// One series: its line, its points, its marked point with a label.
+    fn series(&self, out: &mut String, s: &Series) {
         let (stroke, dash) = series_style(s);
         if s.line && s.points.len() > 1 {
-            let path: Vec<String> = s.points.iter().map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y))).collect();
+            let path: Vec<String> =
+                s.points.iter().map(|(x, y)| format!("{:.1},{:.1}", self.x(*x), self.y(*y))).collect();
             let _ = write!(
                 out,
                 r#"<polyline points="{}" fill="none" stroke="{stroke}" stroke-width="2"{dash}/>"#,
@@ -797,33 +846,27 @@ fn xy_layout(
             );
         }
         for (x, y) in &s.points {
-            let _ = write!(out, r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{stroke}"/>"#, px(*x), py(*y));
+            let _ = write!(out, r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{stroke}"/>"#, self.x(*x), self.y(*y));
         }
         if let Some((i, label)) = &s.marked
             && let Some((x, y)) = s.points.get(*i)
         {
-            let (cx, cy) = (px(*x), py(*y));
+            let (cx, cy) = (self.x(*x), self.y(*y));
             let _ = write!(
                 out,
                 r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="7" fill="none" stroke="{stroke}" stroke-width="2"/>"#
             );
-            let room = plot_w / 2.0;
-            let anchor = if cx > x0 + plot_w / 2.0 { "end" } else { "start" };
+            let room = self.width / 2.0;
+            let anchor = if cx > self.x0 + self.width / 2.0 { "end" } else { "start" };
             let tx = if anchor == "end" { cx - 10.0 } else { cx + 10.0 };
             let _ = write!(
                 out,
                 r##"<text x="{tx:.1}" y="{:.1}" text-anchor="{anchor}" fill="{TEXT}" stroke="#ffffff" stroke-width="4" paint-order="stroke">{}</text>"##,
-                (cy - 10.0).max(top + FONT),
+                (cy - 10.0).max(self.top + FONT),
                 esc(&fit(label, room, FONT))
             );
         }
     }
-    let _ = write!(
-        out,
-        r#"<line x1="{x0:.1}" y1="{bottom:.1}" x2="{:.1}" y2="{bottom:.1}" stroke="{TEXT}"/><line x1="{x0:.1}" y1="{top:.1}" x2="{x0:.1}" y2="{bottom:.1}" stroke="{TEXT}"/></svg>"#,
-        x0 + plot_w
-    );
-    out
 }
 
 /// The horizontal grid lines of a vertical axis from 0 to `end` in `step`s, each with its tick
