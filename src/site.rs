@@ -11,6 +11,7 @@
 //! site/md/<locale>/SUMMARY.md           one language's book, with its book.toml and perflab.css
 //! site/md/<locale>/<study>.md           a study's page as Markdown
 //! site/md/<locale>/<study>/*.svg        its charts
+//! site/md/<locale>/<study>/summary.png  its summary chart, which the Markdown page opens with
 //! site/md/<locale>/<study>/<study>.csv  its exports beside it (and .json): a page and its
 //!                                       folder copied into another site keep every link
 //! site/md/data/<study>.csv / .json      exports: every run, the analysis (the HTML pages')
@@ -121,6 +122,8 @@ impl Site {
                 for (name, svg) in view::charts(study, analysis, catalog)? {
                     site.add(format!("md/{locale}/{id}/{name}"), svg.into_bytes());
                 }
+                let png = crate::render::png::summary(&view::summary_chart(study, analysis, catalog)?)?;
+                site.add(format!("md/{locale}/{id}/{}", crate::render::png::SUMMARY_PNG), png);
                 site.add(format!("md/{locale}/{id}/{id}.csv"), csv.clone());
                 site.add(format!("md/{locale}/{id}/{id}.json"), json.clone());
                 let mut md = renderer.page(study, analysis, locale, flavor, &Links::markdown(id))?;
@@ -136,7 +139,11 @@ impl Site {
                     url_path(&format!("{locale}/{id}.md"))
                 ));
 
-                let links = Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string() };
+                let links = Links {
+                    charts: format!("../md/{locale}/{id}/"),
+                    data: "../md/data/".to_string(),
+                    summary_image: false,
+                };
                 let body_md = renderer.page(study, analysis, locale, Flavor::Commonmark, &links)?;
                 let files = &site.files;
                 // A chart goes inline in both its layouts; the style sheet shows one.

@@ -43,6 +43,7 @@ mod site;
 mod site_swap;
 mod slurm;
 mod summaries;
+mod summary_png;
 mod translations;
 mod upgrade;
 mod vllm_cpu;

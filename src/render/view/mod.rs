@@ -15,6 +15,8 @@ pub mod curves;
 mod evidence;
 mod gains;
 pub(in crate::render) use gains::mark_trend;
+mod picture;
+pub use picture::summary_chart;
 mod results;
 mod setup;
 mod stages;
@@ -49,6 +51,9 @@ pub struct Links {
     pub charts: String,
     /// Prefix of the exports, e.g. `glm/` for `glm/glm.csv`.
     pub data: String,
+    /// Whether the page opens with the summary PNG (a drop-in page does; the site's HTML page
+    /// opens with its answer and has the same chart as SVG further down).
+    pub summary_image: bool,
 }
 
 impl Links {
@@ -56,7 +61,7 @@ impl Links {
     /// folder `<locale>/<study>/` beside it, so that the page and that folder can be copied into
     /// another site as they are.
     pub fn markdown(study: &str) -> Links {
-        Links { charts: format!("{study}/"), data: format!("{study}/") }
+        Links { charts: format!("{study}/"), data: format!("{study}/"), summary_image: true }
     }
 }
 
@@ -190,6 +195,8 @@ pub struct PageView {
     pub scenarios: Vec<ScenarioView>,
     pub accuracy: Vec<AccuracyView>,
     pub comparison_chart: Image,
+    /// The summary PNG at the top of a drop-in page.
+    pub summary_image: Option<Image>,
     pub progression_chart: Image,
     /// (label, link) of the CSV and JSON exports.
     pub exports: Vec<(String, String)>,
@@ -371,6 +378,10 @@ pub fn build(
         alt: c.fmt("chart-comparison", &[("metric", &x.metric_name(&a.objective)?)])?,
         src: markdown::url_path(&format!("{}{COMPARISON_CHART}", links.charts)),
     };
+    let summary_image = links.summary_image.then(|| Image {
+        alt: comparison_chart.alt.clone(),
+        src: markdown::url_path(&format!("{}{}", links.charts, crate::render::png::SUMMARY_PNG)),
+    });
     let progression_chart = Image {
         alt: c.fmt("chart-progression", &[("metric", &x.metric_name(&a.objective)?)])?,
         src: markdown::url_path(&format!("{}{PROGRESSION_CHART}", links.charts)),
@@ -384,6 +395,7 @@ pub fn build(
         evidence: x.evidence()?,
         warning_runs: x.warning_runs()?,
         comparison_chart,
+        summary_image,
         progression_chart,
         exports,
         locale: c.locale.clone(),
