@@ -360,3 +360,6 @@ warning-short-sample = { $run }: its mean is taken from { $have ->
 
 # A failure shared from an identical configuration
 variant-failure-shared = Identical to { $source }, which failed: it was not started again, and its error is shown below.
+
+# Benchmark profiles as runnable commands: the port they connect to
+profiles-port = The commands connect to the engine at { $host }:{ $port }. The study does not fix the engine's port: put in the one your engine listens on.

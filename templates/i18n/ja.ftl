@@ -326,3 +326,6 @@ warning-short-sample = { $run }：研究が求める{ $wanted }回の測定の�
 
 # A failure shared from an identical configuration
 variant-failure-shared = { $source }と同じ構成で、そちらが失敗したため再起動していません。エラーは下に示します。
+
+# Benchmark profiles as runnable commands: the port they connect to
+profiles-port = 以下のコマンドは { $host }:{ $port } のエンジンに接続します。この検証ではエンジンのポートを固定していません。エンジンが実際に待ち受けているポートに書き換えてください。

@@ -328,3 +328,6 @@ warning-short-sample = { $run }: çalışmanın istediği { $wanted } ölçümde
 
 # A failure shared from an identical configuration
 variant-failure-shared = { $source } ile aynı yapılandırma; orada başarısız olduğu için yeniden başlatılmadı, hata aşağıda gösteriliyor.
+
+# Benchmark profiles as runnable commands: the port they connect to
+profiles-port = Komutlar motora { $host }:{ $port } adresinden bağlanır. Çalışma motorun bağlantı noktasını sabitlemiyor; bunun yerine motorunuzun dinlediği bağlantı noktasını yazın.

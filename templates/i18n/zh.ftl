@@ -326,3 +326,6 @@ warning-short-sample = { $run }：研究要求测量 { $wanted } 次，但只取
 
 # A failure shared from an identical configuration
 variant-failure-shared = 与 { $source } 的配置相同，而该配置已失败，因此没有再次启动；其错误信息见下方。
+
+# Benchmark profiles as runnable commands: the port they connect to
+profiles-port = 以下命令连接 { $host }:{ $port } 上的引擎。本研究没有固定引擎的端口，请改成引擎实际监听的端口。

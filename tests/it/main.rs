@@ -27,6 +27,7 @@ mod pages;
 mod parallel;
 mod parse;
 mod parse_stream;
+mod profile_commands;
 mod recovery;
 mod repeats;
 mod reworded;

@@ -188,8 +188,9 @@ pub struct PageView {
     pub engines: Vec<String>,
     pub benchmark: Vec<String>,
     pub benchmark_command: Option<String>,
-    /// (name, TOML, the benchmark command a reader can paste).
-    pub profiles: Vec<(String, String, Option<String>)>,
+    pub profiles: Vec<setup::ProfileView>,
+    /// The host and port the profiles' commands connect to, when the study does not fix them.
+    pub profiles_port: Option<String>,
     pub stages: Vec<StageView>,
     pub options: Table,
     pub scenarios: Vec<ScenarioView>,
@@ -418,8 +419,15 @@ pub fn build(
         age: setup.age,
         changes: setup.changes,
         benchmark: setup.benchmark,
-        benchmark_command: spec.benchmark.command.as_ref().map(|c| c.get_ref().clone()),
+        // The template with its placeholders only where a profile could not be shown filled in.
+        benchmark_command: spec
+            .benchmark
+            .command
+            .as_ref()
+            .filter(|_| setup.profiles.iter().any(|p| p.lang != "bash"))
+            .map(|c| c.get_ref().clone()),
         profiles: setup.profiles,
+        profiles_port: setup.profiles_port,
         stages,
         options,
         scenarios,
