@@ -363,3 +363,6 @@ variant-failure-shared = Identical to { $source }, which failed: it was not star
 
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = The commands connect to the engine at { $host }:{ $port }. The study does not fix the engine's port: put in the one your engine listens on.
+
+# Other benchmark scenarios: one line a scenario above its raw results
+scenario-line = { $metric }: { $baseline } → { $optimized } ({ $change })

@@ -329,3 +329,6 @@ variant-failure-shared = { $source }と同じ構成で、そちらが失敗し�
 
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = 以下のコマンドは { $host }:{ $port } のエンジンに接続します。この検証ではエンジンのポートを固定していません。エンジンが実際に待ち受けているポートに書き換えてください。
+
+# Other benchmark scenarios: one line a scenario above its raw results
+scenario-line = { $metric }：{ $baseline } → { $optimized }（{ $change }）

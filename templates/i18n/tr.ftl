@@ -331,3 +331,6 @@ variant-failure-shared = { $source } ile aynı yapılandırma; orada başarısı
 
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = Komutlar motora { $host }:{ $port } adresinden bağlanır. Çalışma motorun bağlantı noktasını sabitlemiyor; bunun yerine motorunuzun dinlediği bağlantı noktasını yazın.
+
+# Other benchmark scenarios: one line a scenario above its raw results
+scenario-line = { $metric }: { $baseline } → { $optimized } ({ $change })

@@ -329,3 +329,6 @@ variant-failure-shared = 与 { $source } 的配置相同，而该配置已失败
 
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = 以下命令连接 { $host }:{ $port } 上的引擎。本研究没有固定引擎的端口，请改成引擎实际监听的端口。
+
+# Other benchmark scenarios: one line a scenario above its raw results
+scenario-line = { $metric }：{ $baseline } → { $optimized }（{ $change }）

@@ -35,6 +35,7 @@ mod rules;
 mod run;
 mod safety;
 mod samples;
+mod scenario_lines;
 mod scheduler;
 mod seeds;
 mod sequential;

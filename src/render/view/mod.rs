@@ -149,6 +149,8 @@ pub struct StageView {
 #[derive(Debug, Serialize)]
 pub struct ScenarioView {
     pub title: String,
+    /// Baseline → optimized with the change, in view above the closed raw results.
+    pub line: String,
     pub baseline: Vec<Collapsible>,
     pub optimized: Vec<Collapsible>,
     pub commands: Vec<Collapsible>,
