@@ -366,3 +366,6 @@ profiles-port = The commands connect to the engine at { $host }:{ $port }. The s
 
 # Other benchmark scenarios: one line a scenario above its raw results
 scenario-line = { $metric }: { $baseline } → { $optimized } ({ $change })
+
+# Summary of options: a stage a later one builds without
+options-left-out = { $step }, measured but not in the total: “{ $stage }” builds on the configuration before this stage

@@ -332,3 +332,6 @@ profiles-port = 以下のコマンドは { $host }:{ $port } のエンジンに�
 
 # Other benchmark scenarios: one line a scenario above its raw results
 scenario-line = { $metric }：{ $baseline } → { $optimized }（{ $change }）
+
+# Summary of options: a stage a later one builds without
+options-left-out = { $step }（測定済みだが合計には含めない。「{ $stage }」はこのステージより前の構成を土台にしている）

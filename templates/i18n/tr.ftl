@@ -334,3 +334,6 @@ profiles-port = Komutlar motora { $host }:{ $port } adresinden bağlanır. Çal�
 
 # Other benchmark scenarios: one line a scenario above its raw results
 scenario-line = { $metric }: { $baseline } → { $optimized } ({ $change })
+
+# Summary of options: a stage a later one builds without
+options-left-out = { $step }; ölçüldü ama toplama katılmadı, çünkü “{ $stage }” bu aşamadan önceki yapılandırmanın üzerine kurulu

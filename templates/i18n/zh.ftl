@@ -332,3 +332,6 @@ profiles-port = 以下命令连接 { $host }:{ $port } 上的引擎。本研究�
 
 # Other benchmark scenarios: one line a scenario above its raw results
 scenario-line = { $metric }：{ $baseline } → { $optimized }（{ $change }）
+
+# Summary of options: a stage a later one builds without
+options-left-out = { $step }，已测量但不计入总提升：“{ $stage }”建立在本阶段之前的配置之上

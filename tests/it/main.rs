@@ -8,6 +8,7 @@ mod common;
 mod architecture;
 mod bench;
 mod browser;
+mod carried_steps;
 mod catalogs;
 mod check;
 mod corpus;

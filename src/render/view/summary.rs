@@ -202,7 +202,17 @@ impl Ctx<'_> {
             ];
             row.extend(x.also_cells(Some(&o.also))?);
             row.push(o.vs_baseline.map_or(Ok(dash.clone()), |p| x.signed(p))?);
-            row.push(o.step.map_or(Ok(dash.clone()), |p| x.signed_with(p, o.step_interval))?);
+            let step = match (&o.left_out_by, o.carried_step) {
+                (Some(later), _) => match o.step {
+                    Some(p) => {
+                        c.fmt("options-left-out", &[("step", &x.signed(p)?), ("stage", &x.stage_title(later))])?
+                    }
+                    None => dash.clone(),
+                },
+                (None, Some(p)) => x.signed(p)?,
+                (None, None) => o.step.map_or(Ok(dash.clone()), |p| x.signed_with(p, o.step_interval))?,
+            };
+            row.push(step);
             option_rows.push(row);
         }
         let mut total = vec![
