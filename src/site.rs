@@ -11,6 +11,7 @@
 //! site/md/<locale>/SUMMARY.md           one language's book, with its book.toml and perflab.css
 //! site/md/<locale>/<study>.md           a study's page as Markdown
 //! site/md/<locale>/<study>/*.svg        its charts
+//! site/md/<locale>/<study>/summary.png  its summary chart, which the Markdown page opens with
 //! site/md/<locale>/<study>/<study>.csv  its exports beside it (and .json): a page and its
 //!                                       folder copied into another site keep every link
 //! site/md/data/<study>.csv / .json      exports: every run, the analysis (the HTML pages')
@@ -123,10 +124,11 @@ impl Site {
             for (((study, analysis), (csv, json)), pages) in studies.iter().zip(&analyses).zip(&exports).zip(pages) {
                 let id = &study.id;
                 let title = study.spec.title.get(locale).to_string();
-                let Rendered { charts, md, html } = pages?;
+                let Rendered { charts, png, md, html } = pages?;
                 for (name, svg) in charts {
                     site.add(format!("md/{locale}/{id}/{name}"), svg.into_bytes());
                 }
+                site.add(format!("md/{locale}/{id}/{}", crate::render::png::SUMMARY_PNG), png);
                 site.add(format!("md/{locale}/{id}/{id}.csv"), csv.clone());
                 site.add(format!("md/{locale}/{id}/{id}.json"), json.clone());
                 site.add(format!("md/{locale}/{id}.md"), md.into_bytes());
@@ -261,6 +263,8 @@ impl Site {
 /// page and its HTML page.
 struct Rendered {
     charts: Vec<(String, String)>,
+    /// The summary chart the Markdown page opens with.
+    png: Vec<u8>,
     md: String,
     html: String,
 }
@@ -277,11 +281,13 @@ fn render_study(
 ) -> anyhow::Result<Rendered> {
     let (id, catalog) = (&study.id, renderer.catalog(locale)?);
     let charts = view::charts(study, analysis, catalog)?;
+    let png = crate::render::png::summary(&view::summary_chart(study, analysis, catalog)?)?;
     let mut md = renderer.page(study, analysis, locale, flavor, &Links::markdown(id))?;
     if flavor == Flavor::Commonmark && locale != crate::render::i18n::SOURCE_LOCALE {
         md = format!("<div lang=\"{}\">\n\n{md}\n</div>\n", html::escape(locale));
     }
-    let links = Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string() };
+    let links =
+        Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string(), summary_image: false };
     let body_md = renderer.page(study, analysis, locale, Flavor::Commonmark, &links)?;
     // A chart goes inline in both its layouts; the style sheet shows one.
     let charts_dir = format!("md/{locale}/{id}/");
@@ -299,7 +305,7 @@ fn render_study(
     ctx.insert("body", &page.body);
     ctx.insert("toc", &page.toc);
     let html = renderer.html(locale, "page.html.tera", &ctx)?;
-    Ok(Rendered { charts, md, html })
+    Ok(Rendered { charts, png, md, html })
 }
 
 /// `f(0)`, `f(1)`, ... `f(n - 1)`, worked out on every core, in that order: each thread takes the

@@ -186,6 +186,50 @@ pub struct OptionRow {
     /// that the row still shows what it measured; it has no gains.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lost: Option<(u64, u64)>,
+    /// The later stage whose adopted variant builds on a configuration from before this stage
+    /// (its `base`): what this stage adopted was measured but is not in the optimized
+    /// configuration, nor in the chain of steps to the total.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_out_by: Option<String>,
+    /// For a stage whose adopted variant builds on such an earlier configuration: the adopted
+    /// variant against that configuration, in percent, the step that chains to the total.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub carried_step: Option<f64>,
+}
+
+/// A stage whose adopted variant builds on the configuration an earlier stage left (the
+/// variant's `base`), not on the one just before it, leaves what the stages in between adopted
+/// out of the optimized configuration: their rows name it, and its own step is taken against
+/// the configuration it builds on, so that the steps shown chain to the total.
+fn carried_steps(stages: &[StageAnalysis], options: &mut [OptionRow], objective: &crate::metric::Metric) {
+    let value = |reference: &str| {
+        let (stage, variant) = reference.split_once('/')?;
+        let v = stages.iter().find(|s| s.id == stage)?.variants.iter().find(|v| v.id == variant)?;
+        v.measure.as_ref()?.value
+    };
+    for (t, stage) in stages.iter().enumerate() {
+        let Some(v) = stage.adoption.adopted().and_then(|id| stage.variants.iter().find(|v| v.id == id)) else {
+            continue;
+        };
+        let Some(base) = v.base.as_deref().filter(|b| stage.base != *b) else { continue };
+        // Only a base that is where an earlier stage left the search: a variant on another
+        // configuration of that stage (one it did not adopt) skips nothing.
+        let Some(from) = stages[..t].iter().position(|s| s.after == base) else { continue };
+        let skipped: Vec<&StageAnalysis> =
+            stages[from + 1..t].iter().filter(|s| s.adoption.adopted().is_some()).collect();
+        if skipped.is_empty() {
+            continue;
+        }
+        for skipped in skipped {
+            if let Some(row) = options.iter_mut().find(|o| o.stage == skipped.id && o.left_out_by.is_none()) {
+                row.left_out_by = Some(stage.id.clone());
+            }
+        }
+        let step = v.measure.as_ref().and_then(|m| m.value).zip(value(base));
+        if let Some(row) = options.iter_mut().find(|o| o.stage == stage.id) {
+            row.carried_step = step.and_then(|(new, old)| objective.improvement(new, old));
+        }
+    }
 }
 
 /// The baseline and the optimized configuration on one profile.
@@ -348,6 +392,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             ranking: engine_ranking(study, stage_spec, outcome, &x.objective),
         });
     }
+    carried_steps(&stages, &mut options, &x.objective);
     let excluded_stages: Vec<String> =
         spec.stages.iter().filter(|s| s.exclude_from_command.is_some()).map(|s| s.id.get_ref().clone()).collect();
     let last = chain.last();
@@ -497,6 +542,8 @@ impl Replayed<'_> {
                 .and_then(|(x, y)| self.objective.improvement(x, y)),
             step: outcome.adoption.step(),
             step_interval: outcome.adoption.step().and(outcome.adoption.interval()),
+            left_out_by: None,
+            carried_step: None,
         }
     }
 

@@ -6,6 +6,7 @@ pub mod exports;
 pub mod html;
 pub mod i18n;
 pub mod markdown;
+pub mod png;
 pub mod suffix;
 pub mod view;
 

@@ -440,6 +440,10 @@ pub struct Profile {
     pub dataset: String,
     #[serde(default)]
     pub dataset_path: Option<String>,
+    /// Where the dataset file is downloaded from (`https://…`): a page shows the download
+    /// before the profile's benchmark command.
+    #[serde(default)]
+    pub dataset_url: Option<String>,
     #[serde(default)]
     pub input_tokens: Option<u64>,
     #[serde(default)]

@@ -367,3 +367,12 @@ site-engine-no-result = { $engine } { $version } (no result)
 site-dates = measured { $first } to { $last }
 site-date = measured on { $date }
 site-dates-unknown = run dates not recorded
+
+# Benchmark profiles as runnable commands: the port they connect to
+profiles-port = The commands connect to the engine at { $host }:{ $port }. The study does not fix the engine's port: put in the one your engine listens on.
+
+# Other benchmark scenarios: one line a scenario above its raw results
+scenario-line = { $metric }: { $baseline } → { $optimized } ({ $change })
+
+# Summary of options: a stage a later one builds without
+options-left-out = { $step }, measured but not in the total: “{ $stage }” builds on the configuration before this stage

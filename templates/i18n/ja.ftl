@@ -336,3 +336,12 @@ site-engine-no-result = { $engine } { $version }（結果なし）
 site-dates = 測定日：{ $first }～{ $last }
 site-date = 測定日：{ $date }
 site-dates-unknown = 測定日の記録なし
+
+# Benchmark profiles as runnable commands: the port they connect to
+profiles-port = 以下のコマンドは { $host }:{ $port } のエンジンに接続します。この検証ではエンジンのポートを固定していません。エンジンが実際に待ち受けているポートに書き換えてください。
+
+# Other benchmark scenarios: one line a scenario above its raw results
+scenario-line = { $metric }：{ $baseline } → { $optimized }（{ $change }）
+
+# Summary of options: a stage a later one builds without
+options-left-out = { $step }（測定済みだが合計には含めない。「{ $stage }」はこのステージより前の構成を土台にしている）

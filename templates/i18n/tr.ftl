@@ -338,3 +338,12 @@ site-engine-no-result = { $engine } { $version } (sonuç yok)
 site-dates = ölçüm tarihleri: { $first } – { $last }
 site-date = ölçüm tarihi: { $date }
 site-dates-unknown = ölçüm tarihleri kaydedilmemiş
+
+# Benchmark profiles as runnable commands: the port they connect to
+profiles-port = Komutlar motora { $host }:{ $port } adresinden bağlanır. Çalışma motorun bağlantı noktasını sabitlemiyor; bunun yerine motorunuzun dinlediği bağlantı noktasını yazın.
+
+# Other benchmark scenarios: one line a scenario above its raw results
+scenario-line = { $metric }: { $baseline } → { $optimized } ({ $change })
+
+# Summary of options: a stage a later one builds without
+options-left-out = { $step }; ölçüldü ama toplama katılmadı, çünkü “{ $stage }” bu aşamadan önceki yapılandırmanın üzerine kurulu

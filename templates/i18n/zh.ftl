@@ -336,3 +336,12 @@ site-engine-no-result = { $engine } { $version }（无结果）
 site-dates = 测量日期：{ $first } 至 { $last }
 site-date = 测量日期：{ $date }
 site-dates-unknown = 未记录测量日期
+
+# Benchmark profiles as runnable commands: the port they connect to
+profiles-port = 以下命令连接 { $host }:{ $port } 上的引擎。本研究没有固定引擎的端口，请改成引擎实际监听的端口。
+
+# Other benchmark scenarios: one line a scenario above its raw results
+scenario-line = { $metric }：{ $baseline } → { $optimized }（{ $change }）
+
+# Summary of options: a stage a later one builds without
+options-left-out = { $step }，已测量但不计入总提升：“{ $stage }”建立在本阶段之前的配置之上

@@ -197,6 +197,10 @@ fn progression_points(study: &Study, a: &Analysis, c: &Catalog) -> Result<Points
         intervals.push(ends(&a.baseline_measure));
     }
     for (sa, ss) in a.stages.iter().zip(&study.spec.stages) {
+        // A stage a later one builds without is not a point on the way to the total.
+        if a.options.iter().any(|o| o.stage == sa.id && o.left_out_by.is_some()) {
+            continue;
+        }
         let measure = sa
             .adoption
             .adopted()

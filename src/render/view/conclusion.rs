@@ -96,6 +96,22 @@ impl Ctx<'_> {
         Ok(Some(line))
     }
 
+    /// "Total TPS: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)" of one scenario: its line among
+    /// the other scenarios, above its raw results; a dash where a configuration has no value.
+    pub(super) fn scenario_line(&self, s: &crate::analysis::Scenario) -> Result<String, I18nError> {
+        let a = self.analysis;
+        let value = |m: &Option<Measure>| m.as_ref().and_then(|m| m.value);
+        self.c.fmt(
+            "scenario-line",
+            &[
+                ("metric", &self.metric_name(&a.objective)?),
+                ("baseline", &self.value(&a.objective, value(&s.baseline))?),
+                ("optimized", &self.value(&a.objective, value(&s.optimized))?),
+                ("change", &self.change_cell(s)?),
+            ],
+        )
+    }
+
     /// `Total TPS: 13760.98 tok/s` and `Mean TPOT: 266.89 ms` of a measure, joined by `sep`.
     fn measure_cell(&self, m: Option<&Measure>, sep: &str) -> Result<String, I18nError> {
         let Some(m) = m else {

@@ -125,6 +125,11 @@ impl Figures {
         self.interval(c, &figure, low, high, decimals)
     }
 
+    /// How the gain `improvement` is marked: ▲, ▼ or, printed as zero, not at all.
+    pub(in crate::render) fn mark_of(&self, improvement: f64) -> Trend {
+        Figures::trend(self.shown(improvement), self.decimals)
+    }
+
     /// Whether the gain `improvement` is shown as a loss (▼).
     pub(in crate::render) fn is_loss(&self, improvement: f64) -> bool {
         Figures::trend(self.shown(improvement), self.decimals) == Trend::Lower

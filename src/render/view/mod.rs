@@ -14,6 +14,8 @@ mod conclusion;
 pub mod curves;
 mod evidence;
 mod gains;
+mod picture;
+pub use picture::summary_chart;
 mod results;
 mod setup;
 mod stages;
@@ -48,6 +50,9 @@ pub struct Links {
     pub charts: String,
     /// Prefix of the exports, e.g. `glm/` for `glm/glm.csv`.
     pub data: String,
+    /// Whether the page opens with the summary PNG (a drop-in page does; the site's HTML page
+    /// opens with its answer and has the same chart as SVG further down).
+    pub summary_image: bool,
 }
 
 impl Links {
@@ -55,7 +60,7 @@ impl Links {
     /// folder `<locale>/<study>/` beside it, so that the page and that folder can be copied into
     /// another site as they are.
     pub fn markdown(study: &str) -> Links {
-        Links { charts: format!("{study}/"), data: format!("{study}/") }
+        Links { charts: format!("{study}/"), data: format!("{study}/"), summary_image: true }
     }
 }
 
@@ -143,6 +148,8 @@ pub struct StageView {
 #[derive(Debug, Serialize)]
 pub struct ScenarioView {
     pub title: String,
+    /// Baseline → optimized with the change, in view above the closed raw results.
+    pub line: String,
     pub baseline: Vec<Collapsible>,
     pub optimized: Vec<Collapsible>,
     pub commands: Vec<Collapsible>,
@@ -182,8 +189,9 @@ pub struct PageView {
     pub engines: Vec<String>,
     pub benchmark: Vec<String>,
     pub benchmark_command: Option<String>,
-    /// (name, TOML, the benchmark command a reader can paste).
-    pub profiles: Vec<(String, String, Option<String>)>,
+    pub profiles: Vec<setup::ProfileView>,
+    /// The host and port the profiles' commands connect to, when the study does not fix them.
+    pub profiles_port: Option<String>,
     pub stages: Vec<StageView>,
     /// The profile every variant of every stage is measured on, said once above them.
     pub stages_profile: String,
@@ -191,6 +199,8 @@ pub struct PageView {
     pub scenarios: Vec<ScenarioView>,
     pub accuracy: Vec<AccuracyView>,
     pub comparison_chart: Image,
+    /// The summary PNG at the top of a drop-in page.
+    pub summary_image: Option<Image>,
     pub progression_chart: Image,
     /// (label, link) of the CSV and JSON exports.
     pub exports: Vec<(String, String)>,
@@ -390,6 +400,10 @@ pub fn build(
         alt: c.fmt("chart-comparison", &[("metric", &x.metric_name(&a.objective)?)])?,
         src: markdown::url_path(&format!("{}{COMPARISON_CHART}", links.charts)),
     };
+    let summary_image = links.summary_image.then(|| Image {
+        alt: comparison_chart.alt.clone(),
+        src: markdown::url_path(&format!("{}{}", links.charts, crate::render::png::SUMMARY_PNG)),
+    });
     let progression_chart = Image {
         alt: c.fmt("chart-progression", &[("metric", &x.metric_name(&a.objective)?)])?,
         src: markdown::url_path(&format!("{}{PROGRESSION_CHART}", links.charts)),
@@ -403,6 +417,7 @@ pub fn build(
         evidence: x.evidence()?,
         warning_runs: x.warning_runs()?,
         comparison_chart,
+        summary_image,
         progression_chart,
         exports,
         locale: c.locale.clone(),
@@ -425,8 +440,15 @@ pub fn build(
         age: setup.age,
         changes: setup.changes,
         benchmark: setup.benchmark,
-        benchmark_command: spec.benchmark.command.as_ref().map(|c| c.get_ref().clone()),
+        // The template with its placeholders only where a profile could not be shown filled in.
+        benchmark_command: spec
+            .benchmark
+            .command
+            .as_ref()
+            .filter(|_| setup.profiles.iter().any(|p| p.lang != "bash"))
+            .map(|c| c.get_ref().clone()),
         profiles: setup.profiles,
+        profiles_port: setup.profiles_port,
         stages,
         stages_profile: c.fmt("variant-profile", &[("profile", &x.profile_name(&a.target_profile))])?,
         options,

@@ -16,6 +16,7 @@ impl Ctx<'_> {
             }
             scenarios.push(ScenarioView {
                 title,
+                line: x.scenario_line(s)?,
                 commands: vec![
                     x.collapsible("scenario-baseline-command", shell(&a.baseline), "bash")?,
                     x.collapsible("scenario-optimized-command", shell(&a.optimized), "bash")?,

@@ -12,27 +12,57 @@ pub(super) struct Setup {
     pub age: AgeView,
     pub changes: Option<ChangesView>,
     pub benchmark: Vec<String>,
-    /// (name, TOML, the benchmark command a reader can paste).
-    pub profiles: Vec<(String, String, Option<String>)>,
+    pub profiles: Vec<ProfileView>,
+    /// What the profiles' commands connect to, when the study does not fix the engine's port.
+    pub profiles_port: Option<String>,
 }
 
+/// A benchmark profile as a page shows it.
+#[derive(Debug, serde::Serialize)]
+pub struct ProfileView {
+    pub name: String,
+    /// The benchmark command of the tool the study names, as a reader would paste it (after the
+    /// dataset's download, where the study gives its source); perflab's TOML of the profile when
+    /// no command can be built.
+    pub code: String,
+    pub lang: &'static str,
+}
+
+/// The port a shown benchmark command connects to when the study does not fix the engine's
+/// port (perflab picks one at each start, or the command does not say): the page says so.
+const SHOWN_PORT: u16 = 8000;
+
 impl Ctx<'_> {
-    /// The benchmark command of a profile against the optimized configuration, as a reader
-    /// would paste it: the model, the host and the engine's port filled in; `None` when the
-    /// engine's port is one perflab picks at each start.
-    fn bench_command(&self, profile: &Profile) -> Option<String> {
-        use crate::study::command::{HOST, Port, engine_argv, engine_port, join, shown_bench_argv};
-        let config = crate::study::Config::new(&self.analysis.optimized.engine);
+    /// The benchmark command of a profile against the recommended configuration, as a reader
+    /// would paste it: the model, the host and the engine's port filled in (a port the study
+    /// does not fix is shown as [`SHOWN_PORT`], and `assumed` says so); a dataset with a source
+    /// is downloaded first.
+    fn bench_command(&self, profile: &Profile, assumed: &mut bool) -> Option<String> {
+        use crate::study::command::{HOST, Port, engine_argv, engine_port, join, quote, shown_bench_argv};
+        // Against the configuration the page recommends, with the checkpoint it serves.
+        let shown = &self.analysis.recommended;
+        let config =
+            crate::study::Config { model: Some(shown.model.clone()), ..crate::study::Config::new(&shown.engine) };
         let argv = shown_bench_argv(self.study, &config, profile).ok()?;
         let engine = self.study.engine(&config.engine);
         let port = engine_argv(self.study, &config)
             .ok()
             .and_then(|words| engine_port(&words, engine.and_then(|e| e.ready_url.as_deref())).ok());
-        // A port perflab picks at each start is not one a reader can paste: no command then.
-        let Some(Port::Fixed(port)) = port else { return None };
+        let port = match port {
+            Some(Port::Fixed(port)) => port,
+            _ => {
+                *assumed |= argv.iter().any(|w| w.contains("{port}"));
+                SHOWN_PORT
+            }
+        };
         let filled: Vec<String> =
             argv.iter().map(|w| w.replace("{host}", HOST).replace("{port}", &port.to_string())).collect();
-        Some(join(&filled))
+        let download = match (&profile.dataset_url, &profile.dataset_path) {
+            (Some(url), Some(path)) => format!("curl -L -o {} {}\n", quote(path), quote(url)),
+            (Some(url), None) => format!("curl -LO {}\n", quote(url)),
+            _ => String::new(),
+        };
+        Some(format!("{download}{}", join(&filled)))
     }
 
     pub(super) fn setup(&self) -> Result<Setup, I18nError> {
@@ -53,8 +83,22 @@ impl Ctx<'_> {
         if let Some(d) = &spec.benchmark.description {
             benchmark.push(x.text(d));
         }
-        let profiles = spec.profiles.iter().map(|p| (x.text(&p.name), profile_toml(p), x.bench_command(p))).collect();
-        Ok(Setup { setup, age, changes, benchmark, profiles })
+        let mut assumed = false;
+        let profiles = spec
+            .profiles
+            .iter()
+            .map(|p| match x.bench_command(p, &mut assumed) {
+                Some(code) => ProfileView { name: x.text(&p.name), code, lang: "bash" },
+                None => ProfileView { name: x.text(&p.name), code: profile_toml(p), lang: "toml" },
+            })
+            .collect();
+        let port = SHOWN_PORT.to_string();
+        let profiles_port = if assumed {
+            Some(c.fmt("profiles-port", &[("host", crate::study::command::HOST), ("port", &port)])?)
+        } else {
+            None
+        };
+        Ok(Setup { setup, age, changes, benchmark, profiles, profiles_port })
     }
 }
 

@@ -203,7 +203,18 @@ impl Ctx<'_> {
             ];
             row.extend(x.also_cells(Some(&o.also))?);
             row.push(o.vs_baseline.map_or(Ok(dash.clone()), |p| x.gain(p, None, How::TABLE))?);
-            row.push(o.step.map_or(Ok(dash.clone()), |p| x.gain(p, o.step_interval, How::TABLE))?);
+            let step = match (&o.left_out_by, o.carried_step) {
+                (Some(later), _) => match o.step {
+                    Some(p) => {
+                        let step = x.gain(p, None, How::TABLE)?;
+                        c.fmt("options-left-out", &[("step", &step), ("stage", &x.stage_title(later))])?
+                    }
+                    None => dash.clone(),
+                },
+                (None, Some(p)) => x.gain(p, None, How::TABLE)?,
+                (None, None) => o.step.map_or(Ok(dash.clone()), |p| x.gain(p, o.step_interval, How::TABLE))?,
+            };
+            row.push(step);
             option_rows.push(row);
         }
         let mut total = vec![
