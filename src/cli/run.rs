@@ -118,7 +118,7 @@ pub fn run(
     if dry_run {
         return Ok(ExitCode::SUCCESS);
     }
-    Ok(ExitCode::from(report(&summary, started.elapsed(), dir)))
+    Ok(report(&summary, started.elapsed(), dir).into())
 }
 
 /// The configurations `--rerun` measures again: those `--stage` and `--variant` select.

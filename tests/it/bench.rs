@@ -323,8 +323,8 @@ fn the_requests_file_holds_every_request_and_gives_the_printed_goodput() {
 }
 
 /// A server that lists model `m` and answers every completion with a stream of `body` (whole,
-/// then the connection closes).
-fn scripted_server(body: String) -> u16 {
+/// then the connection closes, with a `connection: close` header if `say_close`).
+fn scripted_server(body: String, say_close: bool) -> u16 {
     use std::io::{Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -351,9 +351,10 @@ fn scripted_server(body: String) -> u16 {
                 } else {
                     ("text/event-stream", body)
                 };
+                let close = if say_close { "connection: close\r\n" } else { "" };
                 let _ = write!(
                     stream,
-                    "HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    "HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\ncontent-length: {}\r\n{close}\r\n{body}",
                     body.len()
                 );
             });
@@ -374,12 +375,35 @@ fn four_tokens(ending: &str, usage: &str) -> String {
 
 /// `perflab bench` of three requests of four output tokens against a scripted server.
 fn bench_scripted(body: String) -> (i32, Option<perflab::Block>, String) {
-    let url = format!("http://127.0.0.1:{}", scripted_server(body));
+    let url = format!("http://127.0.0.1:{}", scripted_server(body, true));
     let args = ["--random-input-len", "8", "--random-output-len", "4", "--num-prompts", "3", "--quiet"];
     let mut all = vec!["bench", "--base-url", url.as_str(), "--model", "m"];
     all.extend_from_slice(&args);
     let (code, out, err) = perflab(&all);
     (code, parse_str(&out).ok().and_then(|b| b.into_iter().next()), err)
+}
+
+/// A server that keeps no connection yet does not say so: each request after the first finds its
+/// kept connection closed, and is sent again on a new one (the server never read it).
+#[test]
+fn a_kept_connection_that_the_server_closed_is_replaced() {
+    let body = four_tokens("\n", r#"{"prompt_tokens":8,"completion_tokens":4}"#);
+    let url = format!("http://127.0.0.1:{}", scripted_server(body, false));
+    let (code, out, err) = perflab(&[
+        "bench",
+        "--base-url",
+        &url,
+        "--random-output-len",
+        "4",
+        "--num-prompts",
+        "6",
+        "--max-concurrency",
+        "1",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let b = &parse_str(&out).unwrap()[0];
+    assert_eq!(b.metric("completed"), Some(6.0), "{err}");
 }
 
 #[test]
