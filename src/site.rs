@@ -141,21 +141,7 @@ impl Site {
                 ));
                 site.add(format!("{locale}/{id}.html"), html.into_bytes());
 
-                let engines: Vec<String> = study.spec.engines.iter().map(|e| e.name.clone()).collect();
-                let full_hardware = study.spec.hardware.get(locale);
-                let hardware = card_hardware(full_hardware);
-                let search = search_words(&[&title, &study.spec.model, full_hardware, &engines.join(" ")]);
-                let (engines, dates) = view::card_engines(study, analysis, catalog)?;
-                index.push(IndexItem {
-                    title,
-                    href: href(&format!("{id}.html")),
-                    model: study.spec.model.clone(),
-                    hardware,
-                    engines,
-                    dates,
-                    headline: view::headline(study, analysis, catalog)?,
-                    search,
-                });
+                index.push(index_item(study, analysis, catalog, locale, title)?);
             }
             site.add(format!("md/{locale}/SUMMARY.md"), summary.into_bytes());
             let mut ctx = page_context(locale, &locales, renderer, "index", "index.html")?;
@@ -166,30 +152,7 @@ impl Site {
         site.add("md/SUMMARY.md".to_string(), summary_all.into_bytes());
         // The site's one script (copy buttons on commands); every page works without it.
         site.add(SCRIPT.to_string(), renderer.script().as_bytes().to_vec());
-        // The entry page, in the source language, leads to every language's index.
-        let source = crate::render::i18n::SOURCE_LOCALE;
-        let root_locale = if locales.iter().any(|l| l == source) { source.to_string() } else { locales[0].clone() };
-        let mut ctx = tera::Context::new();
-        let languages: Vec<Language> = locales
-            .iter()
-            .map(|l| {
-                let c = renderer.catalog(l)?;
-                Ok(Language {
-                    locale: l.clone(),
-                    name: c.msg("language-name")?,
-                    title: c.msg("site-title")?,
-                    href: href(&format!("{l}/index.html")),
-                    current: false,
-                })
-            })
-            .collect::<anyhow::Result<_>>()?;
-        ctx.insert("lang", &root_locale);
-        ctx.insert("title", &renderer.catalog(&root_locale)?.msg("site-title")?);
-        ctx.insert("home", "index.html");
-        ctx.insert("assets", "");
-        ctx.insert("current", "root");
-        ctx.insert("languages", &languages);
-        site.add("index.html".to_string(), renderer.html(&root_locale, "root.html.tera", &ctx)?.into_bytes());
+        site.add("index.html".to_string(), root_page(renderer, &locales)?.into_bytes());
         let list: String = site.files.keys().map(|f| format!("{f}\n")).collect();
         site.add(FILE_LIST.to_string(), list.into_bytes());
         Ok(site)
@@ -260,6 +223,57 @@ impl Site {
 }
 
 /// What a study's pages in one language are made of: its charts (file name, SVG), its Markdown
+/// A study's card on a language's index.
+fn index_item(
+    study: &Study,
+    analysis: &Analysis,
+    catalog: &crate::render::i18n::Catalog,
+    locale: &str,
+    title: String,
+) -> anyhow::Result<IndexItem> {
+    let engines: Vec<String> = study.spec.engines.iter().map(|e| e.name.clone()).collect();
+    let full_hardware = study.spec.hardware.get(locale);
+    let search = search_words(&[&title, &study.spec.model, full_hardware, &engines.join(" ")]);
+    let (engines, dates) = view::card_engines(study, analysis, catalog)?;
+    Ok(IndexItem {
+        title,
+        href: href(&format!("{}.html", study.id)),
+        model: study.spec.model.clone(),
+        hardware: card_hardware(full_hardware),
+        engines,
+        dates,
+        headline: view::headline(study, analysis, catalog)?,
+        search,
+    })
+}
+
+/// The entry page, in the source language, which leads to every language's index.
+fn root_page(renderer: &Renderer, locales: &[String]) -> anyhow::Result<String> {
+    let source = crate::render::i18n::SOURCE_LOCALE;
+    let root_locale = if locales.iter().any(|l| l == source) { source.to_string() } else { locales[0].clone() };
+    let mut ctx = tera::Context::new();
+    let languages: Vec<Language> = locales
+        .iter()
+        .map(|l| {
+            let c = renderer.catalog(l)?;
+            Ok(Language {
+                locale: l.clone(),
+                name: c.msg("language-name")?,
+                title: c.msg("site-title")?,
+                href: href(&format!("{l}/index.html")),
+                current: false,
+            })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    ctx.insert("lang", &root_locale);
+    ctx.insert("title", &renderer.catalog(&root_locale)?.msg("site-title")?);
+    ctx.insert("home", "index.html");
+    ctx.insert("assets", "");
+    ctx.insert("current", "root");
+    ctx.insert("languages", &languages);
+    Ok(renderer.html(&root_locale, "root.html.tera", &ctx)?)
+}
+
 /// page and its HTML page.
 struct Rendered {
     charts: Vec<(String, String)>,

@@ -980,28 +980,14 @@ fn run_benchmark(
         warnings: Vec::new(),
     };
     let started = Instant::now();
-    let file = match std::fs::File::create(out) {
-        Ok(f) => f,
-        Err(e) => {
-            result.failure = Some((FailureClass::BenchmarkFailure, format!("cannot write {}: {e}", out.display())));
-            return (result, false);
-        }
-    };
     // Its standard error (progress bars, error summaries) goes to a file beside the output, so
     // that no pipe can fill up and stall it.
     let err_path = out.with_extension("stderr.tmp");
     let _cleanup = RemoveOnDrop(err_path.clone());
-    let err_file = std::fs::File::create(&err_path).map(Stdio::from).unwrap_or(Stdio::null());
-    let mut command = Command::new(program(&argv[0]));
-    command.args(&argv[1..]).stdin(Stdio::null()).stdout(Stdio::from(file)).stderr(err_file).process_group(pgid as i32);
-    if in_job {
-        die_with_parent(&mut command);
-    }
-    let spawned = command.spawn();
-    let mut child = match spawned {
+    let mut child = match spawn_benchmark(argv, out, &err_path, pgid, in_job) {
         Ok(c) => c,
-        Err(e) => {
-            result.failure = Some((FailureClass::BenchmarkFailure, format!("cannot start `{}`: {e}", argv[0])));
+        Err(message) => {
+            result.failure = Some((FailureClass::BenchmarkFailure, message));
             return (result, false);
         }
     };
@@ -1022,35 +1008,8 @@ fn run_benchmark(
             Ok(Some(status)) => {
                 result.exit_status = status.code();
                 result.seconds = started.elapsed().as_secs_f64();
-                // `perflab bench` says on standard error what it did not believe, in one line.
-                if argv.len() > 1 && argv[0] == "perflab" && argv[1] == "bench" {
-                    let lines = tail(&err_path, 20).into_iter();
-                    result.warnings = lines.filter(|l| l.starts_with("warning: ")).collect();
-                }
-                // A real engine can die faster than this loop looks (its requests then fail
-                // at once and the benchmark ends): one that no longer serves, or that has
-                // exited, died during the benchmark, whatever the benchmark made of it.
-                if !still_serving(ready_url, engine) {
-                    let exited = engine.try_wait().ok().flatten();
-                    let how = exited.map_or(format!("stopped answering {ready_url}"), |s| format!("exited ({s})"));
-                    result.failure = Some(died_during_benchmark(launch, &how));
-                    return (result, true);
-                }
-                if !status.success() {
-                    // The error line, or else the last line it printed.
-                    let lines = tail(&err_path, 20);
-                    let line = lines
-                        .iter()
-                        .find(|l| l.to_ascii_lowercase().contains("error"))
-                        .or_else(|| lines.iter().rev().find(|l| !l.trim().is_empty()))
-                        .cloned()
-                        .unwrap_or_default();
-                    result.failure = Some((
-                        FailureClass::BenchmarkFailure,
-                        format!("the benchmark exited with {status}: {}", line.trim()),
-                    ));
-                }
-                return (result, false);
+                let ended = Ended { status, argv, err_path: &err_path, ready_url, launch };
+                return ended.judge(result, engine);
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(e) => {
@@ -1058,6 +1017,62 @@ fn run_benchmark(
                 return (result, false);
             }
         }
+    }
+}
+
+/// Starts a benchmark in the engine's process group, its output into `out` and its standard
+/// error into `err_path`.
+fn spawn_benchmark(argv: &[String], out: &Path, err_path: &Path, pgid: u32, in_job: bool) -> Result<Child, String> {
+    let file = std::fs::File::create(out).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let err_file = std::fs::File::create(err_path).map(Stdio::from).unwrap_or(Stdio::null());
+    let mut command = Command::new(program(&argv[0]));
+    command.args(&argv[1..]).stdin(Stdio::null()).stdout(Stdio::from(file)).stderr(err_file).process_group(pgid as i32);
+    if in_job {
+        die_with_parent(&mut command);
+    }
+    command.spawn().map_err(|e| format!("cannot start `{}`: {e}", argv[0]))
+}
+
+/// A benchmark that ended on its own.
+struct Ended<'a> {
+    status: std::process::ExitStatus,
+    argv: &'a [String],
+    err_path: &'a Path,
+    ready_url: &'a str,
+    launch: &'a Launch,
+}
+
+impl Ended<'_> {
+    /// What its end says: its warnings, whether the engine died during it, its own failure.
+    fn judge(&self, mut result: BenchResult, engine: &mut Child) -> (BenchResult, bool) {
+        let (argv, status, ready_url) = (self.argv, self.status, self.ready_url);
+        // `perflab bench` says on standard error what it did not believe, in one line.
+        if argv.len() > 1 && argv[0] == "perflab" && argv[1] == "bench" {
+            let lines = tail(self.err_path, 20).into_iter();
+            result.warnings = lines.filter(|l| l.starts_with("warning: ")).collect();
+        }
+        // A real engine can die faster than the benchmark's loop looks (its requests then fail
+        // at once and the benchmark ends): one that no longer serves, or that has exited, died
+        // during the benchmark, whatever the benchmark made of it.
+        if !still_serving(ready_url, engine) {
+            let exited = engine.try_wait().ok().flatten();
+            let how = exited.map_or(format!("stopped answering {ready_url}"), |s| format!("exited ({s})"));
+            result.failure = Some(died_during_benchmark(self.launch, &how));
+            return (result, true);
+        }
+        if !status.success() {
+            // The error line, or else the last line it printed.
+            let lines = tail(self.err_path, 20);
+            let line = lines
+                .iter()
+                .find(|l| l.to_ascii_lowercase().contains("error"))
+                .or_else(|| lines.iter().rev().find(|l| !l.trim().is_empty()))
+                .cloned()
+                .unwrap_or_default();
+            let message = format!("the benchmark exited with {status}: {}", line.trim());
+            result.failure = Some((FailureClass::BenchmarkFailure, message));
+        }
+        (result, false)
     }
 }
 

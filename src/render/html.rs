@@ -273,7 +273,22 @@ pub fn render_page_from(markdown: &str, source: Option<&str>, inline: &dyn Fn(&s
             other => events.push(other),
         }
     }
-    // A figure is not phrasing content: a paragraph that holds only a chart is the figure.
+    let kept = unwrap_figures(events);
+    let ids = match source {
+        Some(source) => {
+            let levels: Vec<u8> = heading_ids(markdown).into_iter().map(|(level, _)| level).collect();
+            markdown::borrowed_ids(&levels, &heading_ids(source))
+        }
+        None => Vec::new(),
+    };
+    let (kept, toc) = anchor_headings(label_cells(kept), &ids);
+    let mut out = String::with_capacity(markdown.len() * 2);
+    html::push_html(&mut out, kept.into_iter());
+    Rendered { body: out, toc }
+}
+
+/// A figure is not phrasing content: a paragraph that holds only a chart is the figure.
+fn unwrap_figures(events: Vec<Event<'_>>) -> Vec<Event<'_>> {
     let is_figure = |e: &Event| matches!(e, Event::Html(h) if h.starts_with("<figure class=\"chart\">"));
     let mut kept = Vec::with_capacity(events.len());
     let mut i = 0;
@@ -289,17 +304,7 @@ pub fn render_page_from(markdown: &str, source: Option<&str>, inline: &dyn Fn(&s
             i += 1;
         }
     }
-    let ids = match source {
-        Some(source) => {
-            let levels: Vec<u8> = heading_ids(markdown).into_iter().map(|(level, _)| level).collect();
-            markdown::borrowed_ids(&levels, &heading_ids(source))
-        }
-        None => Vec::new(),
-    };
-    let (kept, toc) = anchor_headings(label_cells(kept), &ids);
-    let mut out = String::with_capacity(markdown.len() * 2);
-    html::push_html(&mut out, kept.into_iter());
-    Rendered { body: out, toc }
+    kept
 }
 
 #[cfg(test)]
