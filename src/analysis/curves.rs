@@ -112,8 +112,7 @@ pub fn curve(study: &Study, chain: &Chain, config: &VariantRef, profile: &str) -
             }
         })
         .collect();
-    let loads = spec.loads();
-    let searches = study.counted_searches(stage, variant, profile).iter().map(|s| s.answer(&loads).boundary).collect();
+    let searches = study.counted_searches(stage, variant, profile).iter().map(|s| s.answer.boundary).collect();
     Some(Curve { config: config.clone(), points, answer, gpus: gpus(study, chain, config), searches })
 }
 

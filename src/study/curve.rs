@@ -365,6 +365,8 @@ pub struct Search {
     /// It joins the searches before it as one sample (its start's manifests say `repeat`);
     /// the first search, and one begun by `--rerun`, begin a series of their own.
     pub repeats: bool,
+    /// Its boundary and why it ended, worked out once from its points.
+    pub answer: crate::metric::load::Answer,
 }
 
 impl Search {
@@ -374,8 +376,8 @@ impl Search {
     }
 
     /// What the search found so far: its boundary, and why it stopped (`None`: not finished).
-    pub fn answer(&self, loads: &Loads) -> crate::metric::load::Answer {
-        let probes: Vec<_> = self.points.iter().map(Point::probe).collect();
+    fn answer_of(points: &[Point], loads: &Loads) -> crate::metric::load::Answer {
+        let probes: Vec<_> = points.iter().map(Point::probe).collect();
         crate::metric::load::answer(loads, &probes)
     }
 }
@@ -446,9 +448,11 @@ impl Study {
     /// The finished searches a configuration's curve stands on, oldest first: its run's
     /// measurements (see [`Study::attach_curves`]).
     pub fn counted_searches(&self, stage: &str, variant: &str, profile: &str) -> Vec<&Search> {
-        let Some((_, spec)) = self.curve(profile) else { return Vec::new() };
+        if self.curve(profile).is_none() {
+            return Vec::new();
+        }
         let searches = self.searches(stage, variant, profile);
-        series(searches, &spec.loads()).into_iter().rev().map(|k| &searches[k]).collect()
+        series(searches).into_iter().rev().map(|k| &searches[k]).collect()
     }
 
     /// The record of the engine start that measured a point, when `perflab run` made it.
@@ -464,9 +468,12 @@ impl Study {
     /// Reads a configuration's searches from its point runs' attempts: each attempt that left a
     /// result or a recorded failure is a point of the search its manifest names.
     fn read_searches(&self, stage: &str, variant: &str, profile: &str) -> Vec<Search> {
+        let Some((_, spec)) = self.curve(profile) else { return Vec::new() };
+        let loads = spec.loads();
         let slo = self.slo(profile);
         let mut groups: BTreeMap<Option<u32>, BTreeMap<u64, Point>> = BTreeMap::new();
         let mut repeats: BTreeMap<Option<u32>, (u32, bool)> = BTreeMap::new();
+        let derived = self.derived();
         for (key, list) in self.attempts.iter().filter(|(k, _)| k.stage == stage && k.variant == variant) {
             let Some(load) = split_point(&key.profile).filter(|(p, _)| *p == profile).map(|(_, l)| l) else {
                 continue;
@@ -483,7 +490,7 @@ impl Study {
                 }
                 let run = a.run.as_ref().filter(|_| a.succeeded()).map(|r| {
                     let mut r = r.clone();
-                    self.derive_into(key, &mut r.block);
+                    self.derive_into(&derived, key, &mut r.block);
                     r
                 });
                 if run.is_none() && a.failure().is_none() {
@@ -505,10 +512,10 @@ impl Study {
         }
         groups
             .into_iter()
-            .map(|(id, points)| Search {
-                id,
-                points: points.into_values().collect(),
-                repeats: repeats.get(&id).is_some_and(|r| r.1),
+            .map(|(id, points)| {
+                let points: Vec<Point> = points.into_values().collect();
+                let answer = Search::answer_of(&points, &loads);
+                Search { id, points, repeats: repeats.get(&id).is_some_and(|r| r.1), answer }
             })
             .collect()
     }
@@ -524,12 +531,10 @@ impl Study {
         config: &super::Config,
     ) -> anyhow::Result<CurrentSearches> {
         let mut out = CurrentSearches::default();
-        let (Some((_, spec)), Some(newest)) = (self.curve(profile), self.searches(stage, variant, profile).last())
-        else {
+        let (Some(_), Some(newest)) = (self.curve(profile), self.searches(stage, variant, profile).last()) else {
             return Ok(out);
         };
         out.measured = true;
-        let loads = spec.loads();
         let stale = |search: &Search| -> anyhow::Result<Vec<super::Stale>> {
             for p in &search.points {
                 let reasons = match &p.provenance {
@@ -546,11 +551,11 @@ impl Study {
         if !out.stale.is_empty() {
             return Ok(out);
         }
-        if newest.answer(&loads).stop.is_none() {
+        if newest.answer.stop.is_none() {
             out.unfinished = Some(newest.clone());
         }
         let searches = self.searches(stage, variant, profile);
-        for k in series(searches, &loads) {
+        for k in series(searches) {
             out.finished += u32::from(stale(&searches[k])?.is_empty());
         }
         Ok(out)
@@ -564,19 +569,15 @@ impl Study {
     /// whose searches have not finished yet stands on its newest one so far; one whose finished
     /// searches found no load that met the SLO failed the profile.
     pub(super) fn attach_curves(&mut self) {
-        let curves: Vec<(String, Loads)> = self
-            .spec
-            .profiles
-            .iter()
-            .filter_map(|p| Some((p.id.get_ref().clone(), p.load.as_ref()?.get_ref().loads())))
-            .collect();
+        let curves: Vec<String> =
+            self.spec.profiles.iter().filter(|p| p.load.is_some()).map(|p| p.id.get_ref().clone()).collect();
         let configs: Vec<(String, String)> = self
             .spec
             .stages
             .iter()
             .flat_map(|s| s.variants.iter().map(move |v| (s.id.get_ref().clone(), v.id.get_ref().clone())))
             .collect();
-        for (profile, loads) in &curves {
+        for profile in &curves {
             for (stage, variant) in &configs {
                 let searches = self.read_searches(stage, variant, profile);
                 if searches.is_empty() {
@@ -584,16 +585,16 @@ impl Study {
                 }
                 let key = super::RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.clone() };
                 self.searches.insert(key.clone(), searches);
-                self.attach_curve(&key, loads);
+                self.attach_curve(&key);
             }
         }
     }
 
     /// [`Study::attach_curves`] for one configuration's curve on one profile.
-    fn attach_curve(&mut self, key: &super::RunKey, loads: &Loads) {
+    fn attach_curve(&mut self, key: &super::RunKey) {
         let searches = self.searches(&key.stage, &key.variant, &key.profile);
-        let answers: Vec<_> = searches.iter().map(|s| s.answer(loads)).collect();
-        let finished = series(searches, loads);
+        let answers: Vec<_> = searches.iter().map(|s| s.answer.clone()).collect();
+        let finished = series(searches);
         // The finished searches of the newest series, newest first; or the newest so far.
         let counted = if finished.is_empty() { vec![searches.len() - 1] } else { finished };
         let mut sample: Vec<(super::Run, Option<u32>, Option<super::Manifest>)> = Vec::new();
@@ -648,7 +649,7 @@ impl Study {
 /// The finished searches a curve's run stands on, newest first: back from the newest search
 /// while each one repeats the ones before it and was measured with the same engine, version and
 /// command (see [`Search::repeats`]).
-fn series(searches: &[Search], loads: &Loads) -> Vec<usize> {
+fn series(searches: &[Search]) -> Vec<usize> {
     let mut out = Vec::new();
     let setup = searches.last().and_then(Search::provenance);
     for k in (0..searches.len()).rev() {
@@ -658,7 +659,7 @@ fn series(searches: &[Search], loads: &Loads) -> Vec<usize> {
         {
             break;
         }
-        if search.answer(loads).stop.is_some() {
+        if search.answer.stop.is_some() {
             out.push(k);
         }
         if !search.repeats {

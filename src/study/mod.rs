@@ -323,26 +323,35 @@ impl Study {
         }
         let mut runs = std::mem::take(&mut self.runs);
         let mut repeats = std::mem::take(&mut self.repeats);
+        let derived = self.derived();
         for (key, run) in runs.iter_mut() {
-            self.derive_into(key, &mut run.block);
+            self.derive_into(&derived, key, &mut run.block);
         }
         for (key, list) in repeats.iter_mut() {
             for run in list {
-                self.derive_into(key, &mut run.block);
+                self.derive_into(&derived, key, &mut run.block);
             }
         }
         self.runs = runs;
         self.repeats = repeats;
     }
 
-    /// Adds the study's derived metrics to one block of run `key` (see [`Study::derive_metrics`]).
-    pub(crate) fn derive_into(&self, key: &RunKey, block: &mut Block) {
-        for d in &self.spec.metrics {
-            let Ok(expr) = metric_expr::Expr::parse(d.expr.get_ref()) else { continue };
+    /// The study's derived metrics, each parsed once: its id and its expression (one that does
+    /// not parse is left out; `perflab check` names it).
+    pub(crate) fn derived(&self) -> Vec<(&str, metric_expr::Expr)> {
+        let parsed =
+            self.spec.metrics.iter().map(|d| (d.id.get_ref().as_str(), metric_expr::Expr::parse(d.expr.get_ref())));
+        parsed.filter_map(|(id, expr)| Some((id, expr.ok()?))).collect()
+    }
+
+    /// Adds the derived metrics (from [`Study::derived`]) to one block of run `key` (see
+    /// [`Study::derive_metrics`]).
+    pub(crate) fn derive_into(&self, derived: &[(&str, metric_expr::Expr)], key: &RunKey, block: &mut Block) {
+        for (id, expr) in derived {
             let metrics = &block.metrics;
             let value = expr.eval(&|name| metrics.get(name).copied().or_else(|| self.setup_value(key, name)));
             if let Some(v) = value {
-                block.metrics.insert(d.id.get_ref().clone(), v);
+                block.metrics.insert(id.to_string(), v);
             }
         }
     }
