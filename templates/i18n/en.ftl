@@ -1,156 +1,125 @@
 # English catalog: every sentence and label of a study page.
-# Message ids are grouped by the part of the page that uses them.
+# Messages follow the order a reader meets them on a page; the shared pieces come last.
 
-## Number format
-number-decimal-separator = .
-number-group-separator = {""}
-# $sign is "+", "−" or nothing; $value is already formatted.
-percent = { $sign }{ $value }%
-ratio-faster = { $value }× faster
-ratio-slower = { $value }× slower
-value-missing = n/a
-value-none = -
-unit-ms = { $value } ms
-unit-tok-s = { $value } tok/s
-unit-req-s = { $value } req/s
-unit-s = { $value } s
-unit-requests = { $value ->
-        [one] { $value } request
-       *[other] { $value } requests
-    }
-unit-tokens = { $value ->
-        [one] { $value } token
-       *[other] { $value } tokens
-    }
+## Site: the header of every page and the index of guides (layout.html.tera, index.html.tera)
+language-name = English
+site-skip = Skip to the content
+site-title = Serving optimization guides
+site-intro = Each guide searches, stage by stage, for the fastest way to serve a model on a given machine. Every figure is computed from the raw benchmark results the guide shows.
+site-languages = Languages
+site-filter = Find a guide by model, hardware or engine:
+site-studies = Guides
+site-headline = { $metric }: { $gain } on { $profile }
+site-engines = Engines: { $engines }
+# Index cards: an engine without a result, and the dates of the card's results, said once
+site-engine-no-result = { $engine } { $version } (no result)
+site-dates = measured { $first } to { $last }
+site-date = measured on { $date }
+site-dates-unknown = run dates not recorded
+site-contents = On this page
+site-copy = Copy
+site-copied = Copied
 
-## Metric names
-metric-total-tps = Total TPS
-metric-output-tps = Output TPS
-metric-request-throughput = Request throughput
-metric-slo-load = Load within the SLO
-metric-slo-goodput = Goodput within the SLO
-metric-mean-tpot = Mean TPOT
-metric-mean-ttft = Mean TTFT
-metric-mean-itl = Mean ITL
-metric-mean-e2el = Mean end-to-end latency
-
-## Headings (page.md.tera)
+## Conclusion: the goal, the recommended command and the before/after table
 heading-conclusion = Conclusion
-heading-comparison = Before and after
-heading-notes = Notes
-heading-data-warnings = Data to read with care
-heading-setup = Experimental setup
-heading-engines = Engine versions
-heading-benchmark = Benchmark method
-heading-profiles = Benchmark profiles
-heading-results = Experiment results
-heading-options = Summary of optimization options
-heading-scenarios = Other benchmark scenarios
-heading-accuracy = Accuracy checks
-label-summary = Summary
-label-decision = Decision
 label-goal = Goal
-label-command-template = Command template
-comparison-intro = Baseline and optimized configuration side by side, one row per benchmark profile. The change column compares { $metric }; a loss beyond the noise threshold is marked as a regression.
-options-intro = One row per stage. “Against baseline” compares the stage's best variant with the baseline; “Step gain” compares what the stage adopted with the configuration it started from, and shows a dash when the stage adopted nothing.
-scenarios-intro = The raw results of the baseline and the optimized configuration on every profile, the optimization target first.
-data-warnings-intro = These measurements are shown as recorded, but should not be taken at face value:
-
-## Conclusion
+# The page's answer above the command: "Total TPS on Balanced: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)."
+conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }) on { $profile }.
 conclusion-intro = Recommended configuration for serving { $model } on { $hardware }:
 conclusion-excluded = Measured but left out of this command: { $stage }. { $reason }
+heading-comparison = Before and after
+comparison-intro = Baseline and optimized configuration side by side, one row per benchmark profile. The change column compares { $metric }; a loss beyond the noise threshold is marked as a regression.
 table-profile = Benchmark profile
 table-target = { $profile } (optimization target)
 table-baseline = Baseline ({ $baseline }, default settings)
 table-optimized = Optimized
 table-change = { $metric } change
 change-regression = { $change } (regression)
-
 change-lost = { $change } (only { $completed } of { $expected ->
         [one] { $expected } request
        *[other] { $expected } requests
     } completed)
 change-incomplete = { $change } (cut-off result)
 comparison-excluded = The optimized runs include the settings left out of the command above.
+# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
+comparison-tpot-note = Mean TPOT here is the figure the benchmark tool printed: mean request latency divided by output tokens, so queueing and the first token are included.
 
-## Setup
-setup-model = Model
-setup-hardware = Hardware
-setup-date = Date
-setup-tool = Tool: { $tool }
-setup-runner = Run through: { $runner }
+## Load curves under a service-level objective, with their charts
+# Load curves under a service-level objective
+curve-heading = Load within the SLO: { $profile }
+curve-answer = The optimized configuration serves up to { $load } { $unit } within { $slo }: { $ratio }× the baseline's { $base }.
+curve-answer-no-base = The optimized configuration serves up to { $load } { $unit } within { $slo }; the baseline met it at none of the loads measured.
+curve-answer-none = Neither configuration met { $slo } at any load measured.
+curve-unit-concurrency = requests at once
+curve-unit-rate = requests a second
+# Load curves searched once an engine start (repeats): each search's boundary
+curve-searches = { $config } searched its curve { $count } times, each time in an engine start of its own, and found these boundaries: { $loads }. Its figures above average those searches; the table and the charts show the newest one.
+curve-stop = { $config }: { $points } points measured; { $why }
+curve-why-resolution = the boundary is exact, since { $above } already broke the SLO.
+curve-why-upper-bound = every load up to the upper bound, { $max }, met the SLO, so this configuration may carry more.
+curve-why-below-lower-bound = even the lowest load, { $min }, broke the SLO.
+curve-why-budget = the point budget ran out, so the boundary lies between { $boundary } and { $above }.
+curve-why-budget-open = the point budget ran out above { $boundary }, before any load broke the SLO.
+curve-why-plateau = throughput stopped growing at { $boundary }, so larger loads were not measured.
+curve-why-list-done = every listed load was measured.
+curve-why-unfinished = the search has not finished; `perflab run` goes on from these points.
+curve-violations = { $config } does not degrade steadily: { $loads } met the SLO above a load that broke it.
+curve-kept-up = { $config } at { $loads }: fewer than 80% of the offered requests were in flight, so the point measured less load than it names.
+curve-col-concurrency = Requests at once
+curve-col-rate = Requests a second
+curve-met = ✓ within the SLO
+curve-broken = ✗ outside the SLO
+curve-goodput = goodput { $value } ({ $good } of { $total } requests within the limits)
+slo-limit = { $stat } { $latency } { $value }
+slo-and = { $list } and { $last }
+slo-success = a success rate of at least { $share }%
+slo-stat-mean = mean
+slo-stat-median = median
+slo-stat-p90 = p90
+slo-stat-p95 = p95
+slo-stat-p99 = p99
+chart-curve = { $metric } against load: { $profile }
+chart-slo-line = SLO: { $limit }
+chart-boundary = boundary: { $load }
+chart-pareto = Output tokens a second per GPU against per user: { $profile }
+chart-per-gpu = Output tok/s per GPU
+chart-per-user = Output tok/s per user
+chart-frontier = Pareto frontier
+chart-others = Other configurations
+chart-recommended = recommended: { $config }
 
-## Variants
-variant-profile = Profile: { $profile }
-variant-failed = Did not run: { $reason }.
-variant-link = Upstream discussion: { $link }
-variant-error = Error message
-variant-missing = Not measured yet.
-variant-reused = Identical to { $source }; that run's result is reused.
-variant-command = Serving command
-variant-result = Benchmark result
-raw-measurement = { $title }, measurement { $k } of { $n } (`{ $file }`)
-failure-oom = out of memory
-failure-unsupported = the engine rejects this configuration
-failure-start-failure = the server does not start
-failure-start-timeout = the server did not become ready in time
-failure-crash = the engine crashed during the run
-failure-benchmark-failure = the benchmark command failed
-failure-port-in-use = another server was already listening on the engine's port
-failure-requests-failed = too few requests completed for the run to count
-failure-time-limit = the cluster stopped the job at its time limit
-failure-node-failure = the cluster node running the job failed
-failure-cancelled = the job was cancelled on the cluster
-failure-job-out-of-memory = the cluster stopped the job for using more memory than it asked for
-failure-slo-not-met = no load it was measured at met the SLO
+## Raw data: the exports below the conclusion
+label-data = Raw data
+export-csv = every run (CSV)
+export-json = analysis (JSON)
 
-## Stage summary: fastest against slowest variant
-summary = { $best } does best at { $best_value } and { $worst } worst at { $worst_value }, a gap of { $gap } ({ $percent }). { $secondary }
-summary-secondary = { $trend ->
-        [lower] { $metric } goes from { $worst } down to { $best }, a reduction of { $diff } ({ $percent }).
-        [higher] { $metric } goes from { $worst } up to { $best }, an increase of { $diff } ({ $kind ->
-            [latency] { $percent } slower
-           *[other] { $percent } more
-        }).
-       *[same] { $metric } is the same for both ({ $best }).
-    }
-ranking = Ranking: { $ranking }
-ranking-item = { $engine } ({ $value })
-ranking-lost = { $engine } ({ $value }, only { $completed } of { $expected ->
-        [one] { $expected } request
-       *[other] { $expected } requests
-    } completed)
-ranking-not-supported = { $engine } (not supported)
-ranking-failed = { $engine } (failed: { $reason })
-ranking-not-measured = { $engine } (not measured)
-
-## Adoption
-adoption-adopted = { $variant } is adopted: { $gain } over the stage's starting configuration, { $base }.
-adoption-within-noise = { $variant } beats { $base } by { $gain }, inside the { $threshold } noise threshold, so nothing is adopted and { $base } stays.
-adoption-not-better = No variant beats { $base }, so nothing is adopted and { $base } stays.
-adoption-base-is-best = Nothing changes, since the best variant, { $variant }, is already the stage's starting configuration.
-adoption-overridden = { $variant } is adopted by the authors' decision ({ $gain }). { $reason }
-adoption-overridden-none = Nothing is adopted, by the authors' decision; { $base } stays. { $reason }
-adoption-no-result = No variant produced a usable result; { $base } stays.
-adoption-no-result-base = { $base }, which this stage builds on, has no usable result to compare with, so no gain can be claimed; the search goes on from { $after }, the best configuration of this stage that ran.
-adoption-no-result-zero-base = { $base }, which this stage builds on, measures zero, so no gain can be computed; nothing is adopted and { $base } stays.
-stage-excluded = Left out of the recommended command: { $reason }
-
-## Summary of options
-options-stage = Stage
-options-best = Best variant
-options-vs-baseline = Against baseline
-options-step = Step gain
-options-baseline = Baseline
-options-total = Total (optimized against baseline)
-
-## Other scenarios
-scenario-baseline-command = Baseline serving command
-scenario-optimized-command = Optimized serving command
-scenario-baseline-result = Baseline benchmark result
-scenario-optimized-result = Optimized benchmark result
+## How far the figures can be trusted: repeats, engine versions and notes
+evidence-single-runs = No configuration on this page was measured more than once, so its figures carry no confidence intervals, and how much a repeated run would differ is unknown.
+evidence-single-runs-spread = Each configuration was measured once, except one that ran { $count } times; those runs lie { $spread } apart, which shows how far two runs of one setup can differ. Single runs give no confidence intervals. The runs: { $values }.
+evidence-repeats = Each figure is the mean of { $most } runs; a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
+evidence-repeats-range = Each figure is the mean of { $fewest } to { $most } runs of its configuration (a figure from a single run has no range); a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
+age-measured-with = Measured with { $engines }.
+# One engine version among the results: "SGLang v0.5.9 (2026-11-29)".
+age-engine = { $engine } { $version } ({ $dates })
+age-dates = { $first } to { $last }
+age-date-unknown = run dates not recorded
+age-study-names = { $measured }; the study now names version { $version }
+age-mixed = These results mix engine versions. The runs below were measured with another engine version or command than the rest, so the comparisons that involve them do not hold until they are measured again (`perflab run --rerun-stale`):
+age-outdated = The study has changed its engines since these results were measured. The runs below have not been measured again with what it names now (`perflab run --rerun-stale`):
+age-run = { $run }: { $engine } { $version }, { $date }; { $reasons }
+stale-version = the study names version { $version } now
+stale-engine = it builds on { $engine } now
+stale-command = its command has changed: { $changes }
+stale-command-other = its command has changed
+stale-benchmark = the benchmark command has changed
+stale-dataset = the dataset file has different contents now
+flags-added = added { $flags }
+flags-removed = removed { $flags }
+heading-notes = Notes
 
 ## Data warnings
+heading-data-warnings = Data to read with care
+data-warnings-intro = These measurements are shown as recorded, but should not be taken at face value:
 warning-baseline-failed = The baseline, { $baseline }, could not be measured: { $class }. The search went on from { $instead }, the best configuration of the first stage that ran, and every gain on this page is measured against it.
 warning-baseline-no-result = it left no result
 warning-lost-requests = { $run }: only { $completed } of { $expected ->
@@ -182,55 +151,17 @@ warning-few-requests = { $run }: its { $metric } comes from { $requests ->
         [one] one request
        *[other] { $requests } requests
     }; below { $needed } it is the slowest request or close to it, and it varies from run to run far more than a mean does.
+# Data warnings: a run measured fewer times than the study asks for
+warning-short-sample = { $run }: its mean is taken from { $have ->
+        [one] one measurement
+       *[other] { $have } measurements
+    } of the { $wanted } the study asks for, as the others could not be taken. Its comparisons with runs measured more often rest on this smaller sample, and a single measurement gives no interval.
 
-## Charts and exports
-label-data = Raw data
-export-csv = every run (CSV)
-export-json = analysis (JSON)
-chart-stage = { $stage }: { $metric } of each variant
-chart-comparison = Baseline and optimized { $metric } on every profile
-chart-progression = { $metric } after each adopted stage
-chart-failed = did not run: { $reason }
-chart-lost = { $value }, only { $completed } of { $expected ->
-        [one] { $expected } request
-       *[other] { $expected } requests
-    }
-chart-incomplete = { $value }, cut off
-chart-baseline = Baseline
-chart-optimized = Optimized
-
-## Site (layout.html.tera, index.html.tera)
-language-name = English
-site-title = Serving optimization guides
-site-intro = Each guide searches, stage by stage, for the fastest way to serve a model on a given machine. Every figure is computed from the raw benchmark results the guide shows.
-site-languages = Languages
-site-studies = Guides
-site-headline = { $metric }: { $gain } on { $profile }
-site-engines = Engines: { $engines }
-site-skip = Skip to the content
-
-## Age of the results and what changed (page.md.tera, diff.md.tera)
-age-measured-with = Measured with { $engines }.
-# One engine version among the results: "SGLang v0.5.9 (2026-11-29)".
-age-engine = { $engine } { $version } ({ $dates })
-age-dates = { $first } to { $last }
-age-date-unknown = run dates not recorded
-age-study-names = { $measured }; the study now names version { $version }
-age-mixed = These results mix engine versions. The runs below were measured with another engine version or command than the rest, so the comparisons that involve them do not hold until they are measured again (`perflab run --rerun-stale`):
-age-outdated = The study has changed its engines since these results were measured. The runs below have not been measured again with what it names now (`perflab run --rerun-stale`):
-age-run = { $run }: { $engine } { $version }, { $date }; { $reasons }
-stale-version = the study names version { $version } now
-stale-engine = it builds on { $engine } now
-stale-command = its command has changed: { $changes }
-stale-command-other = its command has changed
-stale-benchmark = the benchmark command has changed
-stale-dataset = the dataset file has different contents now
-flags-added = added { $flags }
-flags-removed = removed { $flags }
+## What changed since earlier results (page.md.tera, diff.md.tera)
 heading-changes = What changed
+changes-intro = Compared with { $since } ({ $versions }).
 changes-since-previous = the results these measurements replaced
 changes-since-revision = the study at revision { $revision }
-changes-intro = Compared with { $since } ({ $versions }).
 changes-stage = Stage
 changes-best-before = Best before
 changes-best-now = Best now
@@ -242,6 +173,7 @@ changes-baseline = Baseline, { $metric }
 changes-optimized = Optimized, { $metric }
 changes-figure = { $before } → { $after } ({ $change })
 changes-figure-noise = { $before } → { $after } ({ $change }, within the noise threshold)
+changes-figure-unclear = { $before } → { $after } ({ $change }: the runs cannot tell this from noise)
 changes-command-same = The recommended command has not changed.
 changes-command = The recommended command has changed: { $changes }.
 changes-command-engine = The recommended engine has changed from { $before } to { $after }.
@@ -249,90 +181,102 @@ changes-command-launch = The recommended command has changed beyond its flags (t
 changes-command-before = Before:
 changes-command-after = Now:
 
-## Layout, charts, warnings and summaries
-summary-range = Of the variants,
-summary-runner-up = Against the runner-up, { $variant } at { $value }: { $gain }.
-summary-over-base = Against the stage's starting configuration, { $variant } at { $value }: { $gain }.
-chart-adopted = { $value } (adopted)
-chart-base = { $value } (base)
-site-contents = On this page
-site-copy = Copy
-site-copied = Copied
+## Experimental setup: model, hardware, engines, benchmark method and profiles
+heading-setup = Experimental setup
+setup-model = Model
+setup-hardware = Hardware
+setup-date = Date
+setup-tool = Tool: { $tool }
+setup-runner = Run through: { $runner }
+heading-engines = Engine versions
+heading-benchmark = Benchmark method
+label-command-template = Command template
+heading-profiles = Benchmark profiles
+# Benchmark profiles as runnable commands: the port they connect to
+profiles-port = The commands connect to the engine at { $host }:{ $port }. The study does not fix the engine's port: put in the one your engine listens on.
+
+## Experiment results: each stage's variants, ranking, summary and decision
+heading-results = Experiment results
+variant-profile = Profile: { $profile }
 variant-changes = Differs in: { $changes }
 variant-change-none = The stage's starting configuration, measured unchanged.
 variant-change-engine = engine { $engine }
 variant-change-model = checkpoint { $model }
 variant-change-unset = without { $flag }
-
-## Drop-in Markdown: the title of a warning box in mkdocs-material
-admonition-warning = Warning
-
-## Repeated measurements and confidence intervals
-figure-interval = { $figure } ({ $confidence }% CI { $low }–{ $high })
+variant-failed = Did not run: { $reason }.
+# A failure shared from an identical configuration
+variant-failure-shared = Identical to { $source }, which failed: it was not started again, and its error is shown below.
+variant-link = Upstream discussion: { $link }
+variant-error = Error message
+variant-missing = Not measured yet.
+variant-reused = Identical to { $source }; that run's result is reused.
+variant-command = Serving command
+variant-result = Benchmark result
+raw-measurement = { $title }, measurement { $k } of { $n } (`{ $file }`)
+ranking = Ranking: { $ranking }
+ranking-item = { $engine } ({ $value })
+ranking-lost = { $engine } ({ $value }, only { $completed } of { $expected ->
+        [one] { $expected } request
+       *[other] { $expected } requests
+    } completed)
+ranking-not-supported = { $engine } (not supported)
+ranking-failed = { $engine } (failed: { $reason })
+ranking-not-measured = { $engine } (not measured)
+label-summary = Summary
+summary = { $best } does best at { $best_value } and { $worst } worst at { $worst_value }, a gap of { $gap } ({ $percent }). { $secondary }
+summary-secondary = { $trend ->
+        [lower] { $metric } goes from { $worst } down to { $best }, a reduction of { $diff } ({ $percent }).
+        [higher] { $metric } goes from { $worst } up to { $best }, an increase of { $diff } ({ $kind ->
+            [latency] { $percent } slower
+           *[other] { $percent } more
+        }).
+       *[same] { $metric } is the same for both ({ $best }).
+    }
+summary-range = Of the variants,
+summary-runner-up = Against the runner-up, { $variant } at { $value }: { $gain }.
+summary-over-base = Against the stage's starting configuration, { $variant } at { $value }: { $gain }.
+label-decision = Decision
+adoption-adopted = { $variant } is adopted: { $gain } over the stage's starting configuration, { $base }.
+adoption-within-noise = { $variant } beats { $base } by { $gain }, inside the { $threshold } noise threshold, so nothing is adopted and { $base } stays.
+adoption-not-better = No variant beats { $base }, so nothing is adopted and { $base } stays.
+adoption-base-is-best = Nothing changes, since the best variant, { $variant }, is already the stage's starting configuration.
+adoption-overridden = { $variant } is adopted by the authors' decision ({ $gain }). { $reason }
+adoption-overridden-none = Nothing is adopted, by the authors' decision; { $base } stays. { $reason }
+adoption-no-result = No variant produced a usable result; { $base } stays.
+adoption-no-result-base = { $base }, which this stage builds on, has no usable result to compare with, so no gain can be claimed; the search goes on from { $after }, the best configuration of this stage that ran.
+adoption-no-result-zero-base = { $base }, which this stage builds on, measures zero, so no gain can be computed; nothing is adopted and { $base } stays.
 adoption-cannot-tell = { $variant } measured { $gain } against { $base }, but that interval holds zero: the difference may be noise, so nothing is adopted yet and { $base } stays until more runs decide (`perflab run --until-confident`).
 adoption-cannot-tell-threshold = { $variant } measured { $gain } against { $base }; the gain is within the { $threshold } noise threshold, but its interval reaches beyond it, so nothing is adopted yet and { $base } stays until more runs decide (`perflab run --until-confident`).
-evidence-single-runs = No configuration on this page was measured more than once, so its figures carry no confidence intervals, and how much a repeated run would differ is unknown.
-evidence-single-runs-spread = Each configuration was measured once, except one that ran { $count } times; those runs lie { $spread } apart, which shows how far two runs of one setup can differ. Single runs give no confidence intervals. The runs: { $values }.
-evidence-repeats = Each figure is the mean of { $most } runs; a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
-evidence-repeats-range = Each figure is the mean of { $fewest } to { $most } runs of its configuration (a figure from a single run has no range); a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
-changes-figure-unclear = { $before } → { $after } ({ $change }: the runs cannot tell this from noise)
-
-## Punctuation: items of a list, and a value after its name ("Total TPS: 13760.98 tok/s")
-list-separator = {", "}
-label-separator = {": "}
-
-# Load curves under a service-level objective
-curve-heading = Load within the SLO: { $profile }
-curve-answer = The optimized configuration serves up to { $load } { $unit } within { $slo }: { $ratio }× the baseline's { $base }.
-curve-answer-no-base = The optimized configuration serves up to { $load } { $unit } within { $slo }; the baseline met it at none of the loads measured.
-curve-answer-none = Neither configuration met { $slo } at any load measured.
-curve-unit-concurrency = requests at once
-curve-unit-rate = requests a second
-curve-stop = { $config }: { $points } points measured; { $why }
-curve-why-resolution = the boundary is exact, since { $above } already broke the SLO.
-curve-why-upper-bound = every load up to the upper bound, { $max }, met the SLO, so this configuration may carry more.
-curve-why-below-lower-bound = even the lowest load, { $min }, broke the SLO.
-curve-why-budget = the point budget ran out, so the boundary lies between { $boundary } and { $above }.
-curve-why-budget-open = the point budget ran out above { $boundary }, before any load broke the SLO.
-curve-why-plateau = throughput stopped growing at { $boundary }, so larger loads were not measured.
-curve-why-list-done = every listed load was measured.
-curve-why-unfinished = the search has not finished; `perflab run` goes on from these points.
-curve-violations = { $config } does not degrade steadily: { $loads } met the SLO above a load that broke it.
-curve-kept-up = { $config } at { $loads }: fewer than 80% of the offered requests were in flight, so the point measured less load than it names.
-curve-col-concurrency = Requests at once
-curve-col-rate = Requests a second
-curve-met = ✓ within the SLO
-curve-broken = ✗ outside the SLO
-slo-limit = { $stat } { $latency } { $value }
-slo-and = { $list } and { $last }
-slo-success = a success rate of at least { $share }%
-slo-stat-mean = mean
-slo-stat-median = median
-slo-stat-p90 = p90
-slo-stat-p95 = p95
-slo-stat-p99 = p99
-chart-curve = { $metric } against load: { $profile }
-chart-slo-line = SLO: { $limit }
-chart-boundary = boundary: { $load }
-chart-pareto = Output tokens a second per GPU against per user: { $profile }
-chart-per-gpu = Output tok/s per GPU
-chart-per-user = Output tok/s per user
-chart-frontier = Pareto frontier
-chart-others = Other configurations
-chart-recommended = recommended: { $config }
-curve-goodput = goodput { $value } ({ $good } of { $total } requests within the limits)
-## A decision of a stage measured on another configuration (`measured_on`): the search stays where it was
 adoption-within-noise-on = { $variant } beats { $base } by { $gain }, inside the { $threshold } noise threshold, so nothing is adopted and the search stays on { $after }.
 adoption-not-better-on = No variant beats { $base }, so nothing is adopted and the search stays on { $after }.
 adoption-overridden-none-on = Nothing is adopted, by the authors' decision; the search stays on { $after }. { $reason }
+stage-excluded = Left out of the recommended command: { $reason }
 
-## Summary of options: a stage whose only measured variant lost requests
+## Summary of optimization options
+heading-options = Summary of optimization options
+options-intro = One row per stage. “Against baseline” compares the stage's best variant with the baseline; “Step gain” compares what the stage adopted with the configuration it started from, and shows a dash when the stage adopted nothing.
+options-stage = Stage
+options-best = Best variant
+options-vs-baseline = Against baseline
+options-step = Step gain
+options-baseline = Baseline
+options-total = Total (optimized against baseline)
 options-lost = { $variant } (success rate { $rate }: { $completed } of { $expected } requests; not adopted)
-## Site: the index filter of guides
-site-filter = Find a guide by model, hardware or engine:
-# The page's answer above the command: "Total TPS on Balanced: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)."
-conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }) on { $profile }.
+# Summary of options: a stage a later one builds without
+options-left-out = { $step }, measured but not in the total: “{ $stage }” builds on the configuration before this stage
 
+## Other benchmark scenarios and accuracy checks
+heading-scenarios = Other benchmark scenarios
+scenarios-intro = The raw results of the baseline and the optimized configuration on every profile, the optimization target first.
+# Other benchmark scenarios: one line a scenario above its raw results
+scenario-line = { $metric }: { $baseline } → { $optimized } ({ $change })
+scenario-baseline-command = Baseline serving command
+scenario-optimized-command = Optimized serving command
+scenario-baseline-result = Baseline benchmark result
+scenario-optimized-result = Optimized benchmark result
+heading-accuracy = Accuracy checks
+
+## The table of the runs behind the data warnings, at the end of the page
 # Site layout: the table of the runs behind the data warnings
 heading-warning-runs = Runs behind the data warnings
 warning-runs-intro = Every run that a data warning above refers to, with the figures that raised it.
@@ -343,36 +287,74 @@ warning-kind-noisy = Results apart
 warning-kind-implausible-peak = Peak throughput not used
 warning-kind-tpot = “TPOT” includes waiting
 
-# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
-comparison-tpot-note = Mean TPOT here is the figure the benchmark tool printed: mean request latency divided by output tokens, so queueing and the first token are included.
-
-# Load curves searched once an engine start (repeats): each search's boundary
-curve-searches = { $config } searched its curve { $count } times, each time in an engine start of its own, and found these boundaries: { $loads }. Its figures above average those searches; the table and the charts show the newest one.
-
-# Data warnings: a run measured fewer times than the study asks for
-warning-short-sample = { $run }: its mean is taken from { $have ->
-        [one] one measurement
-       *[other] { $have } measurements
-    } of the { $wanted } the study asks for, as the others could not be taken. Its comparisons with runs measured more often rest on this smaller sample, and a single measurement gives no interval.
-
-# A failure shared from an identical configuration
-variant-failure-shared = Identical to { $source }, which failed: it was not started again, and its error is shown below.
-
+## Charts of the stages and of the before/after comparison
+chart-stage = { $stage }: { $metric } of each variant
+chart-comparison = Baseline and optimized { $metric } on every profile
+chart-progression = { $metric } after each adopted stage
 # Charts: the axis with its unit, and a bar's change against the bar it is compared with
 chart-axis = { $metric } ({ $unit })
 chart-change = { $value } ({ $change })
+chart-adopted = { $value } (adopted)
+chart-base = { $value } (base)
+chart-failed = did not run: { $reason }
+chart-lost = { $value }, only { $completed } of { $expected ->
+        [one] { $expected } request
+       *[other] { $expected } requests
+    }
+chart-incomplete = { $value }, cut off
+chart-baseline = Baseline
+chart-optimized = Optimized
 
-# Index cards: an engine without a result, and the dates of the card's results, said once
-site-engine-no-result = { $engine } { $version } (no result)
-site-dates = measured { $first } to { $last }
-site-date = measured on { $date }
-site-dates-unknown = run dates not recorded
+## Drop-in Markdown: the title of a warning box in mkdocs-material
+admonition-warning = Warning
 
-# Benchmark profiles as runnable commands: the port they connect to
-profiles-port = The commands connect to the engine at { $host }:{ $port }. The study does not fix the engine's port: put in the one your engine listens on.
+## Shared pieces: number format, units and punctuation ("Total TPS: 13760.98 tok/s")
+number-decimal-separator = .
+number-group-separator = {""}
+# $sign is "+", "−" or nothing; $value is already formatted.
+percent = { $sign }{ $value }%
+ratio-faster = { $value }× faster
+ratio-slower = { $value }× slower
+value-missing = n/a
+value-none = -
+unit-ms = { $value } ms
+unit-tok-s = { $value } tok/s
+unit-req-s = { $value } req/s
+unit-s = { $value } s
+unit-requests = { $value ->
+        [one] { $value } request
+       *[other] { $value } requests
+    }
+unit-tokens = { $value ->
+        [one] { $value } token
+       *[other] { $value } tokens
+    }
+figure-interval = { $figure } ({ $confidence }% CI { $low }–{ $high })
+list-separator = {", "}
+label-separator = {": "}
 
-# Other benchmark scenarios: one line a scenario above its raw results
-scenario-line = { $metric }: { $baseline } → { $optimized } ({ $change })
+## Shared pieces: metric names
+metric-total-tps = Total TPS
+metric-output-tps = Output TPS
+metric-request-throughput = Request throughput
+metric-slo-load = Load within the SLO
+metric-slo-goodput = Goodput within the SLO
+metric-mean-tpot = Mean TPOT
+metric-mean-ttft = Mean TTFT
+metric-mean-itl = Mean ITL
+metric-mean-e2el = Mean end-to-end latency
 
-# Summary of options: a stage a later one builds without
-options-left-out = { $step }, measured but not in the total: “{ $stage }” builds on the configuration before this stage
+## Shared pieces: why a run failed
+failure-oom = out of memory
+failure-unsupported = the engine rejects this configuration
+failure-start-failure = the server does not start
+failure-start-timeout = the server did not become ready in time
+failure-crash = the engine crashed during the run
+failure-benchmark-failure = the benchmark command failed
+failure-port-in-use = another server was already listening on the engine's port
+failure-requests-failed = too few requests completed for the run to count
+failure-time-limit = the cluster stopped the job at its time limit
+failure-node-failure = the cluster node running the job failed
+failure-cancelled = the job was cancelled on the cluster
+failure-job-out-of-memory = the cluster stopped the job for using more memory than it asked for
+failure-slo-not-met = no load it was measured at met the SLO

@@ -2,60 +2,36 @@
 # 用語はtemplates/i18n/glossary-cjk.tomlに従う（tests/catalogs.rsで検査）。
 # 表記：全角文字と半角英数字のあいだにスペースを入れない。句読点は「、」「。」、括弧は全角（）。
 # コマンド、フラグ、単位（ms、tok/s）は原文のまま。日本語には複数形がないので、数はすべて同じ形で書く。
+# メッセージは読者がページ上で目にする順に並べ、共通部品は最後に置く。
 
-## 数値の書式
-# 技術的な数値は3桁ごとのカンマ区切りで書き、「万」には換算しない（ベンチマークツールの出力と桁をそのまま照合できるように）。
-number-decimal-separator = .
-number-group-separator = ,
-# $signは "+"、"−" または空。$valueは書式化済み。
-percent = { $sign }{ $value }%
-ratio-faster = { $value }倍高速
-ratio-slower = { $value }倍低速
-value-missing = なし
-value-none = -
-unit-ms = { $value } ms
-unit-tok-s = { $value } tok/s
-unit-req-s = { $value } req/s
-unit-s = { $value }秒
-unit-requests = { $value }件のリクエスト
-unit-tokens = { $value }トークン
+## サイト：各ページのヘッダーとガイド一覧（layout.html.tera、index.html.tera）
+language-name = 日本語
+site-skip = 本文へスキップ
+site-title = 推論サービング最適化ガイド
+site-intro = 各ガイドは、特定のマシンでモデルを最も速くサービングする方法をステージごとに探します。ページ上の数値はすべて、ガイドに掲載した生のベンチマーク結果から計算しています。
+site-languages = 言語
+site-filter = モデル、ハードウェア、エンジンでガイドを探す：
+site-studies = ガイド
+site-headline = { $profile }で{ $metric }が{ $gain }
+site-engines = エンジン：{ $engines }
+# Index cards: an engine without a result, and the dates of the card's results, said once
+site-engine-no-result = { $engine } { $version }（結果なし）
+site-dates = 測定日：{ $first }～{ $last }
+site-date = 測定日：{ $date }
+site-dates-unknown = 測定日の記録なし
+site-contents = このページの内容
+site-copy = コピー
+site-copied = コピーしました
 
-## メトリクス名
-metric-total-tps = 合計トークンスループット
-metric-output-tps = 出力トークンスループット
-metric-request-throughput = リクエストスループット
-metric-slo-load = SLO を満たす最大負荷
-metric-slo-goodput = SLO 内のグッドプット
-metric-mean-tpot = 平均TPOT
-metric-mean-ttft = 平均TTFT
-metric-mean-itl = 平均ITL
-metric-mean-e2el = 平均エンドツーエンドレイテンシ
-
-## 見出し（page.md.tera）
+## 結論：目標、推奨コマンド、最適化前後の比較表
 heading-conclusion = 結論
-heading-comparison = 最適化前後の比較
-heading-notes = 補足
-heading-data-warnings = 読む際に注意が必要なデータ
-heading-setup = 実験環境
-heading-engines = エンジンのバージョン
-heading-benchmark = ベンチマーク手法
-heading-profiles = ベンチマークプロファイル
-heading-results = 実験結果
-heading-options = 最適化オプションのまとめ
-heading-scenarios = その他のベンチマークシナリオ
-heading-accuracy = 精度の確認
-label-summary = 要約
-label-decision = 判断
 label-goal = 目的
-label-command-template = コマンドのテンプレート
-comparison-intro = ベースラインと最適化後の構成を、すべてのベンチマークプロファイルで比べたものです。「変化」の列は{ $metric }の比較で、ノイズしきい値を超える悪化は性能低下（リグレッション）として示します。
-options-intro = 1行が1つのステージです。「ベースライン比」はステージの最良バリアントをベースラインと比べ、「ステップの改善」はそのステージで採用した構成を、土台にした構成と比べます。何も採用しなかったステージでは空欄です。
-scenarios-intro = ベースライン構成と最適化後の構成の、各プロファイルでの生のベンチマーク結果です。最適化の対象を先頭に示します。
-data-warnings-intro = 以下の測定値は記録どおりに示していますが、額面どおりには受け取れません。
-
-## 結論
+# The page's answer above the command
+conclusion-result = { $profile }での{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
 conclusion-intro = { $hardware }で{ $model }をサービングする推奨構成：
 conclusion-excluded = 測定はしたものの、このコマンドには含めていません：{ $stage }。{ $reason }
+heading-comparison = 最適化前後の比較
+comparison-intro = ベースラインと最適化後の構成を、すべてのベンチマークプロファイルで比べたものです。「変化」の列は{ $metric }の比較で、ノイズしきい値を超える悪化は性能低下（リグレッション）として示します。
 table-profile = ベンチマークプロファイル
 table-target = { $profile }（最適化の対象）
 table-baseline = ベースライン（{ $baseline }、デフォルト設定）
@@ -65,194 +41,10 @@ change-regression = { $change }（リグレッション）
 change-lost = { $change }（{ $expected }件中{ $completed }件のみ完了）
 change-incomplete = { $change }（途中で切れた結果）
 comparison-excluded = 最適化後の測定には、上のコマンドから外した設定も含まれています。
+# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
+comparison-tpot-note = ここでの平均TPOTはベンチマークツールが出力した値で、平均リクエストレイテンシを出力トークン数で割ったものです。キューでの待ち時間と最初のトークンまでの時間を含みます。
 
-## 実験環境
-setup-model = モデル
-setup-hardware = ハードウェア
-setup-date = 日付
-setup-tool = ツール：{ $tool }
-setup-runner = 実行方法：{ $runner }
-
-## バリアント
-variant-profile = プロファイル：{ $profile }
-variant-failed = 実行できませんでした：{ $reason }。
-variant-link = 上流での議論：{ $link }
-variant-error = エラーメッセージ
-variant-missing = まだ測定していません。
-variant-reused = { $source }と同じ構成のため、その測定結果をここで再利用しています。
-variant-command = 起動コマンド
-variant-result = ベンチマーク結果
-raw-measurement = { $title }、測定 { $k }/{ $n }（`{ $file }`）
-failure-oom = メモリ不足（OOM）
-failure-unsupported = エンジンがこの構成を受け付けない
-failure-start-failure = サーバーが起動しない
-failure-start-timeout = サーバーが時間内に準備完了にならなかった
-failure-crash = 実行中にエンジンがクラッシュした
-failure-benchmark-failure = ベンチマークコマンドが失敗した
-failure-port-in-use = エンジンのポートで別のサーバーがすでに待ち受けていた
-failure-requests-failed = 完了したリクエストが少なすぎ、測定として数えられない
-failure-time-limit = クラスタが制限時間でジョブを停止した
-failure-node-failure = ジョブを実行していたクラスタのノードが故障した
-failure-cancelled = クラスタ上でジョブがキャンセルされた
-failure-job-out-of-memory = 要求量を超えるメモリを使ったため、クラスタがジョブを停止した
-failure-slo-not-met = 測定したどの負荷でも SLO を満たさなかった
-
-## ステージの要約：最速と最遅のバリアント
-summary = { $best }は{ $best_value }で、{ $worst }の{ $worst_value }より{ $gap }{ $direction ->
-        [lower] 低い
-       *[higher] 高い
-    }値です（{ $percent }）。{ $secondary }
-summary-secondary = { $trend ->
-        [lower] { $metric }は{ $worst }から{ $best }に下がり、{ $diff }（{ $percent }）減っています。
-        [higher] { $metric }は{ $worst }から{ $best }に上がり、{ $diff }増えています（{ $kind ->
-            [latency] { $percent }遅い
-           *[other] { $percent }増
-        }）。
-       *[same] { $metric }はどちらも同じです（{ $best }）。
-    }
-ranking = 順位：{ $ranking }
-ranking-item = { $engine }（{ $value }）
-ranking-lost = { $engine }（{ $value }、{ $expected }件中{ $completed }件のみ完了）
-ranking-not-supported = { $engine }（非対応）
-ranking-failed = { $engine }（失敗：{ $reason }）
-ranking-not-measured = { $engine }（未測定）
-
-## 採用
-adoption-adopted = { $variant }を採用します。このステージの出発点である{ $base }に対して{ $gain }です。
-adoption-within-noise = { $variant }は{ $base }を{ $gain }上回りましたが、{ $threshold }のノイズしきい値の範囲内のため採用せず、{ $base }のままとします。
-adoption-not-better = { $base }を上回るバリアントがないため採用せず、{ $base }のままとします。
-adoption-base-is-best = 変更はありません。最良のバリアント{ $variant }は、このステージが土台にしている構成そのものです。
-adoption-overridden = 著者の判断で{ $variant }を採用します（{ $gain }）。{ $reason }
-adoption-overridden-none = 著者の判断で何も採用せず、{ $base }のままとします。{ $reason }
-adoption-no-result = 使える結果を出したバリアントがないため、{ $base }のままとします。
-adoption-no-result-base = このステージの土台である{ $base }に比較できる結果がないため、改善幅は示せません。探索はこのステージで動作した最良の構成である{ $after }から続けます。
-adoption-no-result-zero-base = このステージの土台である{ $base }の測定値がゼロのため改善率を計算できません。採用せず、{ $base }のままとします。
-stage-excluded = 推奨コマンドには含めていません：{ $reason }
-
-## 最適化オプションのまとめ
-options-stage = ステージ
-options-best = 最良のバリアント
-options-vs-baseline = ベースライン比
-options-step = ステップの改善
-options-baseline = ベースライン
-options-total = 合計（最適化後とベースラインの比較）
-
-## その他のシナリオ
-scenario-baseline-command = ベースラインの起動コマンド
-scenario-optimized-command = 最適化後の起動コマンド
-scenario-baseline-result = ベースラインのベンチマーク結果
-scenario-optimized-result = 最適化後のベンチマーク結果
-
-## データの警告
-warning-baseline-failed = ベースライン { $baseline } は測定できませんでした（{ $class }）。探索は最初のステージで動作した最良の構成 { $instead } から続け、このページの改善幅はすべてこの構成を基準にしています。
-warning-baseline-no-result = 結果が残っていない
-warning-lost-requests = { $run }：{ $expected }件のリクエストのうち完了したのは{ $completed }件だけなので、スループットは比較できず、ステージの勝者にもなりません。
-warning-incomplete = { $run }：ベンチマークの出力が途中で切れているため、その数値は使いません。
-warning-noisy = 同じ構成を{ $count }回測定したところ、結果に{ $spread }の開きがあり、{ $threshold }のノイズしきい値を超えています。
-warning-implausible-peak = { $count }件の実行が、実際に出しえた量を上回るピーク出力スループットを報告しています（同時リクエストあたり最大{ $stream_limit }で、生成した全トークンを超えない）。この値はベンチマークツールの集計誤りなので使いません。該当する実行はページ末尾の表にあります。
-warning-implausible-peak-run = 報告値{ $peak }（上限{ $ceiling }）
-warning-left-out = { $run }：`{ $file }`の測定は{ $expected }件のリクエストのうち{ $completed }件しか完了しなかったか、出力が途中で切れているため、この実行の平均と区間には含めません。
-warning-few-requests = { $run }：この{ $metric }は{ $requests }件のリクエストから求めた値です。{ $needed }件に満たないと最も遅いリクエストとほぼ同じ値になり、実行ごとのばらつきも平均よりはるかに大きくなります。
-warning-tpot-includes-waiting = { $count }件の実行が出力している「TPOT」は、平均リクエストレイテンシを出力トークン数で割った値です。キューでの待ち時間と最初のトークンまでの時間を含み、トークン間隔ではありません。各実行の計算はページ末尾の表にあります。
-warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens }トークン
-warning-zero-latency = { $run }：トークンを生成しているのに{ $metric }が0です。
-warning-request-count = { $run }：プロファイルが送るリクエストは{ $expected }件ですが、出力では{ $counted }件と数えられています。
-
-## グラフとエクスポート
-label-data = 生データ
-export-csv = 全実行（CSV）
-export-json = 分析結果（JSON）
-chart-stage = { $stage }：各バリアントの{ $metric }
-chart-comparison = プロファイルごとのベースラインと最適化後の{ $metric }
-chart-progression = 採用したステージごとの{ $metric }
-chart-failed = 未実行：{ $reason }
-chart-lost = { $value }、{ $expected }件中{ $completed }件のみ完了
-chart-incomplete = { $value }、途中で切れた結果
-chart-baseline = ベースライン
-chart-optimized = 最適化後
-
-## サイト（layout.html.tera、index.html.tera）
-language-name = 日本語
-site-title = 推論サービング最適化ガイド
-site-intro = 各ガイドは、特定のマシンでモデルを最も速くサービングする方法をステージごとに探します。ページ上の数値はすべて、ガイドに掲載した生のベンチマーク結果から計算しています。
-site-languages = 言語
-site-studies = ガイド
-site-headline = { $profile }で{ $metric }が{ $gain }
-site-engines = エンジン：{ $engines }
-site-skip = 本文へスキップ
-
-## 結果の鮮度と変更点（page.md.tera、diff.md.tera）
-age-measured-with = 測定に使ったエンジン：{ $engines }。
-# 結果に含まれるエンジンの1バージョン：「SGLang v0.5.9（2026-11-29）」。
-age-engine = { $engine } { $version }（{ $dates }）
-age-dates = { $first }～{ $last }
-age-date-unknown = 日付の記録なし
-age-study-names = { $measured }。研究では現在バージョン{ $version }を指定
-age-mixed = これらの結果にはエンジンのバージョンが混在しています。以下の実行はほかと異なるエンジンのバージョンまたはコマンドで測定されたため、それらを含む比較は再測定するまで成り立ちません（`perflab run --rerun-stale`）：
-age-outdated = これらの結果を測定したあと、研究のエンジン指定が変わりました。以下の実行は、現在の指定ではまだ再測定されていません（`perflab run --rerun-stale`）：
-age-run = { $run }：{ $engine } { $version }、{ $date }。{ $reasons }
-stale-version = 研究では現在バージョン{ $version }を指定
-stale-engine = 現在は{ $engine }を土台にしている
-stale-command = コマンドが変わった：{ $changes }
-stale-command-other = コマンドが変わった
-stale-benchmark = ベンチマークコマンドが変わった
-stale-dataset = データセットファイルの内容が変わった
-flags-added = { $flags }を追加
-flags-removed = { $flags }を削除
-heading-changes = 変更点
-changes-since-previous = 今回の測定で置き換えた結果
-changes-since-revision = リビジョン{ $revision }時点の研究
-changes-intro = { $since }との比較（{ $versions }）。
-changes-stage = ステージ
-changes-best-before = 以前の最良
-changes-best-now = 現在の最良
-changes-adopted-now = 現在の採用
-changes-changed = 変更
-changes-yes = あり
-changes-no = なし
-changes-baseline = ベースライン、{ $metric }
-changes-optimized = 最適化後、{ $metric }
-changes-figure = { $before } → { $after }（{ $change }）
-changes-figure-noise = { $before } → { $after }（{ $change }、ノイズしきい値の範囲内）
-changes-command-same = 推奨コマンドに変更はありません。
-changes-command = 推奨コマンドが変わりました：{ $changes }。
-changes-command-engine = 推奨エンジンが{ $before }から{ $after }に変わりました。
-changes-command-launch = 推奨コマンドがフラグ以外の部分（エンジンのコマンドまたは環境変数）で変わりました。
-changes-command-before = 以前：
-changes-command-after = 現在：
-
-## レイアウト、グラフ、警告、要約
-summary-range = 最速と最遅の比較：
-summary-runner-up = 2位の{ $variant }（{ $value }）との比較：{ $gain }。
-summary-over-base = このステージの土台である{ $variant }（{ $value }）との比較：{ $gain }。
-chart-adopted = { $value }（採用）
-chart-base = { $value }（土台）
-site-contents = このページの内容
-site-copy = コピー
-site-copied = コピーしました
-variant-changes = 変更点：{ $changes }
-variant-change-none = 変更なし：このステージの土台となる構成を、そのまま測定したもの。
-variant-change-engine = エンジン{ $engine }
-variant-change-model = チェックポイント{ $model }
-variant-change-unset = { $flag }なし
-
-## mkdocs-materialの警告ボックスの見出し
-admonition-warning = 注意
-
-## 繰り返し測定と信頼区間
-figure-interval = { $figure }（{ $confidence }%信頼区間{ $low }～{ $high }）
-adoption-cannot-tell = { $variant }は{ $base }に対して{ $gain }でしたが、その区間はゼロを含みます。差はノイズかもしれないため、まだ採用せず、実行を重ねて判断できるまで{ $base }のままとします（`perflab run --until-confident`）。
-adoption-cannot-tell-threshold = { $variant }は{ $base }に対して{ $gain }でした。改善は{ $threshold }のノイズしきい値の範囲内ですが、区間はしきい値を超えているため、まだ採用せず、実行を重ねて判断できるまで{ $base }のままとします（`perflab run --until-confident`）。
-evidence-single-runs = このページの数値はすべて1回の実行によるものです。2回以上測定した構成がないため、信頼区間も、もう一度実行したときにどれだけ結果がずれるかも示せません。
-evidence-single-runs-spread = どの構成も1回ずつの測定ですが、1つだけ{ $count }回実行しており、その結果には{ $spread }の開きがあります。同じ構成でも実行ごとにこれだけ差が出ることがわかります。単発の実行からは信頼区間を出せません。該当する実行：{ $values }。
-evidence-repeats = 各数値は{ $most }回の実行の平均です。改善率のあとの範囲はその{ $confidence }%信頼区間で、改善率は区間が裏づける桁まで丸めています。
-evidence-repeats-range = 各数値は、その構成の{ $fewest }～{ $most }回の実行の平均です（1回だけの数値には範囲がありません）。改善率のあとの範囲はその{ $confidence }%信頼区間で、改善率は区間が裏づける桁まで丸めています。
-changes-figure-unclear = { $before } → { $after }（{ $change }：ノイズと区別できない）
-
-## 句読点：列挙は読点、名前と値のあいだは全角コロン
-list-separator = 、
-label-separator = ：
-
+## サービスレベル目標の下での負荷曲線とそのグラフ
 # サービスレベル目標の下での負荷曲線
 curve-heading = SLO を満たす負荷：{ $profile }
 curve-answer = 最適化後の構成は { $slo } 以内で最大 { $load } リクエスト（{ $unit }）を処理でき、ベースラインの { $base } の { $ratio } 倍です。
@@ -260,6 +52,8 @@ curve-answer-no-base = 最適化後の構成は { $slo } 以内で最大 { $load
 curve-answer-none = どちらの構成も、測定したどの負荷でも { $slo } を満たしませんでした。
 curve-unit-concurrency = 同時
 curve-unit-rate = 毎秒
+# Load curves searched once an engine start (repeats): each search's boundary
+curve-searches = { $config } は負荷曲線を { $count } 回、毎回エンジンを起動し直して探索し、次の境界を得ました：{ $loads }。上の数値はこれらの探索の平均です。表とグラフには最新の探索を示します。
 curve-stop = { $config }：{ $points } 点を測定。{ $why }
 curve-why-resolution = 負荷 { $above } で SLO を超えたため、境界は正確です。
 curve-why-upper-bound = 上限 { $max } までのすべての負荷で SLO を満たしたため、この構成はさらに多くを処理できる可能性があります。
@@ -275,6 +69,7 @@ curve-col-concurrency = 同時リクエスト数
 curve-col-rate = 毎秒リクエスト数
 curve-met = ✓ SLO を満たす
 curve-broken = ✗ SLO を超える
+curve-goodput = グッドプット { $value }（{ $total } 件中 { $good } 件が上限内）
 slo-limit = { $stat } { $latency } { $value }
 slo-and = { $list }、{ $last }
 slo-success = 成功率 { $share }% 以上
@@ -292,19 +87,175 @@ chart-per-user = ユーザーあたり出力 token/s
 chart-frontier = パレートフロンティア
 chart-others = その他の構成
 chart-recommended = 推奨：{ $config }
-curve-goodput = グッドプット { $value }（{ $total } 件中 { $good } 件が上限内）
-## 別の構成で測定したステージ（`measured_on`）の判断：探索は元の構成のまま続く
+
+## 生データ：結論の下に置くエクスポート
+label-data = 生データ
+export-csv = 全実行（CSV）
+export-json = 分析結果（JSON）
+
+## 数値の確からしさ：繰り返し測定、エンジンのバージョン、注記
+evidence-single-runs = このページの数値はすべて1回の実行によるものです。2回以上測定した構成がないため、信頼区間も、もう一度実行したときにどれだけ結果がずれるかも示せません。
+evidence-single-runs-spread = どの構成も1回ずつの測定ですが、1つだけ{ $count }回実行しており、その結果には{ $spread }の開きがあります。同じ構成でも実行ごとにこれだけ差が出ることがわかります。単発の実行からは信頼区間を出せません。該当する実行：{ $values }。
+evidence-repeats = 各数値は{ $most }回の実行の平均です。改善率のあとの範囲はその{ $confidence }%信頼区間で、改善率は区間が裏づける桁まで丸めています。
+evidence-repeats-range = 各数値は、その構成の{ $fewest }～{ $most }回の実行の平均です（1回だけの数値には範囲がありません）。改善率のあとの範囲はその{ $confidence }%信頼区間で、改善率は区間が裏づける桁まで丸めています。
+age-measured-with = 測定に使ったエンジン：{ $engines }。
+# 結果に含まれるエンジンの1バージョン：「SGLang v0.5.9（2026-11-29）」。
+age-engine = { $engine } { $version }（{ $dates }）
+age-dates = { $first }～{ $last }
+age-date-unknown = 日付の記録なし
+age-study-names = { $measured }。研究では現在バージョン{ $version }を指定
+age-mixed = これらの結果にはエンジンのバージョンが混在しています。以下の実行はほかと異なるエンジンのバージョンまたはコマンドで測定されたため、それらを含む比較は再測定するまで成り立ちません（`perflab run --rerun-stale`）：
+age-outdated = これらの結果を測定したあと、研究のエンジン指定が変わりました。以下の実行は、現在の指定ではまだ再測定されていません（`perflab run --rerun-stale`）：
+age-run = { $run }：{ $engine } { $version }、{ $date }。{ $reasons }
+stale-version = 研究では現在バージョン{ $version }を指定
+stale-engine = 現在は{ $engine }を土台にしている
+stale-command = コマンドが変わった：{ $changes }
+stale-command-other = コマンドが変わった
+stale-benchmark = ベンチマークコマンドが変わった
+stale-dataset = データセットファイルの内容が変わった
+flags-added = { $flags }を追加
+flags-removed = { $flags }を削除
+heading-notes = 補足
+
+## データに関する注意
+heading-data-warnings = 読む際に注意が必要なデータ
+data-warnings-intro = 以下の測定値は記録どおりに示していますが、額面どおりには受け取れません。
+warning-baseline-failed = ベースライン { $baseline } は測定できませんでした（{ $class }）。探索は最初のステージで動作した最良の構成 { $instead } から続け、このページの改善幅はすべてこの構成を基準にしています。
+warning-baseline-no-result = 結果が残っていない
+warning-lost-requests = { $run }：{ $expected }件のリクエストのうち完了したのは{ $completed }件だけなので、スループットは比較できず、ステージの勝者にもなりません。
+warning-incomplete = { $run }：ベンチマークの出力が途中で切れているため、その数値は使いません。
+warning-noisy = 同じ構成を{ $count }回測定したところ、結果に{ $spread }の開きがあり、{ $threshold }のノイズしきい値を超えています。
+warning-implausible-peak = { $count }件の実行が、実際に出しえた量を上回るピーク出力スループットを報告しています（同時リクエストあたり最大{ $stream_limit }で、生成した全トークンを超えない）。この値はベンチマークツールの集計誤りなので使いません。該当する実行はページ末尾の表にあります。
+warning-implausible-peak-run = 報告値{ $peak }（上限{ $ceiling }）
+warning-tpot-includes-waiting = { $count }件の実行が出力している「TPOT」は、平均リクエストレイテンシを出力トークン数で割った値です。キューでの待ち時間と最初のトークンまでの時間を含み、トークン間隔ではありません。各実行の計算はページ末尾の表にあります。
+warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens }トークン
+warning-zero-latency = { $run }：トークンを生成しているのに{ $metric }が0です。
+warning-request-count = { $run }：プロファイルが送るリクエストは{ $expected }件ですが、出力では{ $counted }件と数えられています。
+warning-left-out = { $run }：`{ $file }`の測定は{ $expected }件のリクエストのうち{ $completed }件しか完了しなかったか、出力が途中で切れているため、この実行の平均と区間には含めません。
+warning-few-requests = { $run }：この{ $metric }は{ $requests }件のリクエストから求めた値です。{ $needed }件に満たないと最も遅いリクエストとほぼ同じ値になり、実行ごとのばらつきも平均よりはるかに大きくなります。
+# Data warnings: a run measured fewer times than the study asks for
+warning-short-sample = { $run }：研究が求める{ $wanted }回の測定のうち取れたのは{ $have }回だけで、平均はその測定から求めています。測定回数の多い実行との比較はこの小さな標本に基づくもので、測定が1回だけでは区間を示せません。
+
+## 以前の結果からの変更点（page.md.tera、diff.md.tera）
+heading-changes = 変更点
+changes-intro = { $since }との比較（{ $versions }）。
+changes-since-previous = 今回の測定で置き換えた結果
+changes-since-revision = リビジョン{ $revision }時点の研究
+changes-stage = ステージ
+changes-best-before = 以前の最良
+changes-best-now = 現在の最良
+changes-adopted-now = 現在の採用
+changes-changed = 変更
+changes-yes = あり
+changes-no = なし
+changes-baseline = ベースライン、{ $metric }
+changes-optimized = 最適化後、{ $metric }
+changes-figure = { $before } → { $after }（{ $change }）
+changes-figure-noise = { $before } → { $after }（{ $change }、ノイズしきい値の範囲内）
+changes-figure-unclear = { $before } → { $after }（{ $change }：ノイズと区別できない）
+changes-command-same = 推奨コマンドに変更はありません。
+changes-command = 推奨コマンドが変わりました：{ $changes }。
+changes-command-engine = 推奨エンジンが{ $before }から{ $after }に変わりました。
+changes-command-launch = 推奨コマンドがフラグ以外の部分（エンジンのコマンドまたは環境変数）で変わりました。
+changes-command-before = 以前：
+changes-command-after = 現在：
+
+## 実験環境：モデル、ハードウェア、エンジン、ベンチマーク手法、プロファイル
+heading-setup = 実験環境
+setup-model = モデル
+setup-hardware = ハードウェア
+setup-date = 日付
+setup-tool = ツール：{ $tool }
+setup-runner = 実行方法：{ $runner }
+heading-engines = エンジンのバージョン
+heading-benchmark = ベンチマーク手法
+label-command-template = コマンドのテンプレート
+heading-profiles = ベンチマークプロファイル
+# Benchmark profiles as runnable commands: the port they connect to
+profiles-port = 以下のコマンドは { $host }:{ $port } のエンジンに接続します。この検証ではエンジンのポートを固定していません。エンジンが実際に待ち受けているポートに書き換えてください。
+
+## 実験結果：各ステージのバリアント、順位、まとめ、判断
+heading-results = 実験結果
+variant-profile = プロファイル：{ $profile }
+variant-changes = 変更点：{ $changes }
+variant-change-none = 変更なし：このステージの土台となる構成を、そのまま測定したもの。
+variant-change-engine = エンジン{ $engine }
+variant-change-model = チェックポイント{ $model }
+variant-change-unset = { $flag }なし
+variant-failed = 実行できませんでした：{ $reason }。
+# A failure shared from an identical configuration
+variant-failure-shared = { $source }と同じ構成で、そちらが失敗したため再起動していません。エラーは下に示します。
+variant-link = 上流での議論：{ $link }
+variant-error = エラーメッセージ
+variant-missing = まだ測定していません。
+variant-reused = { $source }と同じ構成のため、その測定結果をここで再利用しています。
+variant-command = 起動コマンド
+variant-result = ベンチマーク結果
+raw-measurement = { $title }、測定 { $k }/{ $n }（`{ $file }`）
+ranking = 順位：{ $ranking }
+ranking-item = { $engine }（{ $value }）
+ranking-lost = { $engine }（{ $value }、{ $expected }件中{ $completed }件のみ完了）
+ranking-not-supported = { $engine }（非対応）
+ranking-failed = { $engine }（失敗：{ $reason }）
+ranking-not-measured = { $engine }（未測定）
+label-summary = 要約
+summary = { $best }は{ $best_value }で、{ $worst }の{ $worst_value }より{ $gap }{ $direction ->
+        [lower] 低い
+       *[higher] 高い
+    }値です（{ $percent }）。{ $secondary }
+summary-secondary = { $trend ->
+        [lower] { $metric }は{ $worst }から{ $best }に下がり、{ $diff }（{ $percent }）減っています。
+        [higher] { $metric }は{ $worst }から{ $best }に上がり、{ $diff }増えています（{ $kind ->
+            [latency] { $percent }遅い
+           *[other] { $percent }増
+        }）。
+       *[same] { $metric }はどちらも同じです（{ $best }）。
+    }
+summary-range = 最速と最遅の比較：
+summary-runner-up = 2位の{ $variant }（{ $value }）との比較：{ $gain }。
+summary-over-base = このステージの土台である{ $variant }（{ $value }）との比較：{ $gain }。
+label-decision = 判断
+adoption-adopted = { $variant }を採用します。このステージの出発点である{ $base }に対して{ $gain }です。
+adoption-within-noise = { $variant }は{ $base }を{ $gain }上回りましたが、{ $threshold }のノイズしきい値の範囲内のため採用せず、{ $base }のままとします。
+adoption-not-better = { $base }を上回るバリアントがないため採用せず、{ $base }のままとします。
+adoption-base-is-best = 変更はありません。最良のバリアント{ $variant }は、このステージが土台にしている構成そのものです。
+adoption-overridden = 著者の判断で{ $variant }を採用します（{ $gain }）。{ $reason }
+adoption-overridden-none = 著者の判断で何も採用せず、{ $base }のままとします。{ $reason }
+adoption-no-result = 使える結果を出したバリアントがないため、{ $base }のままとします。
+adoption-no-result-base = このステージの土台である{ $base }に比較できる結果がないため、改善幅は示せません。探索はこのステージで動作した最良の構成である{ $after }から続けます。
+adoption-no-result-zero-base = このステージの土台である{ $base }の測定値がゼロのため改善率を計算できません。採用せず、{ $base }のままとします。
+adoption-cannot-tell = { $variant }は{ $base }に対して{ $gain }でしたが、その区間はゼロを含みます。差はノイズかもしれないため、まだ採用せず、実行を重ねて判断できるまで{ $base }のままとします（`perflab run --until-confident`）。
+adoption-cannot-tell-threshold = { $variant }は{ $base }に対して{ $gain }でした。改善は{ $threshold }のノイズしきい値の範囲内ですが、区間はしきい値を超えているため、まだ採用せず、実行を重ねて判断できるまで{ $base }のままとします（`perflab run --until-confident`）。
 adoption-within-noise-on = { $variant }は{ $base }を{ $gain }上回りましたが、{ $threshold }のノイズしきい値の範囲内のため採用せず、探索は{ $after }のまま続けます。
 adoption-not-better-on = { $base }を上回るバリアントがないため採用せず、探索は{ $after }のまま続けます。
 adoption-overridden-none-on = 著者の判断で何も採用せず、探索は{ $after }のまま続けます。{ $reason }
+stage-excluded = 推奨コマンドには含めていません：{ $reason }
 
-## 最適化オプションのまとめ：測定できた唯一のバリアントがリクエストを取りこぼしたステージ
+## 最適化オプションのまとめ
+heading-options = 最適化オプションのまとめ
+options-intro = 1行が1つのステージです。「ベースライン比」はステージの最良バリアントをベースラインと比べ、「ステップの改善」はそのステージで採用した構成を、土台にした構成と比べます。何も採用しなかったステージでは空欄です。
+options-stage = ステージ
+options-best = 最良のバリアント
+options-vs-baseline = ベースライン比
+options-step = ステップの改善
+options-baseline = ベースライン
+options-total = 合計（最適化後とベースラインの比較）
 options-lost = { $variant }（成功率{ $rate }：{ $expected }件中{ $completed }件完了、採用せず）
-## Site: the index filter of guides
-site-filter = モデル、ハードウェア、エンジンでガイドを探す：
-# The page's answer above the command
-conclusion-result = { $profile }での{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
+# Summary of options: a stage a later one builds without
+options-left-out = { $step }（測定済みだが合計には含めない。「{ $stage }」はこのステージより前の構成を土台にしている）
 
+## その他のベンチマークシナリオと精度チェック
+heading-scenarios = その他のベンチマークシナリオ
+scenarios-intro = ベースライン構成と最適化後の構成の、各プロファイルでの生のベンチマーク結果です。最適化の対象を先頭に示します。
+# Other benchmark scenarios: one line a scenario above its raw results
+scenario-line = { $metric }：{ $baseline } → { $optimized }（{ $change }）
+scenario-baseline-command = ベースラインの起動コマンド
+scenario-optimized-command = 最適化後の起動コマンド
+scenario-baseline-result = ベースラインのベンチマーク結果
+scenario-optimized-result = 最適化後のベンチマーク結果
+heading-accuracy = 精度の確認
+
+## ページ末尾：データに関する注意の根拠となった実行の表
 # Site layout: the table of the runs behind the data warnings
 heading-warning-runs = データに関する注意の根拠となった実行
 warning-runs-intro = 上のデータに関する注意で挙げた実行と、注意のきっかけになった値です。
@@ -315,33 +266,66 @@ warning-kind-noisy = 結果のばらつき
 warning-kind-implausible-peak = 使わないピークスループット
 warning-kind-tpot = 待ち時間を含む「TPOT」
 
-# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
-comparison-tpot-note = ここでの平均TPOTはベンチマークツールが出力した値で、平均リクエストレイテンシを出力トークン数で割ったものです。キューでの待ち時間と最初のトークンまでの時間を含みます。
-
-# Load curves searched once an engine start (repeats): each search's boundary
-curve-searches = { $config } は負荷曲線を { $count } 回、毎回エンジンを起動し直して探索し、次の境界を得ました：{ $loads }。上の数値はこれらの探索の平均です。表とグラフには最新の探索を示します。
-
-# Data warnings: a run measured fewer times than the study asks for
-warning-short-sample = { $run }：研究が求める{ $wanted }回の測定のうち取れたのは{ $have }回だけで、平均はその測定から求めています。測定回数の多い実行との比較はこの小さな標本に基づくもので、測定が1回だけでは区間を示せません。
-
-# A failure shared from an identical configuration
-variant-failure-shared = { $source }と同じ構成で、そちらが失敗したため再起動していません。エラーは下に示します。
-
+## 各ステージのグラフと最適化前後の比較グラフ
+chart-stage = { $stage }：各バリアントの{ $metric }
+chart-comparison = プロファイルごとのベースラインと最適化後の{ $metric }
+chart-progression = 採用したステージごとの{ $metric }
 # Charts: the axis with its unit, and a bar's change against the bar it is compared with
 chart-axis = { $metric }（{ $unit }）
 chart-change = { $value }（{ $change }）
+chart-adopted = { $value }（採用）
+chart-base = { $value }（土台）
+chart-failed = 未実行：{ $reason }
+chart-lost = { $value }、{ $expected }件中{ $completed }件のみ完了
+chart-incomplete = { $value }、途中で切れた結果
+chart-baseline = ベースライン
+chart-optimized = 最適化後
 
-# Index cards: an engine without a result, and the dates of the card's results, said once
-site-engine-no-result = { $engine } { $version }（結果なし）
-site-dates = 測定日：{ $first }～{ $last }
-site-date = 測定日：{ $date }
-site-dates-unknown = 測定日の記録なし
+## そのまま組み込める Markdown：mkdocs-material の警告ボックスの見出し
+admonition-warning = 注意
 
-# Benchmark profiles as runnable commands: the port they connect to
-profiles-port = 以下のコマンドは { $host }:{ $port } のエンジンに接続します。この検証ではエンジンのポートを固定していません。エンジンが実際に待ち受けているポートに書き換えてください。
+## 共通部品：数値の書式、単位、句読点
+# 技術的な数値は3桁ごとのカンマ区切りで書き、「万」には換算しない（ベンチマークツールの出力と桁をそのまま照合できるように）。
+number-decimal-separator = .
+number-group-separator = ,
+# $signは "+"、"−" または空。$valueは書式化済み。
+percent = { $sign }{ $value }%
+ratio-faster = { $value }倍高速
+ratio-slower = { $value }倍低速
+value-missing = なし
+value-none = -
+unit-ms = { $value } ms
+unit-tok-s = { $value } tok/s
+unit-req-s = { $value } req/s
+unit-s = { $value }秒
+unit-requests = { $value }件のリクエスト
+unit-tokens = { $value }トークン
+figure-interval = { $figure }（{ $confidence }%信頼区間{ $low }～{ $high }）
+list-separator = 、
+label-separator = ：
 
-# Other benchmark scenarios: one line a scenario above its raw results
-scenario-line = { $metric }：{ $baseline } → { $optimized }（{ $change }）
+## 共通部品：メトリクス名
+metric-total-tps = 合計トークンスループット
+metric-output-tps = 出力トークンスループット
+metric-request-throughput = リクエストスループット
+metric-slo-load = SLO を満たす最大負荷
+metric-slo-goodput = SLO 内のグッドプット
+metric-mean-tpot = 平均TPOT
+metric-mean-ttft = 平均TTFT
+metric-mean-itl = 平均ITL
+metric-mean-e2el = 平均エンドツーエンドレイテンシ
 
-# Summary of options: a stage a later one builds without
-options-left-out = { $step }（測定済みだが合計には含めない。「{ $stage }」はこのステージより前の構成を土台にしている）
+## 共通部品：実行が失敗した理由
+failure-oom = メモリ不足（OOM）
+failure-unsupported = エンジンがこの構成を受け付けない
+failure-start-failure = サーバーが起動しない
+failure-start-timeout = サーバーが時間内に準備完了にならなかった
+failure-crash = 実行中にエンジンがクラッシュした
+failure-benchmark-failure = ベンチマークコマンドが失敗した
+failure-port-in-use = エンジンのポートで別のサーバーがすでに待ち受けていた
+failure-requests-failed = 完了したリクエストが少なすぎ、測定として数えられない
+failure-time-limit = クラスタが制限時間でジョブを停止した
+failure-node-failure = ジョブを実行していたクラスタのノードが故障した
+failure-cancelled = クラスタ上でジョブがキャンセルされた
+failure-job-out-of-memory = 要求量を超えるメモリを使ったため、クラスタがジョブを停止した
+failure-slo-not-met = 測定したどの負荷でも SLO を満たさなかった

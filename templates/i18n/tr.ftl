@@ -1,145 +1,122 @@
 # Türkçe katalog: bir çalışma sayfasındaki bütün cümle ve etiketler.
-# İleti kimlikleri, sayfanın onları kullanan bölümüne göre gruplanmıştır.
+# İletiler, okurun sayfada onlarla karşılaştığı sırayı izler; ortak parçalar en sondadır.
 
-## Sayı biçimi
-number-decimal-separator = ,
-number-group-separator = .
-percent = { $sign }%{ $value }
-ratio-faster = { $value } kat daha hızlı
-ratio-slower = { $value } kat daha yavaş
-value-missing = yok
-value-none = -
-unit-ms = { $value } ms
-unit-tok-s = { $value } token/sn
-unit-req-s = { $value } istek/sn
-unit-s = { $value } sn
-unit-requests = { $value } istek
-unit-tokens = { $value } token
+## Site: her sayfanın üst kısmı ve rehber dizini (layout.html.tera, index.html.tera)
+language-name = Türkçe
+site-skip = İçeriğe geç
+site-title = Model sunumu optimizasyon rehberleri
+site-intro = Her rehber, bir modeli belirli bir donanımda en hızlı sunmanın yolunu aşama aşama arar. Rehberdeki her sayı, rehberin gösterdiği ham benchmark sonuçlarından hesaplanır.
+site-languages = Diller
+site-filter = Rehberi modele, donanıma ya da motora göre bulun:
+site-studies = Rehberler
+site-headline = { $metric }: { $gain } ({ $profile })
+site-engines = Motorlar: { $engines }
+# Index cards: an engine without a result, and the dates of the card's results, said once
+site-engine-no-result = { $engine } { $version } (sonuç yok)
+site-dates = ölçüm tarihleri: { $first } – { $last }
+site-date = ölçüm tarihi: { $date }
+site-dates-unknown = ölçüm tarihleri kaydedilmemiş
+site-contents = Bu sayfada
+site-copy = Kopyala
+site-copied = Kopyalandı
 
-## Metrik adları
-metric-total-tps = Toplam TPS
-metric-output-tps = Çıkış TPS
-metric-request-throughput = İstek işlem hacmi
-metric-slo-load = SLO içinde kalan yük
-metric-slo-goodput = SLO içindeki goodput
-metric-mean-tpot = Ortalama TPOT
-metric-mean-ttft = Ortalama TTFT
-metric-mean-itl = Ortalama ITL
-metric-mean-e2el = Ortalama uçtan uca gecikme
-
-## Başlıklar (page.md.tera)
+## Sonuç: hedef, önerilen komut ve önce/sonra tablosu
 heading-conclusion = Sonuç
-heading-comparison = Optimizasyon öncesi ve sonrası
-heading-notes = Notlar
-heading-data-warnings = Dikkatle okunması gereken ölçümler
-heading-setup = Deney kurulumu
-heading-engines = Motor sürümleri
-heading-benchmark = Benchmark yöntemi
-heading-profiles = Benchmark profilleri
-heading-results = Deney sonuçları
-heading-options = Optimizasyon seçeneklerinin özeti
-heading-scenarios = Diğer benchmark senaryoları
-heading-accuracy = Doğruluk denetimleri
-label-summary = Özet
-label-decision = Karar
 label-goal = Optimizasyon hedefi
-label-command-template = Komut şablonu
-comparison-intro = Temel ve optimize edilmiş yapılandırmanın sonuçları yan yana; her benchmark profili bir satırda. Değişim sütunu { $metric } değerini karşılaştırır; gürültü eşiğini aşan kayıplar gerileme olarak işaretlenir.
-options-intro = Her satırda bir aşama yer alır. “Temel yapılandırmaya göre” sütunu aşamanın en iyi varyantını temel yapılandırmayla karşılaştırır; “Adım kazancı” ise aşamada benimsenen ayarı aşamanın başladığı yapılandırmayla kıyaslar. Aşama hiçbir ayarı benimsemediyse bu sütunda bir çizgi görünür.
-scenarios-intro = Bu bölümde temel ve optimize edilmiş yapılandırmanın her profildeki ham benchmark çıktıları yer alıyor; optimizasyon hedefi en başta.
-data-warnings-intro = Aşağıdaki ölçümler kayıtta olduğu gibi gösteriliyor, ancak sayılarına doğrudan güvenilmemeli:
-
-## Sonuç
+# The page's answer above the command
+conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }), hedef profil “{ $profile }”.
 conclusion-intro = { $model } modelini { $hardware } üzerinde sunmak için önerilen yapılandırma:
 conclusion-excluded = { $stage } aşaması ölçüldü, ancak bu komuta alınmadı. { $reason }
+heading-comparison = Optimizasyon öncesi ve sonrası
+comparison-intro = Temel ve optimize edilmiş yapılandırmanın sonuçları yan yana; her benchmark profili bir satırda. Değişim sütunu { $metric } değerini karşılaştırır; gürültü eşiğini aşan kayıplar gerileme olarak işaretlenir.
 table-profile = Benchmark profili
 table-target = { $profile } (optimizasyon hedefi)
 table-baseline = Temel yapılandırma ({ $baseline }, varsayılan ayarlar)
 table-optimized = Optimize edilmiş
 table-change = { $metric } değişimi
 change-regression = { $change } (gerileme)
-
 change-lost = { $change } ({ $expected } isteğin yalnızca { $completed } tanesi tamamlandı)
 change-incomplete = { $change } (yarıda kesilmiş sonuç)
 comparison-excluded = Optimize edilmiş koşular, yukarıdaki komuta alınmayan ayarları da içerir.
+# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
+comparison-tpot-note = Buradaki ortalama TPOT, benchmark aracının verdiği değerdir: ortalama istek gecikmesinin çıkış token sayısına bölümü. Kuyrukta bekleme ve ilk token'ın süresi de buna dahildir.
 
-## Kurulum
-setup-model = Model
-setup-hardware = Donanım
-setup-date = Tarih
-setup-tool = Araç: { $tool }
-setup-runner = Benchmark'ı yürüten araç: { $runner }
+## Hizmet düzeyi hedefi altında yük eğrileri ve grafikleri
+# Hizmet düzeyi hedefi altında yük eğrileri
+curve-heading = SLO içinde kalan yük: { $profile }
+curve-answer = Optimize edilmiş yapılandırma { $slo } sınırları içinde { $unit } { $load } isteğe kadar hizmet veriyor; bu, temel yapılandırmanın { $base } değerinin { $ratio } katı.
+curve-answer-no-base = Optimize edilmiş yapılandırma { $slo } sınırları içinde { $unit } { $load } isteğe kadar hizmet veriyor; temel yapılandırma ölçülen yüklerin hiçbirinde bu hedefi tutturamadı.
+curve-answer-none = Ölçülen yüklerin hiçbirinde iki yapılandırma da { $slo } hedefini tutturamadı.
+curve-unit-concurrency = aynı anda
+curve-unit-rate = saniyede
+# Load curves searched once an engine start (repeats): each search's boundary
+curve-searches = { $config } eğrisini { $count } kez aradı; her arama motorun ayrı bir başlatılmasında yapıldı ve şu sınırları buldu: { $loads }. Yukarıdaki değerler bu aramaların ortalamasıdır; tablo ve grafikler en son aramayı gösterir.
+curve-stop = { $config }: { $points } nokta ölçüldü; { $why }
+curve-why-resolution = sınır kesin, çünkü { $above } yükünde SLO zaten aşıldı.
+curve-why-upper-bound = üst sınır olan { $max } dahil her yükte SLO tutuldu; bu yapılandırma daha fazlasını da taşıyabilir.
+curve-why-below-lower-bound = en düşük yük olan { $min } bile SLO'yu aştı.
+curve-why-budget = nokta bütçesi tükendi; sınır { $boundary } ile { $above } arasında.
+curve-why-budget-open = nokta bütçesi { $boundary } yükünün üstünde, hiçbir yük SLO'yu aşmadan tükendi.
+curve-why-plateau = işlem hacmi { $boundary } yükünde artmayı bıraktı; daha büyük yükler ölçülmedi.
+curve-why-list-done = listedeki her yük ölçüldü.
+curve-why-unfinished = arama henüz bitmedi; `perflab run` bu noktalardan devam eder.
+curve-violations = { $config } düzenli biçimde kötüleşmiyor: { $loads } yükü, SLO'yu aşan bir yükün üstünde olduğu hâlde hedefi tuttu.
+curve-kept-up = { $config }, { $loads } yükünde: sunulan isteklerin %80'inden azı aynı anda işlendi; bu nokta adının söylediğinden daha az yük ölçtü.
+curve-col-concurrency = Eş zamanlı istek
+curve-col-rate = Saniyedeki istek
+curve-met = ✓ SLO içinde
+curve-broken = ✗ SLO dışında
+curve-goodput = goodput { $value } ({ $total } isteğin { $good } tanesi sınırlar içinde)
+slo-limit = { $stat } { $latency } { $value }
+slo-and = { $list } ve { $last }
+slo-success = en az %{ $share } başarı oranı
+slo-stat-mean = ortalama
+slo-stat-median = medyan
+slo-stat-p90 = p90
+slo-stat-p95 = p95
+slo-stat-p99 = p99
+chart-curve = Yüke göre { $metric }: { $profile }
+chart-slo-line = SLO: { $limit }
+chart-boundary = sınır: { $load }
+chart-pareto = GPU başına ve kullanıcı başına saniyedeki çıkış token'ı: { $profile }
+chart-per-gpu = GPU başına çıkış token/sn
+chart-per-user = Kullanıcı başına çıkış token/sn
+chart-frontier = Pareto sınırı
+chart-others = Diğer yapılandırmalar
+chart-recommended = önerilen: { $config }
 
-## Varyantlar
-variant-profile = “{ $profile }” profiliyle ölçüldü.
-variant-failed = Çalıştırılamadı: { $reason }.
-variant-link = İlgili tartışma: { $link }
-variant-error = Hata iletisi
-variant-missing = Henüz ölçülmedi.
-variant-reused = { $source } ile aynı yapılandırma olduğu için yeniden ölçülmedi; sonuç o koşudan alındı.
-variant-command = Model sunum komutu
-variant-result = Benchmark sonucu
-raw-measurement = { $title }, ölçüm { $k }/{ $n } (`{ $file }`)
-failure-oom = bellek yetersizliği
-failure-unsupported = motor bu yapılandırmayı kabul etmiyor
-failure-start-failure = sunucu başlamıyor
-failure-start-timeout = sunucu zamanında hazır olmadı
-failure-crash = motor koşu sırasında çöktü
-failure-benchmark-failure = benchmark komutu hata verdi
-failure-port-in-use = motorun portunu başka bir sunucu zaten dinliyordu
-failure-requests-failed = koşunun sayılması için yeterli istek tamamlanmadı
-failure-time-limit = küme, işi süre sınırına ulaşınca durdurdu
-failure-node-failure = işi çalıştıran küme düğümü arızalandı
-failure-cancelled = iş kümede iptal edildi
-failure-job-out-of-memory = küme, istediğinden fazla bellek kullanan işi durdurdu
-failure-slo-not-met = ölçüldüğü yüklerin hiçbirinde SLO tutmadı
+## Ham veri: sonucun altındaki dışa aktarımlar
+label-data = Ham veri
+export-csv = tüm koşular (CSV)
+export-json = analiz (JSON)
 
-## Aşama özeti: en hızlı varyantın en yavaş varyantla karşılaştırması
-# summary-secondary içinde $best ve $worst biçimlenmiş değerlerdir ("540,79 ms"); SUFFIX,
-# ekleri okunuşlarına göre seçer ("636,24 ms'den 540,79 ms'ye").
-summary = en iyi sonucu “{ $best }” ({ $best_value }), en zayıf sonucu “{ $worst }” ({ $worst_value }) aldı; aradaki fark { $gap } ({ $percent }). { $secondary }
-summary-secondary = { $trend ->
-        [lower] { $metric } { SUFFIX($worst, case: "ablative") } { SUFFIX($best, case: "dative") } iniyor; azalma { $diff } ({ $percent }).
-        [higher] { $metric } { SUFFIX($worst, case: "ablative") } { SUFFIX($best, case: "dative") } çıkıyor; artış { $diff } ({ $kind ->
-            [latency] { $percent } daha yavaş
-           *[other] { $percent } daha fazla
-        }).
-       *[same] { $metric } iki varyantta da { $best }.
-    }
-ranking = Sıralama: { $ranking }
-ranking-item = { $engine } ({ $value })
-ranking-lost = { $engine } ({ $value }; { $expected } isteğin yalnızca { $completed } tanesi tamamlandı)
-ranking-not-supported = { $engine } (desteklenmiyor)
-ranking-failed = { $engine } (başarısız: { $reason })
-ranking-not-measured = { $engine } (ölçülmedi)
-
-## Benimseme
-adoption-adopted = “{ $variant }” benimsendi; aşamanın başladığı “{ $base }” yapılandırmasına göre kazanç { $gain }.
-adoption-within-noise = “{ $variant }”, “{ $base }” karşısında { $gain } önde; ancak bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde kaldığı için benimsenmedi ve “{ $base }” korunuyor.
-adoption-not-better = Hiçbir varyant “{ $base }” karşısında öne geçemediği için değişiklik benimsenmedi; “{ $base }” korunuyor.
-adoption-base-is-best = Değişiklik yok, çünkü en iyi varyant olan “{ $variant }” zaten aşamanın başladığı yapılandırma.
-adoption-overridden = “{ $variant }” yazarların kararıyla benimsendi ({ $gain }). { $reason }
-adoption-overridden-none = Yazarların kararıyla hiçbir varyant benimsenmedi; “{ $base }” korunuyor. { $reason }
-adoption-no-result = Hiçbir varyant kullanılabilir bir sonuç vermedi; “{ $base }” korunuyor.
-adoption-no-result-base = Bu aşamanın üzerine kurulduğu “{ $base }” için karşılaştırılabilir bir sonuç olmadığından kazanç hesaplanamıyor; arama, bu aşamada çalışan en iyi yapılandırma olan “{ $after }” ile sürüyor.
-adoption-no-result-zero-base = Bu aşamanın üzerine kurulduğu “{ $base }” sıfır ölçüldüğü için kazanç hesaplanamıyor; hiçbir varyant benimsenmedi ve “{ $base }” korunuyor.
-stage-excluded = Önerilen komuta alınmadı. { $reason }
-
-## Seçeneklerin özeti
-options-stage = Aşama
-options-best = En iyi varyant
-options-vs-baseline = Temel yapılandırmaya göre
-options-step = Adım kazancı
-options-baseline = Temel yapılandırma
-options-total = Toplam (optimize edilmiş, temel yapılandırmaya göre)
-
-## Diğer senaryolar
-scenario-baseline-command = Temel model sunum komutu
-scenario-optimized-command = Optimize edilmiş model sunum komutu
-scenario-baseline-result = Temel benchmark sonucu
-scenario-optimized-result = Optimize edilmiş benchmark sonucu
+## Değerlere ne kadar güvenilebileceği: tekrarlar, motor sürümleri ve notlar
+evidence-single-runs = Bu sayfadaki yapılandırmaların hiçbiri birden fazla kez ölçülmedi; bu yüzden değerlerin güven aralığı yok ve bir koşu tekrarlansa sonucun ne kadar değişeceği bilinmiyor.
+evidence-single-runs-spread = Biri dışında bütün yapılandırmalar tek kez ölçüldü; o biri { $count } kez çalıştırıldı ve koşularının sonuçları arasında { $spread } fark var. Bu fark, aynı kurulumun iki koşusunun ne kadar ayrışabileceğini gösterir. Tek koşudan güven aralığı çıkarılamaz. Koşular: { $values }.
+evidence-repeats = Her değer { $most } koşunun ortalamasıdır; bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
+evidence-repeats-range = Her değer, kendi yapılandırmasının { $fewest } ile { $most } arası koşusunun ortalamasıdır (tek koşudan gelen bir değerin aralığı yoktur); bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
+age-measured-with = Ölçümde kullanılan motorlar: { $engines }.
+# Sonuçlardaki bir motor sürümü: "SGLang v0.5.9 (2026-11-29)".
+age-engine = { $engine } { $version } ({ $dates })
+age-dates = { $first } – { $last }
+age-date-unknown = ölçüm tarihi kaydedilmemiş
+age-study-names = { $measured }; çalışma artık { $version } sürümünü belirtiyor
+age-mixed = Bu sonuçlarda farklı motor sürümleri bir arada. Aşağıdaki koşular diğerlerinden farklı bir motor sürümüyle ya da komutla ölçüldü; yeniden ölçülene kadar (`perflab run --rerun-stale`) bu koşuları içeren karşılaştırmalar geçerli değildir:
+age-outdated = Bu sonuçlar ölçüldükten sonra çalışmadaki motorlar değişti. Aşağıdaki koşular, çalışmanın şimdi belirttiği motorlarla henüz yeniden ölçülmedi (`perflab run --rerun-stale`):
+age-run = { $run }: { $engine } { $version }, { $date }; { $reasons }
+stale-version = çalışma artık { $version } sürümünü belirtiyor
+stale-engine = artık { $engine } üzerine kurulu
+stale-command = komutu değişti: { $changes }
+stale-command-other = komutu değişti
+stale-benchmark = benchmark komutu değişti
+stale-dataset = veri kümesi dosyasının içeriği değişti
+flags-added = eklenen: { $flags }
+flags-removed = kaldırılan: { $flags }
+heading-notes = Notlar
 
 ## Veri uyarıları
+heading-data-warnings = Dikkatle okunması gereken ölçümler
+data-warnings-intro = Aşağıdaki ölçümler kayıtta olduğu gibi gösteriliyor, ancak sayılarına doğrudan güvenilmemeli:
 warning-baseline-failed = Temel yapılandırma ({ $baseline }) ölçülemedi: { $class }. Arama, ilk aşamada çalışan en iyi yapılandırma olan { $instead } ile sürdü; bu sayfadaki bütün kazançlar ona göre hesaplandı.
 warning-baseline-no-result = sonuç bırakmadı
 warning-lost-requests = { $run }: { $expected } isteğin yalnızca { $completed } tanesi tamamlandı; bu yüzden işlem hacmi karşılaştırılamaz ve koşu aşamayı kazanamaz.
@@ -159,52 +136,14 @@ warning-zero-latency = { $run }: koşu token üretmiş olmasına rağmen { $metr
 warning-request-count = { $run }: blok { $counted } istek sayıyor, oysa profil { $expected } istek gönderir.
 warning-left-out = { $run }: `{ $file }` dosyasındaki ölçümde { $expected } isteğin yalnızca { $completed } tanesi tamamlandı ya da blok yarıda kesildi; bu ölçüm koşunun ortalamasına ve aralığına katılmıyor.
 warning-few-requests = { $run }: { $metric } değeri yalnızca { $requests } istekten hesaplandı; { $needed } isteğin altında bu değer en yavaş isteğe eşit ya da ona çok yakındır ve koşudan koşuya bir ortalamadan çok daha fazla oynar.
+# Data warnings: a run measured fewer times than the study asks for
+warning-short-sample = { $run }: çalışmanın istediği { $wanted } ölçümden yalnızca { $have } tanesi alınabildi ve ortalama bunlardan hesaplandı. Daha çok ölçülen koşularla karşılaştırmalar bu küçük örnekleme dayanıyor; tek bir ölçümle aralık verilemez.
 
-## Grafikler ve dışa aktarımlar
-label-data = Ham veri
-export-csv = tüm koşular (CSV)
-export-json = analiz (JSON)
-chart-stage = { $stage }: her varyantın { $metric } sonucu
-chart-comparison = Profillere göre temel ve optimize edilmiş yapılandırmanın { $metric } değeri
-chart-progression = Benimsenen her aşamadan sonra { $metric }
-chart-failed = çalışmadı: { $reason }
-chart-lost = { $value }; { $expected } isteğin yalnızca { $completed } tanesi
-chart-incomplete = { $value }, yarıda kesildi
-chart-baseline = Temel
-chart-optimized = Optimize edilmiş
-
-## Site (layout.html.tera, index.html.tera)
-language-name = Türkçe
-site-title = Model sunumu optimizasyon rehberleri
-site-intro = Her rehber, bir modeli belirli bir donanımda en hızlı sunmanın yolunu aşama aşama arar. Rehberdeki her sayı, rehberin gösterdiği ham benchmark sonuçlarından hesaplanır.
-site-languages = Diller
-site-studies = Rehberler
-site-headline = { $metric }: { $gain } ({ $profile })
-site-engines = Motorlar: { $engines }
-site-skip = İçeriğe geç
-
-## Sonuçların yaşı ve değişenler (page.md.tera, diff.md.tera)
-age-measured-with = Ölçümde kullanılan motorlar: { $engines }.
-# Sonuçlardaki bir motor sürümü: "SGLang v0.5.9 (2026-11-29)".
-age-engine = { $engine } { $version } ({ $dates })
-age-dates = { $first } – { $last }
-age-date-unknown = ölçüm tarihi kaydedilmemiş
-age-study-names = { $measured }; çalışma artık { $version } sürümünü belirtiyor
-age-mixed = Bu sonuçlarda farklı motor sürümleri bir arada. Aşağıdaki koşular diğerlerinden farklı bir motor sürümüyle ya da komutla ölçüldü; yeniden ölçülene kadar (`perflab run --rerun-stale`) bu koşuları içeren karşılaştırmalar geçerli değildir:
-age-outdated = Bu sonuçlar ölçüldükten sonra çalışmadaki motorlar değişti. Aşağıdaki koşular, çalışmanın şimdi belirttiği motorlarla henüz yeniden ölçülmedi (`perflab run --rerun-stale`):
-age-run = { $run }: { $engine } { $version }, { $date }; { $reasons }
-stale-version = çalışma artık { $version } sürümünü belirtiyor
-stale-engine = artık { $engine } üzerine kurulu
-stale-command = komutu değişti: { $changes }
-stale-command-other = komutu değişti
-stale-benchmark = benchmark komutu değişti
-stale-dataset = veri kümesi dosyasının içeriği değişti
-flags-added = eklenen: { $flags }
-flags-removed = kaldırılan: { $flags }
+## Önceki sonuçlardan bu yana değişenler (page.md.tera, diff.md.tera)
 heading-changes = Neler değişti
+changes-intro = Karşılaştırma, { $since } ile yapıldı ({ $versions }).
 changes-since-previous = bu ölçümlerin yerini aldığı sonuçlar
 changes-since-revision = çalışmanın { $revision } revizyonundaki hâli
-changes-intro = Karşılaştırma, { $since } ile yapıldı ({ $versions }).
 changes-stage = Aşama
 changes-best-before = Önceki en iyi
 changes-best-now = Şimdiki en iyi
@@ -216,6 +155,7 @@ changes-baseline = Temel, { $metric }
 changes-optimized = Optimize edilmiş, { $metric }
 changes-figure = { $before } → { $after } ({ $change })
 changes-figure-noise = { $before } → { $after } ({ $change }, gürültü eşiğinin içinde)
+changes-figure-unclear = { $before } → { $after } ({ $change }; koşular bunu gürültüden ayıramıyor)
 changes-command-same = Önerilen komut değişmedi.
 changes-command = Önerilen komut değişti: { $changes }.
 changes-command-engine = Önerilen motor değişti: { $before } yerine artık { $after }.
@@ -223,90 +163,101 @@ changes-command-launch = Önerilen komut, parametrelerinin dışında da değiş
 changes-command-before = Önce:
 changes-command-after = Şimdi:
 
-## Yerleşim, grafikler, uyarılar ve özetler
-summary-range = Bu aşamada
-summary-runner-up = İkinci sıradaki “{ $variant }” varyantına ({ $value }) göre fark: { $gain }.
-summary-over-base = Aşamanın başlangıç yapılandırmasına (“{ $variant }”, { $value }) göre fark: { $gain }.
-chart-adopted = { $value } (benimsendi)
-chart-base = { $value } (başlangıç)
-site-contents = Bu sayfada
-site-copy = Kopyala
-site-copied = Kopyalandı
+## Deney düzeneği: model, donanım, motorlar, benchmark yöntemi ve profiller
+heading-setup = Deney kurulumu
+setup-model = Model
+setup-hardware = Donanım
+setup-date = Tarih
+setup-tool = Araç: { $tool }
+setup-runner = Benchmark'ı yürüten araç: { $runner }
+heading-engines = Motor sürümleri
+heading-benchmark = Benchmark yöntemi
+label-command-template = Komut şablonu
+heading-profiles = Benchmark profilleri
+# Benchmark profiles as runnable commands: the port they connect to
+profiles-port = Komutlar motora { $host }:{ $port } adresinden bağlanır. Çalışma motorun bağlantı noktasını sabitlemiyor; bunun yerine motorunuzun dinlediği bağlantı noktasını yazın.
+
+## Deney sonuçları: her aşamanın varyantları, sıralaması, özeti ve kararı
+heading-results = Deney sonuçları
+variant-profile = “{ $profile }” profiliyle ölçüldü.
 variant-changes = Arka uç parametreleri: { $changes }
 variant-change-none = Aşamanın başlangıç yapılandırması, hiçbir ayarı değiştirilmeden ölçüldü.
 variant-change-engine = { $engine } motoru
 variant-change-model = { $model } checkpoint'i
 variant-change-unset = { $flag } kaldırıldı
-
-## Hazır Markdown sayfaları: mkdocs-material uyarı kutusunun başlığı
-admonition-warning = Uyarı
-
-## Tekrarlanan ölçümler ve güven aralıkları
-figure-interval = { $figure } (%{ $confidence } güven aralığı { $low }–{ $high })
+variant-failed = Çalıştırılamadı: { $reason }.
+# A failure shared from an identical configuration
+variant-failure-shared = { $source } ile aynı yapılandırma; orada başarısız olduğu için yeniden başlatılmadı, hata aşağıda gösteriliyor.
+variant-link = İlgili tartışma: { $link }
+variant-error = Hata iletisi
+variant-missing = Henüz ölçülmedi.
+variant-reused = { $source } ile aynı yapılandırma olduğu için yeniden ölçülmedi; sonuç o koşudan alındı.
+variant-command = Model sunum komutu
+variant-result = Benchmark sonucu
+raw-measurement = { $title }, ölçüm { $k }/{ $n } (`{ $file }`)
+ranking = Sıralama: { $ranking }
+ranking-item = { $engine } ({ $value })
+ranking-lost = { $engine } ({ $value }; { $expected } isteğin yalnızca { $completed } tanesi tamamlandı)
+ranking-not-supported = { $engine } (desteklenmiyor)
+ranking-failed = { $engine } (başarısız: { $reason })
+ranking-not-measured = { $engine } (ölçülmedi)
+label-summary = Özet
+# summary-secondary içinde $best ve $worst biçimlenmiş değerlerdir ("540,79 ms"); SUFFIX,
+# ekleri okunuşlarına göre seçer ("636,24 ms'den 540,79 ms'ye").
+summary = en iyi sonucu “{ $best }” ({ $best_value }), en zayıf sonucu “{ $worst }” ({ $worst_value }) aldı; aradaki fark { $gap } ({ $percent }). { $secondary }
+summary-secondary = { $trend ->
+        [lower] { $metric } { SUFFIX($worst, case: "ablative") } { SUFFIX($best, case: "dative") } iniyor; azalma { $diff } ({ $percent }).
+        [higher] { $metric } { SUFFIX($worst, case: "ablative") } { SUFFIX($best, case: "dative") } çıkıyor; artış { $diff } ({ $kind ->
+            [latency] { $percent } daha yavaş
+           *[other] { $percent } daha fazla
+        }).
+       *[same] { $metric } iki varyantta da { $best }.
+    }
+summary-range = Bu aşamada
+summary-runner-up = İkinci sıradaki “{ $variant }” varyantına ({ $value }) göre fark: { $gain }.
+summary-over-base = Aşamanın başlangıç yapılandırmasına (“{ $variant }”, { $value }) göre fark: { $gain }.
+label-decision = Karar
+adoption-adopted = “{ $variant }” benimsendi; aşamanın başladığı “{ $base }” yapılandırmasına göre kazanç { $gain }.
+adoption-within-noise = “{ $variant }”, “{ $base }” karşısında { $gain } önde; ancak bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde kaldığı için benimsenmedi ve “{ $base }” korunuyor.
+adoption-not-better = Hiçbir varyant “{ $base }” karşısında öne geçemediği için değişiklik benimsenmedi; “{ $base }” korunuyor.
+adoption-base-is-best = Değişiklik yok, çünkü en iyi varyant olan “{ $variant }” zaten aşamanın başladığı yapılandırma.
+adoption-overridden = “{ $variant }” yazarların kararıyla benimsendi ({ $gain }). { $reason }
+adoption-overridden-none = Yazarların kararıyla hiçbir varyant benimsenmedi; “{ $base }” korunuyor. { $reason }
+adoption-no-result = Hiçbir varyant kullanılabilir bir sonuç vermedi; “{ $base }” korunuyor.
+adoption-no-result-base = Bu aşamanın üzerine kurulduğu “{ $base }” için karşılaştırılabilir bir sonuç olmadığından kazanç hesaplanamıyor; arama, bu aşamada çalışan en iyi yapılandırma olan “{ $after }” ile sürüyor.
+adoption-no-result-zero-base = Bu aşamanın üzerine kurulduğu “{ $base }” sıfır ölçüldüğü için kazanç hesaplanamıyor; hiçbir varyant benimsenmedi ve “{ $base }” korunuyor.
 adoption-cannot-tell = “{ $variant }”, “{ $base }” karşısında { $gain } ölçüldü, ancak bu aralık sıfırı da kapsıyor: fark gürültü olabilir. Bu yüzden henüz hiçbir şey benimsenmedi; daha fazla koşu karar verene kadar “{ $base }” korunuyor (`perflab run --until-confident`).
 adoption-cannot-tell-threshold = “{ $variant }”, “{ $base }” karşısında { $gain } ölçüldü; kazanç { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde, ancak aralığı eşiğin ötesine uzanıyor. Bu yüzden henüz hiçbir şey benimsenmedi; daha fazla koşu karar verene kadar “{ $base }” korunuyor (`perflab run --until-confident`).
-evidence-single-runs = Bu sayfadaki yapılandırmaların hiçbiri birden fazla kez ölçülmedi; bu yüzden değerlerin güven aralığı yok ve bir koşu tekrarlansa sonucun ne kadar değişeceği bilinmiyor.
-evidence-single-runs-spread = Biri dışında bütün yapılandırmalar tek kez ölçüldü; o biri { $count } kez çalıştırıldı ve koşularının sonuçları arasında { $spread } fark var. Bu fark, aynı kurulumun iki koşusunun ne kadar ayrışabileceğini gösterir. Tek koşudan güven aralığı çıkarılamaz. Koşular: { $values }.
-evidence-repeats = Her değer { $most } koşunun ortalamasıdır; bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
-evidence-repeats-range = Her değer, kendi yapılandırmasının { $fewest } ile { $most } arası koşusunun ortalamasıdır (tek koşudan gelen bir değerin aralığı yoktur); bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
-changes-figure-unclear = { $before } → { $after } ({ $change }; koşular bunu gürültüden ayıramıyor)
-
-## Noktalama: bir listenin öğeleri ve adından sonra gelen değer
-list-separator = {", "}
-label-separator = {": "}
-
-# Hizmet düzeyi hedefi altında yük eğrileri
-curve-heading = SLO içinde kalan yük: { $profile }
-curve-answer = Optimize edilmiş yapılandırma { $slo } sınırları içinde { $unit } { $load } isteğe kadar hizmet veriyor; bu, temel yapılandırmanın { $base } değerinin { $ratio } katı.
-curve-answer-no-base = Optimize edilmiş yapılandırma { $slo } sınırları içinde { $unit } { $load } isteğe kadar hizmet veriyor; temel yapılandırma ölçülen yüklerin hiçbirinde bu hedefi tutturamadı.
-curve-answer-none = Ölçülen yüklerin hiçbirinde iki yapılandırma da { $slo } hedefini tutturamadı.
-curve-unit-concurrency = aynı anda
-curve-unit-rate = saniyede
-curve-stop = { $config }: { $points } nokta ölçüldü; { $why }
-curve-why-resolution = sınır kesin, çünkü { $above } yükünde SLO zaten aşıldı.
-curve-why-upper-bound = üst sınır olan { $max } dahil her yükte SLO tutuldu; bu yapılandırma daha fazlasını da taşıyabilir.
-curve-why-below-lower-bound = en düşük yük olan { $min } bile SLO'yu aştı.
-curve-why-budget = nokta bütçesi tükendi; sınır { $boundary } ile { $above } arasında.
-curve-why-budget-open = nokta bütçesi { $boundary } yükünün üstünde, hiçbir yük SLO'yu aşmadan tükendi.
-curve-why-plateau = işlem hacmi { $boundary } yükünde artmayı bıraktı; daha büyük yükler ölçülmedi.
-curve-why-list-done = listedeki her yük ölçüldü.
-curve-why-unfinished = arama henüz bitmedi; `perflab run` bu noktalardan devam eder.
-curve-violations = { $config } düzenli biçimde kötüleşmiyor: { $loads } yükü, SLO'yu aşan bir yükün üstünde olduğu hâlde hedefi tuttu.
-curve-kept-up = { $config }, { $loads } yükünde: sunulan isteklerin %80'inden azı aynı anda işlendi; bu nokta adının söylediğinden daha az yük ölçtü.
-curve-col-concurrency = Eş zamanlı istek
-curve-col-rate = Saniyedeki istek
-curve-met = ✓ SLO içinde
-curve-broken = ✗ SLO dışında
-slo-limit = { $stat } { $latency } { $value }
-slo-and = { $list } ve { $last }
-slo-success = en az %{ $share } başarı oranı
-slo-stat-mean = ortalama
-slo-stat-median = medyan
-slo-stat-p90 = p90
-slo-stat-p95 = p95
-slo-stat-p99 = p99
-chart-curve = Yüke göre { $metric }: { $profile }
-chart-slo-line = SLO: { $limit }
-chart-boundary = sınır: { $load }
-chart-pareto = GPU başına ve kullanıcı başına saniyedeki çıkış token'ı: { $profile }
-chart-per-gpu = GPU başına çıkış token/sn
-chart-per-user = Kullanıcı başına çıkış token/sn
-chart-frontier = Pareto sınırı
-chart-others = Diğer yapılandırmalar
-chart-recommended = önerilen: { $config }
-curve-goodput = goodput { $value } ({ $total } isteğin { $good } tanesi sınırlar içinde)
-## Başka bir yapılandırmada ölçülen aşamanın (`measured_on`) kararı: arama olduğu yerden sürer
 adoption-within-noise-on = “{ $variant }”, “{ $base }” karşısında { $gain } önde; ancak bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde kaldığı için benimsenmedi ve arama “{ $after }” üzerinden sürüyor.
 adoption-not-better-on = Hiçbir varyant “{ $base }” karşısında öne geçemediği için değişiklik benimsenmedi; arama “{ $after }” üzerinden sürüyor.
 adoption-overridden-none-on = Yazarların kararıyla hiçbir varyant benimsenmedi; arama “{ $after }” üzerinden sürüyor. { $reason }
+stage-excluded = Önerilen komuta alınmadı. { $reason }
 
-## Seçenek özeti: ölçülen tek varyantı istek kaybeden aşama
+## Optimizasyon seçeneklerinin özeti
+heading-options = Optimizasyon seçeneklerinin özeti
+options-intro = Her satırda bir aşama yer alır. “Temel yapılandırmaya göre” sütunu aşamanın en iyi varyantını temel yapılandırmayla karşılaştırır; “Adım kazancı” ise aşamada benimsenen ayarı aşamanın başladığı yapılandırmayla kıyaslar. Aşama hiçbir ayarı benimsemediyse bu sütunda bir çizgi görünür.
+options-stage = Aşama
+options-best = En iyi varyant
+options-vs-baseline = Temel yapılandırmaya göre
+options-step = Adım kazancı
+options-baseline = Temel yapılandırma
+options-total = Toplam (optimize edilmiş, temel yapılandırmaya göre)
 options-lost = { $variant } (başarı oranı { $rate }: { $expected } isteğin { $completed } tanesi; benimsenmedi)
-## Site: the index filter of guides
-site-filter = Rehberi modele, donanıma ya da motora göre bulun:
-# The page's answer above the command
-conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }), hedef profil “{ $profile }”.
+# Summary of options: a stage a later one builds without
+options-left-out = { $step }; ölçüldü ama toplama katılmadı, çünkü “{ $stage }” bu aşamadan önceki yapılandırmanın üzerine kurulu
 
+## Diğer benchmark senaryoları ve doğruluk denetimleri
+heading-scenarios = Diğer benchmark senaryoları
+scenarios-intro = Bu bölümde temel ve optimize edilmiş yapılandırmanın her profildeki ham benchmark çıktıları yer alıyor; optimizasyon hedefi en başta.
+# Other benchmark scenarios: one line a scenario above its raw results
+scenario-line = { $metric }: { $baseline } → { $optimized } ({ $change })
+scenario-baseline-command = Temel model sunum komutu
+scenario-optimized-command = Optimize edilmiş model sunum komutu
+scenario-baseline-result = Temel benchmark sonucu
+scenario-optimized-result = Optimize edilmiş benchmark sonucu
+heading-accuracy = Doğruluk denetimleri
+
+## Sayfanın sonunda, veri uyarılarının dayandığı koşuların tablosu
 # Site layout: the table of the runs behind the data warnings
 heading-warning-runs = Veri uyarılarının dayandığı koşular
 warning-runs-intro = Yukarıdaki veri uyarılarının andığı her koşu ve uyarıya yol açan değerleri.
@@ -317,33 +268,64 @@ warning-kind-noisy = Sonuçlar birbirinden uzak
 warning-kind-implausible-peak = Kullanılmayan tepe işlem hacmi
 warning-kind-tpot = Beklemeyi içeren “TPOT”
 
-# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
-comparison-tpot-note = Buradaki ortalama TPOT, benchmark aracının verdiği değerdir: ortalama istek gecikmesinin çıkış token sayısına bölümü. Kuyrukta bekleme ve ilk token'ın süresi de buna dahildir.
-
-# Load curves searched once an engine start (repeats): each search's boundary
-curve-searches = { $config } eğrisini { $count } kez aradı; her arama motorun ayrı bir başlatılmasında yapıldı ve şu sınırları buldu: { $loads }. Yukarıdaki değerler bu aramaların ortalamasıdır; tablo ve grafikler en son aramayı gösterir.
-
-# Data warnings: a run measured fewer times than the study asks for
-warning-short-sample = { $run }: çalışmanın istediği { $wanted } ölçümden yalnızca { $have } tanesi alınabildi ve ortalama bunlardan hesaplandı. Daha çok ölçülen koşularla karşılaştırmalar bu küçük örnekleme dayanıyor; tek bir ölçümle aralık verilemez.
-
-# A failure shared from an identical configuration
-variant-failure-shared = { $source } ile aynı yapılandırma; orada başarısız olduğu için yeniden başlatılmadı, hata aşağıda gösteriliyor.
-
+## Aşamaların ve önce/sonra karşılaştırmasının grafikleri
+chart-stage = { $stage }: her varyantın { $metric } sonucu
+chart-comparison = Profillere göre temel ve optimize edilmiş yapılandırmanın { $metric } değeri
+chart-progression = Benimsenen her aşamadan sonra { $metric }
 # Charts: the axis with its unit, and a bar's change against the bar it is compared with
 chart-axis = { $metric } ({ $unit })
 chart-change = { $value } ({ $change })
+chart-adopted = { $value } (benimsendi)
+chart-base = { $value } (başlangıç)
+chart-failed = çalışmadı: { $reason }
+chart-lost = { $value }; { $expected } isteğin yalnızca { $completed } tanesi
+chart-incomplete = { $value }, yarıda kesildi
+chart-baseline = Temel
+chart-optimized = Optimize edilmiş
 
-# Index cards: an engine without a result, and the dates of the card's results, said once
-site-engine-no-result = { $engine } { $version } (sonuç yok)
-site-dates = ölçüm tarihleri: { $first } – { $last }
-site-date = ölçüm tarihi: { $date }
-site-dates-unknown = ölçüm tarihleri kaydedilmemiş
+## Hazır Markdown sayfaları: mkdocs-material uyarı kutusunun başlığı
+admonition-warning = Uyarı
 
-# Benchmark profiles as runnable commands: the port they connect to
-profiles-port = Komutlar motora { $host }:{ $port } adresinden bağlanır. Çalışma motorun bağlantı noktasını sabitlemiyor; bunun yerine motorunuzun dinlediği bağlantı noktasını yazın.
+## Ortak parçalar: sayı biçimi, birimler ve noktalama
+number-decimal-separator = ,
+number-group-separator = .
+percent = { $sign }%{ $value }
+ratio-faster = { $value } kat daha hızlı
+ratio-slower = { $value } kat daha yavaş
+value-missing = yok
+value-none = -
+unit-ms = { $value } ms
+unit-tok-s = { $value } token/sn
+unit-req-s = { $value } istek/sn
+unit-s = { $value } sn
+unit-requests = { $value } istek
+unit-tokens = { $value } token
+figure-interval = { $figure } (%{ $confidence } güven aralığı { $low }–{ $high })
+list-separator = {", "}
+label-separator = {": "}
 
-# Other benchmark scenarios: one line a scenario above its raw results
-scenario-line = { $metric }: { $baseline } → { $optimized } ({ $change })
+## Ortak parçalar: metrik adları
+metric-total-tps = Toplam TPS
+metric-output-tps = Çıkış TPS
+metric-request-throughput = İstek işlem hacmi
+metric-slo-load = SLO içinde kalan yük
+metric-slo-goodput = SLO içindeki goodput
+metric-mean-tpot = Ortalama TPOT
+metric-mean-ttft = Ortalama TTFT
+metric-mean-itl = Ortalama ITL
+metric-mean-e2el = Ortalama uçtan uca gecikme
 
-# Summary of options: a stage a later one builds without
-options-left-out = { $step }; ölçüldü ama toplama katılmadı, çünkü “{ $stage }” bu aşamadan önceki yapılandırmanın üzerine kurulu
+## Ortak parçalar: bir koşunun neden başarısız olduğu
+failure-oom = bellek yetersizliği
+failure-unsupported = motor bu yapılandırmayı kabul etmiyor
+failure-start-failure = sunucu başlamıyor
+failure-start-timeout = sunucu zamanında hazır olmadı
+failure-crash = motor koşu sırasında çöktü
+failure-benchmark-failure = benchmark komutu hata verdi
+failure-port-in-use = motorun portunu başka bir sunucu zaten dinliyordu
+failure-requests-failed = koşunun sayılması için yeterli istek tamamlanmadı
+failure-time-limit = küme, işi süre sınırına ulaşınca durdurdu
+failure-node-failure = işi çalıştıran küme düğümü arızalandı
+failure-cancelled = iş kümede iptal edildi
+failure-job-out-of-memory = küme, istediğinden fazla bellek kullanan işi durdurdu
+failure-slo-not-met = ölçüldüğü yüklerin hiçbirinde SLO tutmadı

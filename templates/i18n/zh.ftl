@@ -2,60 +2,36 @@
 # 术语以 templates/i18n/glossary-cjk.toml 为准（tests/catalogs.rs 检查）。
 # 写法：中文与英文、数字之间留一个半角空格；句中标点用全角（，。：；（）），
 # 命令、参数与单位（ms、tok/s）保持原样。中文没有复数形式，数量一律用同一写法。
+# 消息按读者在页面上看到的先后顺序排列，通用部分放在最后。
 
-## 数字格式
-# 技术数据按千位用逗号分组，不换算成“万”：表格和图表里的数值要能与基准测试工具的原始输出逐位对照。
-number-decimal-separator = .
-number-group-separator = ,
-# $sign 为 "+"、"−" 或空；$value 已格式化。
-percent = { $sign }{ $value }%
-ratio-faster = 快 { $value } 倍
-ratio-slower = 慢 { $value } 倍
-value-missing = 无
-value-none = -
-unit-ms = { $value } ms
-unit-tok-s = { $value } tok/s
-unit-req-s = { $value } req/s
-unit-s = { $value } 秒
-unit-requests = { $value } 个请求
-unit-tokens = { $value } 个 token
+## 站点：每个页面的页头与指南索引（layout.html.tera、index.html.tera）
+language-name = 简体中文
+site-skip = 跳到正文
+site-title = 推理服务优化指南
+site-intro = 每篇指南针对一台给定的机器，逐个阶段寻找部署一个模型的最快方式。页面上的每个数字都由指南中列出的原始基准测试结果计算得出。
+site-languages = 语言
+site-filter = 按模型、硬件或推理引擎查找指南：
+site-studies = 指南
+site-headline = { $profile } 上 { $metric } { $gain }
+site-engines = 引擎：{ $engines }
+# Index cards: an engine without a result, and the dates of the card's results, said once
+site-engine-no-result = { $engine } { $version }（无结果）
+site-dates = 测量日期：{ $first } 至 { $last }
+site-date = 测量日期：{ $date }
+site-dates-unknown = 未记录测量日期
+site-contents = 本页内容
+site-copy = 复制
+site-copied = 已复制
 
-## 指标名称
-metric-total-tps = 总 token 吞吐量
-metric-output-tps = 输出 token 吞吐量
-metric-request-throughput = 请求吞吐量
-metric-slo-load = 满足 SLO 的最大负载
-metric-slo-goodput = SLO 内的有效吞吐量
-metric-mean-tpot = 平均 TPOT
-metric-mean-ttft = 平均 TTFT
-metric-mean-itl = 平均 ITL
-metric-mean-e2el = 平均端到端延迟
-
-## 标题（page.md.tera）
+## 结论：目标、推荐命令与优化前后对比表
 heading-conclusion = 结论
-heading-comparison = 优化前后对比
-heading-notes = 说明
-heading-data-warnings = 需谨慎解读的数据
-heading-setup = 实验环境
-heading-engines = 引擎版本
-heading-benchmark = 基准测试方法
-heading-profiles = 基准测试场景
-heading-results = 实验结果
-heading-options = 优化选项汇总
-heading-scenarios = 其他基准测试场景
-heading-accuracy = 精度验证
-label-summary = 小结
-label-decision = 决定
 label-goal = 目标
-label-command-template = 命令模板
-comparison-intro = 下表列出基线配置与优化后配置在每个基准测试场景上的结果。“变化”一列比较的是 { $metric }；损失超过噪声阈值时标为性能回退。
-options-intro = 每行对应一个阶段。“相对基线”把该阶段的最佳变体与基线比较；“本阶段收益”把该阶段采用的配置与它所基于的配置比较，该阶段未采用任何变体时留空。
-scenarios-intro = 基线配置与优化后配置在每个场景下的原始基准测试结果，优化目标排在最前。
-data-warnings-intro = 以下测量值按原样列出，但不宜直接采信：
-
-## 结论
+# The page's answer above the command
+conclusion-result = { $profile }上的{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
 conclusion-intro = 在 { $hardware } 上部署 { $model } 的推荐配置：
 conclusion-excluded = 已测量但未写入此命令：{ $stage }。{ $reason }
+heading-comparison = 优化前后对比
+comparison-intro = 下表列出基线配置与优化后配置在每个基准测试场景上的结果。“变化”一列比较的是 { $metric }；损失超过噪声阈值时标为性能回退。
 table-profile = 基准测试场景
 table-target = { $profile }（优化目标）
 table-baseline = 基线（{ $baseline }，默认参数）
@@ -65,194 +41,10 @@ change-regression = { $change }（性能回退）
 change-lost = { $change }（{ $expected } 个请求中仅完成 { $completed } 个）
 change-incomplete = { $change }（结果被截断）
 comparison-excluded = 优化后的测量包含上述命令中省略的设置。
+# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
+comparison-tpot-note = 此处的平均 TPOT 是基准测试工具输出的数值，即平均请求延迟除以输出 token 数，因此包含排队时间和首 token 时间。
 
-## 实验环境
-setup-model = 模型
-setup-hardware = 硬件
-setup-date = 日期
-setup-tool = 工具：{ $tool }
-setup-runner = 执行方式：{ $runner }
-
-## 变体
-variant-profile = 场景：{ $profile }
-variant-failed = 未能运行：{ $reason }。
-variant-link = 上游讨论：{ $link }
-variant-error = 错误信息
-variant-missing = 尚未测量。
-variant-reused = 与 { $source } 的配置相同，此处直接复用其测量结果。
-variant-command = 启动命令
-variant-result = 基准测试结果
-raw-measurement = { $title }，第 { $k } 次测量，共 { $n } 次（`{ $file }`）
-failure-oom = 显存不足（OOM）
-failure-unsupported = 引擎不支持此配置
-failure-start-failure = 服务无法启动
-failure-start-timeout = 服务未在限定时间内就绪
-failure-crash = 引擎在运行中崩溃
-failure-benchmark-failure = 基准测试命令执行失败
-failure-port-in-use = 引擎端口已被另一个服务占用
-failure-requests-failed = 完成的请求太少，本次测量不计入
-failure-time-limit = 作业达到集群的时间上限，被终止
-failure-node-failure = 运行作业的集群节点发生故障
-failure-cancelled = 作业已在集群上被取消
-failure-job-out-of-memory = 作业使用的内存超过申请量，被集群终止
-failure-slo-not-met = 所测的任何负载都未满足 SLO
-
-## 阶段小结：最快与最慢的变体
-summary = { $best } 达到 { $best_value }，比 { $worst } 的 { $worst_value } { $direction ->
-        [lower] 低
-       *[higher] 高
-    } { $gap }（{ $percent }）。{ $secondary }
-summary-secondary = { $trend ->
-        [lower] { $metric } 从 { $worst } 降至 { $best }，减少 { $diff }（{ $percent }）。
-        [higher] { $metric } 从 { $worst } 升至 { $best }，增加 { $diff }（{ $kind ->
-            [latency] 慢 { $percent }
-           *[other] 多 { $percent }
-        }）。
-       *[same] 两者的 { $metric } 相同（{ $best }）。
-    }
-ranking = 排名：{ $ranking }
-ranking-item = { $engine }（{ $value }）
-ranking-lost = { $engine }（{ $value }，{ $expected } 个请求中仅完成 { $completed } 个）
-ranking-not-supported = { $engine }（不支持）
-ranking-failed = { $engine }（失败：{ $reason }）
-ranking-not-measured = { $engine }（未测量）
-
-## 是否采用
-adoption-adopted = 采用 { $variant }，相对本阶段的起始配置 { $base } 提升 { $gain }。
-adoption-within-noise = { $variant } 比 { $base } 好 { $gain }，但仍在 { $threshold } 的噪声阈值之内，因此不采用，继续沿用 { $base }。
-adoption-not-better = 没有变体优于 { $base }，因此不采用，继续沿用 { $base }。
-adoption-base-is-best = 不做改动：最佳变体 { $variant } 正是本阶段所基于的配置。
-adoption-overridden = 作者决定采用 { $variant }（{ $gain }）。{ $reason }
-adoption-overridden-none = 作者决定不采用任何变体，继续沿用 { $base }。{ $reason }
-adoption-no-result = 没有变体得到可用结果，继续沿用 { $base }。
-adoption-no-result-base = 本阶段所基于的 { $base } 没有可供比较的结果，无法计算收益；搜索改从本阶段成功运行的最佳配置 { $after } 继续。
-adoption-no-result-zero-base = 本阶段所基于的 { $base } 测得为零，无法计算收益；不采用，继续沿用 { $base }。
-stage-excluded = 未写入推荐命令：{ $reason }
-
-## 优化选项汇总
-options-stage = 阶段
-options-best = 最佳变体
-options-vs-baseline = 相对基线
-options-step = 本阶段收益
-options-baseline = 基线
-options-total = 合计（优化后相对基线）
-
-## 其他场景
-scenario-baseline-command = 基线启动命令
-scenario-optimized-command = 优化后启动命令
-scenario-baseline-result = 基线基准测试结果
-scenario-optimized-result = 优化后基准测试结果
-
-## 数据警告
-warning-baseline-failed = 基线 { $baseline } 未能测得结果：{ $class }。搜索改从第一阶段中成功运行的最佳配置 { $instead } 继续，本页所有收益均相对于它计算。
-warning-baseline-no-result = 没有留下结果
-warning-lost-requests = { $run }：{ $expected } 个请求中仅完成 { $completed } 个，其吞吐量不可比较，不能成为阶段胜者。
-warning-incomplete = { $run }：基准测试输出被截断，其数值未被采用。
-warning-noisy = 同一配置测量了 { $count } 次，结果相差 { $spread }，超过 { $threshold } 的噪声阈值。
-warning-implausible-peak = 有 { $count } 次运行报告的峰值输出吞吐量超出了它实际可能达到的上限（每个并发请求最多 { $stream_limit }，且不超过它生成的全部 token）。该数值是基准测试工具的统计错误，不予采用；相关运行列在页面末尾的表格中。
-warning-implausible-peak-run = 报告 { $peak }，上限 { $ceiling }
-warning-left-out = { $run }：`{ $file }` 中的这次测量在 { $expected } 个请求中只完成了 { $completed } 个，或输出被截断，因此不计入该运行的均值和区间。
-warning-few-requests = { $run }：其 { $metric } 仅由 { $requests } 个请求得出；请求数低于 { $needed } 时，这个数值就是最慢的那个请求或与之相差无几，不同运行之间的波动远大于均值。
-warning-tpot-includes-waiting = 有 { $count } 次运行输出的“TPOT”是平均请求延迟除以输出 token 数，其中包含排队时间和等待首 token 的时间，并非相邻 token 之间的间隔；每次运行的计算见页面末尾的表格。
-warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens } 个 token
-warning-zero-latency = { $run }：运行生成了 token，但 { $metric } 为 0。
-warning-request-count = { $run }：输出统计了 { $counted } 个请求，而该场景发送的是 { $expected } 个。
-
-## 图表与导出
-label-data = 原始数据
-export-csv = 全部运行（CSV）
-export-json = 分析结果（JSON）
-chart-stage = { $stage }：各变体的 { $metric }
-chart-comparison = 各场景下基线与优化后的 { $metric }
-chart-progression = 每个被采用阶段之后的 { $metric }
-chart-failed = 未运行：{ $reason }
-chart-lost = { $value }，{ $expected } 个请求中仅完成 { $completed } 个
-chart-incomplete = { $value }，结果被截断
-chart-baseline = 基线
-chart-optimized = 优化后
-
-## 站点（layout.html.tera、index.html.tera）
-language-name = 简体中文
-site-title = 推理服务优化指南
-site-intro = 每篇指南针对一台给定的机器，逐个阶段寻找部署一个模型的最快方式。页面上的每个数字都由指南中列出的原始基准测试结果计算得出。
-site-languages = 语言
-site-studies = 指南
-site-headline = { $profile } 上 { $metric } { $gain }
-site-engines = 引擎：{ $engines }
-site-skip = 跳到正文
-
-## 结果的时效与变化（page.md.tera、diff.md.tera）
-age-measured-with = 测量所用引擎：{ $engines }。
-# 结果中的一个引擎版本：“SGLang v0.5.9（2026-11-29）”。
-age-engine = { $engine } { $version }（{ $dates }）
-age-dates = { $first } 至 { $last }
-age-date-unknown = 未记录日期
-age-study-names = { $measured }；研究现在指定的版本为 { $version }
-age-mixed = 这些结果混用了不同的引擎版本。下列运行所用的引擎版本或命令与其余运行不同，涉及它们的比较在重新测量之前不能成立（`perflab run --rerun-stale`）：
-age-outdated = 这些结果测量之后，研究更换了引擎。下列运行尚未按研究当前指定的引擎重新测量（`perflab run --rerun-stale`）：
-age-run = { $run }：{ $engine } { $version }，{ $date }；{ $reasons }
-stale-version = 研究现在指定的版本为 { $version }
-stale-engine = 现在基于 { $engine }
-stale-command = 命令已变更：{ $changes }
-stale-command-other = 命令已变更
-stale-benchmark = 基准测试命令已变更
-stale-dataset = 数据集文件的内容已变更
-flags-added = 新增 { $flags }
-flags-removed = 移除 { $flags }
-heading-changes = 变化
-changes-since-previous = 被这些测量取代的结果
-changes-since-revision = 修订版 { $revision } 时的研究
-changes-intro = 与{ $since }相比（{ $versions }）。
-changes-stage = 阶段
-changes-best-before = 此前最佳
-changes-best-now = 当前最佳
-changes-adopted-now = 当前采用
-changes-changed = 有变化
-changes-yes = 是
-changes-no = 否
-changes-baseline = 基线，{ $metric }
-changes-optimized = 优化后，{ $metric }
-changes-figure = { $before } → { $after }（{ $change }）
-changes-figure-noise = { $before } → { $after }（{ $change }，在噪声阈值之内）
-changes-command-same = 推荐命令没有变化。
-changes-command = 推荐命令有变化：{ $changes }。
-changes-command-engine = 推荐的引擎由 { $before } 改为 { $after }。
-changes-command-launch = 推荐命令在参数之外也有变化（引擎的启动命令或环境变量）。
-changes-command-before = 之前：
-changes-command-after = 现在：
-
-## 版式、图表、警告与小结
-summary-range = 最快与最慢相比：
-summary-runner-up = 与第二名 { $variant }（{ $value }）相比：{ $gain }。
-summary-over-base = 与本阶段所基于的配置 { $variant }（{ $value }）相比：{ $gain }。
-chart-adopted = { $value }（已采用）
-chart-base = { $value }（基准）
-site-contents = 本页内容
-site-copy = 复制
-site-copied = 已复制
-variant-changes = 改动：{ $changes }
-variant-change-none = 不做改动：即本阶段所基于的配置，按原样测量。
-variant-change-engine = 引擎 { $engine }
-variant-change-model = 模型权重 { $model }
-variant-change-unset = 去掉 { $flag }
-
-## mkdocs-material 中警告框的标题
-admonition-warning = 注意
-
-## 重复测量与置信区间
-figure-interval = { $figure }（{ $confidence }% 置信区间 { $low }–{ $high }）
-adoption-cannot-tell = { $variant } 相对 { $base } 测得 { $gain }，但该区间包含零：差异可能只是噪声，因此暂不采用，继续沿用 { $base }，等待更多运行来判定（`perflab run --until-confident`）。
-adoption-cannot-tell-threshold = { $variant } 相对 { $base } 测得 { $gain }；收益在 { $threshold } 的噪声阈值之内，但其区间超出了阈值，因此暂不采用，继续沿用 { $base }，等待更多运行来判定（`perflab run --until-confident`）。
-evidence-single-runs = 本页每个数字都来自单次运行：没有任何配置被测量过一次以上，因此本页无法给出置信区间，也无法说明再测一次结果会偏离多少。
-evidence-single-runs-spread = 每个配置只测量了一次，唯有一个配置运行了 { $count } 次，这几次结果相差 { $spread }，可见同一配置的两次运行可能相差多少。单次运行无法给出置信区间。这些运行：{ $values }。
-evidence-repeats = 每个数字都是 { $most } 次运行的平均值；收益后面的范围是其 { $confidence }% 置信区间，收益按该区间所能支持的精度取整。
-evidence-repeats-range = 每个数字都是该配置 { $fewest } 到 { $most } 次运行的平均值（只运行一次的数字不给范围）；收益后面的范围是其 { $confidence }% 置信区间，收益按该区间所能支持的精度取整。
-changes-figure-unclear = { $before } → { $after }（{ $change }：这些运行无法把它与噪声区分开）
-
-## 标点：列表各项之间用顿号，名称与数值之间用全角冒号
-list-separator = 、
-label-separator = ：
-
+## 服务等级目标下的负载曲线及其图表
 # 服务等级目标下的负载曲线
 curve-heading = 满足 SLO 的负载：{ $profile }
 curve-answer = 在 { $slo } 以内，优化后的配置最多可服务 { $load } 个请求（{ $unit }），是基线 { $base } 的 { $ratio } 倍。
@@ -260,6 +52,8 @@ curve-answer-no-base = 在 { $slo } 以内，优化后的配置最多可服务 {
 curve-answer-none = 两种配置在所有测量负载下都未达到 { $slo }。
 curve-unit-concurrency = 同时
 curve-unit-rate = 每秒
+# Load curves searched once an engine start (repeats): each search's boundary
+curve-searches = { $config } 共搜索了 { $count } 次负载曲线，每次都在新的一次引擎启动中进行，得到的边界依次为：{ $loads }。上文的数值是这几次搜索的平均值；表格和图表显示的是最近一次搜索。
 curve-stop = { $config }：测量了 { $points } 个点；{ $why }
 curve-why-resolution = 边界是精确的，因为负载 { $above } 已超出 SLO。
 curve-why-upper-bound = 直到上限 { $max } 的每个负载都满足 SLO，该配置可能还能承载更多。
@@ -275,6 +69,7 @@ curve-col-concurrency = 并发请求数
 curve-col-rate = 每秒请求数
 curve-met = ✓ 满足 SLO
 curve-broken = ✗ 超出 SLO
+curve-goodput = 有效吞吐量 { $value }（{ $total } 个请求中有 { $good } 个在限制内）
 slo-limit = { $stat } { $latency } { $value }
 slo-and = { $list }、{ $last }
 slo-success = 成功率至少 { $share }%
@@ -292,19 +87,175 @@ chart-per-user = 每用户输出 token/s
 chart-frontier = 帕累托前沿
 chart-others = 其他配置
 chart-recommended = 推荐：{ $config }
-curve-goodput = 有效吞吐量 { $value }（{ $total } 个请求中有 { $good } 个在限制内）
-## 在另一配置上测量的阶段（`measured_on`）的决定：搜索停留在原来的配置上
+
+## 原始数据：结论下方的导出文件
+label-data = 原始数据
+export-csv = 全部运行（CSV）
+export-json = 分析结果（JSON）
+
+## 数值的可信程度：重复测量、引擎版本与注释
+evidence-single-runs = 本页每个数字都来自单次运行：没有任何配置被测量过一次以上，因此本页无法给出置信区间，也无法说明再测一次结果会偏离多少。
+evidence-single-runs-spread = 每个配置只测量了一次，唯有一个配置运行了 { $count } 次，这几次结果相差 { $spread }，可见同一配置的两次运行可能相差多少。单次运行无法给出置信区间。这些运行：{ $values }。
+evidence-repeats = 每个数字都是 { $most } 次运行的平均值；收益后面的范围是其 { $confidence }% 置信区间，收益按该区间所能支持的精度取整。
+evidence-repeats-range = 每个数字都是该配置 { $fewest } 到 { $most } 次运行的平均值（只运行一次的数字不给范围）；收益后面的范围是其 { $confidence }% 置信区间，收益按该区间所能支持的精度取整。
+age-measured-with = 测量所用引擎：{ $engines }。
+# 结果中的一个引擎版本：“SGLang v0.5.9（2026-11-29）”。
+age-engine = { $engine } { $version }（{ $dates }）
+age-dates = { $first } 至 { $last }
+age-date-unknown = 未记录日期
+age-study-names = { $measured }；研究现在指定的版本为 { $version }
+age-mixed = 这些结果混用了不同的引擎版本。下列运行所用的引擎版本或命令与其余运行不同，涉及它们的比较在重新测量之前不能成立（`perflab run --rerun-stale`）：
+age-outdated = 这些结果测量之后，研究更换了引擎。下列运行尚未按研究当前指定的引擎重新测量（`perflab run --rerun-stale`）：
+age-run = { $run }：{ $engine } { $version }，{ $date }；{ $reasons }
+stale-version = 研究现在指定的版本为 { $version }
+stale-engine = 现在基于 { $engine }
+stale-command = 命令已变更：{ $changes }
+stale-command-other = 命令已变更
+stale-benchmark = 基准测试命令已变更
+stale-dataset = 数据集文件的内容已变更
+flags-added = 新增 { $flags }
+flags-removed = 移除 { $flags }
+heading-notes = 说明
+
+## 数据警告
+heading-data-warnings = 需谨慎解读的数据
+data-warnings-intro = 以下测量值按原样列出，但不宜直接采信：
+warning-baseline-failed = 基线 { $baseline } 未能测得结果：{ $class }。搜索改从第一阶段中成功运行的最佳配置 { $instead } 继续，本页所有收益均相对于它计算。
+warning-baseline-no-result = 没有留下结果
+warning-lost-requests = { $run }：{ $expected } 个请求中仅完成 { $completed } 个，其吞吐量不可比较，不能成为阶段胜者。
+warning-incomplete = { $run }：基准测试输出被截断，其数值未被采用。
+warning-noisy = 同一配置测量了 { $count } 次，结果相差 { $spread }，超过 { $threshold } 的噪声阈值。
+warning-implausible-peak = 有 { $count } 次运行报告的峰值输出吞吐量超出了它实际可能达到的上限（每个并发请求最多 { $stream_limit }，且不超过它生成的全部 token）。该数值是基准测试工具的统计错误，不予采用；相关运行列在页面末尾的表格中。
+warning-implausible-peak-run = 报告 { $peak }，上限 { $ceiling }
+warning-tpot-includes-waiting = 有 { $count } 次运行输出的“TPOT”是平均请求延迟除以输出 token 数，其中包含排队时间和等待首 token 的时间，并非相邻 token 之间的间隔；每次运行的计算见页面末尾的表格。
+warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens } 个 token
+warning-zero-latency = { $run }：运行生成了 token，但 { $metric } 为 0。
+warning-request-count = { $run }：输出统计了 { $counted } 个请求，而该场景发送的是 { $expected } 个。
+warning-left-out = { $run }：`{ $file }` 中的这次测量在 { $expected } 个请求中只完成了 { $completed } 个，或输出被截断，因此不计入该运行的均值和区间。
+warning-few-requests = { $run }：其 { $metric } 仅由 { $requests } 个请求得出；请求数低于 { $needed } 时，这个数值就是最慢的那个请求或与之相差无几，不同运行之间的波动远大于均值。
+# Data warnings: a run measured fewer times than the study asks for
+warning-short-sample = { $run }：研究要求测量 { $wanted } 次，但只取得了 { $have } 次，均值仅由这些测量得出。它与测量次数更多的运行之间的比较都基于这个较小的样本；只有一次测量时无法给出区间。
+
+## 与先前结果相比的变化（page.md.tera、diff.md.tera）
+heading-changes = 变化
+changes-intro = 与{ $since }相比（{ $versions }）。
+changes-since-previous = 被这些测量取代的结果
+changes-since-revision = 修订版 { $revision } 时的研究
+changes-stage = 阶段
+changes-best-before = 此前最佳
+changes-best-now = 当前最佳
+changes-adopted-now = 当前采用
+changes-changed = 有变化
+changes-yes = 是
+changes-no = 否
+changes-baseline = 基线，{ $metric }
+changes-optimized = 优化后，{ $metric }
+changes-figure = { $before } → { $after }（{ $change }）
+changes-figure-noise = { $before } → { $after }（{ $change }，在噪声阈值之内）
+changes-figure-unclear = { $before } → { $after }（{ $change }：这些运行无法把它与噪声区分开）
+changes-command-same = 推荐命令没有变化。
+changes-command = 推荐命令有变化：{ $changes }。
+changes-command-engine = 推荐的引擎由 { $before } 改为 { $after }。
+changes-command-launch = 推荐命令在参数之外也有变化（引擎的启动命令或环境变量）。
+changes-command-before = 之前：
+changes-command-after = 现在：
+
+## 实验环境：模型、硬件、引擎、基准测试方法与配置
+heading-setup = 实验环境
+setup-model = 模型
+setup-hardware = 硬件
+setup-date = 日期
+setup-tool = 工具：{ $tool }
+setup-runner = 执行方式：{ $runner }
+heading-engines = 引擎版本
+heading-benchmark = 基准测试方法
+label-command-template = 命令模板
+heading-profiles = 基准测试场景
+# Benchmark profiles as runnable commands: the port they connect to
+profiles-port = 以下命令连接 { $host }:{ $port } 上的引擎。本研究没有固定引擎的端口，请改成引擎实际监听的端口。
+
+## 实验结果：各阶段的变体、排名、小结与决定
+heading-results = 实验结果
+variant-profile = 场景：{ $profile }
+variant-changes = 改动：{ $changes }
+variant-change-none = 不做改动：即本阶段所基于的配置，按原样测量。
+variant-change-engine = 引擎 { $engine }
+variant-change-model = 模型权重 { $model }
+variant-change-unset = 去掉 { $flag }
+variant-failed = 未能运行：{ $reason }。
+# A failure shared from an identical configuration
+variant-failure-shared = 与 { $source } 的配置相同，而该配置已失败，因此没有再次启动；其错误信息见下方。
+variant-link = 上游讨论：{ $link }
+variant-error = 错误信息
+variant-missing = 尚未测量。
+variant-reused = 与 { $source } 的配置相同，此处直接复用其测量结果。
+variant-command = 启动命令
+variant-result = 基准测试结果
+raw-measurement = { $title }，第 { $k } 次测量，共 { $n } 次（`{ $file }`）
+ranking = 排名：{ $ranking }
+ranking-item = { $engine }（{ $value }）
+ranking-lost = { $engine }（{ $value }，{ $expected } 个请求中仅完成 { $completed } 个）
+ranking-not-supported = { $engine }（不支持）
+ranking-failed = { $engine }（失败：{ $reason }）
+ranking-not-measured = { $engine }（未测量）
+label-summary = 小结
+summary = { $best } 达到 { $best_value }，比 { $worst } 的 { $worst_value } { $direction ->
+        [lower] 低
+       *[higher] 高
+    } { $gap }（{ $percent }）。{ $secondary }
+summary-secondary = { $trend ->
+        [lower] { $metric } 从 { $worst } 降至 { $best }，减少 { $diff }（{ $percent }）。
+        [higher] { $metric } 从 { $worst } 升至 { $best }，增加 { $diff }（{ $kind ->
+            [latency] 慢 { $percent }
+           *[other] 多 { $percent }
+        }）。
+       *[same] 两者的 { $metric } 相同（{ $best }）。
+    }
+summary-range = 最快与最慢相比：
+summary-runner-up = 与第二名 { $variant }（{ $value }）相比：{ $gain }。
+summary-over-base = 与本阶段所基于的配置 { $variant }（{ $value }）相比：{ $gain }。
+label-decision = 决定
+adoption-adopted = 采用 { $variant }，相对本阶段的起始配置 { $base } 提升 { $gain }。
+adoption-within-noise = { $variant } 比 { $base } 好 { $gain }，但仍在 { $threshold } 的噪声阈值之内，因此不采用，继续沿用 { $base }。
+adoption-not-better = 没有变体优于 { $base }，因此不采用，继续沿用 { $base }。
+adoption-base-is-best = 不做改动：最佳变体 { $variant } 正是本阶段所基于的配置。
+adoption-overridden = 作者决定采用 { $variant }（{ $gain }）。{ $reason }
+adoption-overridden-none = 作者决定不采用任何变体，继续沿用 { $base }。{ $reason }
+adoption-no-result = 没有变体得到可用结果，继续沿用 { $base }。
+adoption-no-result-base = 本阶段所基于的 { $base } 没有可供比较的结果，无法计算收益；搜索改从本阶段成功运行的最佳配置 { $after } 继续。
+adoption-no-result-zero-base = 本阶段所基于的 { $base } 测得为零，无法计算收益；不采用，继续沿用 { $base }。
+adoption-cannot-tell = { $variant } 相对 { $base } 测得 { $gain }，但该区间包含零：差异可能只是噪声，因此暂不采用，继续沿用 { $base }，等待更多运行来判定（`perflab run --until-confident`）。
+adoption-cannot-tell-threshold = { $variant } 相对 { $base } 测得 { $gain }；收益在 { $threshold } 的噪声阈值之内，但其区间超出了阈值，因此暂不采用，继续沿用 { $base }，等待更多运行来判定（`perflab run --until-confident`）。
 adoption-within-noise-on = { $variant } 比 { $base } 好 { $gain }，但仍在 { $threshold } 的噪声阈值之内，因此不采用，搜索继续基于 { $after } 进行。
 adoption-not-better-on = 没有变体优于 { $base }，因此不采用，搜索继续基于 { $after } 进行。
 adoption-overridden-none-on = 按作者的决定不采用任何变体，搜索继续基于 { $after } 进行。{ $reason }
+stage-excluded = 未写入推荐命令：{ $reason }
 
-## 优化选项汇总：唯一测得的变体丢失了请求的阶段
+## 优化选项汇总
+heading-options = 优化选项汇总
+options-intro = 每行对应一个阶段。“相对基线”把该阶段的最佳变体与基线比较；“本阶段收益”把该阶段采用的配置与它所基于的配置比较，该阶段未采用任何变体时留空。
+options-stage = 阶段
+options-best = 最佳变体
+options-vs-baseline = 相对基线
+options-step = 本阶段收益
+options-baseline = 基线
+options-total = 合计（优化后相对基线）
 options-lost = { $variant }（成功率 { $rate }：{ $expected } 个请求中完成 { $completed } 个；未采用）
-## Site: the index filter of guides
-site-filter = 按模型、硬件或推理引擎查找指南：
-# The page's answer above the command
-conclusion-result = { $profile }上的{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
+# Summary of options: a stage a later one builds without
+options-left-out = { $step }，已测量但不计入总提升：“{ $stage }”建立在本阶段之前的配置之上
 
+## 其他基准测试场景与准确性检查
+heading-scenarios = 其他基准测试场景
+scenarios-intro = 基线配置与优化后配置在每个场景下的原始基准测试结果，优化目标排在最前。
+# Other benchmark scenarios: one line a scenario above its raw results
+scenario-line = { $metric }：{ $baseline } → { $optimized }（{ $change }）
+scenario-baseline-command = 基线启动命令
+scenario-optimized-command = 优化后启动命令
+scenario-baseline-result = 基线基准测试结果
+scenario-optimized-result = 优化后基准测试结果
+heading-accuracy = 精度验证
+
+## 页面末尾：数据警告所涉运行的表格
 # Site layout: the table of the runs behind the data warnings
 heading-warning-runs = 数据警告涉及的运行
 warning-runs-intro = 上文数据警告提到的每次运行，以及引发警告的数值。
@@ -315,33 +266,66 @@ warning-kind-noisy = 结果差异超出噪声
 warning-kind-implausible-peak = 未采用的峰值吞吐量
 warning-kind-tpot = 含等待时间的“TPOT”
 
-# Site layout: what the before/after table's TPOT is when the tool printed latency ÷ tokens
-comparison-tpot-note = 此处的平均 TPOT 是基准测试工具输出的数值，即平均请求延迟除以输出 token 数，因此包含排队时间和首 token 时间。
-
-# Load curves searched once an engine start (repeats): each search's boundary
-curve-searches = { $config } 共搜索了 { $count } 次负载曲线，每次都在新的一次引擎启动中进行，得到的边界依次为：{ $loads }。上文的数值是这几次搜索的平均值；表格和图表显示的是最近一次搜索。
-
-# Data warnings: a run measured fewer times than the study asks for
-warning-short-sample = { $run }：研究要求测量 { $wanted } 次，但只取得了 { $have } 次，均值仅由这些测量得出。它与测量次数更多的运行之间的比较都基于这个较小的样本；只有一次测量时无法给出区间。
-
-# A failure shared from an identical configuration
-variant-failure-shared = 与 { $source } 的配置相同，而该配置已失败，因此没有再次启动；其错误信息见下方。
-
+## 各阶段图表与优化前后对比图
+chart-stage = { $stage }：各变体的 { $metric }
+chart-comparison = 各场景下基线与优化后的 { $metric }
+chart-progression = 每个被采用阶段之后的 { $metric }
 # Charts: the axis with its unit, and a bar's change against the bar it is compared with
 chart-axis = { $metric }（{ $unit }）
 chart-change = { $value }（{ $change }）
+chart-adopted = { $value }（已采用）
+chart-base = { $value }（基准）
+chart-failed = 未运行：{ $reason }
+chart-lost = { $value }，{ $expected } 个请求中仅完成 { $completed } 个
+chart-incomplete = { $value }，结果被截断
+chart-baseline = 基线
+chart-optimized = 优化后
 
-# Index cards: an engine without a result, and the dates of the card's results, said once
-site-engine-no-result = { $engine } { $version }（无结果）
-site-dates = 测量日期：{ $first } 至 { $last }
-site-date = 测量日期：{ $date }
-site-dates-unknown = 未记录测量日期
+## 可直接嵌入的 Markdown：mkdocs-material 警告框的标题
+admonition-warning = 注意
 
-# Benchmark profiles as runnable commands: the port they connect to
-profiles-port = 以下命令连接 { $host }:{ $port } 上的引擎。本研究没有固定引擎的端口，请改成引擎实际监听的端口。
+## 通用部分：数字格式、单位与标点
+# 技术数据按千位用逗号分组，不换算成“万”：表格和图表里的数值要能与基准测试工具的原始输出逐位对照。
+number-decimal-separator = .
+number-group-separator = ,
+# $sign 为 "+"、"−" 或空；$value 已格式化。
+percent = { $sign }{ $value }%
+ratio-faster = 快 { $value } 倍
+ratio-slower = 慢 { $value } 倍
+value-missing = 无
+value-none = -
+unit-ms = { $value } ms
+unit-tok-s = { $value } tok/s
+unit-req-s = { $value } req/s
+unit-s = { $value } 秒
+unit-requests = { $value } 个请求
+unit-tokens = { $value } 个 token
+figure-interval = { $figure }（{ $confidence }% 置信区间 { $low }–{ $high }）
+list-separator = 、
+label-separator = ：
 
-# Other benchmark scenarios: one line a scenario above its raw results
-scenario-line = { $metric }：{ $baseline } → { $optimized }（{ $change }）
+## 通用部分：指标名称
+metric-total-tps = 总 token 吞吐量
+metric-output-tps = 输出 token 吞吐量
+metric-request-throughput = 请求吞吐量
+metric-slo-load = 满足 SLO 的最大负载
+metric-slo-goodput = SLO 内的有效吞吐量
+metric-mean-tpot = 平均 TPOT
+metric-mean-ttft = 平均 TTFT
+metric-mean-itl = 平均 ITL
+metric-mean-e2el = 平均端到端延迟
 
-# Summary of options: a stage a later one builds without
-options-left-out = { $step }，已测量但不计入总提升：“{ $stage }”建立在本阶段之前的配置之上
+## 通用部分：运行失败的原因
+failure-oom = 显存不足（OOM）
+failure-unsupported = 引擎不支持此配置
+failure-start-failure = 服务无法启动
+failure-start-timeout = 服务未在限定时间内就绪
+failure-crash = 引擎在运行中崩溃
+failure-benchmark-failure = 基准测试命令执行失败
+failure-port-in-use = 引擎端口已被另一个服务占用
+failure-requests-failed = 完成的请求太少，本次测量不计入
+failure-time-limit = 作业达到集群的时间上限，被终止
+failure-node-failure = 运行作业的集群节点发生故障
+failure-cancelled = 作业已在集群上被取消
+failure-job-out-of-memory = 作业使用的内存超过申请量，被集群终止
+failure-slo-not-met = 所测的任何负载都未满足 SLO

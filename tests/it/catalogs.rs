@@ -3,6 +3,9 @@
 //! versions: "yan etki" for an artifact, the "… değerinden … değerine" detour around suffixes,
 //! colon chains after a bold label ("Karar: Benimsenmedi: …") and a decimal point inside a Turkish
 //! sentence.
+//!
+//! Every catalog also keeps en.ftl's messages in en.ftl's order and sections, the order a reader
+//! meets them on a page.
 
 use regex::Regex;
 use serde::Deserialize;
@@ -427,4 +430,58 @@ fn the_cjk_findings_are_found() {
     assert_eq!(cjk_findings("the noise threshold", "ノイズ閾値", "ja", &g, &english).len(), 2);
     // A term the English does not hold is not asked for; a run as a verb is not a term.
     assert!(cjk_findings("We run it", "实行", "zh", &g, &english).is_empty());
+}
+
+/// A catalog's outline: its message ids in file order, with `##` standing for each section
+/// heading (a Fluent group comment).
+fn outline(source: &str) -> Vec<String> {
+    use fluent_syntax::ast::Entry;
+    let resource = fluent_syntax::parser::parse(source).unwrap_or_else(|(_, e)| panic!("invalid Fluent: {e:?}"));
+    resource
+        .body
+        .iter()
+        .filter_map(|entry| match entry {
+            Entry::Message(m) => Some(m.id.name.to_string()),
+            Entry::GroupComment(_) => Some("##".to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Where `other`'s outline first parts from `en`'s, as "position: en has X, other has Y".
+fn first_difference(en: &[String], other: &[String]) -> Option<String> {
+    let none = String::from("(nothing)");
+    (0..en.len().max(other.len())).find_map(|i| {
+        let (a, b) = (en.get(i).unwrap_or(&none), other.get(i).unwrap_or(&none));
+        (a != b).then(|| format!("entry {}: en.ftl has {a}, this catalog has {b}", i + 1))
+    })
+}
+
+#[test]
+fn every_catalog_has_the_english_messages_in_the_english_order_and_sections() {
+    let read = |path: &str| std::fs::read_to_string(root().join(path)).unwrap();
+    let en = outline(&read("templates/i18n/en.ftl"));
+    assert!(en.iter().filter(|e| *e == "##").count() > 10, "en.ftl is not divided into page sections");
+    assert_eq!(en.first().map(String::as_str), Some("##"), "en.ftl opens with a message outside a section");
+    let mut wrong = Vec::new();
+    for path in
+        ["templates/i18n/tr.ftl", "templates/i18n/zh.ftl", "templates/i18n/ja.ftl", "tests/fixtures/i18n/en-XA.ftl"]
+    {
+        if let Some(d) = first_difference(&en, &outline(&read(path))) {
+            wrong.push(format!("{path}: {d}"));
+        }
+    }
+    assert!(wrong.is_empty(), "catalogs out of en.ftl's order:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_catalog_out_of_order_is_found() {
+    let en = outline("## A\na = 1\nb = 2\n## B\nc = 3\n");
+    assert_eq!(first_difference(&en, &en), None);
+    let swapped = outline("## A\nb = 2\na = 1\n## B\nc = 3\n");
+    assert_eq!(first_difference(&en, &swapped).unwrap(), "entry 2: en.ftl has a, this catalog has b");
+    let moved = outline("## A\na = 1\nb = 2\nc = 3\n## B\n");
+    assert_eq!(first_difference(&en, &moved).unwrap(), "entry 4: en.ftl has ##, this catalog has c");
+    let short = outline("## A\na = 1\nb = 2\n## B\n");
+    assert_eq!(first_difference(&en, &short).unwrap(), "entry 5: en.ftl has c, this catalog has (nothing)");
 }
