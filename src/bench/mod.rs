@@ -1,6 +1,6 @@
 //! `perflab bench`: a benchmark client for OpenAI-compatible servers (vLLM, SGLang,
-//! TensorRT-LLM, llama.cpp, the simulated engine) that prints the `Serving Benchmark Result`
-//! block in vLLM's current layout and can write vLLM-compatible result JSON.
+//! TensorRT-LLM, llama.cpp, the simulated engine) whose report is the `Serving Benchmark Result`
+//! block in vLLM's current layout and can be written as vLLM-compatible result JSON.
 
 pub mod client;
 pub mod dataset;
@@ -10,94 +10,105 @@ pub mod tokenizer;
 
 use crate::parse::requests::{self, Limits};
 use anyhow::{Context, bail};
-use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// Where the prompts come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DatasetName {
-    /// Random prompts of --random-input-len tokens (from --tokenizer's vocabulary when given).
+    /// Random prompts of `random_input_len` tokens (from the tokenizer's vocabulary when given).
     Random,
-    /// A ShareGPT JSON file (--dataset-path).
+    /// A ShareGPT JSON file (`dataset_path`).
     Sharegpt,
-    /// A JSON-lines file of prompts (--dataset-path).
+    /// A JSON-lines file of prompts (`dataset_path`).
     Jsonl,
 }
 
-/// The benchmark's settings; the names follow `vllm bench serve`.
-#[derive(Debug, Clone, Args)]
-pub struct BenchArgs {
+/// The benchmark's settings; the names follow `vllm bench serve`'s flags, and so do the
+/// defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchOptions {
     /// Server address.
-    #[arg(long, default_value = "http://127.0.0.1:8000")]
     pub base_url: String,
     /// `/v1/completions` or `/v1/chat/completions`.
-    #[arg(long, default_value = "/v1/completions")]
     pub endpoint: String,
-    /// Model name to request (default: the first model the server lists).
-    #[arg(long)]
+    /// Model name to request (`None`: the first model the server lists).
     pub model: Option<String>,
-    #[arg(long, value_enum, default_value = "random")]
     pub dataset_name: DatasetName,
-    #[arg(long)]
     pub dataset_path: Option<PathBuf>,
-    /// The model's tokenizer: a tokenizer.json, or a model folder holding one. Random prompts
-    /// then have an exact length in tokens, and dataset prompts are counted in tokens. The
-    /// server's `usage` counts, when it sends them, take precedence.
-    #[arg(long)]
+    /// The model's tokenizer: a tokenizer.json, or a model folder holding one.
     pub tokenizer: Option<PathBuf>,
-    #[arg(long, default_value_t = 1024)]
     pub random_input_len: u64,
     /// Output tokens a request asks for (random and JSON-lines prompts without their own).
-    #[arg(long, default_value_t = 128)]
     pub random_output_len: u64,
     /// Output tokens of every ShareGPT request, instead of its reply's length.
-    #[arg(long)]
     pub sharegpt_output_len: Option<u64>,
-    #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Requests to send.
-    #[arg(long, default_value_t = 1000)]
     pub num_prompts: usize,
-    /// Requests a second, Poisson arrivals from --seed; `inf` sends all at once.
-    #[arg(long, default_value = "inf")]
+    /// Requests a second, Poisson arrivals from `seed`; `inf` sends all at once.
     pub request_rate: String,
     /// Requests in flight at most.
-    #[arg(long)]
     pub max_concurrency: Option<usize>,
     /// Requests sent and discarded before measuring.
-    #[arg(long, default_value_t = 0)]
     pub num_warmups: usize,
     /// Metrics with a latency section: ttft, tpot, itl, e2el.
-    #[arg(long, value_delimiter = ',', default_value = "ttft,tpot,itl,e2el")]
     pub percentile_metrics: Vec<String>,
-    /// Percentiles to print, e.g. 50,90,99,99.9.
-    #[arg(long, value_delimiter = ',', default_value = "99")]
+    /// Percentiles to report.
     pub metric_percentiles: Vec<f64>,
-    /// Service-level objectives for goodput, in ms: ttft:500 tpot:50 e2el:10000.
-    #[arg(long, num_args = 1..)]
+    /// Service-level objectives for goodput, in ms: `ttft:500`, `tpot:50`, `e2el:10000`.
     pub goodput: Vec<String>,
-    /// Ask for exactly --random-output-len tokens (ignore_eos and min_tokens).
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    /// Ask for exactly `random_output_len` tokens (ignore_eos and min_tokens).
     pub ignore_eos: bool,
     /// Stream tokens (server-sent events).
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     pub stream: bool,
     /// Seconds a request may take.
-    #[arg(long, default_value_t = 600.0)]
     pub timeout: f64,
     /// Write vLLM-compatible result JSON here.
-    #[arg(long)]
     pub save_result: Option<PathBuf>,
-    /// Write every measured request here, one JSON object a line (its timings and token
-    /// counts), so that goodput under any limits can be computed later.
-    #[arg(long)]
+    /// Write every measured request here, one JSON object a line.
     pub requests_file: Option<PathBuf>,
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions {
+            base_url: "http://127.0.0.1:8000".into(),
+            endpoint: "/v1/completions".into(),
+            model: None,
+            dataset_name: DatasetName::Random,
+            dataset_path: None,
+            tokenizer: None,
+            random_input_len: 1024,
+            random_output_len: 128,
+            sharegpt_output_len: None,
+            seed: 0,
+            num_prompts: 1000,
+            request_rate: "inf".into(),
+            max_concurrency: None,
+            num_warmups: 0,
+            percentile_metrics: ["ttft", "tpot", "itl", "e2el"].map(String::from).to_vec(),
+            metric_percentiles: vec![99.0],
+            goodput: Vec::new(),
+            ignore_eos: true,
+            stream: true,
+            timeout: 600.0,
+            save_result: None,
+            requests_file: None,
+        }
+    }
+}
+
+/// What a run tells its caller as it goes, for a progress bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// The warm-up is over; this many requests are to be measured.
+    Measuring(u64),
+    /// One more measured request finished.
+    Finished,
 }
 
 fn parse_slo(items: &[String]) -> anyhow::Result<Option<Limits>> {
@@ -130,7 +141,11 @@ async fn first_model(client: &http::Http, base: &str) -> anyhow::Result<String> 
 
 /// Runs the benchmark. `interrupted` resolving stops it: what was measured so far is reported,
 /// marked incomplete.
-pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output = ()>) -> anyhow::Result<Run> {
+pub async fn run(
+    args: &BenchOptions,
+    interrupted: impl std::future::Future<Output = ()>,
+    mut progress: impl FnMut(Progress),
+) -> anyhow::Result<Run> {
     let rate = match args.request_rate.as_str() {
         "inf" => None,
         r => Some(
@@ -193,11 +208,7 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
     }
     while warm.join_next().await.is_some() {}
 
-    let progress = if args.quiet {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::with_draw_target(Some(measured.len() as u64), indicatif::ProgressDrawTarget::stderr())
-    };
+    progress(Progress::Measuring(measured.len() as u64));
     let semaphore = Arc::new(Semaphore::new(limit.min(Semaphore::MAX_PERMITS)));
     let mut rng = dataset::Rng::new(args.seed);
     let origin = Instant::now();
@@ -236,17 +247,16 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
         });
         while let Some(done) = tasks.try_join_next() {
             outcomes.push(done?);
-            progress.inc(1);
+            progress(Progress::Finished);
         }
     }
     while complete && !tasks.is_empty() {
         tokio::select! {
-            done = tasks.join_next() => if let Some(done) = done { outcomes.push(done?); progress.inc(1); },
+            done = tasks.join_next() => if let Some(done) = done { outcomes.push(done?); progress(Progress::Finished); },
             _ = &mut interrupted => { complete = false; }
         }
     }
     tasks.abort_all();
-    progress.finish_and_clear();
     let duration = origin.elapsed().as_secs_f64();
     let settings = report::Settings {
         max_concurrency: args.max_concurrency,
@@ -261,7 +271,7 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
 
 /// What standard error says about a run: the most frequent errors, usage that was not
 /// believed, an interruption.
-fn notes(run: &Run) -> String {
+pub fn notes(run: &Run) -> String {
     use std::fmt::Write;
     let report = &run.report;
     let mut text = String::new();
@@ -289,13 +299,9 @@ fn notes(run: &Run) -> String {
     text
 }
 
-/// Prints the block (standard output), the errors (standard error), and writes the JSON. A
-/// standard error that cannot be written (a full disk) loses those lines, nothing else.
-pub fn publish(args: &BenchArgs, run: &Run) -> anyhow::Result<()> {
-    use std::io::Write;
+/// Writes the result JSON and the requests file the options ask for.
+pub fn save(args: &BenchOptions, run: &Run) -> anyhow::Result<()> {
     let report = &run.report;
-    let _ = std::io::stderr().lock().write_all(notes(run).as_bytes());
-    std::io::stdout().lock().write_all(report.block().as_bytes())?;
     if let Some(path) = &args.save_result {
         let backend = if args.endpoint.contains("chat") { "openai-chat" } else { "openai" };
         let json = report.json(&run.model, backend, args.num_prompts, &run.outcomes);
