@@ -1,6 +1,6 @@
 //! The simulated engine's HTTP server and its continuous-batching loop.
 
-use super::{Capacity, EngineArgs, StartError};
+use super::{Capacity, EngineOptions, StartError};
 use bytes::Bytes;
 use hyper::body::{Body, Frame, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
@@ -27,7 +27,7 @@ struct Seq {
 }
 
 struct State {
-    args: EngineArgs,
+    args: EngineOptions,
     ready: AtomicBool,
     replicas: Vec<mpsc::UnboundedSender<Job>>,
     next: AtomicUsize,
@@ -56,13 +56,13 @@ struct Noise {
 }
 
 impl Noise {
-    fn new(args: &EngineArgs, start: u64) -> Noise {
+    fn new(args: &EngineOptions, start: u64) -> Noise {
         let start_draw = crate::sim::draw(args.sim_seed, 0, start);
         Noise { start, start_draw, benchmarks: 0, factor: 1.0, idle_since: Some(std::time::Instant::now()) }
     }
 
     /// A request arrives: after an idle gap it starts a new benchmark, with a new draw.
-    fn busy(&mut self, args: &EngineArgs) {
+    fn busy(&mut self, args: &EngineOptions) {
         let gap = Duration::from_millis(crate::sim::BENCHMARK_GAP_MS);
         if self.idle_since.take().is_some_and(|t| t.elapsed() >= gap) || self.benchmarks == 0 {
             let bench = crate::sim::draw(args.sim_seed, 1 + self.start, self.benchmarks);
@@ -84,7 +84,7 @@ fn count_start(path: Option<&std::path::Path>) -> u64 {
 
 /// Runs the engine until the process ends. Prints what an engine prints while it loads; exits
 /// with an error (after the load, for out of memory) when its flags cannot work.
-pub async fn serve(args: EngineArgs) -> anyhow::Result<()> {
+pub async fn serve(args: EngineOptions) -> anyhow::Result<()> {
     eprintln!("INFO simulated engine: model={} tp={} dp={}", args.model, args.tp_size, args.dp_size);
     if args.sim_ignore_sigterm {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
