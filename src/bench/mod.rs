@@ -139,13 +139,8 @@ async fn first_model(client: &http::Http, base: &str) -> anyhow::Result<String> 
         .with_context(|| format!("{url} lists no model; pass --model"))
 }
 
-/// Runs the benchmark. `interrupted` resolving stops it: what was measured so far is reported,
-/// marked incomplete.
-pub async fn run(
-    args: &BenchOptions,
-    interrupted: impl std::future::Future<Output = ()>,
-    mut progress: impl FnMut(Progress),
-) -> anyhow::Result<Run> {
+/// The request rate (`None`: all at once) and the goodput limits, once every option is checked.
+fn checked(args: &BenchOptions) -> anyhow::Result<(Option<f64>, Option<Limits>)> {
     let rate = match args.request_rate.as_str() {
         "inf" => None,
         r => Some(
@@ -167,17 +162,15 @@ pub async fn run(
             bail!("--percentile-metrics: `{m}` is not one of ttft, tpot, itl, e2el");
         }
     }
-    let chat = args.endpoint.contains("chat");
-    let base = args.base_url.trim_end_matches('/').to_string();
-    let http = http::Http::new(&base).map_err(|e| anyhow::anyhow!("--base-url: {e}"))?;
-    let model = match &args.model {
-        Some(m) => m.clone(),
-        None => first_model(&http, &base).await?,
-    };
+    Ok((rate, slo))
+}
+
+/// The warm-up's prompts, then the measured ones.
+fn prompts(args: &BenchOptions, chat: bool) -> anyhow::Result<Vec<dataset::Item>> {
     let total = args.num_prompts + args.num_warmups;
     let tokenizer = args.tokenizer.as_deref().map(tokenizer::Tokenizer::load).transpose()?;
     let tok = tokenizer.as_ref();
-    let items = match args.dataset_name {
+    Ok(match args.dataset_name {
         DatasetName::Random => {
             dataset::random(total, args.random_input_len, args.random_output_len, args.seed, chat, tok)
         }
@@ -189,75 +182,135 @@ pub async fn run(
             let path = args.dataset_path.as_ref().context("--dataset-name jsonl needs --dataset-path")?;
             dataset::jsonl(path, total, args.random_output_len, tok)?
         }
-    };
-    let path = args.endpoint.clone();
-    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
-    let (warmup, measured) = items.split_at(args.num_warmups);
-    let limit = args.max_concurrency.unwrap_or(usize::MAX >> 4).max(1);
-    let request = |item: &dataset::Item| client::body(&model, item, chat, args.stream, args.ignore_eos);
+    })
+}
 
-    let stream = args.stream;
-    let origin = Instant::now();
-    let mut warm = JoinSet::new();
-    for item in warmup {
-        let (http, path, body, input) = (http.clone(), path.clone(), request(item), client::Asked::of(item));
-        warm.spawn(async move { client::send(&http, &path, body, stream, input, origin, timeout).await });
-        if warm.len() >= limit {
-            warm.join_next().await;
-        }
+/// What sending a request needs: the connection pool, the endpoint and how to ask.
+struct Sender<'a> {
+    http: http::Http,
+    path: String,
+    model: String,
+    chat: bool,
+    args: &'a BenchOptions,
+    timeout: Duration,
+    limit: usize,
+}
+
+impl Sender<'_> {
+    /// Sends `item` on a task of `tasks`; `origin` is the time its outcome is measured from.
+    fn spawn<T: Send + 'static>(
+        &self,
+        tasks: &mut JoinSet<T>,
+        item: &dataset::Item,
+        origin: Instant,
+        then: impl FnOnce(client::Outcome) -> T + Send + 'static,
+    ) {
+        let (http, path, input) = (self.http.clone(), self.path.clone(), client::Asked::of(item));
+        let body = client::body(&self.model, item, self.chat, self.args.stream, self.args.ignore_eos);
+        let (stream, timeout) = (self.args.stream, self.timeout);
+        tasks.spawn(async move { then(client::send(&http, &path, body, stream, input, origin, timeout).await) });
     }
-    while warm.join_next().await.is_some() {}
 
-    progress(Progress::Measuring(measured.len() as u64));
-    let semaphore = Arc::new(Semaphore::new(limit.min(Semaphore::MAX_PERMITS)));
-    let mut rng = dataset::Rng::new(args.seed);
-    let origin = Instant::now();
-    let mut tasks = JoinSet::new();
-    let mut outcomes = Vec::with_capacity(measured.len());
-    let mut next_at = 0.0;
-    tokio::pin!(interrupted);
-    let mut complete = true;
-    'send: for (index, item) in (0u64..).zip(measured) {
-        if let Some(r) = rate {
-            next_at += rng.exponential(r);
-            let wait =
-                tokio::time::sleep_until(tokio::time::Instant::from_std(origin + Duration::from_secs_f64(next_at)));
-            tokio::select! {
-                _ = wait => {}
-                _ = &mut interrupted => { complete = false; break 'send; }
+    /// Sends the warm-up's requests, as many at once as the measured ones, and waits for them.
+    async fn warm_up(&self, warmup: &[dataset::Item]) {
+        let origin = Instant::now();
+        let mut warm = JoinSet::new();
+        for item in warmup {
+            self.spawn(&mut warm, item, origin, drop);
+            if warm.len() >= self.limit {
+                warm.join_next().await;
             }
         }
-        let permit = tokio::select! {
-            p = semaphore.clone().acquire_owned() => p?,
-            _ = &mut interrupted => { complete = false; break 'send; }
-        };
-        // Due at its arrival time, or when a slot let it go if that came later.
-        let scheduled = if rate.is_some() && args.max_concurrency.is_none() {
-            next_at
-        } else {
-            origin.elapsed().as_secs_f64().max(next_at)
-        };
-        let (http, path, body, input) = (http.clone(), path.clone(), request(item), client::Asked::of(item));
-        tasks.spawn(async move {
-            let mut outcome = client::send(&http, &path, body, stream, input, origin, timeout).await;
-            drop(permit);
-            outcome.index = index;
-            outcome.scheduled = scheduled;
-            outcome
-        });
-        while let Some(done) = tasks.try_join_next() {
-            outcomes.push(done?);
-            progress(Progress::Finished);
-        }
+        while warm.join_next().await.is_some() {}
     }
-    while complete && !tasks.is_empty() {
-        tokio::select! {
-            done = tasks.join_next() => if let Some(done) = done { outcomes.push(done?); progress(Progress::Finished); },
-            _ = &mut interrupted => { complete = false; }
+
+    /// Sends the measured requests at `rate` until all are answered or `interrupted` resolves;
+    /// returns the outcomes, whether the run completed and the time it took.
+    async fn measure(
+        &self,
+        measured: &[dataset::Item],
+        rate: Option<f64>,
+        interrupted: impl std::future::Future<Output = ()>,
+        mut progress: impl FnMut(Progress),
+    ) -> anyhow::Result<(Vec<client::Outcome>, bool, f64)> {
+        progress(Progress::Measuring(measured.len() as u64));
+        let semaphore = Arc::new(Semaphore::new(self.limit.min(Semaphore::MAX_PERMITS)));
+        let mut rng = dataset::Rng::new(self.args.seed);
+        let origin = Instant::now();
+        let mut tasks = JoinSet::new();
+        let mut outcomes = Vec::with_capacity(measured.len());
+        let mut next_at = 0.0;
+        tokio::pin!(interrupted);
+        let mut complete = true;
+        'send: for (index, item) in (0u64..).zip(measured) {
+            if let Some(r) = rate {
+                next_at += rng.exponential(r);
+                let due = tokio::time::Instant::from_std(origin + Duration::from_secs_f64(next_at));
+                tokio::select! {
+                    _ = tokio::time::sleep_until(due) => {}
+                    _ = &mut interrupted => { complete = false; break 'send; }
+                }
+            }
+            let permit = tokio::select! {
+                p = semaphore.clone().acquire_owned() => p?,
+                _ = &mut interrupted => { complete = false; break 'send; }
+            };
+            // Due at its arrival time, or when a slot let it go if that came later.
+            let scheduled = if rate.is_some() && self.args.max_concurrency.is_none() {
+                next_at
+            } else {
+                origin.elapsed().as_secs_f64().max(next_at)
+            };
+            self.spawn(&mut tasks, item, origin, move |mut outcome| {
+                drop(permit);
+                outcome.index = index;
+                outcome.scheduled = scheduled;
+                outcome
+            });
+            while let Some(done) = tasks.try_join_next() {
+                outcomes.push(done?);
+                progress(Progress::Finished);
+            }
         }
+        while complete && !tasks.is_empty() {
+            tokio::select! {
+                done = tasks.join_next() => if let Some(done) = done { outcomes.push(done?); progress(Progress::Finished); },
+                _ = &mut interrupted => { complete = false; }
+            }
+        }
+        tasks.abort_all();
+        Ok((outcomes, complete, origin.elapsed().as_secs_f64()))
     }
-    tasks.abort_all();
-    let duration = origin.elapsed().as_secs_f64();
+}
+
+/// Runs the benchmark. `interrupted` resolving stops it: what was measured so far is reported,
+/// marked incomplete.
+pub async fn run(
+    args: &BenchOptions,
+    interrupted: impl std::future::Future<Output = ()>,
+    progress: impl FnMut(Progress),
+) -> anyhow::Result<Run> {
+    let (rate, slo) = checked(args)?;
+    let chat = args.endpoint.contains("chat");
+    let base = args.base_url.trim_end_matches('/').to_string();
+    let http = http::Http::new(&base).map_err(|e| anyhow::anyhow!("--base-url: {e}"))?;
+    let model = match &args.model {
+        Some(m) => m.clone(),
+        None => first_model(&http, &base).await?,
+    };
+    let items = prompts(args, chat)?;
+    let (warmup, measured) = items.split_at(args.num_warmups);
+    let sender = Sender {
+        http,
+        path: args.endpoint.clone(),
+        model,
+        chat,
+        args,
+        timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
+        limit: args.max_concurrency.unwrap_or(usize::MAX >> 4).max(1),
+    };
+    sender.warm_up(warmup).await;
+    let (mut outcomes, complete, duration) = sender.measure(measured, rate, interrupted, progress).await?;
     let settings = report::Settings {
         max_concurrency: args.max_concurrency,
         request_rate: rate,
@@ -266,7 +319,7 @@ pub async fn run(
         slo,
     };
     outcomes.sort_by(|a, b| a.start.total_cmp(&b.start));
-    Ok(Run { report: report::build(&outcomes, duration, settings, complete), outcomes, model })
+    Ok(Run { report: report::build(&outcomes, duration, settings, complete), outcomes, model: sender.model })
 }
 
 /// What standard error says about a run: the most frequent errors, usage that was not
