@@ -568,19 +568,7 @@ async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody
         return error(StatusCode::BAD_REQUEST, &format!("Token id {id} is out of vocabulary"));
     }
     let input = prompt.map_or(0, count_tokens);
-    let max_tokens =
-        body.get("max_tokens").or_else(|| body.get("max_completion_tokens")).and_then(|v| v.as_u64()).unwrap_or(16);
-    let ignore_eos = body.get("ignore_eos").and_then(|v| v.as_bool()).unwrap_or(false);
-    let min_tokens = body.get("min_tokens").and_then(|v| v.as_u64()).unwrap_or(0);
-    let output = if ignore_eos || min_tokens >= max_tokens {
-        max_tokens
-    } else {
-        // A natural stopping point that depends on the prompt only.
-        let text = prompt.map(|p| p.to_string()).unwrap_or_default();
-        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-        (min_tokens.max(1) + hash % max_tokens.max(1)).min(max_tokens.max(1))
-    }
-    .max(1);
+    let output = output_tokens(&body, prompt);
     if input + output > args.max_model_len {
         return error(
             StatusCode::BAD_REQUEST,
@@ -617,7 +605,34 @@ async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody
         r.headers_mut().insert("content-type", hyper::header::HeaderValue::from_static("text/event-stream"));
         return r;
     }
-    let mut rx = rx;
+    whole(rx, chat, &args.model, n, input).await
+}
+
+/// The tokens a request gets: what it asks for with `ignore_eos` or a `min_tokens` that high,
+/// else a natural stopping point that depends on the prompt only.
+fn output_tokens(body: &serde_json::Value, prompt: Option<&serde_json::Value>) -> u64 {
+    let max_tokens =
+        body.get("max_tokens").or_else(|| body.get("max_completion_tokens")).and_then(|v| v.as_u64()).unwrap_or(16);
+    let ignore_eos = body.get("ignore_eos").and_then(|v| v.as_bool()).unwrap_or(false);
+    let min_tokens = body.get("min_tokens").and_then(|v| v.as_u64()).unwrap_or(0);
+    if ignore_eos || min_tokens >= max_tokens {
+        max_tokens
+    } else {
+        let text = prompt.map(|p| p.to_string()).unwrap_or_default();
+        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        (min_tokens.max(1) + hash % max_tokens.max(1)).min(max_tokens.max(1))
+    }
+    .max(1)
+}
+
+/// The answer to a request that does not stream: every token once the replica made the last.
+async fn whole(
+    mut rx: mpsc::UnboundedReceiver<bool>,
+    chat: bool,
+    model: &str,
+    n: u64,
+    input: u64,
+) -> Response<SimBody> {
     let mut produced = 0u64;
     while let Some(last) = rx.recv().await {
         produced += 1;
@@ -635,7 +650,6 @@ async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody
         serde_json::json!({"prompt_tokens": input, "completion_tokens": produced, "total_tokens": input + produced});
     json(
         StatusCode::OK,
-        serde_json::json!({"id": format!("cmpl-{n}"), "model": args.model, "choices": [choice], "usage": usage})
-            .to_string(),
+        serde_json::json!({"id": format!("cmpl-{n}"), "model": model, "choices": [choice], "usage": usage}).to_string(),
     )
 }
