@@ -6,15 +6,8 @@
 #[path = "../tests/it/common/mod.rs"]
 mod common;
 
-use clap::Parser;
-use perflab::bench::{BenchArgs, run};
+use perflab::bench::{BenchOptions, run};
 use std::time::Instant;
-
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    bench: BenchArgs,
-}
 
 fn main() {
     let engine = common::Engine::start(&[
@@ -33,25 +26,17 @@ fn main() {
     let url = engine.url();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     for (streams, prompts, output) in [(1000usize, 3000usize, 200u64), (2000, 4000, 200)] {
-        let args = Cli::parse_from([
-            "bench",
-            "--base-url",
-            &url,
-            "--model",
-            "sim-model",
-            "--random-input-len",
-            "16",
-            "--random-output-len",
-            &output.to_string(),
-            "--num-prompts",
-            &prompts.to_string(),
-            "--max-concurrency",
-            &streams.to_string(),
-            "--quiet",
-        ])
-        .bench;
+        let args = BenchOptions {
+            base_url: url.clone(),
+            model: Some("sim-model".into()),
+            random_input_len: 16,
+            random_output_len: output,
+            num_prompts: prompts,
+            max_concurrency: Some(streams),
+            ..BenchOptions::default()
+        };
         let started = Instant::now();
-        let result = runtime.block_on(run(&args, std::future::pending())).expect("benchmark");
+        let result = runtime.block_on(run(&args, std::future::pending(), |_| {})).expect("benchmark");
         let v = &result.report.values;
         println!(
             "{streams:>5} concurrent streams: {:>6.0} streams open at peak, {:>9.0} tok/s read ({:>9.0} at peak), {} failed, {:.1} s",

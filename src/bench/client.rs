@@ -345,29 +345,45 @@ async fn exchange(
     let status = response.status;
     let mut body = response.body;
     if !(200..300).contains(&status) {
-        // The reason is in the first bytes; an endless error body must not fill the memory.
-        let bytes = read_limited(&mut body, ERROR_BODY_LIMIT).await.unwrap_or_default();
-        let text = String::from_utf8_lossy(&bytes);
-        let message = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| {
-                v.get("message").or_else(|| v.pointer("/error/message")).and_then(|m| m.as_str()).map(str::to_string)
-            })
-            .unwrap_or_else(|| text.chars().take(120).collect());
-        return Err(format!("HTTP {status}: {message}"));
+        return Err(refusal(status, &mut body).await);
     }
-    if !stream {
-        let bytes = read_limited(&mut body, BODY_LIMIT).await?;
-        if bytes.len() >= BODY_LIMIT {
-            return Err(format!("a response larger than {} MiB", BODY_LIMIT >> 20));
-        }
-        let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("malformed response: {e}"))?;
-        let now = origin.elapsed().as_secs_f64();
-        out.ttft = now - out.start;
-        Usage::of(&v).apply(out, &asked, 0, false)?;
-        out.token_times = vec![now];
-        return Ok(());
+    if stream {
+        read_stream(&mut body, &asked, origin, out).await
+    } else {
+        read_whole(&mut body, &asked, origin, out).await
     }
+}
+
+/// An error response's status and reason.
+async fn refusal(status: u16, body: &mut Body) -> String {
+    // The reason is in the first bytes; an endless error body must not fill the memory.
+    let bytes = read_limited(body, ERROR_BODY_LIMIT).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    let message = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| {
+            v.get("message").or_else(|| v.pointer("/error/message")).and_then(|m| m.as_str()).map(str::to_string)
+        })
+        .unwrap_or_else(|| text.chars().take(120).collect());
+    format!("HTTP {status}: {message}")
+}
+
+/// Reads a response that does not stream: its only token time is when it was read.
+async fn read_whole(body: &mut Body, asked: &Asked, origin: Instant, out: &mut Outcome) -> Result<(), String> {
+    let bytes = read_limited(body, BODY_LIMIT).await?;
+    if bytes.len() >= BODY_LIMIT {
+        return Err(format!("a response larger than {} MiB", BODY_LIMIT >> 20));
+    }
+    let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("malformed response: {e}"))?;
+    let now = origin.elapsed().as_secs_f64();
+    out.ttft = now - out.start;
+    Usage::of(&v).apply(out, asked, 0, false)?;
+    out.token_times = vec![now];
+    Ok(())
+}
+
+/// Reads a stream of server-sent events up to `[DONE]`, timing every token.
+async fn read_stream(body: &mut Body, asked: &Asked, origin: Instant, out: &mut Outcome) -> Result<(), String> {
     let mut events = EventReader::default();
     let mut last = 0.0;
     let mut chunks = 0u64;
@@ -411,7 +427,7 @@ async fn exchange(
     if chunks == 0 {
         return Err("no token received".to_string());
     }
-    usage.apply(out, &asked, chunks, true)
+    usage.apply(out, asked, chunks, true)
 }
 
 /// The most of an error response that is read: its reason is at the start.

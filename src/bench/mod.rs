@@ -1,6 +1,6 @@
 //! `perflab bench`: a benchmark client for OpenAI-compatible servers (vLLM, SGLang,
-//! TensorRT-LLM, llama.cpp, the simulated engine) that prints the `Serving Benchmark Result`
-//! block in vLLM's current layout and can write vLLM-compatible result JSON.
+//! TensorRT-LLM, llama.cpp, the simulated engine) whose report is the `Serving Benchmark Result`
+//! block in vLLM's current layout and can be written as vLLM-compatible result JSON.
 
 pub mod client;
 pub mod dataset;
@@ -10,94 +10,105 @@ pub mod tokenizer;
 
 use crate::parse::requests::{self, Limits};
 use anyhow::{Context, bail};
-use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// Where the prompts come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DatasetName {
-    /// Random prompts of --random-input-len tokens (from --tokenizer's vocabulary when given).
+    /// Random prompts of `random_input_len` tokens (from the tokenizer's vocabulary when given).
     Random,
-    /// A ShareGPT JSON file (--dataset-path).
+    /// A ShareGPT JSON file (`dataset_path`).
     Sharegpt,
-    /// A JSON-lines file of prompts (--dataset-path).
+    /// A JSON-lines file of prompts (`dataset_path`).
     Jsonl,
 }
 
-/// The benchmark's settings; the names follow `vllm bench serve`.
-#[derive(Debug, Clone, Args)]
-pub struct BenchArgs {
+/// The benchmark's settings; the names follow `vllm bench serve`'s flags, and so do the
+/// defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchOptions {
     /// Server address.
-    #[arg(long, default_value = "http://127.0.0.1:8000")]
     pub base_url: String,
     /// `/v1/completions` or `/v1/chat/completions`.
-    #[arg(long, default_value = "/v1/completions")]
     pub endpoint: String,
-    /// Model name to request (default: the first model the server lists).
-    #[arg(long)]
+    /// Model name to request (`None`: the first model the server lists).
     pub model: Option<String>,
-    #[arg(long, value_enum, default_value = "random")]
     pub dataset_name: DatasetName,
-    #[arg(long)]
     pub dataset_path: Option<PathBuf>,
-    /// The model's tokenizer: a tokenizer.json, or a model folder holding one. Random prompts
-    /// then have an exact length in tokens, and dataset prompts are counted in tokens. The
-    /// server's `usage` counts, when it sends them, take precedence.
-    #[arg(long)]
+    /// The model's tokenizer: a tokenizer.json, or a model folder holding one.
     pub tokenizer: Option<PathBuf>,
-    #[arg(long, default_value_t = 1024)]
     pub random_input_len: u64,
     /// Output tokens a request asks for (random and JSON-lines prompts without their own).
-    #[arg(long, default_value_t = 128)]
     pub random_output_len: u64,
     /// Output tokens of every ShareGPT request, instead of its reply's length.
-    #[arg(long)]
     pub sharegpt_output_len: Option<u64>,
-    #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Requests to send.
-    #[arg(long, default_value_t = 1000)]
     pub num_prompts: usize,
-    /// Requests a second, Poisson arrivals from --seed; `inf` sends all at once.
-    #[arg(long, default_value = "inf")]
+    /// Requests a second, Poisson arrivals from `seed`; `inf` sends all at once.
     pub request_rate: String,
     /// Requests in flight at most.
-    #[arg(long)]
     pub max_concurrency: Option<usize>,
     /// Requests sent and discarded before measuring.
-    #[arg(long, default_value_t = 0)]
     pub num_warmups: usize,
     /// Metrics with a latency section: ttft, tpot, itl, e2el.
-    #[arg(long, value_delimiter = ',', default_value = "ttft,tpot,itl,e2el")]
     pub percentile_metrics: Vec<String>,
-    /// Percentiles to print, e.g. 50,90,99,99.9.
-    #[arg(long, value_delimiter = ',', default_value = "99")]
+    /// Percentiles to report.
     pub metric_percentiles: Vec<f64>,
-    /// Service-level objectives for goodput, in ms: ttft:500 tpot:50 e2el:10000.
-    #[arg(long, num_args = 1..)]
+    /// Service-level objectives for goodput, in ms: `ttft:500`, `tpot:50`, `e2el:10000`.
     pub goodput: Vec<String>,
-    /// Ask for exactly --random-output-len tokens (ignore_eos and min_tokens).
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    /// Ask for exactly `random_output_len` tokens (ignore_eos and min_tokens).
     pub ignore_eos: bool,
     /// Stream tokens (server-sent events).
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     pub stream: bool,
     /// Seconds a request may take.
-    #[arg(long, default_value_t = 600.0)]
     pub timeout: f64,
     /// Write vLLM-compatible result JSON here.
-    #[arg(long)]
     pub save_result: Option<PathBuf>,
-    /// Write every measured request here, one JSON object a line (its timings and token
-    /// counts), so that goodput under any limits can be computed later.
-    #[arg(long)]
+    /// Write every measured request here, one JSON object a line.
     pub requests_file: Option<PathBuf>,
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions {
+            base_url: "http://127.0.0.1:8000".into(),
+            endpoint: "/v1/completions".into(),
+            model: None,
+            dataset_name: DatasetName::Random,
+            dataset_path: None,
+            tokenizer: None,
+            random_input_len: 1024,
+            random_output_len: 128,
+            sharegpt_output_len: None,
+            seed: 0,
+            num_prompts: 1000,
+            request_rate: "inf".into(),
+            max_concurrency: None,
+            num_warmups: 0,
+            percentile_metrics: ["ttft", "tpot", "itl", "e2el"].map(String::from).to_vec(),
+            metric_percentiles: vec![99.0],
+            goodput: Vec::new(),
+            ignore_eos: true,
+            stream: true,
+            timeout: 600.0,
+            save_result: None,
+            requests_file: None,
+        }
+    }
+}
+
+/// What a run tells its caller as it goes, for a progress bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// The warm-up is over; this many requests are to be measured.
+    Measuring(u64),
+    /// One more measured request finished.
+    Finished,
 }
 
 fn parse_slo(items: &[String]) -> anyhow::Result<Option<Limits>> {
@@ -128,9 +139,8 @@ async fn first_model(client: &http::Http, base: &str) -> anyhow::Result<String> 
         .with_context(|| format!("{url} lists no model; pass --model"))
 }
 
-/// Runs the benchmark. `interrupted` resolving stops it: what was measured so far is reported,
-/// marked incomplete.
-pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output = ()>) -> anyhow::Result<Run> {
+/// The request rate (`None`: all at once) and the goodput limits, once every option is checked.
+fn checked(args: &BenchOptions) -> anyhow::Result<(Option<f64>, Option<Limits>)> {
     let rate = match args.request_rate.as_str() {
         "inf" => None,
         r => Some(
@@ -152,17 +162,15 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
             bail!("--percentile-metrics: `{m}` is not one of ttft, tpot, itl, e2el");
         }
     }
-    let chat = args.endpoint.contains("chat");
-    let base = args.base_url.trim_end_matches('/').to_string();
-    let http = http::Http::new(&base).map_err(|e| anyhow::anyhow!("--base-url: {e}"))?;
-    let model = match &args.model {
-        Some(m) => m.clone(),
-        None => first_model(&http, &base).await?,
-    };
+    Ok((rate, slo))
+}
+
+/// The warm-up's prompts, then the measured ones.
+fn prompts(args: &BenchOptions, chat: bool) -> anyhow::Result<Vec<dataset::Item>> {
     let total = args.num_prompts + args.num_warmups;
     let tokenizer = args.tokenizer.as_deref().map(tokenizer::Tokenizer::load).transpose()?;
     let tok = tokenizer.as_ref();
-    let items = match args.dataset_name {
+    Ok(match args.dataset_name {
         DatasetName::Random => {
             dataset::random(total, args.random_input_len, args.random_output_len, args.seed, chat, tok)
         }
@@ -174,80 +182,135 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
             let path = args.dataset_path.as_ref().context("--dataset-name jsonl needs --dataset-path")?;
             dataset::jsonl(path, total, args.random_output_len, tok)?
         }
-    };
-    let path = args.endpoint.clone();
-    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
-    let (warmup, measured) = items.split_at(args.num_warmups);
-    let limit = args.max_concurrency.unwrap_or(usize::MAX >> 4).max(1);
-    let request = |item: &dataset::Item| client::body(&model, item, chat, args.stream, args.ignore_eos);
+    })
+}
 
-    let stream = args.stream;
-    let origin = Instant::now();
-    let mut warm = JoinSet::new();
-    for item in warmup {
-        let (http, path, body, input) = (http.clone(), path.clone(), request(item), client::Asked::of(item));
-        warm.spawn(async move { client::send(&http, &path, body, stream, input, origin, timeout).await });
-        if warm.len() >= limit {
-            warm.join_next().await;
-        }
+/// What sending a request needs: the connection pool, the endpoint and how to ask.
+struct Sender<'a> {
+    http: http::Http,
+    path: String,
+    model: String,
+    chat: bool,
+    args: &'a BenchOptions,
+    timeout: Duration,
+    limit: usize,
+}
+
+impl Sender<'_> {
+    /// Sends `item` on a task of `tasks`; `origin` is the time its outcome is measured from.
+    fn spawn<T: Send + 'static>(
+        &self,
+        tasks: &mut JoinSet<T>,
+        item: &dataset::Item,
+        origin: Instant,
+        then: impl FnOnce(client::Outcome) -> T + Send + 'static,
+    ) {
+        let (http, path, input) = (self.http.clone(), self.path.clone(), client::Asked::of(item));
+        let body = client::body(&self.model, item, self.chat, self.args.stream, self.args.ignore_eos);
+        let (stream, timeout) = (self.args.stream, self.timeout);
+        tasks.spawn(async move { then(client::send(&http, &path, body, stream, input, origin, timeout).await) });
     }
-    while warm.join_next().await.is_some() {}
 
-    let progress = if args.quiet {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::with_draw_target(Some(measured.len() as u64), indicatif::ProgressDrawTarget::stderr())
-    };
-    let semaphore = Arc::new(Semaphore::new(limit.min(Semaphore::MAX_PERMITS)));
-    let mut rng = dataset::Rng::new(args.seed);
-    let origin = Instant::now();
-    let mut tasks = JoinSet::new();
-    let mut outcomes = Vec::with_capacity(measured.len());
-    let mut next_at = 0.0;
-    tokio::pin!(interrupted);
-    let mut complete = true;
-    'send: for (index, item) in (0u64..).zip(measured) {
-        if let Some(r) = rate {
-            next_at += rng.exponential(r);
-            let wait =
-                tokio::time::sleep_until(tokio::time::Instant::from_std(origin + Duration::from_secs_f64(next_at)));
-            tokio::select! {
-                _ = wait => {}
-                _ = &mut interrupted => { complete = false; break 'send; }
+    /// Sends the warm-up's requests, as many at once as the measured ones, and waits for them.
+    async fn warm_up(&self, warmup: &[dataset::Item]) {
+        let origin = Instant::now();
+        let mut warm = JoinSet::new();
+        for item in warmup {
+            self.spawn(&mut warm, item, origin, drop);
+            if warm.len() >= self.limit {
+                warm.join_next().await;
             }
         }
-        let permit = tokio::select! {
-            p = semaphore.clone().acquire_owned() => p?,
-            _ = &mut interrupted => { complete = false; break 'send; }
-        };
-        // Due at its arrival time, or when a slot let it go if that came later.
-        let scheduled = if rate.is_some() && args.max_concurrency.is_none() {
-            next_at
-        } else {
-            origin.elapsed().as_secs_f64().max(next_at)
-        };
-        let (http, path, body, input) = (http.clone(), path.clone(), request(item), client::Asked::of(item));
-        tasks.spawn(async move {
-            let mut outcome = client::send(&http, &path, body, stream, input, origin, timeout).await;
-            drop(permit);
-            outcome.index = index;
-            outcome.scheduled = scheduled;
-            outcome
-        });
-        while let Some(done) = tasks.try_join_next() {
-            outcomes.push(done?);
-            progress.inc(1);
-        }
+        while warm.join_next().await.is_some() {}
     }
-    while complete && !tasks.is_empty() {
-        tokio::select! {
-            done = tasks.join_next() => if let Some(done) = done { outcomes.push(done?); progress.inc(1); },
-            _ = &mut interrupted => { complete = false; }
+
+    /// Sends the measured requests at `rate` until all are answered or `interrupted` resolves;
+    /// returns the outcomes, whether the run completed and the time it took.
+    async fn measure(
+        &self,
+        measured: &[dataset::Item],
+        rate: Option<f64>,
+        interrupted: impl std::future::Future<Output = ()>,
+        mut progress: impl FnMut(Progress),
+    ) -> anyhow::Result<(Vec<client::Outcome>, bool, f64)> {
+        progress(Progress::Measuring(measured.len() as u64));
+        let semaphore = Arc::new(Semaphore::new(self.limit.min(Semaphore::MAX_PERMITS)));
+        let mut rng = dataset::Rng::new(self.args.seed);
+        let origin = Instant::now();
+        let mut tasks = JoinSet::new();
+        let mut outcomes = Vec::with_capacity(measured.len());
+        let mut next_at = 0.0;
+        tokio::pin!(interrupted);
+        let mut complete = true;
+        'send: for (index, item) in (0u64..).zip(measured) {
+            if let Some(r) = rate {
+                next_at += rng.exponential(r);
+                let due = tokio::time::Instant::from_std(origin + Duration::from_secs_f64(next_at));
+                tokio::select! {
+                    _ = tokio::time::sleep_until(due) => {}
+                    _ = &mut interrupted => { complete = false; break 'send; }
+                }
+            }
+            let permit = tokio::select! {
+                p = semaphore.clone().acquire_owned() => p?,
+                _ = &mut interrupted => { complete = false; break 'send; }
+            };
+            // Due at its arrival time, or when a slot let it go if that came later.
+            let scheduled = if rate.is_some() && self.args.max_concurrency.is_none() {
+                next_at
+            } else {
+                origin.elapsed().as_secs_f64().max(next_at)
+            };
+            self.spawn(&mut tasks, item, origin, move |mut outcome| {
+                drop(permit);
+                outcome.index = index;
+                outcome.scheduled = scheduled;
+                outcome
+            });
+            while let Some(done) = tasks.try_join_next() {
+                outcomes.push(done?);
+                progress(Progress::Finished);
+            }
         }
+        while complete && !tasks.is_empty() {
+            tokio::select! {
+                done = tasks.join_next() => if let Some(done) = done { outcomes.push(done?); progress(Progress::Finished); },
+                _ = &mut interrupted => { complete = false; }
+            }
+        }
+        tasks.abort_all();
+        Ok((outcomes, complete, origin.elapsed().as_secs_f64()))
     }
-    tasks.abort_all();
-    progress.finish_and_clear();
-    let duration = origin.elapsed().as_secs_f64();
+}
+
+/// Runs the benchmark. `interrupted` resolving stops it: what was measured so far is reported,
+/// marked incomplete.
+pub async fn run(
+    args: &BenchOptions,
+    interrupted: impl std::future::Future<Output = ()>,
+    progress: impl FnMut(Progress),
+) -> anyhow::Result<Run> {
+    let (rate, slo) = checked(args)?;
+    let chat = args.endpoint.contains("chat");
+    let base = args.base_url.trim_end_matches('/').to_string();
+    let http = http::Http::new(&base).map_err(|e| anyhow::anyhow!("--base-url: {e}"))?;
+    let model = match &args.model {
+        Some(m) => m.clone(),
+        None => first_model(&http, &base).await?,
+    };
+    let items = prompts(args, chat)?;
+    let (warmup, measured) = items.split_at(args.num_warmups);
+    let sender = Sender {
+        http,
+        path: args.endpoint.clone(),
+        model,
+        chat,
+        args,
+        timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
+        limit: args.max_concurrency.unwrap_or(usize::MAX >> 4).max(1),
+    };
+    sender.warm_up(warmup).await;
+    let (mut outcomes, complete, duration) = sender.measure(measured, rate, interrupted, progress).await?;
     let settings = report::Settings {
         max_concurrency: args.max_concurrency,
         request_rate: rate,
@@ -256,12 +319,12 @@ pub async fn run(args: &BenchArgs, interrupted: impl std::future::Future<Output 
         slo,
     };
     outcomes.sort_by(|a, b| a.start.total_cmp(&b.start));
-    Ok(Run { report: report::build(&outcomes, duration, settings, complete), outcomes, model })
+    Ok(Run { report: report::build(&outcomes, duration, settings, complete), outcomes, model: sender.model })
 }
 
 /// What standard error says about a run: the most frequent errors, usage that was not
 /// believed, an interruption.
-fn notes(run: &Run) -> String {
+pub fn notes(run: &Run) -> String {
     use std::fmt::Write;
     let report = &run.report;
     let mut text = String::new();
@@ -289,13 +352,9 @@ fn notes(run: &Run) -> String {
     text
 }
 
-/// Prints the block (standard output), the errors (standard error), and writes the JSON. A
-/// standard error that cannot be written (a full disk) loses those lines, nothing else.
-pub fn publish(args: &BenchArgs, run: &Run) -> anyhow::Result<()> {
-    use std::io::Write;
+/// Writes the result JSON and the requests file the options ask for.
+pub fn save(args: &BenchOptions, run: &Run) -> anyhow::Result<()> {
     let report = &run.report;
-    let _ = std::io::stderr().lock().write_all(notes(run).as_bytes());
-    std::io::stdout().lock().write_all(report.block().as_bytes())?;
     if let Some(path) = &args.save_result {
         let backend = if args.endpoint.contains("chat") { "openai-chat" } else { "openai" };
         let json = report.json(&run.model, backend, args.num_prompts, &run.outcomes);

@@ -116,7 +116,7 @@ pub enum Command {
     /// Ctrl-C stops it and prints what was measured so far, without the closing line (so that
     /// `perflab parse` reads it as incomplete); the exit code is then 130.
     #[command(display_order = 6)]
-    Bench(Box<crate::bench::BenchArgs>),
+    Bench(Box<bench::BenchArgs>),
     /// List the runs a study needs: done, stale, failed, reused, pending, waiting.
     ///
     /// A run is stale when its engine, the engine's version, its command or the benchmark

@@ -13,137 +13,143 @@ mod server;
 
 pub use server::serve;
 
-use clap::Args;
-
 /// Attention backends the simulated engine supports.
 pub const BACKENDS: &[&str] = &["flashinfer", "triton", "fa3"];
 
-/// Engine-like flags (vLLM and SGLang spellings), then the simulation's own knobs (`--sim-*`).
-#[derive(Debug, Clone, Args)]
-pub struct EngineArgs {
+/// Engine-like settings (named as vLLM names its flags), then the simulation's own knobs
+/// (`sim_*`); `perflab-engine`'s flags set them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineOptions {
     /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
-    #[arg(long, default_value_t = 8000)]
     pub port: u16,
     /// The model name the server answers to.
-    #[arg(long, visible_alias = "model-path", default_value = "sim-model")]
     pub model: String,
     /// Tensor parallelism: GPUs a replica spans; each step is faster, memory is larger.
-    #[arg(long, visible_alias = "tensor-parallel-size", short_alias = 't', default_value_t = 1)]
     pub tp_size: u32,
     /// Data parallelism: independent replicas sharing the GPUs.
-    #[arg(long, visible_alias = "data-parallel-size", default_value_t = 1)]
     pub dp_size: u32,
     /// Sequences a replica runs at once.
-    #[arg(long, visible_alias = "max-running-requests", default_value_t = 256)]
     pub max_num_seqs: usize,
     /// Share of GPU memory the engine may use.
-    #[arg(long, visible_alias = "mem-fraction-static", default_value_t = 0.8)]
     pub gpu_memory_utilization: f64,
     /// `auto`, `bf16`, `fp8`, `fp8_e4m3`: FP8 halves the bytes a cached token takes.
-    #[arg(long, default_value = "auto")]
     pub kv_cache_dtype: String,
     /// Prompt tokens prefilled a step; larger chunks need more activation memory.
-    #[arg(long, default_value_t = 8192)]
     pub chunked_prefill_size: u64,
     /// One of flashinfer, triton, fa3.
-    #[arg(long, default_value = "flashinfer")]
     pub attention_backend: String,
     /// Longest prompt plus output a request may have; longer requests are rejected.
-    #[arg(long, visible_alias = "context-length", default_value_t = 32768)]
     pub max_model_len: u64,
     /// Seconds the engine takes to load before it serves.
-    #[arg(long, default_value_t = 2.0)]
     pub sim_startup_seconds: f64,
     /// Milliseconds a decode step takes with one sequence on one GPU.
-    #[arg(long, default_value_t = 20.0)]
     pub sim_decode_ms: f64,
     /// How much longer a step gets when the batch is full (0.5: 50% longer).
-    #[arg(long, default_value_t = 0.5)]
     pub sim_batch_penalty: f64,
     /// Milliseconds to prefill 1000 prompt tokens on one GPU.
-    #[arg(long, default_value_t = 20.0)]
     pub sim_prefill_ms_per_1k: f64,
     /// Memory of one GPU, GiB.
-    #[arg(long, default_value_t = 80.0)]
     pub sim_gpu_memory_gb: f64,
     /// Model weights, GiB, spread over the tensor-parallel GPUs.
-    #[arg(long, default_value_t = 40.0)]
     pub sim_weights_gb: f64,
     /// KV cache of one token in 16-bit, KiB.
-    #[arg(long, default_value_t = 160.0)]
     pub sim_kv_kib_per_token: f64,
     /// Activation memory a prefill token needs, KiB.
-    #[arg(long, default_value_t = 1024.0)]
     pub sim_activation_kib_per_token: f64,
     /// Milliseconds a step spends in communication for each GPU beyond the first.
-    #[arg(long, default_value_t = 1.0)]
     pub sim_tp_overhead_ms: f64,
     /// How much longer a step is with an FP8 KV cache (dequantization), e.g. 0.15.
-    #[arg(long, default_value_t = 0.15)]
     pub sim_fp8_kv_overhead: f64,
     /// Abort the process after this many completed requests, as a crashing engine does.
-    #[arg(long)]
     pub sim_crash_after: Option<u64>,
     /// After this many completed requests the engine's core dies but its API server lives on,
     /// answering 500 and failing `/health`, as vLLM's server does until it exits.
-    #[arg(long)]
     pub sim_core_dies_after: Option<u64>,
     /// Answer this many `/health` checks that come after the first request with 503, as an
     /// engine busy finishing a benchmark's last requests may be too slow to answer one.
-    #[arg(long, default_value_t = 0)]
     pub sim_health_blips: u64,
     /// Count this many times the tokens it streamed as `completion_tokens` in a stream's usage,
     /// as a server that miscounts does.
-    #[arg(long, default_value_t = 1)]
     pub sim_usage_factor: u64,
     /// Answer every Nth request with HTTP 500.
-    #[arg(long)]
     pub sim_fail_every: Option<u64>,
     /// Send a malformed chunk in every Nth stream.
-    #[arg(long)]
     pub sim_malformed_every: Option<u64>,
     /// Drop the connection in the middle of every Nth stream.
-    #[arg(long)]
     pub sim_drop_every: Option<u64>,
     /// Listen only once loaded, as vLLM does after loading weights (by default the port is
     /// bound at once and `/health` answers 503 while loading).
-    #[arg(long)]
     pub sim_bind_late: bool,
     /// Die halfway through loading with an error, as an engine whose workers fail does.
-    #[arg(long)]
     pub sim_die_while_loading: bool,
     /// Ignore SIGTERM, as an engine hung in its shutdown does (only SIGKILL ends it).
-    #[arg(long)]
     pub sim_ignore_sigterm: bool,
     /// Start a worker process in the engine's process group that ignores SIGTERM and outlives
     /// the engine, as a GPU engine's workers can when the OOM killer takes the main process:
     /// only SIGKILL ends it (or, at the latest, [`WORKER_LIFETIME`]). Its process id is in the
     /// log (`INFO worker <pid> started`).
-    #[arg(long)]
     pub sim_worker: bool,
     /// Token ids of the model's vocabulary: a prompt of ids at or above it is refused with HTTP
     /// 400, as a real engine refuses them.
-    #[arg(long, default_value_t = 32000)]
     pub sim_vocab_size: u64,
     /// Lines of traceback and shutdown noise printed after a start-up error, as real engines
     /// print them (vLLM: 60–95), so that the error is far above the log's end.
-    #[arg(long, default_value_t = 0)]
     pub sim_log_after_error: usize,
     /// Run-to-run variation of the engine's speed, as a share (0.05: up to ±5%): half of it is
     /// drawn at each engine start, half at each benchmark (a burst of requests after the
-    /// engine was idle for [`BENCHMARK_GAP_MS`] ms), from `--sim-seed`.
-    #[arg(long, default_value_t = 0.0)]
+    /// engine was idle for [`BENCHMARK_GAP_MS`] ms), from `sim_seed`.
     pub sim_noise: f64,
-    /// The seed of `--sim-noise`'s draws.
-    #[arg(long, default_value_t = 0)]
+    /// The seed of `sim_noise`'s draws.
     pub sim_seed: u64,
-    /// A file counting the engine starts that drew from `--sim-seed` (created when missing):
+    /// A file counting the engine starts that drew from `sim_seed` (created when missing):
     /// each start reads it and counts itself, so that each start draws anew and the same
     /// seed replays the same sequence. Without it every start draws as the first.
-    #[arg(long)]
     pub sim_noise_counter: Option<std::path::PathBuf>,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            host: "127.0.0.1".into(),
+            port: 8000,
+            model: "sim-model".into(),
+            tp_size: 1,
+            dp_size: 1,
+            max_num_seqs: 256,
+            gpu_memory_utilization: 0.8,
+            kv_cache_dtype: "auto".into(),
+            chunked_prefill_size: 8192,
+            attention_backend: "flashinfer".into(),
+            max_model_len: 32768,
+            sim_startup_seconds: 2.0,
+            sim_decode_ms: 20.0,
+            sim_batch_penalty: 0.5,
+            sim_prefill_ms_per_1k: 20.0,
+            sim_gpu_memory_gb: 80.0,
+            sim_weights_gb: 40.0,
+            sim_kv_kib_per_token: 160.0,
+            sim_activation_kib_per_token: 1024.0,
+            sim_tp_overhead_ms: 1.0,
+            sim_fp8_kv_overhead: 0.15,
+            sim_crash_after: None,
+            sim_core_dies_after: None,
+            sim_health_blips: 0,
+            sim_usage_factor: 1,
+            sim_fail_every: None,
+            sim_malformed_every: None,
+            sim_drop_every: None,
+            sim_bind_late: false,
+            sim_die_while_loading: false,
+            sim_ignore_sigterm: false,
+            sim_worker: false,
+            sim_vocab_size: 32000,
+            sim_log_after_error: 0,
+            sim_noise: 0.0,
+            sim_seed: 0,
+            sim_noise_counter: None,
+        }
+    }
 }
 
 /// The longest a `--sim-worker` lives: a test that fails leaves none for long.
@@ -218,7 +224,7 @@ pub struct Capacity {
     pub step_factor: f64,
 }
 
-impl EngineArgs {
+impl EngineOptions {
     /// The capacity of a replica, or why the engine cannot start with these flags.
     pub fn capacity(&self) -> Result<Capacity, StartError> {
         for (name, value) in [
@@ -294,26 +300,20 @@ impl EngineArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        engine: EngineArgs,
-    }
-
-    fn args(list: &[&str]) -> EngineArgs {
-        Cli::parse_from(std::iter::once("engine").chain(list.iter().copied())).engine
+    fn args(set: impl FnOnce(&mut EngineOptions)) -> EngineOptions {
+        let mut options = EngineOptions::default();
+        set(&mut options);
+        options
     }
 
     #[test]
     fn memory_fraction_and_fp8_grow_the_kv_cache() {
-        let base = args(&[]).capacity().unwrap();
-        let more = args(&["--gpu-memory-utilization", "0.9"]).capacity().unwrap();
-        let fp8 = args(&["--kv-cache-dtype", "fp8_e4m3"]).capacity().unwrap();
+        let base = args(|_| {}).capacity().unwrap();
+        let more = args(|o| o.gpu_memory_utilization = 0.9).capacity().unwrap();
+        let fp8 = args(|o| o.kv_cache_dtype = "fp8_e4m3".into()).capacity().unwrap();
         assert!(more.kv_tokens > base.kv_tokens);
         assert!(fp8.kv_tokens > base.kv_tokens * 19 / 10);
-        assert_eq!(args(&["--mem-fraction-static", "0.9"]).capacity().unwrap(), more, "SGLang spelling");
     }
 
     #[test]
@@ -327,16 +327,16 @@ mod tests {
         assert!(mean.abs() < 0.05, "{mean}");
         assert_eq!(speed_factor(0.05, 1.0, 1.0), 1.05);
         assert_eq!(speed_factor(0.0, 0.3, -0.9), 1.0);
-        assert!(args(&["--sim-noise", "2"]).capacity().is_err());
+        assert!(args(|o| o.sim_noise = 2.0).capacity().is_err());
     }
 
     #[test]
     fn failures_read_like_real_engines() {
-        let oom = args(&["--gpu-memory-utilization", "0.5"]).capacity().unwrap_err();
+        let oom = args(|o| o.gpu_memory_utilization = 0.5).capacity().unwrap_err();
         assert!(matches!(oom, StartError::OutOfMemory(ref m) if m.contains("CUDA out of memory")), "{oom}");
-        let oom = args(&["--chunked-prefill-size", "40000"]).capacity().unwrap_err();
+        let oom = args(|o| o.chunked_prefill_size = 40000).capacity().unwrap_err();
         assert!(matches!(oom, StartError::OutOfMemory(_)));
-        let bad = args(&["--attention-backend", "cutlass_mla"]).capacity().unwrap_err();
+        let bad = args(|o| o.attention_backend = "cutlass_mla".into()).capacity().unwrap_err();
         assert!(bad.to_string().contains("Selected backend AttentionBackendEnum.CUTLASS_MLA is not valid"));
     }
 }

@@ -1,6 +1,6 @@
 //! The simulated engine's HTTP server and its continuous-batching loop.
 
-use super::{Capacity, EngineArgs, StartError};
+use super::{Capacity, EngineOptions, StartError};
 use bytes::Bytes;
 use hyper::body::{Body, Frame, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
@@ -27,7 +27,7 @@ struct Seq {
 }
 
 struct State {
-    args: EngineArgs,
+    args: EngineOptions,
     ready: AtomicBool,
     replicas: Vec<mpsc::UnboundedSender<Job>>,
     next: AtomicUsize,
@@ -56,13 +56,13 @@ struct Noise {
 }
 
 impl Noise {
-    fn new(args: &EngineArgs, start: u64) -> Noise {
+    fn new(args: &EngineOptions, start: u64) -> Noise {
         let start_draw = crate::sim::draw(args.sim_seed, 0, start);
         Noise { start, start_draw, benchmarks: 0, factor: 1.0, idle_since: Some(std::time::Instant::now()) }
     }
 
     /// A request arrives: after an idle gap it starts a new benchmark, with a new draw.
-    fn busy(&mut self, args: &EngineArgs) {
+    fn busy(&mut self, args: &EngineOptions) {
         let gap = Duration::from_millis(crate::sim::BENCHMARK_GAP_MS);
         if self.idle_since.take().is_some_and(|t| t.elapsed() >= gap) || self.benchmarks == 0 {
             let bench = crate::sim::draw(args.sim_seed, 1 + self.start, self.benchmarks);
@@ -84,7 +84,7 @@ fn count_start(path: Option<&std::path::Path>) -> u64 {
 
 /// Runs the engine until the process ends. Prints what an engine prints while it loads; exits
 /// with an error (after the load, for out of memory) when its flags cannot work.
-pub async fn serve(args: EngineArgs) -> anyhow::Result<()> {
+pub async fn serve(args: EngineOptions) -> anyhow::Result<()> {
     eprintln!("INFO simulated engine: model={} tp={} dp={}", args.model, args.tp_size, args.dp_size);
     if args.sim_ignore_sigterm {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -222,49 +222,41 @@ async fn listen(state: &Arc<State>) -> anyhow::Result<tokio::task::JoinHandle<()
 /// longer starts a new schedule rather than emit a long burst.
 const CATCH_UP_LIMIT: Duration = Duration::from_secs(1);
 
-async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiver<Job>, completed: Arc<AtomicU64>) {
-    let args = &state.args;
-    let mut waiting: VecDeque<Job> = VecDeque::new();
-    let mut running: Vec<Seq> = Vec::new();
-    let mut kv_used = 0u64;
-    // The engine keeps a schedule: each step ends a step's length after the previous one was due,
-    // not after the timer woke it, so the timer's millisecond granularity and late wake-ups do not
-    // add up over a benchmark and throughput follows the configured step times (and noise) alone.
-    let mut due = tokio::time::Instant::now();
-    loop {
-        if running.is_empty() && waiting.is_empty() {
-            if let Ok(mut noise) = state.noise.lock() {
-                noise.idle_since.get_or_insert_with(std::time::Instant::now);
-            }
-            match rx.recv().await {
-                Some(job) => waiting.push_back(job),
-                None => return,
-            }
-            if let Ok(mut noise) = state.noise.lock() {
-                noise.busy(args);
-            }
-            due = tokio::time::Instant::now();
-        }
-        while let Ok(job) = rx.try_recv() {
-            waiting.push_back(job);
-        }
-        // Admit, in arrival order, every waiting sequence that the batch and the KV cache have
-        // room for (a large prompt does not hold back smaller ones behind it).
+/// A replica's sequences: those waiting to be admitted, those running, and the KV cache the
+/// running ones hold.
+#[derive(Default)]
+struct Batch {
+    waiting: VecDeque<Job>,
+    running: Vec<Seq>,
+    kv_used: u64,
+}
+
+impl Batch {
+    fn is_empty(&self) -> bool {
+        self.running.is_empty() && self.waiting.is_empty()
+    }
+
+    /// Admits, in arrival order, every waiting sequence that the batch and the KV cache have
+    /// room for (a large prompt does not hold back smaller ones behind it).
+    fn admit(&mut self, cap: &Capacity) {
         let mut i = 0;
-        while i < waiting.len() && running.len() < cap.max_seqs {
-            let need = waiting[i].input + waiting[i].output;
-            if kv_used + need <= cap.kv_tokens || running.is_empty() {
-                if let Some(job) = waiting.remove(i) {
-                    kv_used += need;
-                    running.push(Seq { prefill_left: job.input.max(1), produced: 0, job });
+        while i < self.waiting.len() && self.running.len() < cap.max_seqs {
+            let need = self.waiting[i].input + self.waiting[i].output;
+            if self.kv_used + need <= cap.kv_tokens || self.running.is_empty() {
+                if let Some(job) = self.waiting.remove(i) {
+                    self.kv_used += need;
+                    self.running.push(Seq { prefill_left: job.input.max(1), produced: 0, job });
                 }
             } else {
                 i += 1;
             }
         }
-        let mut budget = args.chunked_prefill_size.max(1);
+    }
+
+    /// Prefills up to `budget` prompt tokens, first come first; returns the tokens prefilled.
+    fn prefill(&mut self, mut budget: u64) -> u64 {
         let mut prefilled = 0;
-        for s in running.iter_mut().filter(|s| s.prefill_left > 0) {
+        for s in self.running.iter_mut().filter(|s| s.prefill_left > 0) {
             let take = s.prefill_left.min(budget);
             s.prefill_left -= take;
             budget -= take;
@@ -273,21 +265,24 @@ async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiv
                 break;
             }
         }
-        let decoding = running.iter().any(|s| s.prefill_left == 0);
-        let occupancy = running.len() as f64 / cap.max_seqs as f64;
+        prefilled
+    }
+
+    /// Milliseconds the step takes that prefilled `prefilled` tokens, at speed `speed`.
+    fn step_ms(&self, cap: &Capacity, args: &EngineOptions, prefilled: u64, speed: f64) -> f64 {
+        let decoding = self.running.iter().any(|s| s.prefill_left == 0);
+        let occupancy = self.running.len() as f64 / cap.max_seqs as f64;
         let decode = if decoding { args.sim_decode_ms * (1.0 + args.sim_batch_penalty * occupancy) } else { 0.0 };
         let work = (decode + prefilled as f64 * args.sim_prefill_ms_per_1k / 1000.0) / cap.speedup;
-        let speed = state.noise.lock().map_or(1.0, |n| n.factor);
-        let step_ms = (work + cap.overhead_ms) * cap.step_factor / speed;
-        let now = tokio::time::Instant::now();
-        // Far behind (the process was stopped): start a new schedule rather than catch up.
-        if now.saturating_duration_since(due) > CATCH_UP_LIMIT {
-            due = now;
-        }
-        due += Duration::from_secs_f64(step_ms.max(0.05) / 1000.0);
-        tokio::time::sleep_until(due).await;
+        (work + cap.overhead_ms) * cap.step_factor / speed
+    }
+
+    /// Sends every decoding sequence its next token and lets go of those finished or no longer
+    /// listened to; returns how many finished.
+    fn decode(&mut self) -> u64 {
         let mut finished = 0;
-        running.retain_mut(|s| {
+        let kv_used = &mut self.kv_used;
+        self.running.retain_mut(|s| {
             if s.prefill_left > 0 {
                 return true;
             }
@@ -295,28 +290,78 @@ async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiv
             let last = s.produced >= s.job.output;
             let delivered = s.job.events.send(last).is_ok();
             if last || !delivered {
-                kv_used -= s.job.input + s.job.output;
+                *kv_used -= s.job.input + s.job.output;
                 finished += u64::from(last);
                 return false;
             }
             true
         });
-        let total = completed.fetch_add(finished, Ordering::SeqCst) + finished;
-        if let Some(limit) = args.sim_crash_after
-            && total >= limit
-        {
-            eprintln!("RuntimeError: CUDA error: an illegal memory access was encountered");
-            eprintln!("ERROR engine core died unexpectedly; shutting down");
-            std::process::exit(1);
+        finished
+    }
+}
+
+/// Fails the engine as `--sim-crash-after` and `--sim-core-dies-after` ask once `total` requests
+/// completed: the first ends the process, the second marks the core dead and returns true.
+fn fail_after(state: &State, total: u64) -> bool {
+    let args = &state.args;
+    if let Some(limit) = args.sim_crash_after
+        && total >= limit
+    {
+        eprintln!("RuntimeError: CUDA error: an illegal memory access was encountered");
+        eprintln!("ERROR engine core died unexpectedly; shutting down");
+        std::process::exit(1);
+    }
+    if let Some(limit) = args.sim_core_dies_after
+        && total >= limit
+    {
+        eprintln!(
+            "ERROR EngineCore encountered a fatal error: RuntimeError: CUDA error: an illegal memory access was encountered"
+        );
+        eprintln!("ERROR EngineDeadError: EngineCore encountered an issue. See stack trace for the root cause.");
+        state.dead.store(true, Ordering::SeqCst);
+        return true;
+    }
+    false
+}
+
+async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiver<Job>, completed: Arc<AtomicU64>) {
+    let args = &state.args;
+    let mut batch = Batch::default();
+    // The engine keeps a schedule: each step ends a step's length after the previous one was due,
+    // not after the timer woke it, so the timer's millisecond granularity and late wake-ups do not
+    // add up over a benchmark and throughput follows the configured step times (and noise) alone.
+    let mut due = tokio::time::Instant::now();
+    loop {
+        if batch.is_empty() {
+            if let Ok(mut noise) = state.noise.lock() {
+                noise.idle_since.get_or_insert_with(std::time::Instant::now);
+            }
+            match rx.recv().await {
+                Some(job) => batch.waiting.push_back(job),
+                None => return,
+            }
+            if let Ok(mut noise) = state.noise.lock() {
+                noise.busy(args);
+            }
+            due = tokio::time::Instant::now();
         }
-        if let Some(limit) = args.sim_core_dies_after
-            && total >= limit
-        {
-            eprintln!(
-                "ERROR EngineCore encountered a fatal error: RuntimeError: CUDA error: an illegal memory access was encountered"
-            );
-            eprintln!("ERROR EngineDeadError: EngineCore encountered an issue. See stack trace for the root cause.");
-            state.dead.store(true, Ordering::SeqCst);
+        while let Ok(job) = rx.try_recv() {
+            batch.waiting.push_back(job);
+        }
+        batch.admit(&cap);
+        let prefilled = batch.prefill(args.chunked_prefill_size.max(1));
+        let speed = state.noise.lock().map_or(1.0, |n| n.factor);
+        let step_ms = batch.step_ms(&cap, args, prefilled, speed);
+        let now = tokio::time::Instant::now();
+        // Far behind (the process was stopped): start a new schedule rather than catch up.
+        if now.saturating_duration_since(due) > CATCH_UP_LIMIT {
+            due = now;
+        }
+        due += Duration::from_secs_f64(step_ms.max(0.05) / 1000.0);
+        tokio::time::sleep_until(due).await;
+        let finished = batch.decode();
+        let total = completed.fetch_add(finished, Ordering::SeqCst) + finished;
+        if fail_after(&state, total) {
             // Every sequence in flight ends with the core: its stream is cut.
             return;
         }
@@ -523,19 +568,7 @@ async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody
         return error(StatusCode::BAD_REQUEST, &format!("Token id {id} is out of vocabulary"));
     }
     let input = prompt.map_or(0, count_tokens);
-    let max_tokens =
-        body.get("max_tokens").or_else(|| body.get("max_completion_tokens")).and_then(|v| v.as_u64()).unwrap_or(16);
-    let ignore_eos = body.get("ignore_eos").and_then(|v| v.as_bool()).unwrap_or(false);
-    let min_tokens = body.get("min_tokens").and_then(|v| v.as_u64()).unwrap_or(0);
-    let output = if ignore_eos || min_tokens >= max_tokens {
-        max_tokens
-    } else {
-        // A natural stopping point that depends on the prompt only.
-        let text = prompt.map(|p| p.to_string()).unwrap_or_default();
-        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-        (min_tokens.max(1) + hash % max_tokens.max(1)).min(max_tokens.max(1))
-    }
-    .max(1);
+    let output = output_tokens(&body, prompt);
     if input + output > args.max_model_len {
         return error(
             StatusCode::BAD_REQUEST,
@@ -572,7 +605,34 @@ async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody
         r.headers_mut().insert("content-type", hyper::header::HeaderValue::from_static("text/event-stream"));
         return r;
     }
-    let mut rx = rx;
+    whole(rx, chat, &args.model, n, input).await
+}
+
+/// The tokens a request gets: what it asks for with `ignore_eos` or a `min_tokens` that high,
+/// else a natural stopping point that depends on the prompt only.
+fn output_tokens(body: &serde_json::Value, prompt: Option<&serde_json::Value>) -> u64 {
+    let max_tokens =
+        body.get("max_tokens").or_else(|| body.get("max_completion_tokens")).and_then(|v| v.as_u64()).unwrap_or(16);
+    let ignore_eos = body.get("ignore_eos").and_then(|v| v.as_bool()).unwrap_or(false);
+    let min_tokens = body.get("min_tokens").and_then(|v| v.as_u64()).unwrap_or(0);
+    if ignore_eos || min_tokens >= max_tokens {
+        max_tokens
+    } else {
+        let text = prompt.map(|p| p.to_string()).unwrap_or_default();
+        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        (min_tokens.max(1) + hash % max_tokens.max(1)).min(max_tokens.max(1))
+    }
+    .max(1)
+}
+
+/// The answer to a request that does not stream: every token once the replica made the last.
+async fn whole(
+    mut rx: mpsc::UnboundedReceiver<bool>,
+    chat: bool,
+    model: &str,
+    n: u64,
+    input: u64,
+) -> Response<SimBody> {
     let mut produced = 0u64;
     while let Some(last) = rx.recv().await {
         produced += 1;
@@ -590,7 +650,6 @@ async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody
         serde_json::json!({"prompt_tokens": input, "completion_tokens": produced, "total_tokens": input + produced});
     json(
         StatusCode::OK,
-        serde_json::json!({"id": format!("cmpl-{n}"), "model": args.model, "choices": [choice], "usage": usage})
-            .to_string(),
+        serde_json::json!({"id": format!("cmpl-{n}"), "model": model, "choices": [choice], "usage": usage}).to_string(),
     )
 }

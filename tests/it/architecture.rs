@@ -46,10 +46,6 @@ fn the_check_sees_an_import_of_the_executor() {
     assert!(exec_uses("// exec runs what crate::exec::plan says\nuse crate::study;").is_empty());
 }
 
-/// Library files that still declare their command-line options with clap; the list only
-/// shrinks (each is checked to still need its place on it).
-const CLAP_NOT_MOVED_YET: [&str; 2] = ["bench/mod.rs", "sim/mod.rs"];
-
 #[test]
 fn clap_stays_on_the_command_line_side() {
     let src = root().join("src");
@@ -58,9 +54,7 @@ fn clap_stays_on_the_command_line_side() {
         let relative = Path::new(&path).strip_prefix(&src).unwrap().display().to_string();
         let command_line = relative.starts_with("cli/") || relative.starts_with("bin/") || relative == "main.rs";
         let named = text.lines().any(|l| !l.trim_start().starts_with("//") && l.contains("clap"));
-        if CLAP_NOT_MOVED_YET.contains(&relative.as_str()) {
-            assert!(named, "{relative} no longer uses clap: take it off the list");
-        } else if named && !command_line {
+        if named && !command_line {
             found.push(relative);
         }
     }
