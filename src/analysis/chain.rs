@@ -225,6 +225,7 @@ pub fn resolve(study: &Study) -> Chain {
         study,
         target: study.spec.target_profile.get_ref(),
         objective: study.spec.objective.get_ref(),
+        metric: study.metric(study.spec.objective.get_ref()),
         registry: Registry::default(),
         stages: Vec::new(),
         current: None,
@@ -245,6 +246,8 @@ struct Replay<'a> {
     study: &'a Study,
     target: &'a str,
     objective: &'a str,
+    /// The objective's metric, which every stage's decision weighs.
+    metric: crate::metric::Metric,
     registry: Registry,
     stages: Vec<StageOutcome>,
     /// The configuration the search stands on after the stages replayed so far.
@@ -446,9 +449,9 @@ impl Replay<'_> {
     /// The stage's best variant and its decision against `base`.
     fn decide(&self, stage: &Stage, base: &Point, variants: &[VariantOutcome]) -> (Option<usize>, Adoption) {
         let study = self.study;
-        let metric = study.metric(self.objective);
+        let metric = &self.metric;
         let values = variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
-        let best = adoption::best(&metric, values);
+        let best = adoption::best(metric, values);
         let decided = stage.adopt.as_ref().map(|a| a.variant.as_ref().map(|v| v.get_ref().as_str()));
         let override_value =
             decided.flatten().and_then(|id| variants.iter().find(|x| x.id == id)).and_then(|x| x.point.value);
@@ -465,17 +468,17 @@ impl Replay<'_> {
                     .sample
                     .zip(base.sample)
                     .filter(|_| !is_base)
-                    .and_then(|(n, b)| stats::gain_at(&metric, &n, &b, level(&n, &b))),
+                    .and_then(|(n, b)| stats::gain_at(metric, &n, &b, level(&n, &b))),
             }
         };
         let challenger = adoption::best(
-            &metric,
+            metric,
             variants
                 .iter()
                 .map(|v| v.point.value.filter(|_| v.ranks() && v.point.config.identity() != base.config.identity())),
         );
         let adoption = adoption::decide(
-            &metric,
+            metric,
             study.spec.noise_threshold,
             base.value,
             best.map(as_best),

@@ -29,11 +29,6 @@ impl VariantRef {
         Some(VariantRef { text: text.to_string(), slash })
     }
 
-    /// The configuration a run measures.
-    pub fn of(key: &RunKey) -> VariantRef {
-        VariantRef::new(&key.stage, &key.variant)
-    }
-
     pub fn stage(&self) -> &str {
         &self.text[..self.slash]
     }
@@ -50,17 +45,12 @@ impl VariantRef {
     pub fn key(&self, profile: &str) -> RunKey {
         RunKey { stage: self.stage().to_string(), variant: self.variant().to_string(), profile: profile.to_string() }
     }
-
-    /// Whether `key` is a run of this configuration.
-    pub fn measured_by(&self, key: &RunKey) -> bool {
-        self.stage() == key.stage && self.variant() == key.variant
-    }
 }
 
 impl RunKey {
     /// The configuration this run measures.
     pub fn config(&self) -> VariantRef {
-        VariantRef::of(self)
+        VariantRef::new(&self.stage, &self.variant)
     }
 }
 
@@ -229,8 +219,6 @@ mod tests {
         assert_eq!((r.stage(), r.variant(), r.as_str()), ("engine", "vllm", "engine/vllm"));
         assert_eq!(r, VariantRef::new("engine", "vllm"));
         assert_eq!(r.key("chat"), RunKey::parse("engine/vllm/chat"));
-        assert!(r.measured_by(&RunKey::parse("engine/vllm/long")));
-        assert!(!r.measured_by(&RunKey::parse("engine/vllm2/long")));
         assert_eq!(RunKey::parse("a/b/c").config(), "a/b");
         assert!(VariantRef::parse("engine").is_none());
         assert_eq!(Ref::parse("engine"), Ref::Stage("engine".into()));
