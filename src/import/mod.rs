@@ -505,7 +505,7 @@ impl Context {
         let (line, _) = page::join_command(&script);
         let guidellm = page.benchmark_tool.as_deref() == Some("guidellm") || line.contains("guidellm");
         d.benchmark = if guidellm {
-            ("guidellm".into(), "guidellm benchmark --target http://{host}:{port}/v1 --model {model} --rate-type constant --rate {request_rate} --max-requests {total_requests}".into())
+            ("guidellm".into(), "guidellm benchmark --target http://{host}:{port} --model {model} --processor {model} --max-requests {total_requests}".into())
         } else {
             ("vllm bench serve".into(), "vllm bench serve --model {model} --base-url http://{host}:{port} --backend openai-chat --endpoint /v1/chat/completions --dataset-name {dataset} --num-prompts {total_requests}".into())
         };

@@ -143,10 +143,11 @@ fn profile(o: &mut String, d: &Draft, p: &super::ProfileDraft) {
             );
         }
         if p.src.seed.is_some() {
-            args.extend(["--seed".into(), "{seed}".into()]);
+            args.extend([if guidellm { "--random-seed" } else { "--seed" }.into(), "{seed}".into()]);
         }
     }
-    match p.src.request_rate.as_deref().map(str::parse::<f64>) {
+    let rate = p.src.request_rate.as_deref().map(str::parse::<f64>);
+    match rate {
         Some(Ok(r)) => {
             let _ = writeln!(o, "request_rate = {r}");
         }
@@ -158,9 +159,26 @@ fn profile(o: &mut String, d: &Draft, p: &super::ProfileDraft) {
     let _ = writeln!(o, "total_requests = {}", p.src.total_requests.unwrap_or(1000));
     if let Some(c) = p.max_concurrency {
         let _ = writeln!(o, "max_concurrency = {c}");
-        args.extend(["--max-concurrency".into(), "{max_concurrency}".into()]);
     }
+    args.extend(load_args(guidellm, p.max_concurrency.is_some(), matches!(rate, Some(Ok(_)))));
     let _ = writeln!(o, "args = {}", list(&args));
+}
+
+/// How a profile's load is passed to its benchmark tool. guidellm takes the kind of load as
+/// `--profile` and its size as `--rate`: streams for `concurrent`, requests a second for
+/// `constant`, nothing for `throughput` (every request at once); `vllm bench serve` takes a
+/// rate and a concurrency cap as flags of their own, and sends every request at once without.
+fn load_args(guidellm: bool, concurrency: bool, rate: bool) -> Vec<String> {
+    let words: &[&str] = match (guidellm, concurrency, rate) {
+        (true, true, _) => &["--profile", "concurrent", "--rate", "{max_concurrency}"],
+        (true, false, true) => &["--profile", "constant", "--rate", "{request_rate}"],
+        (true, false, false) => &["--profile", "throughput"],
+        (false, true, true) => &["--request-rate", "{request_rate}", "--max-concurrency", "{max_concurrency}"],
+        (false, true, false) => &["--max-concurrency", "{max_concurrency}"],
+        (false, false, true) => &["--request-rate", "{request_rate}"],
+        (false, false, false) => &[],
+    };
+    words.iter().map(|w| w.to_string()).collect()
 }
 
 fn stage(o: &mut String, d: &Draft, s: &super::StageDraft) {

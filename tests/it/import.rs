@@ -668,3 +668,31 @@ fn the_same_page_gives_the_same_study_byte_for_byte() {
         assert_eq!(once.runs, again.runs, "{name}");
     }
 }
+
+/// A guidellm page's profiles become guidellm commands a reader can run: the kind of load as
+/// `--profile`, its rate as `--rate`, synthetic data with its seed; no vLLM flag among them.
+#[test]
+fn a_guidellm_page_s_profiles_are_guidellm_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let (study, a) = import("glm-5.2-h200", dir.path());
+    assert_eq!(study.spec.benchmark.tool, "guidellm");
+    let config = perflab::study::Config::new(&a.recommended.engine);
+    for profile in &study.spec.profiles {
+        let words = perflab::study::command::shown_bench_argv(&study, &config, profile).unwrap();
+        assert_eq!(words[..2], ["guidellm", "benchmark"], "{words:?}");
+        let after = |flag: &str| words.iter().position(|w| w == flag).map(|k| words[k + 1].clone());
+        assert_eq!(after("--profile").as_deref(), Some("constant"), "{words:?}");
+        let rate = match profile.request_rate {
+            Some(perflab::study::Rate::PerSecond(r)) => Some(r.to_string()),
+            _ => None,
+        };
+        assert!(rate.is_some() && after("--rate") == rate, "{words:?} against {rate:?}");
+        assert_eq!(after("--max-requests"), Some(profile.total_requests.to_string()));
+        if let Some(input) = profile.input_tokens {
+            let data = format!("prompt_tokens={input},output_tokens={}", profile.output_tokens.unwrap());
+            assert_eq!(after("--data"), Some(data));
+            assert_eq!(after("--random-seed"), profile.seed.map(|s| s.to_string()));
+        }
+        assert!(!words.iter().any(|w| w == "--rate-type" || w == "--seed" || w == "--request-rate"), "{words:?}");
+    }
+}

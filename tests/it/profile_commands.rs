@@ -31,18 +31,14 @@ fn every_profile_is_a_command_a_reader_can_paste() {
         let page = renderer.page(&study, &analysis, "en", Flavor::Commonmark, &Links::markdown(&study.id)).unwrap();
         let (section, blocks) = profile_blocks(&page);
         assert_eq!(blocks.len(), study.spec.profiles.len(), "{}: one command a profile", study.id);
-        let tool = study
-            .spec
-            .benchmark
-            .command
-            .as_ref()
-            .map_or("perflab".to_string(), |c| perflab::study::command::split(c.get_ref()).unwrap()[0].clone());
+        // The tool the study names, word for word, starts every command.
+        let tool = shell_words::split(&study.spec.benchmark.tool).unwrap();
         for ((lang, code), profile) in blocks.iter().zip(&study.spec.profiles) {
             assert_eq!(lang, "bash", "{}: {code}", study.id);
             assert!(!placeholder.is_match(code), "{}: a placeholder is left in {code}", study.id);
             let lines: Vec<&str> = code.lines().collect();
             let words = shell_words::split(lines.last().unwrap()).unwrap();
-            assert_eq!(words[0], tool, "{}: {code}", study.id);
+            assert_eq!(words[..tool.len()], tool[..], "{}: {code}", study.id);
             assert!(words.contains(&analysis.recommended.model), "{}: {code}", study.id);
             assert!(words.iter().any(|w| w.contains("127.0.0.1:")), "{}: {code}", study.id);
             if let (Some(url), Some(path)) = (&profile.dataset_url, &profile.dataset_path) {
@@ -77,4 +73,28 @@ fn the_glm_4_5_air_profile_downloads_sharegpt_and_runs_vllm_bench() {
     );
     assert!(!section.contains("toml"), "{section}");
     assert!(!page.contains("{total_requests}"), "the template is not shown when every profile is filled in");
+}
+
+/// GLM-5.2 was measured with guidellm (through GPUStack): its profiles are guidellm commands with
+/// each profile's data, seed and constant rate, and ShareGPT read from the file downloaded first.
+#[test]
+fn the_glm_5_2_profiles_are_guidellm_commands() {
+    let dir = root().join("results/glm-5.2-fp8-h200");
+    let study = Study::load(&dir).unwrap();
+    let page = Renderer::new(None)
+        .unwrap()
+        .page(&study, &analyze(&study), "en", Flavor::Commonmark, &Links::markdown(&study.id))
+        .unwrap();
+    let (_, blocks) = profile_blocks(&page);
+    let long = shell_words::split(&blocks[2].1).unwrap();
+    let expected = "guidellm benchmark --target http://127.0.0.1:8000 --model zai-org/GLM-5.2-FP8 \
+        --processor zai-org/GLM-5.2-FP8 --max-requests 100 --data prompt_tokens=32000,output_tokens=100 \
+        --random-seed 42 --profile constant --rate 1";
+    assert_eq!(long, shell_words::split(expected).unwrap());
+    let sharegpt: Vec<&str> = blocks[4].1.lines().collect();
+    assert!(sharegpt[0].starts_with("curl -L -o ShareGPT_V3_unfiltered_cleaned_split.json "), "{}", blocks[4].1);
+    let words = shell_words::split(sharegpt[1]).unwrap();
+    let data = words.iter().position(|w| w == "--data").unwrap();
+    assert_eq!(words[data + 1], "ShareGPT_V3_unfiltered_cleaned_split.json");
+    assert!(!words.contains(&"perflab".to_string()));
 }
