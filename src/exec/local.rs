@@ -1047,7 +1047,7 @@ impl Ended<'_> {
     fn judge(&self, mut result: BenchResult, engine: &mut Child) -> (BenchResult, bool) {
         let (argv, status, ready_url) = (self.argv, self.status, self.ready_url);
         // `perflab bench` says on standard error what it did not believe, in one line.
-        if argv.len() > 1 && argv[0] == "perflab" && argv[1] == "bench" {
+        if crate::study::command::is_perflab_bench(argv) {
             let lines = tail(self.err_path, 20).into_iter();
             result.warnings = lines.filter(|l| l.starts_with("warning: ")).collect();
         }

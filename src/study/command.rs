@@ -160,11 +160,17 @@ pub fn fill_load(argv: &[String], load: u64) -> Vec<String> {
 /// flag is added when the point runs, not recorded in its command, so that a point measures
 /// the same thing whether or not its records were kept.
 pub fn with_requests_file(mut argv: Vec<String>, requests: &std::path::Path) -> Vec<String> {
-    if argv.len() > 1 && argv[0] == "perflab" && argv[1] == "bench" {
+    if is_perflab_bench(&argv) {
         argv.push("--requests-file".into());
         argv.push(requests.display().to_string());
     }
     argv
+}
+
+/// Whether a benchmark command runs `perflab bench` (which says what it did not believe on
+/// standard error, and can write each request's latencies).
+pub fn is_perflab_bench(argv: &[String]) -> bool {
+    argv.len() > 1 && argv[0] == "perflab" && argv[1] == "bench"
 }
 
 /// The placeholder a load curve's benchmark command has where each point's load goes.
