@@ -170,7 +170,9 @@ fn an_engine_that_never_becomes_ready_times_out_and_is_stopped() {
     let started = Instant::now();
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(started.elapsed() < Duration::from_secs(15));
+    // Stopped at its timeout, not after the 100 s it would take to load (a wide margin: this
+    // says what happened, not how fast).
+    assert!(started.elapsed() < Duration::from_secs(60));
     let (class, message) = recorded_failure(&dir);
     assert_eq!(class, FailureClass::StartTimeout);
     assert!(message.contains("not ready after 2 s"), "{message}");
