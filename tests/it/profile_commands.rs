@@ -56,14 +56,16 @@ fn every_profile_is_a_command_a_reader_can_paste() {
     }
 }
 
+/// A bundled study's English page.
+fn english_page(id: &str) -> String {
+    let study = Study::load(&root().join("results").join(id)).unwrap();
+    let renderer = Renderer::new(None).unwrap();
+    renderer.page(&study, &analyze(&study), "en", Flavor::Commonmark, &Links::markdown(&study.id)).unwrap()
+}
+
 #[test]
 fn the_glm_4_5_air_profile_downloads_sharegpt_and_runs_vllm_bench() {
-    let dir = root().join("results/glm-4.5-air-h100");
-    let study = Study::load(&dir).unwrap();
-    let page = Renderer::new(None)
-        .unwrap()
-        .page(&study, &analyze(&study), "en", Flavor::Commonmark, &Links::markdown(&study.id))
-        .unwrap();
+    let page = english_page("glm-4.5-air-h100");
     let (section, blocks) = profile_blocks(&page);
     let code = &blocks[0].1;
     assert!(code.starts_with("curl -L -o ShareGPT_V3_unfiltered_cleaned_split.json https://huggingface.co/"), "{code}");
@@ -79,12 +81,7 @@ fn the_glm_4_5_air_profile_downloads_sharegpt_and_runs_vllm_bench() {
 /// each profile's data, seed and constant rate, and ShareGPT read from the file downloaded first.
 #[test]
 fn the_glm_5_2_profiles_are_guidellm_commands() {
-    let dir = root().join("results/glm-5.2-fp8-h200");
-    let study = Study::load(&dir).unwrap();
-    let page = Renderer::new(None)
-        .unwrap()
-        .page(&study, &analyze(&study), "en", Flavor::Commonmark, &Links::markdown(&study.id))
-        .unwrap();
+    let page = english_page("glm-5.2-fp8-h200");
     let (_, blocks) = profile_blocks(&page);
     let long = shell_words::split(&blocks[2].1).unwrap();
     let expected = "guidellm benchmark --target http://127.0.0.1:8000 --model zai-org/GLM-5.2-FP8 \
