@@ -102,6 +102,7 @@ impl Site {
         let locales = renderer.locales();
         let mut summary_all = String::from("# Summary\n");
         let mut exports = Vec::new();
+        let drawn = Drawn::default();
         for (study, analysis) in studies.iter().zip(&analyses) {
             let csv = crate::render::exports::csv(study, analysis)?;
             let json = crate::render::exports::json(analysis)?;
@@ -119,7 +120,7 @@ impl Site {
             let mut index = Vec::new();
             // A study's charts and pages in this language, rendered on every core.
             let pages = in_parallel(studies.len(), |i| {
-                render_study(&studies[i], &analyses[i], locale, &locales, renderer, flavor, &site.files)
+                render_study(&studies[i], &analyses[i], locale, &locales, renderer, flavor, &site.files, &drawn)
             });
             for (((study, analysis), (csv, json)), pages) in studies.iter().zip(&analyses).zip(&exports).zip(pages) {
                 let id = &study.id;
@@ -210,16 +211,63 @@ impl Site {
         crate::durable::copy_tree(out, fresh, &carried)?;
         // Each folder is made once, not looked up again for each of its files.
         let dirs: BTreeSet<&Path> = self.files.keys().filter_map(|rel| Path::new(rel.as_str()).parent()).collect();
-        for dir in dirs {
+        for dir in &dirs {
             let dir = fresh.join(dir);
             std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
         }
+        // A file the previous site holds as it is gets a second name rather than a new copy.
+        let real: BTreeSet<&Path> = dirs.iter().copied().filter(|dir| real_folder(out, dir)).collect();
         for (rel, bytes) in &self.files {
             let path = fresh.join(rel);
+            let parent = Path::new(rel.as_str()).parent();
+            if parent.is_some_and(|dir| real.contains(dir)) && link_same(&out.join(rel), &path, bytes) {
+                continue;
+            }
             std::fs::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))?;
         }
         Ok(())
     }
+}
+
+/// Whether `dir` (relative) is a folder of the site in `out` all the way down, not a link to
+/// elsewhere at any step.
+fn real_folder(out: &Path, dir: &Path) -> bool {
+    dir.ancestors().all(|a| std::fs::symlink_metadata(out.join(a)).is_ok_and(|m| m.is_dir()))
+}
+
+/// Gives `path` the previous site's file `old` as a second name, where that is a plain file that
+/// holds exactly `bytes`: the file system then allocates no new file and nothing is written (on
+/// a disk whose previous build's files were just freed, allocating one is what costs most).
+/// False where it is not, or cannot be read or linked; the caller then writes the file.
+fn link_same(old: &Path, path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(mut file) = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(old) else {
+        return false;
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64) {
+        return false;
+    }
+    let mut chunk = vec![0u8; (64 << 10).min(bytes.len() + 1)];
+    let mut at = 0;
+    loop {
+        match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) if bytes.get(at..at + n) == Some(&chunk[..n]) => at += n,
+            _ => return false,
+        }
+    }
+    if at != bytes.len() {
+        return false;
+    }
+    // The file just compared, by its descriptor, not whatever `old` names by now.
+    let from = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&file));
+    let (Ok(from), Ok(to)) = (std::ffi::CString::new(from), std::ffi::CString::new(path.as_os_str().as_bytes())) else {
+        return false;
+    };
+    // SAFETY: linkat(2) reads the two NUL-terminated paths, which live until the end of the call.
+    unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) == 0 }
 }
 
 /// What a study's pages in one language are made of: its charts (file name, SVG), its Markdown
@@ -283,7 +331,24 @@ struct Rendered {
     html: String,
 }
 
+/// Summary charts this build has drawn, by everything they show: studies whose charts say the
+/// same (title, profiles, figures, language) share one drawing, the slowest part of a page.
+type Drawn = std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>;
+
+/// The summary chart as PNG bytes, drawn unless `drawn` has it already.
+fn summary_png(chart: &crate::render::png::Summary, drawn: &Drawn) -> anyhow::Result<Vec<u8>> {
+    let key = format!("{chart:?}");
+    let lock = || drawn.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(png) = lock().get(&key) {
+        return Ok(png.clone());
+    }
+    let png = crate::render::png::summary(chart)?;
+    lock().insert(key, png.clone());
+    Ok(png)
+}
+
 /// A study's charts and pages in `locale`. `files` are the site's files so far (the exports).
+#[allow(clippy::too_many_arguments)]
 fn render_study(
     study: &Study,
     analysis: &Analysis,
@@ -292,10 +357,11 @@ fn render_study(
     renderer: &Renderer,
     flavor: Flavor,
     files: &BTreeMap<String, Vec<u8>>,
+    drawn: &Drawn,
 ) -> anyhow::Result<Rendered> {
     let (id, catalog) = (&study.id, renderer.catalog(locale)?);
     let charts = view::charts(study, analysis, catalog)?;
-    let png = crate::render::png::summary(&view::summary_chart(study, analysis, catalog)?)?;
+    let png = summary_png(&view::summary_chart(study, analysis, catalog)?, drawn)?;
     let mut md = renderer.page(study, analysis, locale, flavor, &Links::markdown(id))?;
     if flavor == Flavor::Commonmark && locale != crate::render::i18n::SOURCE_LOCALE {
         md = format!("<div lang=\"{}\">\n\n{md}\n</div>\n", html::escape(locale));
@@ -432,7 +498,28 @@ fn page_context(
 
 #[cfg(test)]
 mod tests {
-    use super::card_hardware;
+    use super::{card_hardware, link_same};
+    use std::os::unix::fs::MetadataExt;
+
+    #[test]
+    fn a_file_the_old_site_holds_as_it_is_gets_a_second_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (old, new) = (tmp.path().join("old"), tmp.path().join("new"));
+        std::fs::write(&old, "page").unwrap();
+        assert!(link_same(&old, &new, b"page"));
+        let inode = |p: &std::path::Path| std::fs::metadata(p).unwrap().ino();
+        assert_eq!(inode(&old), inode(&new));
+        // Other bytes, other length, a link or nothing at all: the caller writes the file.
+        assert!(!link_same(&old, &tmp.path().join("a"), b"pagf"));
+        assert!(!link_same(&old, &tmp.path().join("b"), b"pages"));
+        assert!(!link_same(&old, &tmp.path().join("c"), b""));
+        std::os::unix::fs::symlink(&old, tmp.path().join("link")).unwrap();
+        assert!(!link_same(&tmp.path().join("link"), &tmp.path().join("d"), b"page"));
+        assert!(!link_same(&tmp.path().join("none"), &tmp.path().join("e"), b"page"));
+        for name in ["a", "b", "c", "d", "e"] {
+            assert!(!tmp.path().join(name).exists(), "{name}");
+        }
+    }
 
     #[test]
     fn hardware_is_written_count_first_on_every_card() {
