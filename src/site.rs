@@ -22,6 +22,7 @@
 
 use crate::analysis::{Analysis, analyze};
 use crate::render::html;
+use crate::render::i18n::SOURCE_LOCALE;
 use crate::render::markdown::{self, url_path};
 use crate::render::view::{self, Links};
 use crate::render::{Flavor, Renderer};
@@ -30,6 +31,7 @@ use anyhow::Context;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// The list of files a build wrote, kept in the site folder so the next build can remove the
 /// ones it no longer writes.
@@ -102,7 +104,15 @@ impl Site {
         let locales = renderer.locales();
         let mut summary_all = String::from("# Summary\n");
         let mut exports = Vec::new();
-        let drawn = Drawn::default();
+        let work = Work {
+            studies,
+            analyses: &analyses,
+            locales: &locales,
+            renderer,
+            flavor,
+            drawn: Drawn::default(),
+            source_ids: studies.iter().map(|_| OnceLock::new()).collect(),
+        };
         for (study, analysis) in studies.iter().zip(&analyses) {
             let csv = crate::render::exports::csv(study, analysis)?;
             let json = crate::render::exports::json(analysis)?;
@@ -119,9 +129,7 @@ impl Site {
             summary_all.push_str(&format!("\n# {}\n\n", catalog.msg("language-name")?));
             let mut index = Vec::new();
             // A study's charts and pages in this language, rendered on every core.
-            let pages = in_parallel(studies.len(), |i| {
-                render_study(&studies[i], &analyses[i], locale, &locales, renderer, flavor, &site.files, &drawn)
-            });
+            let pages = in_parallel(studies.len(), |i| render_study(&work, i, locale, &site.files));
             for (((study, analysis), (csv, json)), pages) in studies.iter().zip(&analyses).zip(&exports).zip(pages) {
                 let id = &study.id;
                 let title = study.spec.title.get(locale).to_string();
@@ -347,40 +355,80 @@ fn summary_png(chart: &crate::render::png::Summary, drawn: &Drawn) -> anyhow::Re
     Ok(png)
 }
 
-/// A study's charts and pages in `locale`. `files` are the site's files so far (the exports).
-#[allow(clippy::too_many_arguments)]
-fn render_study(
-    study: &Study,
-    analysis: &Analysis,
-    locale: &str,
-    locales: &[String],
-    renderer: &Renderer,
+/// What every piece of a build's work shares.
+struct Work<'a> {
+    studies: &'a [Study],
+    analyses: &'a [Analysis],
+    locales: &'a [String],
+    renderer: &'a Renderer,
     flavor: Flavor,
+    drawn: Drawn,
+    /// Each study's heading ids in the source language ([`html::heading_ids`]), read once and
+    /// borrowed by the languages whose headings do not make ids of their own.
+    source_ids: Vec<OnceLock<Vec<(u8, String)>>>,
+}
+
+/// The links of a study's HTML page in `locale` to its charts and exports.
+fn html_links(locale: &str, id: &str) -> Links {
+    Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string(), summary_image: false }
+}
+
+/// The heading ids study `i`'s HTML page in `locale` borrows from the source language, where
+/// its own headings need them ([`markdown::needs_source_ids`]).
+fn source_ids<'w>(
+    work: &'w Work<'_>,
+    i: usize,
+    locale: &str,
+    body_md: &str,
+) -> anyhow::Result<Option<&'w [(u8, String)]>> {
+    let source = SOURCE_LOCALE;
+    if locale == source || !work.locales.iter().any(|l| l == source) || !markdown::needs_source_ids(body_md) {
+        return Ok(None);
+    }
+    let cell = &work.source_ids[i];
+    if cell.get().is_none() {
+        let (study, analysis) = (&work.studies[i], &work.analyses[i]);
+        let links = html_links(source, &study.id);
+        let text = work.renderer.page(study, analysis, source, Flavor::Commonmark, &links)?;
+        let _ = cell.set(html::heading_ids(&text));
+    }
+    Ok(cell.get().map(Vec::as_slice))
+}
+
+/// Study `i`'s charts and pages in `locale`. `files` are the site's files so far (the exports).
+fn render_study(
+    work: &Work<'_>,
+    i: usize,
+    locale: &str,
     files: &BTreeMap<String, Vec<u8>>,
-    drawn: &Drawn,
 ) -> anyhow::Result<Rendered> {
+    let (study, analysis, renderer, flavor) = (&work.studies[i], &work.analyses[i], work.renderer, work.flavor);
     let (id, catalog) = (&study.id, renderer.catalog(locale)?);
     let charts = view::charts(study, analysis, catalog)?;
-    let png = summary_png(&view::summary_chart(study, analysis, catalog)?, drawn)?;
-    let mut md = renderer.page(study, analysis, locale, flavor, &Links::markdown(id))?;
-    if flavor == Flavor::Commonmark && locale != crate::render::i18n::SOURCE_LOCALE {
+    let png = summary_png(&view::summary_chart(study, analysis, catalog)?, &work.drawn)?;
+    let links = html_links(locale, id);
+    let [mut md, body_md]: [String; 2] = renderer
+        .pages(study, analysis, locale, &[(flavor, &Links::markdown(id)), (Flavor::Commonmark, &links)])?
+        .try_into()
+        .map_err(|_| anyhow::anyhow!("a page of '{id}' in {locale} was not rendered"))?;
+    if flavor == Flavor::Commonmark && locale != SOURCE_LOCALE {
         md = format!("<div lang=\"{}\">\n\n{md}\n</div>\n", html::escape(locale));
     }
-    let links =
-        Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string(), summary_image: false };
-    let body_md = renderer.page(study, analysis, locale, Flavor::Commonmark, &links)?;
+    if locale == SOURCE_LOCALE {
+        // The source page just rendered is the one the other languages borrow ids from.
+        let _ = work.source_ids[i].set(html::heading_ids(&body_md));
+    }
     // A chart goes inline in both its layouts; the style sheet shows one.
     let charts_dir = format!("md/{locale}/{id}/");
     let file = |rel: &str| match rel.strip_prefix(&charts_dir) {
         Some(name) => charts.iter().find(|(n, _)| n == name).map(|(_, svg)| svg.clone()),
         None => files.get(rel).map(|b| String::from_utf8_lossy(b).into_owned()),
     };
-    let source_md = renderer.source_page(study, analysis, locale, &body_md, Flavor::Commonmark, &links)?;
-    let page = html::render_page_from(&body_md, source_md.as_deref(), &|src| {
+    let page = html::render_page_borrowing(&body_md, source_ids(work, i, locale, &body_md)?, &|src| {
         let rel = src.strip_prefix("../")?;
         Some(format!("{}{}", file(rel)?, file(&view::narrow_chart(rel)).unwrap_or_default()))
     });
-    let mut ctx = page_context(locale, locales, renderer, id, &format!("{id}.html"))?;
+    let mut ctx = page_context(locale, work.locales, renderer, id, &format!("{id}.html"))?;
     ctx.insert("title", study.spec.title.get(locale));
     ctx.insert("body", &page.body);
     ctx.insert("toc", &page.toc);
