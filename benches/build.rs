@@ -3,10 +3,14 @@
 //! builds the site in memory and writes it over the previous build's site, two ways, one after
 //! the other: as `perflab build` writes it (a new folder, one `syncfs`, one swap) and as it did
 //! before (each file on its own: temporary file, `fsync`, rename, `fsync` of its folder). Then
-//! the whole `perflab build` command on 200 studies, on this disk and on tmpfs (`/dev/shm`).
-//! Prints medians of wall time and CPU time (user + system).
+//! the whole `perflab build` command on 200 studies, on this disk and on tmpfs (`/dev/shm`),
+//! each over the site its previous round wrote; with `PERFLAB_BASELINE` naming another `perflab`
+//! binary (a build of another commit), that one too, the two alternating round by round, each
+//! over its own previous site. Prints medians of wall time and CPU time (user + system), and
+//! the load average before and after.
 //!
-//!   cargo bench --bench build [-- ROUNDS]      # default 5
+//!   cargo bench --bench build [-- ROUNDS] [command]   # default 5; `command`: its table only
+//!   PERFLAB_BASELINE=path/to/perflab cargo bench --bench build -- 3 command
 
 #[path = "../tests/it/common/mod.rs"]
 mod common;
@@ -77,14 +81,31 @@ fn medians(runs: Vec<(f64, f64)>) -> String {
     format!("{:.2} s | {:.2} s", median(walls), median(cpus))
 }
 
+/// The load average over the last minute.
+fn load() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    text.split_whitespace().next().unwrap_or("?").to_string()
+}
+
 fn main() {
     let rounds: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(5);
     let tmp = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    println!("load average before: {}", load());
+    if std::env::args().any(|a| a == "command") {
+        commands(&results(200, tmp.path()), tmp.path(), rounds);
+        return;
+    }
+    ways(tmp.path(), rounds);
+    commands(&tmp.path().join("results-200"), tmp.path(), rounds);
+}
+
+/// The site written the two ways, for 6 to 200 studies.
+fn ways(tmp: &Path, rounds: usize) {
     println!("| studies | files | one sync, one swap: wall | CPU | an fsync a file: wall | CPU |");
     println!("| --- | --- | --- | --- | --- | --- |");
     for n in [6usize, 50, 100, 200] {
-        let dir = results(n, tmp.path());
-        let (swapped, each) = (tmp.path().join(format!("swap-{n}")), tmp.path().join(format!("each-{n}")));
+        let dir = results(n, tmp);
+        let (swapped, each) = (tmp.join(format!("swap-{n}")), tmp.join(format!("each-{n}")));
         let files = site(&dir).write(&swapped).unwrap();
         write_each(&site(&dir), &each);
         let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -98,12 +119,19 @@ fn main() {
         }
         println!("| {n} | {files} | {} | {} |", medians(a), medians(b));
     }
-    let results = tmp.path().join("results-200");
+}
+
+/// The whole `perflab build` of the 200 studies in `results`, this build's and the baseline's
+/// (if any), alternating, on this disk and on tmpfs.
+fn commands(results: &Path, tmp: &Path, rounds: usize) {
     let shm = tempfile::tempdir_in("/dev/shm").ok();
-    let command = |out: &Path| {
-        let status = std::process::Command::new(env!("CARGO_BIN_EXE_perflab"))
+    let baseline = std::env::var_os("PERFLAB_BASELINE").map(PathBuf::from);
+    let mut binaries = vec![("this build", PathBuf::from(env!("CARGO_BIN_EXE_perflab")))];
+    binaries.extend(baseline.map(|b| ("baseline", b)));
+    let command = |binary: &Path, out: &Path| {
+        let status = std::process::Command::new(binary)
             .args(["build", "--results"])
-            .arg(&results)
+            .arg(results)
             .arg("--out")
             .arg(out)
             .stderr(std::process::Stdio::null())
@@ -111,19 +139,25 @@ fn main() {
             .unwrap();
         assert!(status.success());
     };
-    let (disk, mut on_disk, mut on_shm) = (tmp.path().join("site"), Vec::new(), Vec::new());
+    let mut times = vec![(Vec::new(), Vec::new()); binaries.len()];
+    for (k, (_, binary)) in binaries.iter().enumerate() {
+        // The first build of each writes the site the timed ones are written over.
+        command(binary, &tmp.join(format!("site-{k}")));
+    }
     for _ in 0..rounds {
-        on_disk.push(timed(|| command(&disk)));
-        if let Some(shm) = &shm {
-            on_shm.push(timed(|| command(&shm.path().join("site"))));
+        for (k, (_, binary)) in binaries.iter().enumerate() {
+            times[k].0.push(timed(|| command(binary, &tmp.join(format!("site-{k}")))));
+            if let Some(shm) = &shm {
+                times[k].1.push(timed(|| command(binary, &shm.path().join(format!("site-{k}")))));
+            }
         }
     }
     println!();
-    println!("| `perflab build`, 200 studies, over the previous site | wall | CPU |");
-    println!("| --- | --- | --- |");
-    println!("| this disk | {} |", medians(on_disk));
-    if !on_shm.is_empty() {
-        println!("| tmpfs (`/dev/shm`) | {} |", medians(on_shm));
+    println!("| `perflab build`, 200 studies, over the previous site | this disk: wall | CPU | tmpfs: wall | CPU |");
+    println!("| --- | --- | --- | --- | --- |");
+    for ((name, _), (disk, shm)) in binaries.iter().zip(times) {
+        let shm = if shm.is_empty() { "- | -".to_string() } else { medians(shm) };
+        println!("| {name} | {} | {shm} |", medians(disk));
     }
-    println!("\n(medians of {rounds} rounds, the two ways alternating)");
+    println!("\n(medians of {rounds} rounds, alternating; load average after: {})", load());
 }

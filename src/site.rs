@@ -22,6 +22,7 @@
 
 use crate::analysis::{Analysis, analyze};
 use crate::render::html;
+use crate::render::i18n::SOURCE_LOCALE;
 use crate::render::markdown::{self, url_path};
 use crate::render::view::{self, Links};
 use crate::render::{Flavor, Renderer};
@@ -30,6 +31,7 @@ use anyhow::Context;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// The list of files a build wrote, kept in the site folder so the next build can remove the
 /// ones it no longer writes.
@@ -102,6 +104,15 @@ impl Site {
         let locales = renderer.locales();
         let mut summary_all = String::from("# Summary\n");
         let mut exports = Vec::new();
+        let work = Work {
+            studies,
+            analyses: &analyses,
+            locales: &locales,
+            renderer,
+            flavor,
+            drawn: Drawn::default(),
+            source_ids: studies.iter().map(|_| OnceLock::new()).collect(),
+        };
         for (study, analysis) in studies.iter().zip(&analyses) {
             let csv = crate::render::exports::csv(study, analysis)?;
             let json = crate::render::exports::json(analysis)?;
@@ -118,9 +129,7 @@ impl Site {
             summary_all.push_str(&format!("\n# {}\n\n", catalog.msg("language-name")?));
             let mut index = Vec::new();
             // A study's charts and pages in this language, rendered on every core.
-            let pages = in_parallel(studies.len(), |i| {
-                render_study(&studies[i], &analyses[i], locale, &locales, renderer, flavor, &site.files)
-            });
+            let pages = in_parallel(studies.len(), |i| render_study(&work, i, locale, &site.files));
             for (((study, analysis), (csv, json)), pages) in studies.iter().zip(&analyses).zip(&exports).zip(pages) {
                 let id = &study.id;
                 let title = study.spec.title.get(locale).to_string();
@@ -210,16 +219,63 @@ impl Site {
         crate::durable::copy_tree(out, fresh, &carried)?;
         // Each folder is made once, not looked up again for each of its files.
         let dirs: BTreeSet<&Path> = self.files.keys().filter_map(|rel| Path::new(rel.as_str()).parent()).collect();
-        for dir in dirs {
+        for dir in &dirs {
             let dir = fresh.join(dir);
             std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
         }
+        // A file the previous site holds as it is gets a second name rather than a new copy.
+        let real: BTreeSet<&Path> = dirs.iter().copied().filter(|dir| real_folder(out, dir)).collect();
         for (rel, bytes) in &self.files {
             let path = fresh.join(rel);
+            let parent = Path::new(rel.as_str()).parent();
+            if parent.is_some_and(|dir| real.contains(dir)) && link_same(&out.join(rel), &path, bytes) {
+                continue;
+            }
             std::fs::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))?;
         }
         Ok(())
     }
+}
+
+/// Whether `dir` (relative) is a folder of the site in `out` all the way down, not a link to
+/// elsewhere at any step.
+fn real_folder(out: &Path, dir: &Path) -> bool {
+    dir.ancestors().all(|a| std::fs::symlink_metadata(out.join(a)).is_ok_and(|m| m.is_dir()))
+}
+
+/// Gives `path` the previous site's file `old` as a second name, where that is a plain file that
+/// holds exactly `bytes`: the file system then allocates no new file and nothing is written (on
+/// a disk whose previous build's files were just freed, allocating one is what costs most).
+/// False where it is not, or cannot be read or linked; the caller then writes the file.
+fn link_same(old: &Path, path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(mut file) = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(old) else {
+        return false;
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64) {
+        return false;
+    }
+    let mut chunk = vec![0u8; (64 << 10).min(bytes.len() + 1)];
+    let mut at = 0;
+    loop {
+        match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) if bytes.get(at..at + n) == Some(&chunk[..n]) => at += n,
+            _ => return false,
+        }
+    }
+    if at != bytes.len() {
+        return false;
+    }
+    // The file just compared, by its descriptor, not whatever `old` names by now.
+    let from = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&file));
+    let (Ok(from), Ok(to)) = (std::ffi::CString::new(from), std::ffi::CString::new(path.as_os_str().as_bytes())) else {
+        return false;
+    };
+    // SAFETY: linkat(2) reads the two NUL-terminated paths, which live until the end of the call.
+    unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) == 0 }
 }
 
 /// What a study's pages in one language are made of: its charts (file name, SVG), its Markdown
@@ -283,38 +339,96 @@ struct Rendered {
     html: String,
 }
 
-/// A study's charts and pages in `locale`. `files` are the site's files so far (the exports).
-fn render_study(
-    study: &Study,
-    analysis: &Analysis,
-    locale: &str,
-    locales: &[String],
-    renderer: &Renderer,
+/// Summary charts this build has drawn, by everything they show: studies whose charts say the
+/// same (title, profiles, figures, language) share one drawing, the slowest part of a page.
+type Drawn = std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>;
+
+/// The summary chart as PNG bytes, drawn unless `drawn` has it already.
+fn summary_png(chart: &crate::render::png::Summary, drawn: &Drawn) -> anyhow::Result<Vec<u8>> {
+    let key = format!("{chart:?}");
+    let lock = || drawn.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(png) = lock().get(&key) {
+        return Ok(png.clone());
+    }
+    let png = crate::render::png::summary(chart)?;
+    lock().insert(key, png.clone());
+    Ok(png)
+}
+
+/// What every piece of a build's work shares.
+struct Work<'a> {
+    studies: &'a [Study],
+    analyses: &'a [Analysis],
+    locales: &'a [String],
+    renderer: &'a Renderer,
     flavor: Flavor,
+    drawn: Drawn,
+    /// Each study's heading ids in the source language ([`html::heading_ids`]), read once and
+    /// borrowed by the languages whose headings do not make ids of their own.
+    source_ids: Vec<OnceLock<Vec<(u8, String)>>>,
+}
+
+/// The links of a study's HTML page in `locale` to its charts and exports.
+fn html_links(locale: &str, id: &str) -> Links {
+    Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string(), summary_image: false }
+}
+
+/// The heading ids study `i`'s HTML page in `locale` borrows from the source language, where
+/// its own headings need them ([`markdown::needs_source_ids`]).
+fn source_ids<'w>(
+    work: &'w Work<'_>,
+    i: usize,
+    locale: &str,
+    body_md: &str,
+) -> anyhow::Result<Option<&'w [(u8, String)]>> {
+    let source = SOURCE_LOCALE;
+    if locale == source || !work.locales.iter().any(|l| l == source) || !markdown::needs_source_ids(body_md) {
+        return Ok(None);
+    }
+    let cell = &work.source_ids[i];
+    if cell.get().is_none() {
+        let (study, analysis) = (&work.studies[i], &work.analyses[i]);
+        let links = html_links(source, &study.id);
+        let text = work.renderer.page(study, analysis, source, Flavor::Commonmark, &links)?;
+        let _ = cell.set(html::heading_ids(&text));
+    }
+    Ok(cell.get().map(Vec::as_slice))
+}
+
+/// Study `i`'s charts and pages in `locale`. `files` are the site's files so far (the exports).
+fn render_study(
+    work: &Work<'_>,
+    i: usize,
+    locale: &str,
     files: &BTreeMap<String, Vec<u8>>,
 ) -> anyhow::Result<Rendered> {
+    let (study, analysis, renderer, flavor) = (&work.studies[i], &work.analyses[i], work.renderer, work.flavor);
     let (id, catalog) = (&study.id, renderer.catalog(locale)?);
     let charts = view::charts(study, analysis, catalog)?;
-    let png = crate::render::png::summary(&view::summary_chart(study, analysis, catalog)?)?;
-    let mut md = renderer.page(study, analysis, locale, flavor, &Links::markdown(id))?;
-    if flavor == Flavor::Commonmark && locale != crate::render::i18n::SOURCE_LOCALE {
+    let png = summary_png(&view::summary_chart(study, analysis, catalog)?, &work.drawn)?;
+    let links = html_links(locale, id);
+    let [mut md, body_md]: [String; 2] = renderer
+        .pages(study, analysis, locale, &[(flavor, &Links::markdown(id)), (Flavor::Commonmark, &links)])?
+        .try_into()
+        .map_err(|_| anyhow::anyhow!("a page of '{id}' in {locale} was not rendered"))?;
+    if flavor == Flavor::Commonmark && locale != SOURCE_LOCALE {
         md = format!("<div lang=\"{}\">\n\n{md}\n</div>\n", html::escape(locale));
     }
-    let links =
-        Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string(), summary_image: false };
-    let body_md = renderer.page(study, analysis, locale, Flavor::Commonmark, &links)?;
+    if locale == SOURCE_LOCALE {
+        // The source page just rendered is the one the other languages borrow ids from.
+        let _ = work.source_ids[i].set(html::heading_ids(&body_md));
+    }
     // A chart goes inline in both its layouts; the style sheet shows one.
     let charts_dir = format!("md/{locale}/{id}/");
     let file = |rel: &str| match rel.strip_prefix(&charts_dir) {
         Some(name) => charts.iter().find(|(n, _)| n == name).map(|(_, svg)| svg.clone()),
         None => files.get(rel).map(|b| String::from_utf8_lossy(b).into_owned()),
     };
-    let source_md = renderer.source_page(study, analysis, locale, &body_md, Flavor::Commonmark, &links)?;
-    let page = html::render_page_from(&body_md, source_md.as_deref(), &|src| {
+    let page = html::render_page_borrowing(&body_md, source_ids(work, i, locale, &body_md)?, &|src| {
         let rel = src.strip_prefix("../")?;
         Some(format!("{}{}", file(rel)?, file(&view::narrow_chart(rel)).unwrap_or_default()))
     });
-    let mut ctx = page_context(locale, locales, renderer, id, &format!("{id}.html"))?;
+    let mut ctx = page_context(locale, work.locales, renderer, id, &format!("{id}.html"))?;
     ctx.insert("title", study.spec.title.get(locale));
     ctx.insert("body", &page.body);
     ctx.insert("toc", &page.toc);
@@ -432,7 +546,28 @@ fn page_context(
 
 #[cfg(test)]
 mod tests {
-    use super::card_hardware;
+    use super::{card_hardware, link_same};
+    use std::os::unix::fs::MetadataExt;
+
+    #[test]
+    fn a_file_the_old_site_holds_as_it_is_gets_a_second_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (old, new) = (tmp.path().join("old"), tmp.path().join("new"));
+        std::fs::write(&old, "page").unwrap();
+        assert!(link_same(&old, &new, b"page"));
+        let inode = |p: &std::path::Path| std::fs::metadata(p).unwrap().ino();
+        assert_eq!(inode(&old), inode(&new));
+        // Other bytes, other length, a link or nothing at all: the caller writes the file.
+        assert!(!link_same(&old, &tmp.path().join("a"), b"pagf"));
+        assert!(!link_same(&old, &tmp.path().join("b"), b"pages"));
+        assert!(!link_same(&old, &tmp.path().join("c"), b""));
+        std::os::unix::fs::symlink(&old, tmp.path().join("link")).unwrap();
+        assert!(!link_same(&tmp.path().join("link"), &tmp.path().join("d"), b"page"));
+        assert!(!link_same(&tmp.path().join("none"), &tmp.path().join("e"), b"page"));
+        for name in ["a", "b", "c", "d", "e"] {
+            assert!(!tmp.path().join(name).exists(), "{name}");
+        }
+    }
 
     #[test]
     fn hardware_is_written_count_first_on_every_card() {

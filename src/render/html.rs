@@ -83,8 +83,9 @@ fn slug(text: &str, taken: &mut Vec<String>) -> String {
     id
 }
 
-/// The level and id of each heading of `markdown`, as [`render_page`] gives them.
-fn heading_ids(markdown: &str) -> Vec<(u8, String)> {
+/// The level and id of each heading of `markdown`, as [`render_page`] gives them: what a page
+/// in another language borrows ([`render_page_borrowing`]).
+pub fn heading_ids(markdown: &str) -> Vec<(u8, String)> {
     let (events, _) = anchor_headings(Parser::new_ext(markdown, markdown::options()).collect(), &[]);
     events
         .iter()
@@ -208,6 +209,16 @@ pub fn render_page(markdown: &str, inline: &dyn Fn(&str) -> Option<String>) -> R
 /// [`render_page`], the headings' ids taken from `source` (the same page in the source
 /// language) as [`markdown::borrowed_ids`] takes them, when it is given.
 pub fn render_page_from(markdown: &str, source: Option<&str>, inline: &dyn Fn(&str) -> Option<String>) -> Rendered {
+    render_page_borrowing(markdown, source.map(heading_ids).as_deref(), inline)
+}
+
+/// [`render_page_from`] with the source page's headings already read ([`heading_ids`]), so that
+/// the pages of every language can share them.
+pub fn render_page_borrowing(
+    markdown: &str,
+    source: Option<&[(u8, String)]>,
+    inline: &dyn Fn(&str) -> Option<String>,
+) -> Rendered {
     let mut events = Vec::new();
     let mut skipping = false;
     // The inlined chart whose image is being read, and its alternative text (the caption).
@@ -276,8 +287,14 @@ pub fn render_page_from(markdown: &str, source: Option<&str>, inline: &dyn Fn(&s
     let kept = unwrap_figures(events);
     let ids = match source {
         Some(source) => {
-            let levels: Vec<u8> = heading_ids(markdown).into_iter().map(|(level, _)| level).collect();
-            markdown::borrowed_ids(&levels, &heading_ids(source))
+            let levels: Vec<u8> = kept
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Start(Tag::Heading { level, .. }) => Some(*level as u8),
+                    _ => None,
+                })
+                .collect();
+            markdown::borrowed_ids(&levels, source)
         }
         None => Vec::new(),
     };

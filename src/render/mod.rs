@@ -135,6 +135,39 @@ impl Renderer {
         links: &Links,
     ) -> Result<String, RenderError> {
         let text = self.page_text(study, analysis, locale, flavor, links)?;
+        self.with_ids(study, analysis, locale, text, flavor, links)
+    }
+
+    /// The Markdown page of a study in one language in each of the flavours and links `wanted`:
+    /// the page is built once, then pointed at each one's charts and exports.
+    pub fn pages(
+        &self,
+        study: &Study,
+        analysis: &Analysis,
+        locale: &str,
+        wanted: &[(Flavor, &Links)],
+    ) -> Result<Vec<String>, RenderError> {
+        let Some((flavor, links)) = wanted.first() else { return Ok(Vec::new()) };
+        let mut view = view::build(study, analysis, self.catalog(locale)?, *flavor, links)?;
+        let mut pages = Vec::with_capacity(wanted.len());
+        for (flavor, links) in wanted {
+            view.relink(&study.id, *flavor, links);
+            let text = self.render_view(locale, &view)?;
+            pages.push(self.with_ids(study, analysis, locale, text, *flavor, links)?);
+        }
+        Ok(pages)
+    }
+
+    /// `text` (the page in `locale`) with the heading ids its flavour needs written in.
+    fn with_ids(
+        &self,
+        study: &Study,
+        analysis: &Analysis,
+        locale: &str,
+        text: String,
+        flavor: Flavor,
+        links: &Links,
+    ) -> Result<String, RenderError> {
         if flavor != Flavor::Mkdocs {
             return Ok(text);
         }
@@ -173,11 +206,15 @@ impl Renderer {
         flavor: Flavor,
         links: &Links,
     ) -> Result<String, RenderError> {
-        let catalog = self.catalog(locale)?;
-        let view = view::build(study, analysis, catalog, flavor, links)?;
-        let tera = &self.tera[locale];
+        let view = view::build(study, analysis, self.catalog(locale)?, flavor, links)?;
+        self.render_view(locale, &view)
+    }
+
+    /// The Markdown page of `view` in `locale`.
+    fn render_view(&self, locale: &str, view: &PageView) -> Result<String, RenderError> {
+        let tera = self.tera.get(locale).ok_or_else(|| I18nError::NoLocale(locale.to_string()))?;
         let mut context = tera::Context::new();
-        context.insert("page", &view);
+        context.insert("page", view);
         Ok(tidy(&tera.render("page.md.tera", &context).map_err(template_error)?))
     }
 

@@ -157,3 +157,22 @@ fn html_in_study_text_is_shown_as_text() {
     // An unmatched backtick does not switch escaping off.
     assert_eq!(prose("a ` b <img src=x onerror=alert(1)>"), "a ` b &lt;img src=x onerror=alert(1)&gt;");
 }
+
+#[test]
+fn a_page_built_once_for_several_links_is_the_page_built_for_each() {
+    let renderer = Renderer::new(None).unwrap();
+    for dir in perflab::study::discover(&root().join("results")).unwrap() {
+        let study = Study::load(&dir).unwrap();
+        let analysis = analyze(&study);
+        let markdown = perflab::render::Links::markdown(&study.id);
+        let elsewhere =
+            perflab::render::Links { charts: "../a b/".into(), data: "../data/".into(), summary_image: false };
+        let wanted = [(Flavor::Commonmark, &markdown), (Flavor::Commonmark, &elsewhere), (Flavor::Mkdocs, &markdown)];
+        for locale in renderer.locales() {
+            let once = renderer.pages(&study, &analysis, &locale, &wanted).unwrap();
+            let each: Vec<String> =
+                wanted.iter().map(|(f, l)| renderer.page(&study, &analysis, &locale, *f, l).unwrap()).collect();
+            assert_eq!(once, each, "{} in {locale}", study.id);
+        }
+    }
+}

@@ -7,7 +7,6 @@ use crate::analysis::curves::{Curve, CurvePoint, CurveProfile};
 use crate::metric::load::{Axis, Limit, Slo, Stat, Stop};
 use crate::render::charts::{Chart, Series, xy};
 use crate::render::i18n::I18nError;
-use crate::render::markdown;
 use serde::Serialize;
 
 #[derive(Debug, Serialize)]
@@ -198,10 +197,7 @@ impl Ctx<'_> {
         let charts = self
             .chart_titles(cp)?
             .into_iter()
-            .map(|(which, title)| Image {
-                alt: title,
-                src: markdown::url_path(&format!("{}{}", links.charts, curve_chart(&cp.profile, which))),
-            })
+            .map(|(which, title)| Image::chart(title, links, curve_chart(&cp.profile, which)))
             .collect();
         Ok(CurveView { title, lines, table: self.curve_table(cp)?, charts })
     }

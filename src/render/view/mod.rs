@@ -68,6 +68,45 @@ impl Links {
 pub struct Image {
     pub alt: String,
     pub src: String,
+    /// The chart's file name in the charts' folder, from which `src` is made.
+    #[serde(skip)]
+    file: String,
+}
+
+impl Image {
+    /// A chart in the charts' folder of `links`.
+    pub(super) fn chart(alt: String, links: &Links, file: String) -> Image {
+        Image { src: markdown::url_path(&format!("{}{file}", links.charts)), alt, file }
+    }
+}
+
+/// The links of a study's exports, CSV then JSON.
+fn export_links(links: &Links, study: &str) -> [String; 2] {
+    ["csv", "json"].map(|ext| markdown::url_path(&format!("{}{study}.{ext}", links.data)))
+}
+
+impl PageView {
+    /// The same page in another flavour, linking its charts and exports as `links` say: what
+    /// [`build`] gives for them, without building the page again.
+    pub fn relink(&mut self, study: &str, flavor: Flavor, links: &Links) {
+        self.flavor = flavor;
+        let charts =
+            self.stages.iter_mut().map(|s| &mut s.chart).chain(self.curves.iter_mut().flat_map(|c| &mut c.charts));
+        for image in [&mut self.comparison_chart, &mut self.progression_chart].into_iter().chain(charts) {
+            image.src = markdown::url_path(&format!("{}{}", links.charts, image.file));
+        }
+        self.summary_image = summary_image(&self.comparison_chart, links);
+        for ((_, link), new) in self.exports.iter_mut().zip(export_links(links, study)) {
+            *link = new;
+        }
+    }
+}
+
+/// The summary PNG a page opens with where `links` want it, under the comparison chart's name.
+fn summary_image(comparison: &Image, links: &Links) -> Option<Image> {
+    links
+        .summary_image
+        .then(|| Image::chart(comparison.alt.clone(), links, crate::render::png::SUMMARY_PNG.to_string()))
 }
 
 /// File names of a study's charts.
@@ -396,22 +435,19 @@ pub fn build(
     let options = x.options()?;
     let scenarios = x.scenarios()?;
     let accuracy = x.accuracy();
-    let comparison_chart = Image {
-        alt: c.fmt("chart-comparison", &[("metric", &x.metric_name(&a.objective)?)])?,
-        src: markdown::url_path(&format!("{}{COMPARISON_CHART}", links.charts)),
-    };
-    let summary_image = links.summary_image.then(|| Image {
-        alt: comparison_chart.alt.clone(),
-        src: markdown::url_path(&format!("{}{}", links.charts, crate::render::png::SUMMARY_PNG)),
-    });
-    let progression_chart = Image {
-        alt: c.fmt("chart-progression", &[("metric", &x.metric_name(&a.objective)?)])?,
-        src: markdown::url_path(&format!("{}{PROGRESSION_CHART}", links.charts)),
-    };
-    let exports = vec![
-        (c.msg("export-csv")?, markdown::url_path(&format!("{}{}.csv", links.data, study.id))),
-        (c.msg("export-json")?, markdown::url_path(&format!("{}{}.json", links.data, study.id))),
-    ];
+    let comparison_chart = Image::chart(
+        c.fmt("chart-comparison", &[("metric", &x.metric_name(&a.objective)?)])?,
+        links,
+        COMPARISON_CHART.to_string(),
+    );
+    let summary_image = summary_image(&comparison_chart, links);
+    let progression_chart = Image::chart(
+        c.fmt("chart-progression", &[("metric", &x.metric_name(&a.objective)?)])?,
+        links,
+        PROGRESSION_CHART.to_string(),
+    );
+    let [csv, json] = export_links(links, &study.id);
+    let exports = vec![(c.msg("export-csv")?, csv), (c.msg("export-json")?, json)];
     Ok(PageView {
         curves: x.curves(links)?,
         evidence: x.evidence()?,

@@ -62,13 +62,14 @@ impl Ctx<'_> {
                 .as_ref()
                 .map(|r| c.fmt("stage-excluded", &[("reason", &x.text(&r.reason))]))
                 .transpose()?;
-            let chart = Image {
-                alt: c.fmt(
+            let chart = Image::chart(
+                c.fmt(
                     "chart-stage",
                     &[("stage", &markdown::plain(ss.title.get(&c.locale))), ("metric", &x.metric_name(&a.objective)?)],
                 )?,
-                src: markdown::url_path(&format!("{}{}", links.charts, stage_chart(&sa.id))),
-            };
+                links,
+                stage_chart(&sa.id),
+            );
             stages.push(StageView {
                 chart,
                 id: sa.id.clone(),
