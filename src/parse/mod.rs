@@ -7,6 +7,7 @@
 //! recognises under canonical names (`metrics`, see [`names`]). [`stream::read`] reads a log of
 //! any length the same way, one line at a time, in the memory of its largest block.
 
+mod decimal;
 mod json;
 pub mod names;
 pub mod requests;
@@ -16,6 +17,7 @@ mod text;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Where a block came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -183,6 +185,97 @@ impl LabelHash {
     }
 }
 
+/// Canonical metric names and their values, in the order of the names, as a map. The names are
+/// shared: the parser makes each once a log, not once a block.
+#[derive(Clone, Default, PartialEq)]
+pub struct Metrics(Vec<(Arc<String>, f64)>);
+
+/// A metric of [`Metrics`] as an iterator gives it.
+type Entry<'a> = (&'a String, &'a f64);
+
+impl Metrics {
+    /// The entries of `entries` in the order of their names; of a name given twice, the last value.
+    fn from_unsorted(mut entries: Vec<(Arc<String>, f64)>) -> Metrics {
+        // A stable sort keeps the values of a repeated name in the order given.
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.dedup_by(|later, earlier| {
+            let same = later.0 == earlier.0;
+            if same {
+                earlier.1 = later.1;
+            }
+            same
+        });
+        Metrics(entries)
+    }
+
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(name))
+    }
+
+    /// The value of metric `name`.
+    pub fn get(&self, name: &str) -> Option<&f64> {
+        self.find(name).ok().map(|i| &self.0[i].1)
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.find(name).is_ok()
+    }
+
+    /// Sets metric `name` to `x`; returns the value it had.
+    pub fn insert(&mut self, name: String, x: f64) -> Option<f64> {
+        match self.find(&name) {
+            Ok(i) => Some(std::mem::replace(&mut self.0[i].1, x)),
+            Err(i) => {
+                self.0.insert(i, (Arc::new(name), x));
+                None
+            }
+        }
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(k, _)| &**k)
+    }
+
+    pub fn iter(
+        &self,
+    ) -> std::iter::Map<std::slice::Iter<'_, (Arc<String>, f64)>, fn(&(Arc<String>, f64)) -> Entry<'_>> {
+        self.0.iter().map(|(k, x)| (&**k, x))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<'a> IntoIterator for &'a Metrics {
+    type Item = Entry<'a>;
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (Arc<String>, f64)>, fn(&'a (Arc<String>, f64)) -> Entry<'a>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Metrics {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.len()))?;
+        for (k, v) in self.iter() {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
 /// One benchmark result found in a file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Block {
@@ -194,7 +287,7 @@ pub struct Block {
     /// marked the run as not finished). An incomplete block's numbers are not to be trusted.
     pub complete: bool,
     /// Canonical metric name → value in canonical units. Non-numbers (`inf`, `not set`) are left out.
-    pub metrics: BTreeMap<String, f64>,
+    pub metrics: Metrics,
     /// Every label → the value text as printed.
     pub raw: Raw,
     /// Oddities of the text that do not stop it from being read, e.g. a missing header line.
@@ -204,7 +297,7 @@ pub struct Block {
 
 impl Block {
     fn new(line: usize, format: Format) -> Block {
-        Block { line, format, complete: false, metrics: BTreeMap::new(), raw: Raw::default(), remarks: Vec::new() }
+        Block { line, format, complete: false, metrics: Metrics::default(), raw: Raw::default(), remarks: Vec::new() }
     }
 
     /// The value of a canonical metric.
@@ -329,6 +422,9 @@ fn number(value: &str) -> Option<f64> {
     } else {
         value.split_whitespace().next()?
     };
+    if let Some(x) = decimal::read(word) {
+        return Some(x);
+    }
     let x: f64 = word.parse().ok()?;
     x.is_finite().then_some(x)
 }

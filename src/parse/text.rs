@@ -1,6 +1,7 @@
 //! The `Serving Benchmark Result` block family, and vLLM's 2023 summary lines.
 
-use super::{Block, Format, ParseError, is_placeholder, names, number};
+use super::{Block, Format, Metrics, ParseError, is_placeholder, names, number};
+use std::sync::Arc;
 
 /// Lines that vLLM prints before a block and that describe it.
 const CONTEXT_LABELS: &[&str] = &["Traffic request rate", "Burstiness factor", "Maximum request concurrency"];
@@ -42,8 +43,8 @@ fn dialect_of_section(label: &str, section: &str) -> Option<Format> {
 struct Meaning {
     /// Its metric and scale ([`names::text_label`]) in a plain section, and under one that
     /// renames latencies.
-    plain: Option<(String, f64)>,
-    renamed: Option<(String, f64)>,
+    plain: Option<(Arc<String>, f64)>,
+    renamed: Option<(Arc<String>, f64)>,
     /// The dialect it announces wherever it is printed.
     dialect: Option<Format>,
 }
@@ -51,8 +52,8 @@ struct Meaning {
 impl Meaning {
     fn of(label: &str) -> Meaning {
         Meaning {
-            plain: names::text_label(label, true),
-            renamed: names::text_label(label, false),
+            plain: names::text_label(label, true).map(|(name, scale)| (Arc::new(name), scale)),
+            renamed: names::text_label(label, false).map(|(name, scale)| (Arc::new(name), scale)),
             dialect: dialect_of(label, ""),
         }
     }
@@ -173,6 +174,8 @@ fn trim_end(s: &str) -> &str {
 
 struct Builder {
     block: Block,
+    /// The metrics read, in the order read: sorted once, when the block ends.
+    metrics: Vec<(Arc<String>, f64)>,
     section: String,
     /// False under a section whose latency labels mean something else.
     plain_section: bool,
@@ -188,6 +191,7 @@ impl Builder {
         let mut b = Builder {
             // Room for a typical block, grown if it is longer.
             block: Block { raw: super::Raw::with_capacity(32, 1024), ..Block::new(line, Format::Vllm) },
+            metrics: Vec::with_capacity(32),
             section: String::new(),
             plain_section: true,
             parent: None,
@@ -213,7 +217,7 @@ impl Builder {
                     if x < 0.0 {
                         self.block.remarks.push(format!("line {ln}: `{label}` is negative ({value})"));
                     }
-                    self.block.metrics.insert(name.clone(), x * scale);
+                    self.metrics.push((Arc::clone(name), x * scale));
                 }
                 None if is_placeholder(value) => {}
                 None if self.error.is_none() => {
@@ -231,6 +235,7 @@ impl Builder {
         if let Some(e) = self.error {
             return Err(e);
         }
+        self.block.metrics = Metrics::from_unsorted(self.metrics);
         self.block.complete = complete;
         self.block.format = self.dialect.unwrap_or(Format::Vllm);
         if !complete {
