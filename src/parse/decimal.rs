@@ -53,26 +53,31 @@ pub(super) fn write(o: &mut Vec<u8>, x: f64) -> bool {
     if cents as f64 / 100.0 != magnitude {
         return false;
     }
-    if x.is_sign_negative() {
-        o.push(b'-');
+    // Written from the right into a buffer, and copied at once.
+    let mut text = [0u8; 20];
+    let mut at = text.len();
+    let mut put = |b: u8| {
+        at -= 1;
+        text[at] = b;
+    };
+    let (tenths, hundredths) = ((cents / 10 % 10) as u8, (cents % 10) as u8);
+    if hundredths != 0 {
+        put(b'0' + hundredths);
     }
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+    put(b'0' + tenths);
+    put(b'.');
     let mut whole = cents / 100;
     loop {
-        at -= 1;
-        digits[at] = b'0' + (whole % 10) as u8;
+        put(b'0' + (whole % 10) as u8);
         whole /= 10;
         if whole == 0 {
             break;
         }
     }
-    o.extend_from_slice(&digits[at..]);
-    let (tenths, hundredths) = ((cents / 10 % 10) as u8, (cents % 10) as u8);
-    o.extend_from_slice(&[b'.', b'0' + tenths]);
-    if hundredths != 0 {
-        o.push(b'0' + hundredths);
+    if x.is_sign_negative() {
+        put(b'-');
     }
+    o.extend_from_slice(&text[at..]);
     true
 }
 

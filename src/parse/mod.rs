@@ -63,12 +63,14 @@ pub struct Raw {
     text: String,
     /// Where each entry's label starts, where its value starts (the label's end) and ends.
     spans: Vec<[usize; 3]>,
+    /// Whether the labels are known to differ from one another, since the last push.
+    distinct: bool,
 }
 
 impl Raw {
     /// Room for `entries` labels and values of `bytes` bytes in all.
     pub fn with_capacity(entries: usize, bytes: usize) -> Raw {
-        Raw { text: String::with_capacity(bytes), spans: Vec::with_capacity(entries) }
+        Raw { text: String::with_capacity(bytes), spans: Vec::with_capacity(entries), distinct: false }
     }
 
     /// The texts of every label and value, end to end (and those renamed after them).
@@ -82,14 +84,25 @@ impl Raw {
         self.text.push_str(label);
         self.text.push_str(value);
         self.spans.push([start, start + label.len(), self.text.len()]);
+        self.distinct = false;
+    }
+
+    /// Says that no two labels are the same (the parser knows it of most blocks as it reads
+    /// them), so that [`Raw::rename_repeats`] need not look.
+    pub(super) fn labels_differ(&mut self) {
+        self.distinct = true;
     }
 
     /// Renames a repeated label `label (2)`, `label (3)`, ... so that none is lost as a map key.
     pub fn rename_repeats(&mut self) {
+        if self.distinct {
+            return;
+        }
         // Labels whose hashes all differ all differ.
         let mut hashes: Vec<u64> = self.iter().map(|(k, _)| LabelHash::of(k)).collect();
         hashes.sort_unstable();
         if hashes.windows(2).all(|w| w[0] != w[1]) {
+            self.distinct = true;
             return;
         }
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
@@ -106,6 +119,7 @@ impl Raw {
                 self.spans[i] = [at, at + renamed.len(), self.text.len()];
             }
         }
+        self.distinct = true;
     }
 
     /// Every label with its value text, in the order printed.
@@ -185,6 +199,23 @@ impl LabelHash {
     }
 }
 
+/// A metric's name, and its first eight bytes as a number: names whose numbers differ are in the
+/// order of their numbers, so that most are sorted without a comparison of their texts.
+#[derive(Clone)]
+struct Name {
+    head: u64,
+    text: Arc<String>,
+}
+
+impl Name {
+    fn new(text: String) -> Name {
+        let mut eight = [0; 8];
+        let n = text.len().min(8);
+        eight[..n].copy_from_slice(&text.as_bytes()[..n]);
+        Name { head: u64::from_be_bytes(eight), text: Arc::new(text) }
+    }
+}
+
 /// Canonical metric names and their values, in the order of the names, as a map. The names are
 /// shared: the parser makes each once a log, not once a block.
 #[derive(Clone, Default, PartialEq)]
@@ -195,17 +226,17 @@ type Entry<'a> = (&'a String, &'a f64);
 
 impl Metrics {
     /// The entries of `entries` in the order of their names; of a name given twice, the last value.
-    fn from_unsorted(mut entries: Vec<(Arc<String>, f64)>) -> Metrics {
+    fn from_unsorted(mut entries: Vec<(Name, f64)>) -> Metrics {
         // A stable sort keeps the values of a repeated name in the order given.
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.sort_by(|a, b| a.0.head.cmp(&b.0.head).then_with(|| a.0.text.cmp(&b.0.text)));
         entries.dedup_by(|later, earlier| {
-            let same = later.0 == earlier.0;
+            let same = later.0.text == earlier.0.text;
             if same {
                 earlier.1 = later.1;
             }
             same
         });
-        Metrics(entries)
+        Metrics(entries.into_iter().map(|(name, x)| (name.text, x)).collect())
     }
 
     fn find(&self, name: &str) -> Result<usize, usize> {
