@@ -7,6 +7,18 @@ const POW10: [f64; 23] = [
     1e21, 1e22,
 ];
 
+/// `00`, `01`, ..., `99`.
+const PAIRS: [u8; 200] = {
+    let mut pairs = [0; 200];
+    let mut i = 0;
+    while i < 100 {
+        pairs[2 * i] = b'0' + (i / 10) as u8;
+        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    pairs
+};
+
 /// `word.parse::<f64>()` for `[+-]digits[.digits]` whose digits, read as one integer, are below
 /// 2^53: that integer and the power of ten are exact, so one division rounds correctly, as the
 /// standard parser does. `None` for anything else (the caller then asks the standard parser).
@@ -49,30 +61,35 @@ pub(super) fn write(o: &mut Vec<u8>, x: f64) -> bool {
         return false;
     }
     // The cents, rounded; `magnitude` is `cents / 100` when that division gives it back.
-    let cents = (magnitude * 100.0 + 0.5) as u64;
+    let cents = (magnitude * 100.0 + 0.5) as i64;
     if cents as f64 / 100.0 != magnitude {
         return false;
     }
-    // Written from the right into a buffer, and copied at once.
+    // Written from the right into a buffer, two digits at a time, and copied at once.
     let mut text = [0u8; 20];
     let mut at = text.len();
     let mut put = |b: u8| {
         at -= 1;
         text[at] = b;
     };
-    let (tenths, hundredths) = ((cents / 10 % 10) as u8, (cents % 10) as u8);
-    if hundredths != 0 {
-        put(b'0' + hundredths);
+    let pair = |n: i64| [PAIRS[2 * n as usize], PAIRS[2 * n as usize + 1]];
+    let (mut whole, fraction) = (cents / 100, cents % 100);
+    let [tenths, hundredths] = pair(fraction);
+    if hundredths != b'0' {
+        put(hundredths);
     }
-    put(b'0' + tenths);
+    put(tenths);
     put(b'.');
-    let mut whole = cents / 100;
-    loop {
-        put(b'0' + (whole % 10) as u8);
-        whole /= 10;
-        if whole == 0 {
-            break;
-        }
+    while whole >= 100 {
+        let [tens, ones] = pair(whole % 100);
+        put(ones);
+        put(tens);
+        whole /= 100;
+    }
+    let [tens, ones] = pair(whole);
+    put(ones);
+    if whole >= 10 {
+        put(tens);
     }
     if x.is_sign_negative() {
         put(b'-');

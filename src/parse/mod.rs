@@ -176,18 +176,28 @@ impl std::hash::Hasher for LabelHash {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let mut mix = |word: u64| {
-            let h = (self.0 ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            self.0 = h ^ (h >> 29);
+        // Labels differ in their first sixteen bytes, their last eight or their length: those
+        // are mixed, each word apart, so that no multiplication waits for another.
+        let n = bytes.len();
+        let word = |at: usize| bytes.get(at..at + 8).and_then(|w| w.try_into().ok()).map_or(0, u64::from_le_bytes);
+        let (a, b, c) = if n >= 8 {
+            (word(0), word(8.min(n - 8)), word(n - 8))
+        } else {
+            let mut short = [0; 8];
+            short[..n].copy_from_slice(bytes);
+            (u64::from_le_bytes(short), 0, 0)
         };
-        let chunks = bytes.chunks_exact(8);
-        let tail = chunks.remainder();
-        for c in chunks {
-            mix(<[u8; 8]>::try_from(c).map_or(0, u64::from_le_bytes));
-        }
-        let mut last = [0; 8];
-        last[..tail.len()].copy_from_slice(tail);
-        mix(u64::from_le_bytes(last) ^ ((bytes.len() as u64) << 59));
+        let h = (self.0 ^ a).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            ^ b.wrapping_mul(0xc2b2_ae3d_27d4_eb4f)
+            ^ c.wrapping_mul(0x1656_67b1_9e37_79f9)
+            ^ (n as u64);
+        let h = (h ^ (h >> 32)).wrapping_mul(0x85eb_ca77_c2b2_ae63);
+        self.0 = h ^ (h >> 29);
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        // The end of a `str` key.
+        self.0 ^= u64::from(i);
     }
 }
 
