@@ -454,9 +454,18 @@ fn is_placeholder(value: &str) -> bool {
 
 /// A number as tools print it: the first word of the value (`1.0 (Poisson process)` → 1.0).
 fn number(value: &str) -> Option<f64> {
+    // Most values are a short decimal alone, or one followed by a blank and a unit.
+    let blank = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
+    let bytes = value.as_bytes();
+    let end = bytes.iter().position(|b| !matches!(b, b'0'..=b'9' | b'.' | b'+' | b'-')).unwrap_or(bytes.len());
+    if end > 0
+        && bytes.get(end).is_none_or(blank)
+        && let Some(x) = decimal::read(&value[..end])
+    {
+        return Some(x);
+    }
     let word = if value.is_ascii() {
         // `split_whitespace` for ASCII text, without its Unicode tables.
-        let blank = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
         let start = value.bytes().position(|b| !blank(&b))?;
         let rest = &value[start..];
         &rest[..rest.bytes().position(|b| blank(&b)).unwrap_or(rest.len())]
@@ -476,7 +485,26 @@ mod tests {
 
     #[test]
     fn numbers_are_the_first_word() {
-        for v in ["1.5", " 2 (Poisson process)", "3\u{b}4", "5\t6", "7\u{a0}8", "", "  ", "inf", "x 1", "1e3 s"] {
+        for v in [
+            "1.5",
+            " 2 (Poisson process)",
+            "3\u{b}4",
+            "5\t6",
+            "7\u{a0}8",
+            "",
+            "  ",
+            "inf",
+            "x 1",
+            "1e3 s",
+            "1.5x",
+            "+5 s",
+            "-0\t1",
+            "12\u{a0}3",
+            "3-",
+            "1.2.3 s",
+            "7 ",
+            "0.5\u{3000}",
+        ] {
             let slow = v.split_whitespace().next().and_then(|w| w.parse::<f64>().ok()).filter(|x| x.is_finite());
             assert_eq!(number(v), slow, "{v:?}");
         }
