@@ -157,12 +157,21 @@ impl std::fmt::Debug for Raw {
 
 impl Serialize for Raw {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.len()))?;
-        for (k, v) in self.iter() {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
+        serialize_map(s, self.len(), self.iter())
     }
+}
+
+/// Entries as a map, in their order.
+fn serialize_map<S: serde::Serializer, K: Serialize, V: Serialize>(
+    s: S,
+    len: usize,
+    entries: impl Iterator<Item = (K, V)>,
+) -> Result<S::Ok, S::Error> {
+    let mut map = s.serialize_map(Some(len))?;
+    for (k, v) in entries {
+        map.serialize_entry(&k, &v)?;
+    }
+    map.end()
 }
 
 /// A hash for the parser's maps and checks of labels, eight bytes at a time: labels are short,
@@ -309,11 +318,7 @@ impl std::fmt::Debug for Metrics {
 
 impl Serialize for Metrics {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.len()))?;
-        for (k, v) in self.iter() {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
+        serialize_map(s, self.len(), self.iter())
     }
 }
 

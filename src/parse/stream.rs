@@ -135,8 +135,11 @@ pub fn read(mut reader: impl BufRead, emit: &mut dyn FnMut(Block) -> std::io::Re
         };
         let line = if ln == 1 { decoded.strip_prefix('\u{feff}').unwrap_or(&decoded) } else { &decoded };
         lines.line(line, &mut done);
-        for result in done.drain(..) {
-            out.found(result)?;
+        // Most lines end no block: no drain to set up and tear down.
+        if !done.is_empty() {
+            for result in done.drain(..) {
+                out.found(result)?;
+            }
         }
         Ok(())
     };

@@ -165,9 +165,18 @@ fn plain(b: u8) -> bool {
 }
 
 fn trim_start(s: &str) -> &str {
-    // Values are padded with runs of spaces: those go eight at a time.
-    let spaces =
-        s.as_bytes().chunks_exact(8).take_while(|c| <[u8; 8]>::try_from(*c).is_ok_and(|c| c == [b' '; 8])).count() * 8;
+    // Values are padded with runs of spaces: those are skipped eight bytes at a time, up to the
+    // first byte of a word that is not a space.
+    let bytes = s.as_bytes();
+    let mut spaces = 0;
+    while let Some(word) = bytes.get(spaces..spaces + 8) {
+        let other = word.try_into().map_or(1, u64::from_le_bytes) ^ u64::from_le_bytes([b' '; 8]);
+        if other != 0 {
+            spaces += (other.trailing_zeros() / 8) as usize;
+            break;
+        }
+        spaces += 8;
+    }
     let t = s[spaces..].trim_ascii_start();
     match t.as_bytes().first() {
         Some(&b) if !plain(b) => t.trim_start(),
@@ -480,7 +489,20 @@ mod tests {
 
     #[test]
     fn trims_agree_with_str_trim() {
-        for s in ["", " ", "\u{b}x\u{b}", "\u{a0}x ", "         a b         ", "x\u{3000}", "\t\t\t\t\t\t\t\t\t 1 "] {
+        for s in [
+            "",
+            " ",
+            "\u{b}x\u{b}",
+            "\u{a0}x ",
+            "         a b         ",
+            "x\u{3000}",
+            "\t\t\t\t\t\t\t\t\t 1 ",
+            "                 \u{e9}",
+            "           \u{a0}x",
+            "        ",
+            "       \t x",
+            "          x\u{3000}  ",
+        ] {
             assert_eq!(trim(s), s.trim(), "{s:?}");
             assert_eq!(trim_end(s), s.trim_end(), "{s:?}");
         }
