@@ -57,7 +57,7 @@ pub(super) fn read(word: &str) -> Option<f64> {
 /// nearest `f64` is `x`: the shortest text that reads back as `x` is that decimal.
 pub(super) fn write(o: &mut Vec<u8>, x: f64) -> bool {
     let magnitude = x.abs();
-    if !(magnitude < 1e13) {
+    if magnitude.is_nan() || magnitude >= 1e13 {
         return false;
     }
     // The cents, rounded; `magnitude` is `cents / 100` when that division gives it back.

@@ -242,6 +242,8 @@ pub struct Metrics(Vec<(Arc<String>, f64)>);
 
 /// A metric of [`Metrics`] as an iterator gives it.
 type Entry<'a> = (&'a String, &'a f64);
+/// The iterator over [`Metrics`].
+type Entries<'a> = std::iter::Map<std::slice::Iter<'a, (Arc<String>, f64)>, fn(&'a (Arc<String>, f64)) -> Entry<'a>>;
 
 impl Metrics {
     /// The entries of `entries` in the order of their names; of a name given twice, the last value.
@@ -286,9 +288,7 @@ impl Metrics {
         self.0.iter().map(|(k, _)| &**k)
     }
 
-    pub fn iter(
-        &self,
-    ) -> std::iter::Map<std::slice::Iter<'_, (Arc<String>, f64)>, fn(&(Arc<String>, f64)) -> Entry<'_>> {
+    pub fn iter(&self) -> Entries<'_> {
         self.0.iter().map(|(k, x)| (&**k, x))
     }
 
@@ -303,7 +303,7 @@ impl Metrics {
 
 impl<'a> IntoIterator for &'a Metrics {
     type Item = Entry<'a>;
-    type IntoIter = std::iter::Map<std::slice::Iter<'a, (Arc<String>, f64)>, fn(&'a (Arc<String>, f64)) -> Entry<'a>>;
+    type IntoIter = Entries<'a>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
