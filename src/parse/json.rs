@@ -1,7 +1,7 @@
 //! JSON results: vLLM `--save-result` (one object) and `--append-result` (JSON lines), SGLang
 //! `--output-file` (JSON lines) and guidellm `benchmarks.json`.
 
-use super::{Block, Format, ParseError, Raw, names};
+use super::{Block, Format, Metrics, ParseError, Raw, names};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -161,7 +161,7 @@ fn guidellm(text: &str) -> Vec<Result<Block, ParseError>> {
 #[derive(Default)]
 struct Read {
     raw: Raw,
-    metrics: std::collections::BTreeMap<String, f64>,
+    metrics: Metrics,
 }
 
 impl Read {

@@ -7,6 +7,7 @@
 //! recognises under canonical names (`metrics`, see [`names`]). [`stream::read`] reads a log of
 //! any length the same way, one line at a time, in the memory of its largest block.
 
+mod decimal;
 mod json;
 pub mod names;
 pub mod requests;
@@ -16,6 +17,7 @@ mod text;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Where a block came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -61,12 +63,14 @@ pub struct Raw {
     text: String,
     /// Where each entry's label starts, where its value starts (the label's end) and ends.
     spans: Vec<[usize; 3]>,
+    /// Whether the labels are known to differ from one another, since the last push.
+    distinct: bool,
 }
 
 impl Raw {
     /// Room for `entries` labels and values of `bytes` bytes in all.
     pub fn with_capacity(entries: usize, bytes: usize) -> Raw {
-        Raw { text: String::with_capacity(bytes), spans: Vec::with_capacity(entries) }
+        Raw { text: String::with_capacity(bytes), spans: Vec::with_capacity(entries), distinct: false }
     }
 
     /// The texts of every label and value, end to end (and those renamed after them).
@@ -80,14 +84,25 @@ impl Raw {
         self.text.push_str(label);
         self.text.push_str(value);
         self.spans.push([start, start + label.len(), self.text.len()]);
+        self.distinct = false;
+    }
+
+    /// Says that no two labels are the same (the parser knows it of most blocks as it reads
+    /// them), so that [`Raw::rename_repeats`] need not look.
+    pub(super) fn labels_differ(&mut self) {
+        self.distinct = true;
     }
 
     /// Renames a repeated label `label (2)`, `label (3)`, ... so that none is lost as a map key.
     pub fn rename_repeats(&mut self) {
+        if self.distinct {
+            return;
+        }
         // Labels whose hashes all differ all differ.
         let mut hashes: Vec<u64> = self.iter().map(|(k, _)| LabelHash::of(k)).collect();
         hashes.sort_unstable();
         if hashes.windows(2).all(|w| w[0] != w[1]) {
+            self.distinct = true;
             return;
         }
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
@@ -104,6 +119,7 @@ impl Raw {
                 self.spans[i] = [at, at + renamed.len(), self.text.len()];
             }
         }
+        self.distinct = true;
     }
 
     /// Every label with its value text, in the order printed.
@@ -141,12 +157,21 @@ impl std::fmt::Debug for Raw {
 
 impl Serialize for Raw {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.len()))?;
-        for (k, v) in self.iter() {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
+        serialize_map(s, self.len(), self.iter())
     }
+}
+
+/// Entries as a map, in their order.
+fn serialize_map<S: serde::Serializer, K: Serialize, V: Serialize>(
+    s: S,
+    len: usize,
+    entries: impl Iterator<Item = (K, V)>,
+) -> Result<S::Ok, S::Error> {
+    let mut map = s.serialize_map(Some(len))?;
+    for (k, v) in entries {
+        map.serialize_entry(&k, &v)?;
+    }
+    map.end()
 }
 
 /// A hash for the parser's maps and checks of labels, eight bytes at a time: labels are short,
@@ -160,18 +185,28 @@ impl std::hash::Hasher for LabelHash {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let mut mix = |word: u64| {
-            let h = (self.0 ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            self.0 = h ^ (h >> 29);
+        // Labels differ in their first sixteen bytes, their last eight or their length: those
+        // are mixed, each word apart, so that no multiplication waits for another.
+        let n = bytes.len();
+        let word = |at: usize| bytes.get(at..at + 8).and_then(|w| w.try_into().ok()).map_or(0, u64::from_le_bytes);
+        let (a, b, c) = if n >= 8 {
+            (word(0), word(8.min(n - 8)), word(n - 8))
+        } else {
+            let mut short = [0; 8];
+            short[..n].copy_from_slice(bytes);
+            (u64::from_le_bytes(short), 0, 0)
         };
-        let chunks = bytes.chunks_exact(8);
-        let tail = chunks.remainder();
-        for c in chunks {
-            mix(<[u8; 8]>::try_from(c).map_or(0, u64::from_le_bytes));
-        }
-        let mut last = [0; 8];
-        last[..tail.len()].copy_from_slice(tail);
-        mix(u64::from_le_bytes(last) ^ ((bytes.len() as u64) << 59));
+        let h = (self.0 ^ a).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            ^ b.wrapping_mul(0xc2b2_ae3d_27d4_eb4f)
+            ^ c.wrapping_mul(0x1656_67b1_9e37_79f9)
+            ^ (n as u64);
+        let h = (h ^ (h >> 32)).wrapping_mul(0x85eb_ca77_c2b2_ae63);
+        self.0 = h ^ (h >> 29);
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        // The end of a `str` key.
+        self.0 ^= u64::from(i);
     }
 }
 
@@ -180,6 +215,110 @@ impl LabelHash {
         let mut h = LabelHash::default();
         std::hash::Hasher::write(&mut h, s.as_bytes());
         h.0
+    }
+}
+
+/// A metric's name, and its first eight bytes as a number: names whose numbers differ are in the
+/// order of their numbers, so that most are sorted without a comparison of their texts.
+#[derive(Clone)]
+struct Name {
+    head: u64,
+    text: Arc<String>,
+}
+
+impl Name {
+    fn new(text: String) -> Name {
+        let mut eight = [0; 8];
+        let n = text.len().min(8);
+        eight[..n].copy_from_slice(&text.as_bytes()[..n]);
+        Name { head: u64::from_be_bytes(eight), text: Arc::new(text) }
+    }
+}
+
+/// Canonical metric names and their values, in the order of the names, as a map. The names are
+/// shared: the parser makes each once a log, not once a block.
+#[derive(Clone, Default, PartialEq)]
+pub struct Metrics(Vec<(Arc<String>, f64)>);
+
+/// A metric of [`Metrics`] as an iterator gives it.
+type Entry<'a> = (&'a String, &'a f64);
+/// The iterator over [`Metrics`].
+type Entries<'a> = std::iter::Map<std::slice::Iter<'a, (Arc<String>, f64)>, fn(&'a (Arc<String>, f64)) -> Entry<'a>>;
+
+impl Metrics {
+    /// The entries of `entries` in the order of their names; of a name given twice, the last value.
+    fn from_unsorted(mut entries: Vec<(Name, f64)>) -> Metrics {
+        // A stable sort keeps the values of a repeated name in the order given.
+        entries.sort_by(|a, b| a.0.head.cmp(&b.0.head).then_with(|| a.0.text.cmp(&b.0.text)));
+        entries.dedup_by(|later, earlier| {
+            let same = later.0.text == earlier.0.text;
+            if same {
+                earlier.1 = later.1;
+            }
+            same
+        });
+        Metrics(entries.into_iter().map(|(name, x)| (name.text, x)).collect())
+    }
+
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(name))
+    }
+
+    /// The value of metric `name`.
+    pub fn get(&self, name: &str) -> Option<&f64> {
+        self.find(name).ok().map(|i| &self.0[i].1)
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.find(name).is_ok()
+    }
+
+    /// Sets metric `name` to `x`; returns the value it had.
+    pub fn insert(&mut self, name: String, x: f64) -> Option<f64> {
+        match self.find(&name) {
+            Ok(i) => Some(std::mem::replace(&mut self.0[i].1, x)),
+            Err(i) => {
+                self.0.insert(i, (Arc::new(name), x));
+                None
+            }
+        }
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(k, _)| &**k)
+    }
+
+    pub fn iter(&self) -> Entries<'_> {
+        self.0.iter().map(|(k, x)| (&**k, x))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<'a> IntoIterator for &'a Metrics {
+    type Item = Entry<'a>;
+    type IntoIter = Entries<'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Metrics {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_map(s, self.len(), self.iter())
     }
 }
 
@@ -194,7 +333,7 @@ pub struct Block {
     /// marked the run as not finished). An incomplete block's numbers are not to be trusted.
     pub complete: bool,
     /// Canonical metric name → value in canonical units. Non-numbers (`inf`, `not set`) are left out.
-    pub metrics: BTreeMap<String, f64>,
+    pub metrics: Metrics,
     /// Every label → the value text as printed.
     pub raw: Raw,
     /// Oddities of the text that do not stop it from being read, e.g. a missing header line.
@@ -204,7 +343,7 @@ pub struct Block {
 
 impl Block {
     fn new(line: usize, format: Format) -> Block {
-        Block { line, format, complete: false, metrics: BTreeMap::new(), raw: Raw::default(), remarks: Vec::new() }
+        Block { line, format, complete: false, metrics: Metrics::default(), raw: Raw::default(), remarks: Vec::new() }
     }
 
     /// The value of a canonical metric.
@@ -320,15 +459,27 @@ fn is_placeholder(value: &str) -> bool {
 
 /// A number as tools print it: the first word of the value (`1.0 (Poisson process)` → 1.0).
 fn number(value: &str) -> Option<f64> {
+    // Most values are a short decimal alone, or one followed by a blank and a unit.
+    let blank = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
+    let bytes = value.as_bytes();
+    let end = bytes.iter().position(|b| !matches!(b, b'0'..=b'9' | b'.' | b'+' | b'-')).unwrap_or(bytes.len());
+    if end > 0
+        && bytes.get(end).is_none_or(blank)
+        && let Some(x) = decimal::read(&value[..end])
+    {
+        return Some(x);
+    }
     let word = if value.is_ascii() {
         // `split_whitespace` for ASCII text, without its Unicode tables.
-        let blank = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
         let start = value.bytes().position(|b| !blank(&b))?;
         let rest = &value[start..];
         &rest[..rest.bytes().position(|b| blank(&b)).unwrap_or(rest.len())]
     } else {
         value.split_whitespace().next()?
     };
+    if let Some(x) = decimal::read(word) {
+        return Some(x);
+    }
     let x: f64 = word.parse().ok()?;
     x.is_finite().then_some(x)
 }
@@ -339,7 +490,26 @@ mod tests {
 
     #[test]
     fn numbers_are_the_first_word() {
-        for v in ["1.5", " 2 (Poisson process)", "3\u{b}4", "5\t6", "7\u{a0}8", "", "  ", "inf", "x 1", "1e3 s"] {
+        for v in [
+            "1.5",
+            " 2 (Poisson process)",
+            "3\u{b}4",
+            "5\t6",
+            "7\u{a0}8",
+            "",
+            "  ",
+            "inf",
+            "x 1",
+            "1e3 s",
+            "1.5x",
+            "+5 s",
+            "-0\t1",
+            "12\u{a0}3",
+            "3-",
+            "1.2.3 s",
+            "7 ",
+            "0.5\u{3000}",
+        ] {
             let slow = v.split_whitespace().next().and_then(|w| w.parse::<f64>().ok()).filter(|x| x.is_finite());
             assert_eq!(number(v), slow, "{v:?}");
         }

@@ -2,7 +2,7 @@
 //! block by block: memory holds the block being read and the one waiting for its successor,
 //! never the whole input. A JSON document is read whole (it is one result, or one guidellm file).
 
-use super::{Block, ParseError, decode, json, settle, text};
+use super::{Block, ParseError, decimal, decode, json, settle, text};
 use std::io::{BufRead, Write};
 
 /// Lines listed one by one in a remark about bytes that are not UTF-8; more are counted.
@@ -135,8 +135,11 @@ pub fn read(mut reader: impl BufRead, emit: &mut dyn FnMut(Block) -> std::io::Re
         };
         let line = if ln == 1 { decoded.strip_prefix('\u{feff}').unwrap_or(&decoded) } else { &decoded };
         lines.line(line, &mut done);
-        for result in done.drain(..) {
-            out.found(result)?;
+        // Most lines end no block: no drain to set up and tear down.
+        if !done.is_empty() {
+            for result in done.drain(..) {
+                out.found(result)?;
+            }
         }
         Ok(())
     };
@@ -313,6 +316,7 @@ fn string(o: &mut Vec<u8>, s: &str) -> std::io::Result<()> {
 
 fn value(o: &mut Vec<u8>, v: Value) -> std::io::Result<()> {
     match v {
+        Value::Number(x) if decimal::write(o, x) => Ok(()),
         Value::Number(x) => serde_json::to_writer(o, &x).map_err(std::io::Error::from),
         Value::Text(t) => string(o, t),
         Value::Plain(t) => {

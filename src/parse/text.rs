@@ -1,6 +1,6 @@
 //! The `Serving Benchmark Result` block family, and vLLM's 2023 summary lines.
 
-use super::{Block, Format, ParseError, is_placeholder, names, number};
+use super::{Block, Format, Metrics, Name, ParseError, is_placeholder, names, number};
 
 /// Lines that vLLM prints before a block and that describe it.
 const CONTEXT_LABELS: &[&str] = &["Traffic request rate", "Burstiness factor", "Maximum request concurrency"];
@@ -42,8 +42,8 @@ fn dialect_of_section(label: &str, section: &str) -> Option<Format> {
 struct Meaning {
     /// Its metric and scale ([`names::text_label`]) in a plain section, and under one that
     /// renames latencies.
-    plain: Option<(String, f64)>,
-    renamed: Option<(String, f64)>,
+    plain: Option<(Name, f64)>,
+    renamed: Option<(Name, f64)>,
     /// The dialect it announces wherever it is printed.
     dialect: Option<Format>,
 }
@@ -51,8 +51,8 @@ struct Meaning {
 impl Meaning {
     fn of(label: &str) -> Meaning {
         Meaning {
-            plain: names::text_label(label, true),
-            renamed: names::text_label(label, false),
+            plain: names::text_label(label, true).map(|(name, scale)| (Name::new(name), scale)),
+            renamed: names::text_label(label, false).map(|(name, scale)| (Name::new(name), scale)),
             dialect: dialect_of(label, ""),
         }
     }
@@ -64,6 +64,9 @@ impl Meaning {
 pub(super) struct Labels {
     index: std::collections::HashMap<Box<str>, usize, std::hash::BuildHasherDefault<super::LabelHash>>,
     meanings: Vec<Meaning>,
+    /// For each meaning, the last block that printed its label ([`Labels::next_block`]).
+    printed_in: Vec<u64>,
+    blocks: u64,
     /// Dashed section titles, and whether they rename latencies.
     sections: std::collections::HashMap<Box<str>, bool, std::hash::BuildHasherDefault<super::LabelHash>>,
 }
@@ -71,17 +74,27 @@ pub(super) struct Labels {
 impl Labels {
     const KEPT: usize = 4096;
 
-    fn meaning(&mut self, label: &str) -> std::borrow::Cow<'_, Meaning> {
+    /// A number for a new block, for [`Labels::meaning`] to tell repeated labels.
+    fn next_block(&mut self) -> u64 {
+        self.blocks += 1;
+        self.blocks
+    }
+
+    /// What `label` means, and whether it is known to be printed for the first time in `block`.
+    fn meaning(&mut self, label: &str, block: u64) -> (bool, std::borrow::Cow<'_, Meaning>) {
         if let Some(&i) = self.index.get(label) {
-            return std::borrow::Cow::Borrowed(&self.meanings[i]);
+            let first = self.printed_in[i] != block;
+            self.printed_in[i] = block;
+            return (first, std::borrow::Cow::Borrowed(&self.meanings[i]));
         }
         let meaning = Meaning::of(label);
         if self.meanings.len() >= Labels::KEPT {
-            return std::borrow::Cow::Owned(meaning);
+            return (false, std::borrow::Cow::Owned(meaning));
         }
         self.index.insert(label.into(), self.meanings.len());
         self.meanings.push(meaning);
-        std::borrow::Cow::Borrowed(&self.meanings[self.meanings.len() - 1])
+        self.printed_in.push(block);
+        (true, std::borrow::Cow::Borrowed(&self.meanings[self.meanings.len() - 1]))
     }
 
     /// [`names::section_renames_latencies`].
@@ -152,9 +165,18 @@ fn plain(b: u8) -> bool {
 }
 
 fn trim_start(s: &str) -> &str {
-    // Values are padded with runs of spaces: those go eight at a time.
-    let spaces =
-        s.as_bytes().chunks_exact(8).take_while(|c| <[u8; 8]>::try_from(*c).is_ok_and(|c| c == [b' '; 8])).count() * 8;
+    // Values are padded with runs of spaces: those are skipped eight bytes at a time, up to the
+    // first byte of a word that is not a space.
+    let bytes = s.as_bytes();
+    let mut spaces = 0;
+    while let Some(word) = bytes.get(spaces..spaces + 8) {
+        let other = word.try_into().map_or(1, u64::from_le_bytes) ^ u64::from_le_bytes([b' '; 8]);
+        if other != 0 {
+            spaces += (other.trailing_zeros() / 8) as usize;
+            break;
+        }
+        spaces += 8;
+    }
     let t = s[spaces..].trim_ascii_start();
     match t.as_bytes().first() {
         Some(&b) if !plain(b) => t.trim_start(),
@@ -173,6 +195,11 @@ fn trim_end(s: &str) -> &str {
 
 struct Builder {
     block: Block,
+    /// The metrics read, in the order read: sorted once, when the block ends.
+    metrics: Vec<(Name, f64)>,
+    /// This block's number ([`Labels::next_block`]), and whether its labels are known to differ.
+    number: u64,
+    distinct: bool,
     section: String,
     /// False under a section whose latency labels mean something else.
     plain_section: bool,
@@ -188,6 +215,9 @@ impl Builder {
         let mut b = Builder {
             // Room for a typical block, grown if it is longer.
             block: Block { raw: super::Raw::with_capacity(32, 1024), ..Block::new(line, Format::Vllm) },
+            metrics: Vec::with_capacity(32),
+            number: labels.next_block(),
+            distinct: true,
             section: String::new(),
             plain_section: true,
             parent: None,
@@ -202,7 +232,8 @@ impl Builder {
 
     /// Records one `label: value` line. `col` is where the value starts, for errors.
     fn field(&mut self, labels: &mut Labels, ln: usize, label: &str, value: &str, col: usize) {
-        let meaning = labels.meaning(label);
+        let (first, meaning) = labels.meaning(label, self.number);
+        self.distinct &= first;
         if self.dialect.is_none() {
             self.dialect = meaning.dialect.or_else(|| dialect_of_section(label, &self.section));
         }
@@ -213,7 +244,7 @@ impl Builder {
                     if x < 0.0 {
                         self.block.remarks.push(format!("line {ln}: `{label}` is negative ({value})"));
                     }
-                    self.block.metrics.insert(name.clone(), x * scale);
+                    self.metrics.push((name.clone(), x * scale));
                 }
                 None if is_placeholder(value) => {}
                 None if self.error.is_none() => {
@@ -230,6 +261,10 @@ impl Builder {
     fn finish(mut self, complete: bool) -> Result<Block, ParseError> {
         if let Some(e) = self.error {
             return Err(e);
+        }
+        self.block.metrics = Metrics::from_unsorted(self.metrics);
+        if self.distinct {
+            self.block.raw.labels_differ();
         }
         self.block.complete = complete;
         self.block.format = self.dialect.unwrap_or(Format::Vllm);
@@ -260,6 +295,7 @@ fn step(b: &mut Builder, labels: &mut Labels, ln: usize, line: &str) -> Step {
         return Step::Leave;
     }
     if let Some(m) = marker(t) {
+        b.distinct = false;
         b.block.raw.push(m, "");
         return Step::Continue;
     }
@@ -281,6 +317,7 @@ fn step(b: &mut Builder, labels: &mut Labels, ln: usize, line: &str) -> Step {
     match (&b.parent, indented) {
         (Some(parent), true) => {
             let full = format!("{parent} / {label}");
+            b.distinct = false;
             b.block.raw.push(&full, value);
         }
         _ => {
@@ -432,8 +469,40 @@ mod tests {
     }
 
     #[test]
+    fn labels_repeated_in_a_block_are_renamed_and_those_of_earlier_blocks_are_not() {
+        let text = "Maximum request concurrency: 4\n============ Serving Benchmark Result ============\n\
+                    Successful requests: 5\nMaximum request concurrency: 8\n==========\n\
+                    ============ Serving Benchmark Result ============\nSuccessful requests: 6\n\
+                    Maximum request concurrency: 9\n==========\n";
+        let mut parsed = parse(text).into_iter().map(Result::unwrap).collect::<Vec<_>>();
+        for b in &mut parsed {
+            b.raw.rename_repeats();
+        }
+        let labels = |b: &Block| b.raw.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
+        assert_eq!(
+            labels(&parsed[0]),
+            ["Maximum request concurrency=4", "Successful requests=5", "Maximum request concurrency (2)=8"]
+        );
+        assert_eq!(labels(&parsed[1]), ["Successful requests=6", "Maximum request concurrency=9"]);
+        assert_eq!(parsed[0].metric("max_concurrency"), Some(8.0));
+    }
+
+    #[test]
     fn trims_agree_with_str_trim() {
-        for s in ["", " ", "\u{b}x\u{b}", "\u{a0}x ", "         a b         ", "x\u{3000}", "\t\t\t\t\t\t\t\t\t 1 "] {
+        for s in [
+            "",
+            " ",
+            "\u{b}x\u{b}",
+            "\u{a0}x ",
+            "         a b         ",
+            "x\u{3000}",
+            "\t\t\t\t\t\t\t\t\t 1 ",
+            "                 \u{e9}",
+            "           \u{a0}x",
+            "        ",
+            "       \t x",
+            "          x\u{3000}  ",
+        ] {
             assert_eq!(trim(s), s.trim(), "{s:?}");
             assert_eq!(trim_end(s), s.trim_end(), "{s:?}");
         }
