@@ -430,6 +430,10 @@ fn render_study(
     });
     let mut ctx = page_context(locale, work.locales, renderer, id, &format!("{id}.html"))?;
     ctx.insert("title", study.spec.title.get(locale));
+    // What a search result or a link preview shows under the title: the study's goal.
+    if let Some(goal) = &study.spec.goal {
+        ctx.insert("description", goal.get(locale));
+    }
     ctx.insert("body", &page.body);
     ctx.insert("toc", &page.toc);
     let html = renderer.html(locale, "page.html.tera", &ctx)?;

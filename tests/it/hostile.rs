@@ -247,7 +247,8 @@ fn labels_names_and_titles_are_text() {
     let text = std::fs::read_to_string(&spec)
         .unwrap()
         .replacen("name = \"vLLM\"", "name = \"vLLM<script>alert(1)</script>\"", 1)
-        .replacen("[title]\nen = \"", "[title]\nen = \"<svg onload=alert(1)> [t](data:text/html,x) ", 1);
+        .replacen("[title]\nen = \"", "[title]\nen = \"<svg onload=alert(1)> [t](data:text/html,x) ", 1)
+        .replacen("[goal]\nen = \"", "[goal]\nen = \"\\\"><script>alert(1)</script> ", 1);
     std::fs::write(&spec, text).unwrap();
     assert_eq!(check(&dir).0, 0, "{}", check(&dir).1);
     let files = build(&dir);
@@ -255,6 +256,10 @@ fn labels_names_and_titles_are_text() {
     let html = page(&files, "en/s.html");
     assert!(html.contains("&lt;b onmouseover=alert(1)&gt;DCP&lt;/b&gt; [x](javascript:alert(1)) `"), "label as text");
     assert!(html.contains("vLLM&lt;script&gt;alert(1)&lt;/script&gt;"), "engine name as text");
+    // The goal is the page's description, inside its attribute.
+    let description = regex::Regex::new(r#"<meta name="description" content="([^"]*)">"#).unwrap();
+    let said = &description.captures(html).expect("a description")[1];
+    assert!(said.starts_with("&quot;&gt;&lt;script&gt;alert(1)&lt;&#x2F;script&gt; High throughput"), "{said}");
     assert!(page(&files, "en/index.html").contains("&lt;svg onload=alert(1)&gt;"), "title as text in the index");
     let h1 = &html[html.find("<h1").unwrap()..];
     assert!(
