@@ -99,6 +99,17 @@ impl Site {
 
     /// Builds the whole site from loaded studies.
     pub fn build(studies: &[Study], renderer: &Renderer, flavor: Flavor) -> anyhow::Result<Site> {
+        Site::build_at(studies, renderer, flavor, None)
+    }
+
+    /// [`Site::build`] for a site that will be served at `url`: each study page names its
+    /// address and the summary image a link preview shows.
+    pub fn build_at(
+        studies: &[Study],
+        renderer: &Renderer,
+        flavor: Flavor,
+        url: Option<&SiteUrl>,
+    ) -> anyhow::Result<Site> {
         let mut site = Site::default();
         let analyses: Vec<Analysis> = studies.iter().map(analyze).collect();
         let locales = renderer.locales();
@@ -112,6 +123,7 @@ impl Site {
             flavor,
             drawn: Drawn::default(),
             source_ids: studies.iter().map(|_| OnceLock::new()).collect(),
+            url,
         };
         for (study, analysis) in studies.iter().zip(&analyses) {
             let csv = crate::render::exports::csv(study, analysis)?;
@@ -366,6 +378,42 @@ struct Work<'a> {
     /// Each study's heading ids in the source language ([`html::heading_ids`]), read once and
     /// borrowed by the languages whose headings do not make ids of their own.
     source_ids: Vec<OnceLock<Vec<(u8, String)>>>,
+    /// Where the site will be served, when the build was told.
+    url: Option<&'a SiteUrl>,
+}
+
+/// Where a site will be served (`perflab build --site-url`): an `http` or `https` address,
+/// kept with a closing `/`. Open Graph wants absolute addresses, so a page names its own and
+/// its summary image's only when the build knows this one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteUrl(String);
+
+impl std::str::FromStr for SiteUrl {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<SiteUrl, String> {
+        let rest = text.strip_prefix("https://").or_else(|| text.strip_prefix("http://"));
+        let Some(rest) = rest else {
+            return Err(format!("`{text}` is not an http:// or https:// address"));
+        };
+        let host = rest.split('/').next().unwrap_or_default();
+        if host.is_empty() {
+            return Err(format!("`{text}` names no host"));
+        }
+        // An address a page prints as it is: no query, fragment, quote, space or markup.
+        if let Some(c) = rest.chars().find(|c| !(c.is_ascii_alphanumeric() || "-._~/:%+@".contains(*c))) {
+            return Err(format!("`{text}` holds `{c}`, which a site's address here may not"));
+        }
+        let slash = if text.ends_with('/') { "" } else { "/" };
+        Ok(SiteUrl(format!("{text}{slash}")))
+    }
+}
+
+impl SiteUrl {
+    /// The absolute address of `path` in the site.
+    pub fn join(&self, path: &str) -> String {
+        format!("{}{}", self.0, url_path(path))
+    }
 }
 
 /// The links of a study's HTML page in `locale` to its charts and exports.
@@ -433,6 +481,10 @@ fn render_study(
     // What a search result or a link preview shows under the title: the study's goal.
     if let Some(goal) = &study.spec.goal {
         ctx.insert("description", goal.get(locale));
+    }
+    if let Some(url) = work.url {
+        ctx.insert("canonical", &url.join(&format!("{locale}/{id}.html")));
+        ctx.insert("preview_image", &url.join(&format!("md/{locale}/{id}/summary.png")));
     }
     ctx.insert("body", &page.body);
     ctx.insert("toc", &page.toc);

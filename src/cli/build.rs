@@ -5,7 +5,13 @@ use crate::render::Flavor;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run(results: &Path, out: &Path, templates: &Path, flavor: Flavor) -> anyhow::Result<ExitCode> {
+pub fn run(
+    results: &Path,
+    out: &Path,
+    templates: &Path,
+    flavor: Flavor,
+    url: Option<&crate::site::SiteUrl>,
+) -> anyhow::Result<ExitCode> {
     let renderer = super::renderer(templates)?;
     let mut studies = Vec::new();
     // A study that does not load does not stop the others: its pages stay as last published.
@@ -36,7 +42,7 @@ pub fn run(results: &Path, out: &Path, templates: &Path, flavor: Flavor) -> anyh
             results.join("site").display()
         );
     }
-    let mut site = crate::site::Site::build(&studies, &renderer, flavor)?;
+    let mut site = crate::site::Site::build_at(&studies, &renderer, flavor, url)?;
     let broken_ids: Vec<String> = broken.iter().map(|(id, _)| id.clone()).collect();
     if !broken.is_empty() {
         site.keep(out, &broken_ids);

@@ -110,6 +110,10 @@ pub enum Command {
         /// Markdown flavour.
         #[arg(long, value_enum, default_value = "commonmark")]
         flavor: FlavorArg,
+        /// Where the site will be served (https://…/): each study page then names its address
+        /// and the summary image a link preview shows (Open Graph wants both absolute).
+        #[arg(long, value_name = "URL")]
+        site_url: Option<crate::site::SiteUrl>,
     },
     /// Benchmark an OpenAI-compatible server and print the `Serving Benchmark Result` block.
     ///
@@ -320,7 +324,9 @@ pub fn main() -> ExitCode {
         Command::Report { study, locale, flavor, results, templates } => {
             report::run(&study, &locale, flavor.into(), &results, &templates)
         }
-        Command::Build { results, out, templates, flavor } => build::run(&results, &out, &templates, flavor.into()),
+        Command::Build { results, out, templates, flavor, site_url } => {
+            build::run(&results, &out, &templates, flavor.into(), site_url.as_ref())
+        }
         Command::Diff { study, since, json, locale, results, templates } => {
             diff::run(&study, since.as_deref(), json, &locale, &results, &templates)
         }

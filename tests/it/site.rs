@@ -158,6 +158,46 @@ fn build_command_writes_the_site() {
     assert!(out.join("en/index.html").is_file());
 }
 
+/// Told where it will be served, a build gives each study page its address and a link
+/// preview's image, both absolute and both in the site; without, and for an address that is not
+/// one, it writes none (and a refused address writes nothing at all).
+#[test]
+fn a_site_told_its_address_gives_each_page_a_link_preview() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let base = "https://guides.example.org/perf";
+    let (code, _, err) = perflab(&["build", "--out", out.to_str().unwrap(), "--site-url", base]);
+    assert_eq!(code, 0, "{err}");
+    let tag = regex::Regex::new(r#"<meta property="og:(\w+)" content="([^"]*)">"#).unwrap();
+    let studies = perflab::study::discover(&root().join("results")).unwrap();
+    for dir in &studies {
+        let study = Study::load(dir).unwrap();
+        for locale in ["en", "tr", "zh", "ja"] {
+            let page = std::fs::read_to_string(out.join(format!("{locale}/{}.html", study.id))).unwrap();
+            let og: std::collections::BTreeMap<String, String> =
+                tag.captures_iter(&page).map(|c| (c[1].to_string(), c[2].to_string())).collect();
+            let address = format!("{base}/{locale}/{}.html", study.id);
+            assert_eq!(og["url"], address, "{page}");
+            assert!(page.contains(&format!("<link rel=\"canonical\" href=\"{address}\">")));
+            let image = og["image"].strip_prefix(&format!("{base}/")).expect("the image is in the site");
+            assert!(out.join(image).is_file(), "{image}");
+            assert!(image.ends_with(&format!("{locale}/{}/summary.png", study.id)), "{image}");
+            assert!(og.contains_key("title") && og.contains_key("description"), "{og:?}");
+        }
+    }
+    // Without an address: no preview tags (the committed site is built so).
+    let plain = std::fs::read_to_string(root().join("site/en/glm-5.2-fp8-h200.html")).unwrap();
+    assert!(!plain.contains("og:") && !plain.contains("canonical"));
+    assert!(plain.contains("<meta name=\"description\" content=\""));
+    for bad in ["javascript:alert(1)", "https://a/\"><script>", "https:///x", "https://a/?q=1", "ftp://a/"] {
+        let elsewhere = tmp.path().join("refused");
+        let (code, _, err) = perflab(&["build", "--out", elsewhere.to_str().unwrap(), "--site-url", bad]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains("--site-url"), "{err}");
+        assert!(!elsewhere.exists(), "{bad}: nothing written");
+    }
+}
+
 #[test]
 #[ignore = "needs mdBook (.ci/run installs it): run with --include-ignored"]
 fn mdbook_renders_the_book() {
