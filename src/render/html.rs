@@ -285,23 +285,23 @@ pub fn render_page_borrowing(
         }
     }
     let kept = unwrap_figures(events);
-    let ids = match source {
-        Some(source) => {
-            let levels: Vec<u8> = kept
-                .iter()
-                .filter_map(|e| match e {
-                    Event::Start(Tag::Heading { level, .. }) => Some(*level as u8),
-                    _ => None,
-                })
-                .collect();
-            markdown::borrowed_ids(&levels, source)
-        }
-        None => Vec::new(),
-    };
+    let ids = source.map_or_else(Vec::new, |source| ids_from_source(&kept, source));
     let (kept, toc) = anchor_headings(label_cells(kept), &ids);
     let mut out = String::with_capacity(markdown.len() * 2);
     html::push_html(&mut out, kept.into_iter());
     Rendered { body: out, toc }
+}
+
+/// The ids a page's headings take from the source language's headings, matched by level.
+fn ids_from_source(events: &[Event<'_>], source: &[(u8, String)]) -> Vec<String> {
+    let levels: Vec<u8> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Start(Tag::Heading { level, .. }) => Some(*level as u8),
+            _ => None,
+        })
+        .collect();
+    markdown::borrowed_ids(&levels, source)
 }
 
 /// A figure is not phrasing content: a paragraph that holds only a chart is the figure.
