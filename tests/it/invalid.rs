@@ -195,8 +195,12 @@ fn an_unlimited_request_rate_is_valid() {
     let dir = tmp.path().join("glm");
     copy_dir(&root().join("results/glm-5.2-fp8-h200"), &dir);
     let spec = dir.join("study.toml");
+    // Measured with perflab bench (the study's guidellm template and its profiles' flags taken
+    // out), whose command says an unlimited rate in its own words.
     let text = std::fs::read_to_string(&spec).unwrap().replace("request_rate = 1000", "request_rate = \"inf\"");
-    std::fs::write(&spec, text).unwrap();
+    let text: Vec<&str> =
+        text.lines().filter(|l| !l.starts_with("command = \"guidellm") && !l.starts_with("args = ")).collect();
+    std::fs::write(&spec, text.join("\n")).unwrap();
     let (code, out, err) = perflab(&["check", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let (code, out, _) = perflab(&["report", dir.to_str().unwrap()]);
