@@ -422,22 +422,21 @@ fn html_links(locale: &str, id: &str) -> Links {
 }
 
 /// The heading ids study `i`'s HTML page in `locale` borrows from the source language, where
-/// its own headings need them ([`markdown::needs_source_ids`]).
+/// it borrows them ([`Renderer::borrows_heading_ids`]).
 fn source_ids<'w>(
     work: &'w Work<'_>,
     i: usize,
     locale: &str,
     body_md: &str,
 ) -> anyhow::Result<Option<&'w [(u8, String)]>> {
-    let source = SOURCE_LOCALE;
-    if locale == source || !work.locales.iter().any(|l| l == source) || !markdown::needs_source_ids(body_md) {
+    if !work.renderer.borrows_heading_ids(locale, body_md) {
         return Ok(None);
     }
     let cell = &work.source_ids[i];
     if cell.get().is_none() {
         let (study, analysis) = (&work.studies[i], &work.analyses[i]);
-        let links = html_links(source, &study.id);
-        let text = work.renderer.page(study, analysis, source, Flavor::Commonmark, &links)?;
+        let links = html_links(SOURCE_LOCALE, &study.id);
+        let text = work.renderer.page(study, analysis, SOURCE_LOCALE, Flavor::Commonmark, &links)?;
         let _ = cell.set(html::heading_ids(&text));
     }
     Ok(cell.get().map(Vec::as_slice))
@@ -484,7 +483,7 @@ fn render_study(
     }
     if let Some(url) = work.url {
         ctx.insert("canonical", &url.join(&format!("{locale}/{id}.html")));
-        ctx.insert("preview_image", &url.join(&format!("md/{locale}/{id}/summary.png")));
+        ctx.insert("preview_image", &url.join(&format!("{charts_dir}{}", crate::render::png::SUMMARY_PNG)));
     }
     ctx.insert("body", &page.body);
     ctx.insert("toc", &page.toc);

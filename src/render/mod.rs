@@ -179,9 +179,17 @@ impl Renderer {
         }
     }
 
+    /// Whether `text`, the page in `locale`, takes its heading ids from the same page in the
+    /// source language: its headings make none of their own ([`markdown::needs_source_ids`]),
+    /// and there is a source page to take them from.
+    pub fn borrows_heading_ids(&self, locale: &str, text: &str) -> bool {
+        let source = i18n::SOURCE_LOCALE;
+        locale != source && self.catalogs.contains_key(source) && markdown::needs_source_ids(text)
+    }
+
     /// The page in the source language, without heading ids, where `text` (the page in
-    /// `locale`) needs its heading ids ([`markdown::needs_source_ids`]).
-    pub fn source_page(
+    /// `locale`) borrows its heading ids ([`Renderer::borrows_heading_ids`]).
+    fn source_page(
         &self,
         study: &Study,
         analysis: &Analysis,
@@ -190,11 +198,10 @@ impl Renderer {
         flavor: Flavor,
         links: &Links,
     ) -> Result<Option<String>, RenderError> {
-        let source = i18n::SOURCE_LOCALE;
-        if locale == source || !self.catalogs.contains_key(source) || !markdown::needs_source_ids(text) {
+        if !self.borrows_heading_ids(locale, text) {
             return Ok(None);
         }
-        self.page_text(study, analysis, source, flavor, links).map(Some)
+        self.page_text(study, analysis, i18n::SOURCE_LOCALE, flavor, links).map(Some)
     }
 
     /// The Markdown page as the template writes it.

@@ -76,7 +76,14 @@ pub struct Image {
 impl Image {
     /// A chart in the charts' folder of `links`.
     pub(super) fn chart(alt: String, links: &Links, file: String) -> Image {
-        Image { src: markdown::url_path(&format!("{}{file}", links.charts)), alt, file }
+        let mut image = Image { src: String::new(), alt, file };
+        image.link(links);
+        image
+    }
+
+    /// Points the image at its chart in the charts' folder of `links`.
+    fn link(&mut self, links: &Links) {
+        self.src = markdown::url_path(&format!("{}{}", links.charts, self.file));
     }
 }
 
@@ -93,7 +100,7 @@ impl PageView {
         let charts =
             self.stages.iter_mut().map(|s| &mut s.chart).chain(self.curves.iter_mut().flat_map(|c| &mut c.charts));
         for image in [&mut self.comparison_chart, &mut self.progression_chart].into_iter().chain(charts) {
-            image.src = markdown::url_path(&format!("{}{}", links.charts, image.file));
+            image.link(links);
         }
         self.summary_image = summary_image(&self.comparison_chart, links);
         for ((_, link), new) in self.exports.iter_mut().zip(export_links(links, study)) {
