@@ -1,7 +1,7 @@
 //! Site build time against the number of studies: the bundled studies, then 50, 100 and 200
-//! synthetic ones (copies of the bundled studies under other ids, their numbers scaled apart). Each round loads the studies,
-//! builds the site in memory and writes it over the previous build's site, two ways, one after
-//! the other: as `perflab build` writes it (a new folder, one `syncfs`, one swap) and as it did
+//! synthetic ones (copies of the bundled studies under other ids, their numbers scaled apart).
+//! Each round loads the studies, builds the site in memory and writes it over the previous
+//! build's site, two ways, one after the other: as `perflab build` writes it (a new folder, one `syncfs`, one swap) and as it did
 //! before (each file on its own: temporary file, `fsync`, rename, `fsync` of its folder). Then
 //! the whole `perflab build` command on 200 studies, on this disk and on tmpfs (`/dev/shm`),
 //! each over the site its previous round wrote; with `PERFLAB_BASELINE` naming another `perflab`
@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 fn results(n: usize, into: &Path) -> PathBuf {
     let bundled = discover(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results")).unwrap();
     let dir = into.join(format!("results-{n}"));
-    let decimal = regex::Regex::new(r"\b(\d+)\.(\d+)\b").unwrap();
+    let decimal = regex::Regex::new(r"\b\d+\.(\d+)\b").unwrap();
     for i in 0..n {
         let from = &bundled[i % bundled.len()];
         let name = from.file_name().unwrap().to_string_lossy();
@@ -41,7 +41,7 @@ fn results(n: usize, into: &Path) -> PathBuf {
                 let text = std::fs::read_to_string(entry.path()).unwrap();
                 let scaled = decimal.replace_all(&text, |c: &regex::Captures| {
                     let value: f64 = c[0].parse().unwrap();
-                    format!("{:.*}", c[2].len(), value * factor)
+                    format!("{:.*}", c[1].len(), value * factor)
                 });
                 std::fs::write(entry.path(), scaled.as_bytes()).unwrap();
             }
