@@ -484,13 +484,16 @@ fn wait_group(pgid: u32, child: &mut Option<&mut Child>, deadline: Instant, inte
 /// group counts, not only its leader: workers that outlive an engine keep their GPU memory.
 pub fn stop_group(pgid: u32, child: Option<&mut Child>, grace: Duration, interrupt: Option<&Interrupt>) -> Stopped {
     let mut child = child;
-    let leader_ended = match child.as_deref_mut() {
-        Some(c) => c.try_wait().ok().flatten().is_some(),
-        None => !group_members(pgid).iter().any(|(pid, _)| *pid == pgid),
-    };
+    // A leader on its way out counts as ended: its sockets close before its exit can be
+    // collected, so a client may see a crash while the process is still being torn down.
+    let leader_ended = exiting(pgid)
+        || match child.as_deref_mut() {
+            Some(c) => c.try_wait().ok().flatten().is_some(),
+            None => !group_members(pgid).iter().any(|(pid, _)| *pid == pgid),
+        };
     let mut stopped = Stopped::default();
     if leader_ended {
-        stopped.outlived = group_members(pgid).len();
+        stopped.outlived = group_members(pgid).iter().filter(|(pid, _)| *pid != pgid).count();
     }
     signal_group(pgid, libc::SIGTERM);
     stopped.killed = wait_group(pgid, &mut child, Instant::now() + grace, interrupt);
@@ -625,6 +628,18 @@ pub fn damaged_record_pid(text: &str) -> Option<u32> {
     let after = text.split_once("\"pid\"")?.1.trim_start().strip_prefix(':')?.trim_start();
     let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
     digits.parse().ok()
+}
+
+/// Whether a process with this id has begun to end: a zombie, or a process the kernel is tearing
+/// down (`PF_EXITING` in the flags of `/proc/<pid>/stat`, set before its files are closed).
+fn exiting(pid: u32) -> bool {
+    const PF_EXITING: u64 = 0x4;
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    let Some((_, rest)) = stat.rsplit_once(')') else { return false };
+    // After the command name: state, parent, group, session, terminal, its group, flags.
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    matches!(fields.first(), Some(&("Z" | "X")))
+        || fields.get(6).and_then(|f| f.parse::<u64>().ok()).is_some_and(|f| f & PF_EXITING != 0)
 }
 
 /// Whether a process with this id runs (it exists and is not a zombie).
@@ -1079,6 +1094,25 @@ impl Ended<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_process_that_ended_is_exiting_and_one_that_sleeps_is_not() {
+        let mut sleeper = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        assert!(!exiting(sleeper.id()));
+        let mut done = std::process::Command::new("true").spawn().unwrap();
+        let pid = done.id();
+        // Not collected yet: a zombie once it has ended.
+        let mut waited = 0;
+        while !std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap().contains(") Z") && waited < 1000 {
+            std::thread::sleep(Duration::from_millis(10));
+            waited += 1;
+        }
+        assert!(exiting(pid));
+        done.wait().unwrap();
+        assert!(!exiting(pid), "a collected process is gone, not exiting");
+        sleeper.kill().unwrap();
+        sleeper.wait().unwrap();
+    }
 
     #[test]
     fn readiness_checks_start_at_a_millisecond_and_stay_under_ten() {

@@ -156,20 +156,57 @@ impl Default for EngineOptions {
 pub const WORKER_LIFETIME: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// Forks the `--sim-worker` process. Call it before any thread starts: the child only sleeps.
+/// Returns once the worker has logged its start, so that a log read after the engine served (or
+/// died) names it, however late the machine scheduled the child.
 pub fn spawn_worker() -> std::io::Result<()> {
+    let mut ends = [0 as libc::c_int; 2];
+    // SAFETY: pipe(2) fills the two descriptors of the array it is given.
+    if unsafe { libc::pipe(ends.as_mut_ptr()) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let [read_end, write_end] = ends;
     // SAFETY: fork(2) from a process that has one thread; the child calls only signal(2),
-    // getpid(2), write(2) through eprintln, nanosleep(2) and _exit(2).
+    // getpid(2), write(2) through eprintln, close(2), nanosleep(2) and _exit(2).
     match unsafe { libc::fork() } {
-        -1 => Err(std::io::Error::last_os_error()),
+        -1 => {
+            let e = std::io::Error::last_os_error();
+            // SAFETY: the descriptors pipe(2) gave, closed once.
+            unsafe {
+                libc::close(read_end);
+                libc::close(write_end);
+            }
+            Err(e)
+        }
         0 => {
-            // SAFETY: signal(2) with SIG_IGN installs no handler of ours.
-            unsafe { libc::signal(libc::SIGTERM, libc::SIG_IGN) };
+            // SAFETY: signal(2) with SIG_IGN installs no handler of ours; close(2) and write(2)
+            // on the pipe's own descriptors.
+            unsafe {
+                libc::close(read_end);
+                libc::signal(libc::SIGTERM, libc::SIG_IGN);
+            }
             eprintln!("INFO worker {} started", std::process::id());
+            // SAFETY: one byte from a live buffer to the pipe's write end, which is then closed.
+            unsafe {
+                libc::write(write_end, [1u8].as_ptr().cast(), 1);
+                libc::close(write_end);
+            }
             std::thread::sleep(WORKER_LIFETIME);
             // SAFETY: _exit(2) ends the child without running the parent's clean-up twice.
             unsafe { libc::_exit(0) }
         }
-        _ => Ok(()),
+        _ => {
+            let mut byte = 0u8;
+            // SAFETY: close(2) of the parent's copy of the write end, then a one-byte read(2)
+            // into a live byte; it returns 0 if the child died before writing.
+            unsafe {
+                libc::close(write_end);
+                while libc::read(read_end, (&mut byte as *mut u8).cast(), 1) < 0
+                    && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+                {}
+                libc::close(read_end);
+            }
+            Ok(())
+        }
     }
 }
 
