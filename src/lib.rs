@@ -12,6 +12,7 @@ pub mod durable;
 pub mod exec;
 pub mod import;
 pub mod metric;
+pub mod parallel;
 pub mod parse;
 pub mod render;
 pub mod sim;

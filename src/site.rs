@@ -111,7 +111,7 @@ impl Site {
         url: Option<&SiteUrl>,
     ) -> anyhow::Result<Site> {
         let mut site = Site::default();
-        let analyses: Vec<Analysis> = studies.iter().map(analyze).collect();
+        let analyses: Vec<Analysis> = crate::parallel::map(studies.len(), |i| analyze(&studies[i]));
         let locales = renderer.locales();
         let mut summary_all = String::from("# Summary\n");
         let mut exports = Vec::new();
@@ -125,9 +125,11 @@ impl Site {
             source_ids: studies.iter().map(|_| OnceLock::new()).collect(),
             url,
         };
-        for (study, analysis) in studies.iter().zip(&analyses) {
-            let csv = crate::render::exports::csv(study, analysis)?;
-            let json = crate::render::exports::json(analysis)?;
+        let data = crate::parallel::map(studies.len(), |i| -> anyhow::Result<_> {
+            Ok((crate::render::exports::csv(&studies[i], &analyses[i])?, crate::render::exports::json(&analyses[i])?))
+        });
+        for (study, data) in studies.iter().zip(data) {
+            let (csv, json) = data?;
             site.add(format!("md/data/{}.csv", study.id), csv.clone());
             site.add(format!("md/data/{}.json", study.id), json.clone());
             exports.push((csv, json));
@@ -141,7 +143,7 @@ impl Site {
             summary_all.push_str(&format!("\n# {}\n\n", catalog.msg("language-name")?));
             let mut index = Vec::new();
             // A study's charts and pages in this language, rendered on every core.
-            let pages = in_parallel(studies.len(), |i| render_study(&work, i, locale, &site.files));
+            let pages = crate::parallel::map(studies.len(), |i| render_study(&work, i, locale, &site.files));
             for (((study, analysis), (csv, json)), pages) in studies.iter().zip(&analyses).zip(&exports).zip(pages) {
                 let id = &study.id;
                 let title = study.spec.title.get(locale).to_string();
@@ -489,35 +491,6 @@ fn render_study(
     ctx.insert("toc", &page.toc);
     let html = renderer.html(locale, "page.html.tera", &ctx)?;
     Ok(Rendered { charts, png, md, html })
-}
-
-/// `f(0)`, `f(1)`, ... `f(n - 1)`, worked out on every core, in that order: each thread takes the
-/// next index not yet taken, so that a long item does not hold up the others' share.
-fn in_parallel<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(n);
-    if threads <= 1 {
-        return (0..n).map(f).collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if i >= n {
-                            return mine;
-                        }
-                        mine.push((i, f(i)));
-                    }
-                })
-            })
-            .collect();
-        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-    });
-    done.sort_unstable_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// What the index's filter matches for a guide: the words of `texts` in lower case, split at

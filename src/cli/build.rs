@@ -16,8 +16,10 @@ pub fn run(
     let mut studies = Vec::new();
     // A study that does not load does not stop the others: its pages stay as last published.
     let mut broken: Vec<(String, anyhow::Error)> = Vec::new();
-    for dir in super::study_dirs(&[], results)? {
-        match super::load_study(&dir.display().to_string(), results) {
+    let dirs = super::study_dirs(&[], results)?;
+    let loaded = crate::parallel::map(dirs.len(), |i| super::load_study(&dirs[i].display().to_string(), results));
+    for (dir, study) in dirs.iter().zip(loaded) {
+        match study {
             Ok(study) => studies.push(study),
             Err(e) => {
                 let id =

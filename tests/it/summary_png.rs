@@ -16,7 +16,11 @@ fn studies() -> Vec<Study> {
 
 /// A decoded PNG: (width, height, RGB pixels).
 fn decode(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
-    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    // The chart is stored as palette indices; expanded, they are the colours a viewer shows.
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().unwrap();
+    assert_eq!(reader.info().color_type, png::ColorType::Indexed);
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut buf).unwrap();
     assert_eq!((info.color_type, info.bit_depth), (png::ColorType::Rgb, png::BitDepth::Eight));
