@@ -239,15 +239,18 @@ impl Site {
         }
         // A file the previous site holds as it is gets a second name rather than a new copy.
         let real: BTreeSet<&Path> = dirs.iter().copied().filter(|dir| real_folder(out, dir)).collect();
-        for (rel, bytes) in &self.files {
+        // Files are compared, linked and written on every core: each has a path of its own.
+        let files: Vec<(&String, &Vec<u8>)> = self.files.iter().collect();
+        let done = crate::parallel::map(files.len(), |i| {
+            let (rel, bytes) = files[i];
             let path = fresh.join(rel);
             let parent = Path::new(rel.as_str()).parent();
             if parent.is_some_and(|dir| real.contains(dir)) && link_same(&out.join(rel), &path, bytes) {
-                continue;
+                return Ok(());
             }
-            std::fs::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))?;
-        }
-        Ok(())
+            std::fs::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))
+        });
+        done.into_iter().collect()
     }
 }
 
