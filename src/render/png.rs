@@ -165,6 +165,8 @@ type GlyphKey = (Face, u16, u32, u8, u32);
 const CACHED_GLYPHS: usize = 8192;
 
 thread_local! {
+    /// The pixel buffer of the last chart this thread drew.
+    static PIXELS: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
     static GLYPHS: std::cell::RefCell<std::collections::HashMap<GlyphKey, std::rc::Rc<Coverage>>> =
         std::cell::RefCell::default();
 }
@@ -247,9 +249,12 @@ struct Canvas {
 }
 
 impl Canvas {
-    /// A white canvas.
-    fn new(width: u32, height: u32) -> Canvas {
-        Canvas { pixels: vec![0; (width * height) as usize], width: width as i32, height: height as i32 }
+    /// A white canvas in `pixels`' memory (a chart's buffer is reused by the next, rather than
+    /// taken fresh from the system and zeroed page by page).
+    fn new(mut pixels: Vec<u8>, width: u32, height: u32) -> Canvas {
+        pixels.clear();
+        pixels.resize((width * height) as usize, 0);
+        Canvas { pixels, width: width as i32, height: height as i32 }
     }
 
     /// Fills the rectangle from `from` up to, not including, `to` (clipped to the image).
@@ -307,14 +312,16 @@ pub fn missing(s: &Summary) -> Result<Vec<char>, PngError> {
 pub fn summary(s: &Summary) -> Result<Vec<u8>, PngError> {
     let fonts = Fonts::new(&s.locale)?;
     let height = (HEAD + GROUP * s.pairs.len().max(1) as i32 + MARGIN) as u32;
-    let mut canvas = Canvas::new(WIDTH, height);
+    let mut canvas = Canvas::new(PIXELS.take(), WIDTH, height);
     for mark in layout(&fonts, s) {
         match mark {
             Mark::Shape { from, to, paint } => canvas.fill(from, to, paint),
             Mark::Text { text, at, size, ink } => fonts.write(&mut canvas, text, at, size, ink),
         }
     }
-    encode(&canvas.pixels, WIDTH, height)
+    let png = encode(&canvas.pixels, WIDTH, height);
+    PIXELS.set(canvas.pixels);
+    png
 }
 
 /// What the chart shows and where: filled rectangles (bars, legend swatches) and lines of text
