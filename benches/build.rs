@@ -1,13 +1,14 @@
 //! Site build time against the number of studies: the bundled studies, then 50, 100 and 200
 //! synthetic ones (copies of the bundled studies under other ids, their numbers scaled apart).
 //! Each round loads the studies, builds the site in memory and writes it over the previous
-//! build's site, two ways, one after the other: as `perflab build` writes it (a new folder, one `syncfs`, one swap) and as it did
-//! before (each file on its own: temporary file, `fsync`, rename, `fsync` of its folder). Then
-//! the whole `perflab build` command on 200 studies, on this disk and on tmpfs (`/dev/shm`),
-//! each over the site its previous round wrote; with `PERFLAB_BASELINE` naming another `perflab`
-//! binary (a build of another commit), that one too, the two alternating round by round, each
-//! over its own previous site. Prints medians of wall time and CPU time (user + system), and
-//! the load average before and after.
+//! build's site, two ways, one after the other: as `perflab build` writes it (a new folder, one
+//! `syncfs`, one swap) and as it did before (each file on its own: temporary file, `fsync`,
+//! rename, `fsync` of its folder). Then the whole `perflab build` command on 200 studies: on
+//! this disk and on tmpfs (`/dev/shm`), each over the site its previous round wrote, and on this
+//! disk into an empty folder. With `PERFLAB_BASELINE` naming another `perflab` binary (a build
+//! of another commit), that one too, the two alternating round by round, each over its own
+//! previous site. Prints medians of wall time and CPU time (user + system), and the load
+//! average before and after.
 //!
 //!   cargo bench --bench build [-- ROUNDS] [command]   # default 5; `command`: its table only
 //!   PERFLAB_BASELINE=path/to/perflab cargo bench --bench build -- 3 command
@@ -155,7 +156,7 @@ fn commands(results: &Path, tmp: &Path, rounds: usize) {
             .unwrap();
         assert!(status.success());
     };
-    let mut times = vec![(Vec::new(), Vec::new()); binaries.len()];
+    let mut times = vec![(Vec::new(), Vec::new(), Vec::new()); binaries.len()];
     for (k, (_, binary)) in binaries.iter().enumerate() {
         // The first build of each writes the site the timed ones are written over.
         command(binary, &tmp.join(format!("site-{k}")));
@@ -166,14 +167,20 @@ fn commands(results: &Path, tmp: &Path, rounds: usize) {
             if let Some(shm) = &shm {
                 times[k].1.push(timed(|| command(binary, &shm.path().join(format!("site-{k}")))));
             }
+            // A first build: nothing to compare with or link, every file written.
+            let first = tmp.join(format!("first-{k}"));
+            let _ = std::fs::remove_dir_all(&first);
+            times[k].2.push(timed(|| command(binary, &first)));
         }
     }
     println!();
-    println!("| `perflab build`, 200 studies, over the previous site | this disk: wall | CPU | tmpfs: wall | CPU |");
-    println!("| --- | --- | --- | --- | --- |");
-    for ((name, _), (disk, shm)) in binaries.iter().zip(times) {
+    println!(
+        "| `perflab build`, 200 studies | over the previous site: wall | CPU | on tmpfs: wall | CPU | into an empty folder: wall | CPU |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for ((name, _), (disk, shm, first)) in binaries.iter().zip(times) {
         let shm = if shm.is_empty() { "- | -".to_string() } else { medians(shm) };
-        println!("| {name} | {} | {shm} |", medians(disk));
+        println!("| {name} | {} | {shm} | {} |", medians(disk), medians(first));
     }
     println!("\n(medians of {rounds} rounds, alternating; load average after: {})", load());
 }
