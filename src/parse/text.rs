@@ -1,6 +1,6 @@
 //! The `Serving Benchmark Result` block family, and vLLM's 2023 summary lines.
 
-use super::{Block, Format, Metrics, Name, ParseError, is_placeholder, names, number};
+use super::{Block, Format, Name, Order, ParseError, is_placeholder, names, number};
 
 /// Lines that vLLM prints before a block and that describe it.
 const CONTEXT_LABELS: &[&str] = &["Traffic request rate", "Burstiness factor", "Maximum request concurrency"];
@@ -46,6 +46,8 @@ struct Meaning {
     renamed: Option<(Name, f64)>,
     /// The dialect it announces wherever it is printed.
     dialect: Option<Format>,
+    /// Whether the label holds nothing that JSON escapes.
+    json_plain: bool,
 }
 
 impl Meaning {
@@ -54,6 +56,7 @@ impl Meaning {
             plain: names::text_label(label, true).map(|(name, scale)| (Name::new(name), scale)),
             renamed: names::text_label(label, false).map(|(name, scale)| (Name::new(name), scale)),
             dialect: dialect_of(label, ""),
+            json_plain: super::json_plain(label.as_bytes()),
         }
     }
 }
@@ -66,9 +69,17 @@ pub(super) struct Labels {
     meanings: Vec<Meaning>,
     /// For each meaning, the last block that printed its label ([`Labels::next_block`]).
     printed_in: Vec<u64>,
+    /// For each meaning, its label, and the meaning looked up after it the last time (a log's
+    /// blocks print their labels in the same order: the next is mostly found without a hash).
+    texts: Vec<Box<str>>,
+    after: Vec<usize>,
+    /// The meaning looked up last in this block, if it is kept.
+    previous: Option<usize>,
     blocks: u64,
     /// Dashed section titles, and whether they rename latencies.
     sections: std::collections::HashMap<Box<str>, bool, std::hash::BuildHasherDefault<super::LabelHash>>,
+    /// The order of the metrics of the last block sorted.
+    order: Order,
 }
 
 impl Labels {
@@ -77,24 +88,40 @@ impl Labels {
     /// A number for a new block, for [`Labels::meaning`] to tell repeated labels.
     fn next_block(&mut self) -> u64 {
         self.blocks += 1;
+        self.previous = None;
         self.blocks
     }
 
     /// What `label` means, and whether it is known to be printed for the first time in `block`.
     fn meaning(&mut self, label: &str, block: u64) -> (bool, std::borrow::Cow<'_, Meaning>) {
-        if let Some(&i) = self.index.get(label) {
-            let first = self.printed_in[i] != block;
-            self.printed_in[i] = block;
-            return (first, std::borrow::Cow::Borrowed(&self.meanings[i]));
+        let predicted = self.previous.map(|p| self.after[p]).filter(|&n| *self.texts[n] == *label);
+        let known = predicted.or_else(|| self.index.get(label).copied());
+        let (first, i) = match known {
+            Some(i) => {
+                let first = self.printed_in[i] != block;
+                self.printed_in[i] = block;
+                (first, i)
+            }
+            None if self.meanings.len() >= Labels::KEPT => {
+                self.previous = None;
+                return (false, std::borrow::Cow::Owned(Meaning::of(label)));
+            }
+            None => {
+                let i = self.meanings.len();
+                self.index.insert(label.into(), i);
+                self.meanings.push(Meaning::of(label));
+                self.printed_in.push(block);
+                self.texts.push(label.into());
+                // Until it is followed, a label predicts itself: never wrong, as it is checked.
+                self.after.push(i);
+                (true, i)
+            }
+        };
+        if let Some(p) = self.previous {
+            self.after[p] = i;
         }
-        let meaning = Meaning::of(label);
-        if self.meanings.len() >= Labels::KEPT {
-            return (false, std::borrow::Cow::Owned(meaning));
-        }
-        self.index.insert(label.into(), self.meanings.len());
-        self.meanings.push(meaning);
-        self.printed_in.push(block);
-        (true, std::borrow::Cow::Borrowed(&self.meanings[self.meanings.len() - 1]))
+        self.previous = Some(i);
+        (first, std::borrow::Cow::Borrowed(&self.meanings[i]))
     }
 
     /// [`names::section_renames_latencies`].
@@ -131,7 +158,11 @@ fn marker(t: &str) -> Option<&str> {
 /// `-----Time to First Token-----` → `Time to First Token`.
 fn section(t: &str) -> Option<&str> {
     if t.starts_with("---") && t.ends_with("---") {
-        let inner = t.trim_matches('-').trim();
+        // The dashes are cut byte by byte: they are ASCII, and so are the ends they leave.
+        let bytes = t.as_bytes();
+        let start = bytes.iter().position(|&b| b != b'-')?;
+        let end = bytes.iter().rposition(|&b| b != b'-')? + 1;
+        let inner = trim(&t[start..end]);
         (!inner.is_empty()).then_some(inner)
     } else {
         None
@@ -254,15 +285,15 @@ impl Builder {
                 None => {}
             }
         }
-        self.block.raw.push(label, value);
+        self.block.raw.push_known(label, value, meaning.json_plain);
     }
 
     /// The block, or the error that spoiled it.
-    fn finish(mut self, complete: bool) -> Result<Block, ParseError> {
+    fn finish(mut self, complete: bool, order: &mut Order) -> Result<Block, ParseError> {
         if let Some(e) = self.error {
             return Err(e);
         }
-        self.block.metrics = Metrics::from_unsorted(self.metrics);
+        self.block.metrics = order.sort(self.metrics);
         if self.distinct {
             self.block.raw.labels_differ();
         }
@@ -300,7 +331,8 @@ fn step(b: &mut Builder, labels: &mut Labels, ln: usize, line: &str) -> Step {
         return Step::Continue;
     }
     if let Some(s) = section(t) {
-        b.section = s.to_string();
+        b.section.clear();
+        b.section.push_str(s);
         b.plain_section = !labels.renames_latencies(s);
         b.parent = None;
         if b.dialect.is_none() {
@@ -379,13 +411,13 @@ impl Lines {
                 Step::Continue => return,
                 Step::Close => {
                     if let Some(b) = self.current.take() {
-                        done.push(b.finish(true));
+                        done.push(b.finish(true, &mut self.labels.order));
                     }
                     return;
                 }
                 Step::Leave => {
                     if let Some(b) = self.current.take() {
-                        done.push(b.finish(false));
+                        done.push(b.finish(false, &mut self.labels.order));
                     }
                 }
             }
@@ -424,9 +456,9 @@ impl Lines {
     }
 
     /// The end of the text: a block still open is cut off.
-    pub(super) fn finish(self, done: &mut Vec<Result<Block, ParseError>>) {
+    pub(super) fn finish(mut self, done: &mut Vec<Result<Block, ParseError>>) {
         if let Some(b) = self.current {
-            done.push(b.finish(false));
+            done.push(b.finish(false, &mut self.labels.order));
         }
         if let Some(block) = self.legacy {
             done.push(Ok(close_legacy(block)));
@@ -485,6 +517,56 @@ mod tests {
         );
         assert_eq!(labels(&parsed[1]), ["Successful requests=6", "Maximum request concurrency=9"]);
         assert_eq!(parsed[0].metric("max_concurrency"), Some(8.0));
+    }
+
+    #[test]
+    fn blocks_read_after_others_are_read_as_if_alone() {
+        // Labels in seeded orders, some repeated, under sections that rename latencies or not:
+        // what the caches of a log (label meanings, the label after each, metric orders) give
+        // a block must be what it gives alone.
+        let lines = [
+            "Successful requests: 10",
+            "Mean TTFT (ms): 12.5",
+            "Median TTFT (ms): 7",
+            "P99 ITL (ms): 3.25",
+            "Total requests: 12",
+            "Request throughput (req/s): 1.5",
+            "Mean E2EL (ms): 100",
+            "Backend: sglang",
+            "Benchmark duration (s): 65.62",
+            "---------------Probe Requests----------------",
+            "-----------Time to First Token------------",
+        ];
+        let mut s = 0x1234_5678_9abc_def1_u64;
+        let mut next = move |n: u64| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s % n
+        };
+        let mut shapes: Vec<Vec<usize>> = Vec::new();
+        let mut blocks = Vec::new();
+        for _ in 0..400 {
+            let shape = if next(3) > 0 && !shapes.is_empty() {
+                shapes[next(shapes.len() as u64) as usize].clone()
+            } else {
+                (0..next(14)).map(|_| next(lines.len() as u64) as usize).collect()
+            };
+            let mut block = String::from("============ Serving Benchmark Result ============\n");
+            for &i in &shape {
+                block.push_str(lines[i]);
+                block.push('\n');
+            }
+            block.push_str("==================================================\n");
+            shapes.push(shape);
+            blocks.push(block);
+        }
+        // Blocks alone start on line 1.
+        let unplaced = |r: Result<Block, ParseError>| r.map(|b| Block { line: 0, ..b });
+        let alone: Vec<_> = blocks.iter().flat_map(|b| parse(b)).map(unplaced).collect();
+        let together: Vec<_> = parse(&blocks.concat()).into_iter().map(unplaced).collect();
+        assert_eq!(together.len(), 400);
+        assert_eq!(together, alone);
     }
 
     #[test]
