@@ -197,12 +197,13 @@ pub(super) fn json_plain(bytes: &[u8]) -> bool {
     const ONES: u64 = u64::from_ne_bytes([1; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
     let below = |v: u64, n: u8| v.wrapping_sub(ONES * u64::from(n)) & !v & HIGH;
+    let clean =
+        |v: u64| below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1) == 0;
     let chunks = bytes.chunks_exact(8);
-    let tail = chunks.remainder();
-    let clean = chunks.map(|c| c.try_into().map_or(0, u64::from_ne_bytes)).all(|v| {
-        below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1) == 0
-    });
-    clean && tail.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+    // The last bytes, padded with a letter, are one more lane of eight.
+    let mut tail = [b'a'; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    chunks.map(|c| c.try_into().map_or(0, u64::from_ne_bytes)).all(clean) && clean(u64::from_ne_bytes(tail))
 }
 
 /// A hash for the parser's maps and checks of labels, eight bytes at a time: labels are short,
@@ -274,6 +275,8 @@ struct Order {
     /// Up to [`Order::KEPT`] orders, the one to replace next after them.
     known: Vec<Shape>,
     replace: usize,
+    /// Room for the entries of a block while they are moved into its metrics.
+    slots: Vec<Option<(Arc<String>, f64)>>,
 }
 
 /// The names of a block's metrics as they were given (held, so that no other name takes their
@@ -295,7 +298,7 @@ impl Order {
                 && shape.given.iter().zip(&entries).all(|(a, (b, _))| Arc::ptr_eq(a, &b.text))
         };
         if let Some(shape) = self.known.iter().find(same) {
-            return Metrics::taken(&entries, &shape.take, shape.escapes);
+            return Metrics::taken(entries, &shape.take, shape.escapes, &mut self.slots);
         }
         let mut places: Vec<usize> = (0..entries.len()).collect();
         // Stable: of a name given twice, the later place comes last, and is the one kept.
@@ -310,8 +313,9 @@ impl Order {
             }
         }
         let escapes = entries.iter().any(|(n, _)| !json_plain(n.text.as_bytes()));
-        let metrics = Metrics::taken(&entries, &take, escapes);
-        let shape = Shape { given: entries.into_iter().map(|(n, _)| n.text).collect(), take, escapes };
+        let given = entries.iter().map(|(n, _)| n.text.clone()).collect();
+        let metrics = Metrics::taken(entries, &take, escapes, &mut self.slots);
+        let shape = Shape { given, take, escapes };
         if self.known.len() < Order::KEPT {
             self.known.push(shape);
         } else {
@@ -355,10 +359,19 @@ impl Metrics {
         Metrics { entries: entries.into_iter().map(|(name, x)| (name.text, x)).collect(), escapes }
     }
 
-    /// The entries of `entries` at the places `take` gives, in that order; `escapes` says
-    /// whether a name holds something that JSON escapes.
-    fn taken(entries: &[(Name, f64)], take: &[usize], escapes: bool) -> Metrics {
-        Metrics { entries: take.iter().map(|&i| (entries[i].0.text.clone(), entries[i].1)).collect(), escapes }
+    /// The entries of `entries` at the places `take` gives, in that order, moved (a name is
+    /// shared between threads: each copy or drop of one is an atomic operation); `escapes` says
+    /// whether a name holds something that JSON escapes. `slots` is room to move them through.
+    fn taken(
+        entries: Vec<(Name, f64)>,
+        take: &[usize],
+        escapes: bool,
+        slots: &mut Vec<Option<(Arc<String>, f64)>>,
+    ) -> Metrics {
+        slots.extend(entries.into_iter().map(|(n, x)| Some((n.text, x))));
+        let entries = take.iter().filter_map(|&i| slots.get_mut(i).and_then(Option::take)).collect();
+        slots.clear();
+        Metrics { entries, escapes }
     }
 
     /// Whether a name holds something that JSON escapes.

@@ -142,7 +142,35 @@ fn is_header(t: &str) -> bool {
 }
 
 fn is_rule(t: &str) -> bool {
-    t.len() >= 10 && t.bytes().all(|b| b == b'=')
+    t.len() >= 10 && leading(t.as_bytes(), b'=') == t.len()
+}
+
+/// How many of the first bytes of `bytes` are `b`: runs of padding, dashes and rules are
+/// counted eight bytes at a time.
+fn leading(bytes: &[u8], b: u8) -> usize {
+    let mut n = 0;
+    while let Some(word) = bytes.get(n..n + 8) {
+        let other = word.try_into().map_or(1, u64::from_le_bytes) ^ u64::from_le_bytes([b; 8]);
+        if other != 0 {
+            return n + (other.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + bytes[n..].iter().take_while(|&&c| c == b).count()
+}
+
+/// How many of the last bytes of `bytes` are `b`, as [`leading`] counts the first.
+fn trailing(bytes: &[u8], b: u8) -> usize {
+    let mut n = 0;
+    while let Some(word) = bytes.len().checked_sub(n + 8).and_then(|at| bytes.get(at..at + 8)) {
+        // Big-endian: the last byte is the lowest.
+        let other = word.try_into().map_or(1, u64::from_be_bytes) ^ u64::from_le_bytes([b; 8]);
+        if other != 0 {
+            return n + (other.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + bytes[..bytes.len() - n].iter().rev().take_while(|&&c| c == b).count()
 }
 
 /// `=====!FAILED REQUESTS!=====` and the like, printed by TensorRT-LLM inside a block.
@@ -158,11 +186,13 @@ fn marker(t: &str) -> Option<&str> {
 /// `-----Time to First Token-----` → `Time to First Token`.
 fn section(t: &str) -> Option<&str> {
     if t.starts_with("---") && t.ends_with("---") {
-        // The dashes are cut byte by byte: they are ASCII, and so are the ends they leave.
+        // The dashes are cut as bytes: they are ASCII, and so are the ends they leave.
         let bytes = t.as_bytes();
-        let start = bytes.iter().position(|&b| b != b'-')?;
-        let end = bytes.iter().rposition(|&b| b != b'-')? + 1;
-        let inner = trim(&t[start..end]);
+        let start = leading(bytes, b'-');
+        if start == bytes.len() {
+            return None;
+        }
+        let inner = trim(&t[start..bytes.len() - trailing(bytes, b'-')]);
         (!inner.is_empty()).then_some(inner)
     } else {
         None
@@ -198,17 +228,7 @@ fn plain(b: u8) -> bool {
 fn trim_start(s: &str) -> &str {
     // Values are padded with runs of spaces: those are skipped eight bytes at a time, up to the
     // first byte of a word that is not a space.
-    let bytes = s.as_bytes();
-    let mut spaces = 0;
-    while let Some(word) = bytes.get(spaces..spaces + 8) {
-        let other = word.try_into().map_or(1, u64::from_le_bytes) ^ u64::from_le_bytes([b' '; 8]);
-        if other != 0 {
-            spaces += (other.trailing_zeros() / 8) as usize;
-            break;
-        }
-        spaces += 8;
-    }
-    let t = s[spaces..].trim_ascii_start();
+    let t = s[leading(s.as_bytes(), b' ')..].trim_ascii_start();
     match t.as_bytes().first() {
         Some(&b) if !plain(b) => t.trim_start(),
         _ => t,
@@ -256,13 +276,13 @@ impl Builder {
             error: None,
         };
         for (ln, label, value) in context.drain(..) {
-            b.field(labels, ln, &label, &value, 1);
+            b.field(labels, ln, &label, &value, || 1);
         }
         b
     }
 
-    /// Records one `label: value` line. `col` is where the value starts, for errors.
-    fn field(&mut self, labels: &mut Labels, ln: usize, label: &str, value: &str, col: usize) {
+    /// Records one `label: value` line. `col` tells where the value starts, for errors.
+    fn field(&mut self, labels: &mut Labels, ln: usize, label: &str, value: &str, col: impl FnOnce() -> usize) {
         let (first, meaning) = labels.meaning(label, self.number);
         self.distinct &= first;
         if self.dialect.is_none() {
@@ -280,7 +300,7 @@ impl Builder {
                 None if is_placeholder(value) => {}
                 None if self.error.is_none() => {
                     self.error =
-                        Some(ParseError::new(ln, col, format!("`{label}` should be a number, found `{value}`")));
+                        Some(ParseError::new(ln, col(), format!("`{label}` should be a number, found `{value}`")));
                 }
                 None => {}
             }
@@ -319,45 +339,52 @@ fn step(b: &mut Builder, labels: &mut Labels, ln: usize, line: &str) -> Step {
     if t.is_empty() {
         return Step::Continue;
     }
-    if is_rule(t) {
-        return Step::Close;
-    }
-    if is_header(t) {
-        return Step::Leave;
-    }
-    if let Some(m) = marker(t) {
-        b.distinct = false;
-        b.block.raw.push(m, "");
-        return Step::Continue;
-    }
-    if let Some(s) = section(t) {
-        b.section.clear();
-        b.section.push_str(s);
-        b.plain_section = !labels.renames_latencies(s);
-        b.parent = None;
-        if b.dialect.is_none() {
-            b.dialect = dialect_of("", s);
-        }
-        return Step::Continue;
+    // Rules, headers, markers and sections start with `=` or `-`; most lines with a letter.
+    if !t.as_bytes()[0].is_ascii_alphabetic()
+        && let Some(step) = rule_or_section(b, labels, t)
+    {
+        return step;
     }
     let Some((label, value)) = label_value(line) else {
         return Step::Leave;
     };
-    // The value's column, for errors: it ends the line, after the trailing padding.
-    let col = trim_end(line).len() - value.len() + 1;
-    let indented = line.starts_with(char::is_whitespace);
-    match (&b.parent, indented) {
-        (Some(parent), true) => {
+    match &b.parent {
+        Some(parent) if line.starts_with(char::is_whitespace) => {
             let full = format!("{parent} / {label}");
             b.distinct = false;
             b.block.raw.push(&full, value);
         }
         _ => {
-            b.field(labels, ln, label, value, col);
+            // The value's column, for errors: it ends the line, after the trailing padding.
+            b.field(labels, ln, label, value, || trim_end(line).len() - value.len() + 1);
             b.parent = value.is_empty().then(|| label.to_string());
         }
     }
     Step::Continue
+}
+
+/// What the trimmed line `t` means when it is a closing rule, a header, a marker or a section.
+fn rule_or_section(b: &mut Builder, labels: &mut Labels, t: &str) -> Option<Step> {
+    if is_rule(t) {
+        return Some(Step::Close);
+    }
+    if is_header(t) {
+        return Some(Step::Leave);
+    }
+    if let Some(m) = marker(t) {
+        b.distinct = false;
+        b.block.raw.push(m, "");
+        return Some(Step::Continue);
+    }
+    let s = section(t)?;
+    b.section.clear();
+    b.section.push_str(s);
+    b.plain_section = !labels.renames_latencies(s);
+    b.parent = None;
+    if b.dialect.is_none() {
+        b.dialect = dialect_of("", s);
+    }
+    Some(Step::Continue)
 }
 
 /// vLLM's 2023 summary: `Total time: 12.3 s`, `Throughput: 8.1 requests/s`, `Average latency: 1.2 s`, ...
@@ -567,6 +594,20 @@ mod tests {
         let together: Vec<_> = parse(&blocks.concat()).into_iter().map(unplaced).collect();
         assert_eq!(together.len(), 400);
         assert_eq!(together, alone);
+    }
+
+    #[test]
+    fn runs_are_counted_as_byte_by_byte() {
+        for len in 0..40 {
+            for at in 0..=len {
+                // A run of `at` dashes then other bytes, and the same backwards.
+                let mut bytes = vec![b'-'; len];
+                bytes[at..].iter_mut().enumerate().for_each(|(i, b)| *b = if i % 3 == 0 { b'x' } else { b'-' });
+                let first = bytes.iter().take_while(|&&b| b == b'-').count();
+                let last = bytes.iter().rev().take_while(|&&b| b == b'-').count();
+                assert_eq!((leading(&bytes, b'-'), trailing(&bytes, b'-')), (first, last), "{bytes:?}");
+            }
+        }
     }
 
     #[test]
