@@ -564,13 +564,7 @@ mod tests {
             "---------------Probe Requests----------------",
             "-----------Time to First Token------------",
         ];
-        let mut s = 0x1234_5678_9abc_def1_u64;
-        let mut next = move |n: u64| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % n
-        };
+        let mut next = super::super::seeded(0x1234_5678_9abc_def1);
         let mut shapes: Vec<Vec<usize>> = Vec::new();
         let mut blocks = Vec::new();
         for _ in 0..400 {
