@@ -23,32 +23,37 @@ const PAIRS: [u8; 200] = {
 /// 2^53: that integer and the power of ten are exact, so one division rounds correctly, as the
 /// standard parser does. `None` for anything else (the caller then asks the standard parser).
 pub(super) fn read(word: &str) -> Option<f64> {
-    let bytes = word.as_bytes();
-    let (negative, digits) = match bytes.first()? {
-        b'-' => (true, &bytes[1..]),
-        b'+' => (false, &bytes[1..]),
-        _ => (false, bytes),
+    read_start(word.as_bytes()).filter(|&(_, n)| n == word.len()).map(|(x, _)| x)
+}
+
+/// The longest start of `bytes` that is `[+-]digits[.digits]`, as [`read`] reads it, with its
+/// length; `None` when there is none, or when [`read`] would leave it to the standard parser.
+pub(super) fn read_start(bytes: &[u8]) -> Option<(f64, usize)> {
+    let (negative, sign) = match bytes.first()? {
+        b'-' => (true, 1),
+        b'+' => (false, 1),
+        _ => (false, 0),
     };
-    if digits.is_empty() || digits.len() > 19 {
-        return None;
-    }
     let (mut mantissa, mut places, mut dot) = (0u64, 0usize, false);
-    for (i, &b) in digits.iter().enumerate() {
+    let mut at = sign;
+    while let Some(&b) = bytes.get(at) {
         match b {
             b'0'..=b'9' => {
-                mantissa = mantissa * 10 + u64::from(b - b'0');
+                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
                 places += usize::from(dot);
             }
             // A point between two digits.
-            b'.' if !dot && i > 0 && i + 1 < digits.len() => dot = true,
-            _ => return None,
+            b'.' if !dot && at > sign && bytes.get(at + 1).is_some_and(u8::is_ascii_digit) => dot = true,
+            _ => break,
         }
+        at += 1;
     }
-    if mantissa >= 1 << 53 {
+    // More than 19 characters could overflow; the standard parser reads those.
+    if at == sign || at - sign > 19 || mantissa >= 1 << 53 {
         return None;
     }
     let x = mantissa as f64 / POW10[places];
-    Some(if negative { -x } else { x })
+    Some((if negative { -x } else { x }, at))
 }
 
 /// Writes `x` as serde_json writes it, when it is a decimal of at most two places below 10^13

@@ -65,17 +65,34 @@ pub struct Raw {
     spans: Vec<[usize; 3]>,
     /// Whether the labels are known to differ from one another, since the last push.
     distinct: bool,
+    /// How much of `text` is known to hold nothing that JSON escapes ([`json_plain`]).
+    plain_to: usize,
 }
 
 impl Raw {
     /// Room for `entries` labels and values of `bytes` bytes in all.
     pub fn with_capacity(entries: usize, bytes: usize) -> Raw {
-        Raw { text: String::with_capacity(bytes), spans: Vec::with_capacity(entries), distinct: false }
+        Raw { text: String::with_capacity(bytes), spans: Vec::with_capacity(entries), distinct: false, plain_to: 0 }
     }
 
     /// The texts of every label and value, end to end (and those renamed after them).
     pub(super) fn text(&self) -> &str {
         &self.text
+    }
+
+    /// The end of [`Raw::text`] not known to hold nothing that JSON escapes.
+    pub(super) fn unchecked(&self) -> &str {
+        &self.text[self.plain_to..]
+    }
+
+    /// [`Raw::push`] of a label known to hold nothing that JSON escapes when `label_plain`
+    /// says so: then only the value is looked at.
+    pub(super) fn push_known(&mut self, label: &str, value: &str, label_plain: bool) {
+        let start = self.text.len();
+        self.push(label, value);
+        if label_plain && self.plain_to == start && json_plain(value.as_bytes()) {
+            self.plain_to = self.text.len();
+        }
     }
 
     /// Adds a label; call [`Raw::rename_repeats`] once all are in.
@@ -174,6 +191,21 @@ fn serialize_map<S: serde::Serializer, K: Serialize, V: Serialize>(
     map.end()
 }
 
+/// Whether JSON escapes nothing of `bytes` (control characters, `"` and `\\`).
+pub(super) fn json_plain(bytes: &[u8]) -> bool {
+    // Eight bytes at a time: a lane below 0x20, or equal to `"` or `\\`, sets its high bit.
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let below = |v: u64, n: u8| v.wrapping_sub(ONES * u64::from(n)) & !v & HIGH;
+    let clean =
+        |v: u64| below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1) == 0;
+    let chunks = bytes.chunks_exact(8);
+    // The last bytes, padded with a letter, are one more lane of eight.
+    let mut tail = [b'a'; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    chunks.map(|c| c.try_into().map_or(0, u64::from_ne_bytes)).all(clean) && clean(u64::from_ne_bytes(tail))
+}
+
 /// A hash for the parser's maps and checks of labels, eight bytes at a time: labels are short,
 /// and a keyed hash would cost more than the lookup saves.
 #[derive(Default, Clone, Copy)]
@@ -235,10 +267,74 @@ impl Name {
     }
 }
 
+/// How the metrics of the last blocks were put in order: the blocks of a log print one of a few
+/// sets of labels, each in the same order every time, so that their names need not be compared
+/// again.
+#[derive(Default)]
+struct Order {
+    /// Up to [`Order::KEPT`] orders, the one to replace next after them.
+    known: Vec<Shape>,
+    replace: usize,
+    /// Room for the entries of a block while they are moved into its metrics.
+    slots: Vec<Option<(Arc<String>, f64)>>,
+}
+
+/// The names of a block's metrics as they were given (held, so that no other name takes their
+/// place in memory), and for each entry of the result the place of its value among them.
+struct Shape {
+    given: Vec<Arc<String>>,
+    take: Vec<usize>,
+    /// Whether a name holds something that JSON escapes.
+    escapes: bool,
+}
+
+impl Order {
+    const KEPT: usize = 32;
+
+    /// [`Metrics::from_unsorted`], each order worked out once.
+    fn sort(&mut self, entries: Vec<(Name, f64)>) -> Metrics {
+        let same = |shape: &&Shape| {
+            shape.given.len() == entries.len()
+                && shape.given.iter().zip(&entries).all(|(a, (b, _))| Arc::ptr_eq(a, &b.text))
+        };
+        if let Some(shape) = self.known.iter().find(same) {
+            return Metrics::taken(entries, &shape.take, shape.escapes, &mut self.slots);
+        }
+        let mut places: Vec<usize> = (0..entries.len()).collect();
+        // Stable: of a name given twice, the later place comes last, and is the one kept.
+        places.sort_by(|&a, &b| {
+            let (a, b) = (&entries[a].0, &entries[b].0);
+            a.head.cmp(&b.head).then_with(|| a.text.cmp(&b.text))
+        });
+        let mut take = Vec::with_capacity(places.len());
+        for (i, &p) in places.iter().enumerate() {
+            if places.get(i + 1).is_none_or(|&q| entries[q].0.text != entries[p].0.text) {
+                take.push(p);
+            }
+        }
+        let escapes = entries.iter().any(|(n, _)| !json_plain(n.text.as_bytes()));
+        let given = entries.iter().map(|(n, _)| n.text.clone()).collect();
+        let metrics = Metrics::taken(entries, &take, escapes, &mut self.slots);
+        let shape = Shape { given, take, escapes };
+        if self.known.len() < Order::KEPT {
+            self.known.push(shape);
+        } else {
+            self.known[self.replace] = shape;
+            self.replace = (self.replace + 1) % Order::KEPT;
+        }
+        metrics
+    }
+}
+
 /// Canonical metric names and their values, in the order of the names, as a map. The names are
 /// shared: the parser makes each once a log, not once a block.
 #[derive(Clone, Default, PartialEq)]
-pub struct Metrics(Vec<(Arc<String>, f64)>);
+pub struct Metrics {
+    entries: Vec<(Arc<String>, f64)>,
+    /// Whether a name holds something that JSON escapes ([`json_plain`]): mostly none does, and
+    /// a block's names are looked at once for each of the orders [`Order`] keeps.
+    escapes: bool,
+}
 
 /// A metric of [`Metrics`] as an iterator gives it.
 type Entry<'a> = (&'a String, &'a f64);
@@ -246,7 +342,9 @@ type Entry<'a> = (&'a String, &'a f64);
 type Entries<'a> = std::iter::Map<std::slice::Iter<'a, (Arc<String>, f64)>, fn(&'a (Arc<String>, f64)) -> Entry<'a>>;
 
 impl Metrics {
-    /// The entries of `entries` in the order of their names; of a name given twice, the last value.
+    /// The entries of `entries` in the order of their names; of a name given twice, the last value:
+    /// what [`Order::sort`] gives, worked out from scratch.
+    #[cfg(test)]
     fn from_unsorted(mut entries: Vec<(Name, f64)>) -> Metrics {
         // A stable sort keeps the values of a repeated name in the order given.
         entries.sort_by(|a, b| a.0.head.cmp(&b.0.head).then_with(|| a.0.text.cmp(&b.0.text)));
@@ -257,16 +355,38 @@ impl Metrics {
             }
             same
         });
-        Metrics(entries.into_iter().map(|(name, x)| (name.text, x)).collect())
+        let escapes = entries.iter().any(|(name, _)| !json_plain(name.text.as_bytes()));
+        Metrics { entries: entries.into_iter().map(|(name, x)| (name.text, x)).collect(), escapes }
+    }
+
+    /// The entries of `entries` at the places `take` gives, in that order, moved (a name is
+    /// shared between threads: each copy or drop of one is an atomic operation); `escapes` says
+    /// whether a name holds something that JSON escapes. `slots` is room to move them through.
+    fn taken(
+        entries: Vec<(Name, f64)>,
+        take: &[usize],
+        escapes: bool,
+        slots: &mut Vec<Option<(Arc<String>, f64)>>,
+    ) -> Metrics {
+        slots.extend(entries.into_iter().map(|(n, x)| Some((n.text, x))));
+        let mut entries = Vec::with_capacity(take.len());
+        entries.extend(take.iter().filter_map(|&i| slots.get_mut(i).and_then(Option::take)));
+        slots.clear();
+        Metrics { entries, escapes }
+    }
+
+    /// Whether a name holds something that JSON escapes.
+    pub(super) fn escapes(&self) -> bool {
+        self.escapes
     }
 
     fn find(&self, name: &str) -> Result<usize, usize> {
-        self.0.binary_search_by(|(k, _)| k.as_str().cmp(name))
+        self.entries.binary_search_by(|(k, _)| k.as_str().cmp(name))
     }
 
     /// The value of metric `name`.
     pub fn get(&self, name: &str) -> Option<&f64> {
-        self.find(name).ok().map(|i| &self.0[i].1)
+        self.find(name).ok().map(|i| &self.entries[i].1)
     }
 
     pub fn contains_key(&self, name: &str) -> bool {
@@ -276,28 +396,29 @@ impl Metrics {
     /// Sets metric `name` to `x`; returns the value it had.
     pub fn insert(&mut self, name: String, x: f64) -> Option<f64> {
         match self.find(&name) {
-            Ok(i) => Some(std::mem::replace(&mut self.0[i].1, x)),
+            Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, x)),
             Err(i) => {
-                self.0.insert(i, (Arc::new(name), x));
+                self.escapes |= !json_plain(name.as_bytes());
+                self.entries.insert(i, (Arc::new(name), x));
                 None
             }
         }
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &String> {
-        self.0.iter().map(|(k, _)| &**k)
+        self.entries.iter().map(|(k, _)| &**k)
     }
 
     pub fn iter(&self) -> Entries<'_> {
-        self.0.iter().map(|(k, x)| (&**k, x))
+        self.entries.iter().map(|(k, x)| (&**k, x))
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.entries.is_empty()
     }
 }
 
@@ -462,10 +583,8 @@ fn number(value: &str) -> Option<f64> {
     // Most values are a short decimal alone, or one followed by a blank and a unit.
     let blank = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
     let bytes = value.as_bytes();
-    let end = bytes.iter().position(|b| !matches!(b, b'0'..=b'9' | b'.' | b'+' | b'-')).unwrap_or(bytes.len());
-    if end > 0
+    if let Some((x, end)) = decimal::read_start(bytes)
         && bytes.get(end).is_none_or(blank)
-        && let Some(x) = decimal::read(&value[..end])
     {
         return Some(x);
     }
@@ -482,6 +601,18 @@ fn number(value: &str) -> Option<f64> {
     }
     let x: f64 = word.parse().ok()?;
     x.is_finite().then_some(x)
+}
+
+/// A seeded xorshift for tests: `next(n)` is below `n`, and the same on every run.
+#[cfg(test)]
+fn seeded(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut s = seed;
+    move |n| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % n
+    }
 }
 
 #[cfg(test)]
@@ -512,6 +643,47 @@ mod tests {
         ] {
             let slow = v.split_whitespace().next().and_then(|w| w.parse::<f64>().ok()).filter(|x| x.is_finite());
             assert_eq!(number(v), slow, "{v:?}");
+        }
+        // Seeded texts of the characters that start, cut or spoil a number.
+        let alphabet = ["0", "1", "5", "9", ".", "+", "-", " ", "\t", "x", "e", "\u{a0}", "00", "123456789"];
+        let mut next = seeded(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..200_000 {
+            let s = next(u64::MAX);
+            let v: String = (0..s % 9).map(|k| alphabet[(s >> (6 + 5 * k)) as usize % alphabet.len()]).collect();
+            let slow = v.split_whitespace().next().and_then(|w| w.parse::<f64>().ok()).filter(|x| x.is_finite());
+            assert_eq!(number(&v).map(f64::to_bits), slow.map(f64::to_bits), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn metrics_are_put_in_order_as_a_sort_from_scratch_would() {
+        // Names that share their first eight bytes, or are a prefix of one another, among others.
+        let pool: Vec<Name> =
+            ["mean_ttft_ms", "mean_ttft_ms_x", "mean_tt", "median_itl_ms", "a", "", "p99_ttft_ms", "p99"]
+                .iter()
+                .map(|t| Name::new(t.to_string()))
+                .collect();
+        let mut next = seeded(0x2545_f491_4f6c_dd1d);
+        let mut order = Order::default();
+        let mut seen: Vec<Vec<(Name, f64)>> = Vec::new();
+        for trial in 0..20_000 {
+            // Most blocks repeat the names of one of the 48 before (more than are kept), as a
+            // log's blocks do; the others are new, some made of new texts equal to known ones.
+            let again = next(4) > 0 && !seen.is_empty();
+            let entries: Vec<(Name, f64)> = if again {
+                let from = &seen[seen.len() - 1 - next(seen.len().min(48) as u64) as usize];
+                from.iter().map(|(n, _)| (n.clone(), next(100) as f64)).collect()
+            } else {
+                (0..next(12))
+                    .map(|_| {
+                        let n = &pool[next(pool.len() as u64) as usize];
+                        let n = if next(8) == 0 { Name::new(n.text.to_string()) } else { n.clone() };
+                        (n, next(100) as f64)
+                    })
+                    .collect()
+            };
+            seen.push(entries.clone());
+            assert_eq!(order.sort(entries.clone()), Metrics::from_unsorted(entries), "trial {trial}");
         }
     }
 

@@ -2,7 +2,7 @@
 //! block by block: memory holds the block being read and the one waiting for its successor,
 //! never the whole input. A JSON document is read whole (it is one result, or one guidellm file).
 
-use super::{Block, ParseError, decimal, decode, json, settle, text};
+use super::{Block, ParseError, decimal, decode, json, json_plain as plain, settle, text};
 use std::io::{BufRead, Write};
 
 /// Lines listed one by one in a remark about bytes that are not UTF-8; more are counted.
@@ -246,6 +246,8 @@ impl JsonList {
     pub fn push(&mut self, w: &mut impl Write, file: &str, b: &Block) -> std::io::Result<()> {
         let o = &mut self.element;
         o.clear();
+        // Room for the whole element, so that no write below grows it.
+        o.reserve(256 + file.len() + b.raw.text().len() + 16 * b.raw.len() + 48 * b.metrics.len());
         o.extend_from_slice(if self.written == 0 { b"[\n  {\n" } else { b",\n  {\n" });
         self.written += 1;
         key(o, "file")?;
@@ -259,15 +261,10 @@ impl JsonList {
         key(o, "complete")?;
         o.extend_from_slice(if b.complete { b"true,\n" } else { b"false,\n" });
         key(o, "metrics")?;
-        object(o, b.metrics.iter().map(|(k, v)| (Value::Text(k), Value::Number(*v))))?;
+        metrics(o, &b.metrics)?;
         o.extend_from_slice(b",\n");
         key(o, "raw")?;
-        // A block's labels and values lie end to end: one look tells whether any needs escaping.
-        if plain(b.raw.text().as_bytes()) {
-            object(o, b.raw.iter().map(|(k, v)| (Value::Plain(k), Value::Plain(v))))?;
-        } else {
-            object(o, b.raw.iter().map(|(k, v)| (Value::Text(k), Value::Text(v))))?;
-        }
+        raw(o, &b.raw)?;
         if !b.remarks.is_empty() {
             o.extend_from_slice(b",\n");
             key(o, "remarks")?;
@@ -286,13 +283,6 @@ impl JsonList {
     pub fn end(&self, w: &mut impl Write) -> std::io::Result<()> {
         w.write_all(if self.written == 0 { b"[]" } else { b"\n]" })
     }
-}
-
-enum Value<'a> {
-    Number(f64),
-    Text(&'a str),
-    /// A text known to hold nothing to escape.
-    Plain(&'a str),
 }
 
 /// A key of the block object (indented one level inside the array).
@@ -314,16 +304,9 @@ fn string(o: &mut Vec<u8>, s: &str) -> std::io::Result<()> {
     }
 }
 
-fn value(o: &mut Vec<u8>, v: Value) -> std::io::Result<()> {
-    match v {
-        Value::Number(x) if decimal::write(o, x) => Ok(()),
-        Value::Number(x) => serde_json::to_writer(o, &x).map_err(std::io::Error::from),
-        Value::Text(t) => string(o, t),
-        Value::Plain(t) => {
-            quoted(o, t);
-            Ok(())
-        }
-    }
+/// `x` as serde_json writes a number.
+fn number(o: &mut Vec<u8>, x: f64) -> std::io::Result<()> {
+    if decimal::write(o, x) { Ok(()) } else { serde_json::to_writer(o, &x).map_err(std::io::Error::from) }
 }
 
 fn quoted(o: &mut Vec<u8>, s: &str) {
@@ -332,30 +315,56 @@ fn quoted(o: &mut Vec<u8>, s: &str) {
     o.push(b'"');
 }
 
-/// Whether JSON escapes nothing of `bytes` (control characters, `"` and `\\`).
-fn plain(bytes: &[u8]) -> bool {
-    // Eight bytes at a time: a lane below 0x20, or equal to `"` or `\\`, sets its high bit.
-    const ONES: u64 = u64::from_ne_bytes([1; 8]);
-    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    let below = |v: u64, n: u8| v.wrapping_sub(ONES * u64::from(n)) & !v & HIGH;
-    let chunks = bytes.chunks_exact(8);
-    let tail = chunks.remainder();
-    let clean = chunks.map(|c| c.try_into().map_or(0, u64::from_ne_bytes)).all(|v| {
-        below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1) == 0
-    });
-    clean && tail.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+/// The opening of an object's entry, after the one before it if any.
+fn entry(o: &mut Vec<u8>, first: bool) {
+    o.extend_from_slice(if first { b"{\n      " } else { b",\n      " });
 }
 
-fn object<'a>(o: &mut Vec<u8>, entries: impl Iterator<Item = (Value<'a>, Value<'a>)>) -> std::io::Result<()> {
-    let mut empty = true;
-    for (k, v) in entries {
-        o.extend_from_slice(if empty { b"{\n      " } else { b",\n      " });
-        empty = false;
-        value(o, k)?;
-        o.extend_from_slice(b": ");
-        value(o, v)?;
+/// A block's metrics as a JSON object, in their order.
+fn metrics(o: &mut Vec<u8>, m: &super::Metrics) -> std::io::Result<()> {
+    if m.is_empty() {
+        o.extend_from_slice(b"{}");
+        return Ok(());
     }
-    o.extend_from_slice(if empty { b"{}" } else { b"\n    }" });
+    let plain_names = !m.escapes();
+    for (i, (k, x)) in m.iter().enumerate() {
+        entry(o, i == 0);
+        if plain_names {
+            quoted(o, k);
+        } else {
+            string(o, k)?;
+        }
+        o.extend_from_slice(b": ");
+        number(o, *x)?;
+    }
+    o.extend_from_slice(b"\n    }");
+    Ok(())
+}
+
+/// A block's labels and value texts as a JSON object, in their order.
+fn raw(o: &mut Vec<u8>, r: &super::Raw) -> std::io::Result<()> {
+    if r.is_empty() {
+        o.extend_from_slice(b"{}");
+        return Ok(());
+    }
+    // A block's labels and values lie end to end, most known to need no escape as they were read:
+    // one look at the rest tells whether any does.
+    let clean = plain(r.unchecked().as_bytes());
+    for (i, (k, v)) in r.iter().enumerate() {
+        entry(o, i == 0);
+        if clean {
+            o.push(b'"');
+            o.extend_from_slice(k.as_bytes());
+            o.extend_from_slice(b"\": \"");
+            o.extend_from_slice(v.as_bytes());
+            o.push(b'"');
+        } else {
+            string(o, k)?;
+            o.extend_from_slice(b": ");
+            string(o, v)?;
+        }
+    }
+    o.extend_from_slice(b"\n    }");
     Ok(())
 }
 

@@ -1,6 +1,6 @@
 //! The `Serving Benchmark Result` block family, and vLLM's 2023 summary lines.
 
-use super::{Block, Format, Metrics, Name, ParseError, is_placeholder, names, number};
+use super::{Block, Format, Name, Order, ParseError, is_placeholder, names, number};
 
 /// Lines that vLLM prints before a block and that describe it.
 const CONTEXT_LABELS: &[&str] = &["Traffic request rate", "Burstiness factor", "Maximum request concurrency"];
@@ -46,6 +46,8 @@ struct Meaning {
     renamed: Option<(Name, f64)>,
     /// The dialect it announces wherever it is printed.
     dialect: Option<Format>,
+    /// Whether the label holds nothing that JSON escapes.
+    json_plain: bool,
 }
 
 impl Meaning {
@@ -54,6 +56,7 @@ impl Meaning {
             plain: names::text_label(label, true).map(|(name, scale)| (Name::new(name), scale)),
             renamed: names::text_label(label, false).map(|(name, scale)| (Name::new(name), scale)),
             dialect: dialect_of(label, ""),
+            json_plain: super::json_plain(label.as_bytes()),
         }
     }
 }
@@ -66,9 +69,17 @@ pub(super) struct Labels {
     meanings: Vec<Meaning>,
     /// For each meaning, the last block that printed its label ([`Labels::next_block`]).
     printed_in: Vec<u64>,
+    /// For each meaning, its label, and the meaning looked up after it the last time (a log's
+    /// blocks print their labels in the same order: the next is mostly found without a hash).
+    texts: Vec<Box<str>>,
+    after: Vec<usize>,
+    /// The meaning looked up last in this block, if it is kept.
+    previous: Option<usize>,
     blocks: u64,
     /// Dashed section titles, and whether they rename latencies.
     sections: std::collections::HashMap<Box<str>, bool, std::hash::BuildHasherDefault<super::LabelHash>>,
+    /// The order of the metrics of the last block sorted.
+    order: Order,
 }
 
 impl Labels {
@@ -77,24 +88,40 @@ impl Labels {
     /// A number for a new block, for [`Labels::meaning`] to tell repeated labels.
     fn next_block(&mut self) -> u64 {
         self.blocks += 1;
+        self.previous = None;
         self.blocks
     }
 
     /// What `label` means, and whether it is known to be printed for the first time in `block`.
     fn meaning(&mut self, label: &str, block: u64) -> (bool, std::borrow::Cow<'_, Meaning>) {
-        if let Some(&i) = self.index.get(label) {
-            let first = self.printed_in[i] != block;
-            self.printed_in[i] = block;
-            return (first, std::borrow::Cow::Borrowed(&self.meanings[i]));
+        let predicted = self.previous.map(|p| self.after[p]).filter(|&n| *self.texts[n] == *label);
+        let known = predicted.or_else(|| self.index.get(label).copied());
+        let (first, i) = match known {
+            Some(i) => {
+                let first = self.printed_in[i] != block;
+                self.printed_in[i] = block;
+                (first, i)
+            }
+            None if self.meanings.len() >= Labels::KEPT => {
+                self.previous = None;
+                return (false, std::borrow::Cow::Owned(Meaning::of(label)));
+            }
+            None => {
+                let i = self.meanings.len();
+                self.index.insert(label.into(), i);
+                self.meanings.push(Meaning::of(label));
+                self.printed_in.push(block);
+                self.texts.push(label.into());
+                // Until it is followed, a label predicts itself: never wrong, as it is checked.
+                self.after.push(i);
+                (true, i)
+            }
+        };
+        if let Some(p) = self.previous {
+            self.after[p] = i;
         }
-        let meaning = Meaning::of(label);
-        if self.meanings.len() >= Labels::KEPT {
-            return (false, std::borrow::Cow::Owned(meaning));
-        }
-        self.index.insert(label.into(), self.meanings.len());
-        self.meanings.push(meaning);
-        self.printed_in.push(block);
-        (true, std::borrow::Cow::Borrowed(&self.meanings[self.meanings.len() - 1]))
+        self.previous = Some(i);
+        (first, std::borrow::Cow::Borrowed(&self.meanings[i]))
     }
 
     /// [`names::section_renames_latencies`].
@@ -115,7 +142,35 @@ fn is_header(t: &str) -> bool {
 }
 
 fn is_rule(t: &str) -> bool {
-    t.len() >= 10 && t.bytes().all(|b| b == b'=')
+    t.len() >= 10 && leading(t.as_bytes(), b'=') == t.len()
+}
+
+/// How many of the first bytes of `bytes` are `b`: runs of padding, dashes and rules are
+/// counted eight bytes at a time.
+fn leading(bytes: &[u8], b: u8) -> usize {
+    let mut n = 0;
+    while let Some(word) = bytes.get(n..n + 8) {
+        let other = word.try_into().map_or(1, u64::from_le_bytes) ^ u64::from_le_bytes([b; 8]);
+        if other != 0 {
+            return n + (other.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + bytes[n..].iter().take_while(|&&c| c == b).count()
+}
+
+/// How many of the last bytes of `bytes` are `b`, as [`leading`] counts the first.
+fn trailing(bytes: &[u8], b: u8) -> usize {
+    let mut n = 0;
+    while let Some(word) = bytes.len().checked_sub(n + 8).and_then(|at| bytes.get(at..at + 8)) {
+        // Big-endian: the last byte is the lowest.
+        let other = word.try_into().map_or(1, u64::from_be_bytes) ^ u64::from_le_bytes([b; 8]);
+        if other != 0 {
+            return n + (other.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + bytes[..bytes.len() - n].iter().rev().take_while(|&&c| c == b).count()
 }
 
 /// `=====!FAILED REQUESTS!=====` and the like, printed by TensorRT-LLM inside a block.
@@ -131,7 +186,13 @@ fn marker(t: &str) -> Option<&str> {
 /// `-----Time to First Token-----` → `Time to First Token`.
 fn section(t: &str) -> Option<&str> {
     if t.starts_with("---") && t.ends_with("---") {
-        let inner = t.trim_matches('-').trim();
+        // The dashes are cut as bytes: they are ASCII, and so are the ends they leave.
+        let bytes = t.as_bytes();
+        let start = leading(bytes, b'-');
+        if start == bytes.len() {
+            return None;
+        }
+        let inner = trim(&t[start..bytes.len() - trailing(bytes, b'-')]);
         (!inner.is_empty()).then_some(inner)
     } else {
         None
@@ -167,17 +228,7 @@ fn plain(b: u8) -> bool {
 fn trim_start(s: &str) -> &str {
     // Values are padded with runs of spaces: those are skipped eight bytes at a time, up to the
     // first byte of a word that is not a space.
-    let bytes = s.as_bytes();
-    let mut spaces = 0;
-    while let Some(word) = bytes.get(spaces..spaces + 8) {
-        let other = word.try_into().map_or(1, u64::from_le_bytes) ^ u64::from_le_bytes([b' '; 8]);
-        if other != 0 {
-            spaces += (other.trailing_zeros() / 8) as usize;
-            break;
-        }
-        spaces += 8;
-    }
-    let t = s[spaces..].trim_ascii_start();
+    let t = s[leading(s.as_bytes(), b' ')..].trim_ascii_start();
     match t.as_bytes().first() {
         Some(&b) if !plain(b) => t.trim_start(),
         _ => t,
@@ -225,13 +276,13 @@ impl Builder {
             error: None,
         };
         for (ln, label, value) in context.drain(..) {
-            b.field(labels, ln, &label, &value, 1);
+            b.field(labels, ln, &label, &value, || 1);
         }
         b
     }
 
-    /// Records one `label: value` line. `col` is where the value starts, for errors.
-    fn field(&mut self, labels: &mut Labels, ln: usize, label: &str, value: &str, col: usize) {
+    /// Records one `label: value` line. `col` tells where the value starts, for errors.
+    fn field(&mut self, labels: &mut Labels, ln: usize, label: &str, value: &str, col: impl FnOnce() -> usize) {
         let (first, meaning) = labels.meaning(label, self.number);
         self.distinct &= first;
         if self.dialect.is_none() {
@@ -249,20 +300,20 @@ impl Builder {
                 None if is_placeholder(value) => {}
                 None if self.error.is_none() => {
                     self.error =
-                        Some(ParseError::new(ln, col, format!("`{label}` should be a number, found `{value}`")));
+                        Some(ParseError::new(ln, col(), format!("`{label}` should be a number, found `{value}`")));
                 }
                 None => {}
             }
         }
-        self.block.raw.push(label, value);
+        self.block.raw.push_known(label, value, meaning.json_plain);
     }
 
     /// The block, or the error that spoiled it.
-    fn finish(mut self, complete: bool) -> Result<Block, ParseError> {
+    fn finish(mut self, complete: bool, order: &mut Order) -> Result<Block, ParseError> {
         if let Some(e) = self.error {
             return Err(e);
         }
-        self.block.metrics = Metrics::from_unsorted(self.metrics);
+        self.block.metrics = order.sort(self.metrics);
         if self.distinct {
             self.block.raw.labels_differ();
         }
@@ -288,44 +339,52 @@ fn step(b: &mut Builder, labels: &mut Labels, ln: usize, line: &str) -> Step {
     if t.is_empty() {
         return Step::Continue;
     }
-    if is_rule(t) {
-        return Step::Close;
-    }
-    if is_header(t) {
-        return Step::Leave;
-    }
-    if let Some(m) = marker(t) {
-        b.distinct = false;
-        b.block.raw.push(m, "");
-        return Step::Continue;
-    }
-    if let Some(s) = section(t) {
-        b.section = s.to_string();
-        b.plain_section = !labels.renames_latencies(s);
-        b.parent = None;
-        if b.dialect.is_none() {
-            b.dialect = dialect_of("", s);
-        }
-        return Step::Continue;
+    // Rules, headers, markers and sections start with `=` or `-`; most lines with a letter.
+    if !t.as_bytes()[0].is_ascii_alphabetic()
+        && let Some(step) = rule_or_section(b, labels, t)
+    {
+        return step;
     }
     let Some((label, value)) = label_value(line) else {
         return Step::Leave;
     };
-    // The value's column, for errors: it ends the line, after the trailing padding.
-    let col = trim_end(line).len() - value.len() + 1;
-    let indented = line.starts_with(char::is_whitespace);
-    match (&b.parent, indented) {
-        (Some(parent), true) => {
+    match &b.parent {
+        Some(parent) if line.starts_with(char::is_whitespace) => {
             let full = format!("{parent} / {label}");
             b.distinct = false;
             b.block.raw.push(&full, value);
         }
         _ => {
-            b.field(labels, ln, label, value, col);
+            // The value's column, for errors: it ends the line, after the trailing padding.
+            b.field(labels, ln, label, value, || trim_end(line).len() - value.len() + 1);
             b.parent = value.is_empty().then(|| label.to_string());
         }
     }
     Step::Continue
+}
+
+/// What the trimmed line `t` means when it is a closing rule, a header, a marker or a section.
+fn rule_or_section(b: &mut Builder, labels: &mut Labels, t: &str) -> Option<Step> {
+    if is_rule(t) {
+        return Some(Step::Close);
+    }
+    if is_header(t) {
+        return Some(Step::Leave);
+    }
+    if let Some(m) = marker(t) {
+        b.distinct = false;
+        b.block.raw.push(m, "");
+        return Some(Step::Continue);
+    }
+    let s = section(t)?;
+    b.section.clear();
+    b.section.push_str(s);
+    b.plain_section = !labels.renames_latencies(s);
+    b.parent = None;
+    if b.dialect.is_none() {
+        b.dialect = dialect_of("", s);
+    }
+    Some(Step::Continue)
 }
 
 /// vLLM's 2023 summary: `Total time: 12.3 s`, `Throughput: 8.1 requests/s`, `Average latency: 1.2 s`, ...
@@ -379,13 +438,13 @@ impl Lines {
                 Step::Continue => return,
                 Step::Close => {
                     if let Some(b) = self.current.take() {
-                        done.push(b.finish(true));
+                        done.push(b.finish(true, &mut self.labels.order));
                     }
                     return;
                 }
                 Step::Leave => {
                     if let Some(b) = self.current.take() {
-                        done.push(b.finish(false));
+                        done.push(b.finish(false, &mut self.labels.order));
                     }
                 }
             }
@@ -424,9 +483,9 @@ impl Lines {
     }
 
     /// The end of the text: a block still open is cut off.
-    pub(super) fn finish(self, done: &mut Vec<Result<Block, ParseError>>) {
+    pub(super) fn finish(mut self, done: &mut Vec<Result<Block, ParseError>>) {
         if let Some(b) = self.current {
-            done.push(b.finish(false));
+            done.push(b.finish(false, &mut self.labels.order));
         }
         if let Some(block) = self.legacy {
             done.push(Ok(close_legacy(block)));
@@ -485,6 +544,64 @@ mod tests {
         );
         assert_eq!(labels(&parsed[1]), ["Successful requests=6", "Maximum request concurrency=9"]);
         assert_eq!(parsed[0].metric("max_concurrency"), Some(8.0));
+    }
+
+    #[test]
+    fn blocks_read_after_others_are_read_as_if_alone() {
+        // Labels in seeded orders, some repeated, under sections that rename latencies or not:
+        // what the caches of a log (label meanings, the label after each, metric orders) give
+        // a block must be what it gives alone.
+        let lines = [
+            "Successful requests: 10",
+            "Mean TTFT (ms): 12.5",
+            "Median TTFT (ms): 7",
+            "P99 ITL (ms): 3.25",
+            "Total requests: 12",
+            "Request throughput (req/s): 1.5",
+            "Mean E2EL (ms): 100",
+            "Backend: sglang",
+            "Benchmark duration (s): 65.62",
+            "---------------Probe Requests----------------",
+            "-----------Time to First Token------------",
+        ];
+        let mut next = super::super::seeded(0x1234_5678_9abc_def1);
+        let mut shapes: Vec<Vec<usize>> = Vec::new();
+        let mut blocks = Vec::new();
+        for _ in 0..400 {
+            let shape = if next(3) > 0 && !shapes.is_empty() {
+                shapes[next(shapes.len() as u64) as usize].clone()
+            } else {
+                (0..next(14)).map(|_| next(lines.len() as u64) as usize).collect()
+            };
+            let mut block = String::from("============ Serving Benchmark Result ============\n");
+            for &i in &shape {
+                block.push_str(lines[i]);
+                block.push('\n');
+            }
+            block.push_str("==================================================\n");
+            shapes.push(shape);
+            blocks.push(block);
+        }
+        // Blocks alone start on line 1.
+        let unplaced = |r: Result<Block, ParseError>| r.map(|b| Block { line: 0, ..b });
+        let alone: Vec<_> = blocks.iter().flat_map(|b| parse(b)).map(unplaced).collect();
+        let together: Vec<_> = parse(&blocks.concat()).into_iter().map(unplaced).collect();
+        assert_eq!(together.len(), 400);
+        assert_eq!(together, alone);
+    }
+
+    #[test]
+    fn runs_are_counted_as_byte_by_byte() {
+        for len in 0..40 {
+            for at in 0..=len {
+                // A run of `at` dashes then other bytes, and the same backwards.
+                let mut bytes = vec![b'-'; len];
+                bytes[at..].iter_mut().enumerate().for_each(|(i, b)| *b = if i % 3 == 0 { b'x' } else { b'-' });
+                let first = bytes.iter().take_while(|&&b| b == b'-').count();
+                let last = bytes.iter().rev().take_while(|&&b| b == b'-').count();
+                assert_eq!((leading(&bytes, b'-'), trailing(&bytes, b'-')), (first, last), "{bytes:?}");
+            }
+        }
     }
 
     #[test]
