@@ -159,52 +159,28 @@ pub const WORKER_LIFETIME: std::time::Duration = std::time::Duration::from_secs(
 /// Returns once the worker has logged its start, so that a log read after the engine served (or
 /// died) names it, however late the machine scheduled the child.
 pub fn spawn_worker() -> std::io::Result<()> {
-    let mut ends = [0 as libc::c_int; 2];
-    // SAFETY: pipe(2) fills the two descriptors of the array it is given.
-    if unsafe { libc::pipe(ends.as_mut_ptr()) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let [read_end, write_end] = ends;
-    // SAFETY: fork(2) from a process that has one thread; the child calls only signal(2),
-    // getpid(2), write(2) through eprintln, close(2), nanosleep(2) and _exit(2).
+    use std::io::{Read, Write};
+    let (mut started, mut says) = std::io::pipe()?;
+    // SAFETY: fork(2) from a process that has one thread; the child calls only close(2),
+    // signal(2), getpid(2), write(2) (through eprintln and the pipe), nanosleep(2) and _exit(2).
     match unsafe { libc::fork() } {
-        -1 => {
-            let e = std::io::Error::last_os_error();
-            // SAFETY: the descriptors pipe(2) gave, closed once.
-            unsafe {
-                libc::close(read_end);
-                libc::close(write_end);
-            }
-            Err(e)
-        }
+        -1 => Err(std::io::Error::last_os_error()),
         0 => {
-            // SAFETY: signal(2) with SIG_IGN installs no handler of ours; close(2) and write(2)
-            // on the pipe's own descriptors.
-            unsafe {
-                libc::close(read_end);
-                libc::signal(libc::SIGTERM, libc::SIG_IGN);
-            }
+            drop(started);
+            // SAFETY: signal(2) with SIG_IGN installs no handler of ours.
+            unsafe { libc::signal(libc::SIGTERM, libc::SIG_IGN) };
             eprintln!("INFO worker {} started", std::process::id());
-            // SAFETY: one byte from a live buffer to the pipe's write end, which is then closed.
-            unsafe {
-                libc::write(write_end, [1u8].as_ptr().cast(), 1);
-                libc::close(write_end);
-            }
+            let _ = says.write_all(&[1]);
+            drop(says);
             std::thread::sleep(WORKER_LIFETIME);
             // SAFETY: _exit(2) ends the child without running the parent's clean-up twice.
             unsafe { libc::_exit(0) }
         }
         _ => {
-            let mut byte = 0u8;
-            // SAFETY: close(2) of the parent's copy of the write end, then a one-byte read(2)
-            // into a live byte; it returns 0 if the child died before writing.
-            unsafe {
-                libc::close(write_end);
-                while libc::read(read_end, (&mut byte as *mut u8).cast(), 1) < 0
-                    && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
-                {}
-                libc::close(read_end);
-            }
+            // With the parent's own write end closed, the read ends at the worker's byte, or
+            // at once if the worker died before it wrote one.
+            drop(says);
+            let _ = started.read_exact(&mut [0u8]);
             Ok(())
         }
     }
