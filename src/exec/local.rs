@@ -442,13 +442,9 @@ pub fn group_members(pgid: u32) -> Vec<(u32, u64)> {
     let mut members = Vec::new();
     for entry in entries.flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-        // After the command name: state, parent, group, ...; the start time is the 20th.
-        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        let group = fields.get(2).and_then(|g| g.parse::<u32>().ok());
-        if group == Some(pgid) && fields.first() != Some(&"Z") {
-            members.push((pid, fields.get(19).and_then(|t| t.parse().ok()).unwrap_or(0)));
+        let Some(stat) = ProcStat::read(pid) else { continue };
+        if stat.group() == Some(pgid) && !stat.zombie() {
+            members.push((pid, stat.start_ticks().unwrap_or(0)));
         }
     }
     members
@@ -530,9 +526,7 @@ pub fn listener_in_group(port: u16, pgid: u32) -> Option<bool> {
     }
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-        let group = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok());
-        if group != Some(pgid) {
+        if ProcStat::read(pid).and_then(|s| s.group()) != Some(pgid) {
             continue;
         }
         let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
@@ -562,10 +556,7 @@ pub struct ProcessIdentity {
 impl ProcessIdentity {
     /// The identity of a running process started with `command`.
     pub fn of(pid: u32, command: &str) -> Option<ProcessIdentity> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // The command name in parentheses may hold spaces; the fields after it do not.
-        let rest = stat.rsplit_once(')')?.1;
-        let start_ticks = rest.split_whitespace().nth(19)?.parse().ok()?;
+        let start_ticks = ProcStat::read(pid)?.start_ticks()?;
         let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?.trim().to_string();
         Some(ProcessIdentity { pid, boot_id, start_ticks, command: command.to_string() })
     }
@@ -630,22 +621,55 @@ pub fn damaged_record_pid(text: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// Whether a process with this id has begun to end: a zombie, or a process the kernel is tearing
-/// down (`PF_EXITING` in the flags of `/proc/<pid>/stat`, set before its files are closed).
+/// What `/proc/<pid>/stat` says of a process: the fields after its command name, which is in
+/// parentheses and may hold spaces and parentheses of its own.
+struct ProcStat(String);
+
+impl ProcStat {
+    fn read(pid: u32) -> Option<ProcStat> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        Some(ProcStat(text.rsplit_once(')')?.1.to_string()))
+    }
+
+    /// The `n`-th field after the command name: 0 is the state, 2 the process group, 6 the
+    /// kernel's flags, 19 the start time in clock ticks after boot.
+    fn field<T: std::str::FromStr>(&self, n: usize) -> Option<T> {
+        self.0.split_whitespace().nth(n)?.parse().ok()
+    }
+
+    fn state(&self) -> Option<char> {
+        self.0.trim_start().chars().next()
+    }
+
+    /// Ended, its exit not yet collected.
+    fn zombie(&self) -> bool {
+        self.state() == Some('Z')
+    }
+
+    fn group(&self) -> Option<u32> {
+        self.field(2)
+    }
+
+    fn start_ticks(&self) -> Option<u64> {
+        self.field(19)
+    }
+
+    /// Begun to end: a zombie, or a process the kernel is tearing down (`PF_EXITING` in its
+    /// flags, set before its files are closed).
+    fn exiting(&self) -> bool {
+        const PF_EXITING: u64 = 0x4;
+        matches!(self.state(), Some('Z' | 'X')) || self.field::<u64>(6).is_some_and(|f| f & PF_EXITING != 0)
+    }
+}
+
+/// Whether a process with this id has begun to end ([`ProcStat::exiting`]).
 fn exiting(pid: u32) -> bool {
-    const PF_EXITING: u64 = 0x4;
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
-    let Some((_, rest)) = stat.rsplit_once(')') else { return false };
-    // After the command name: state, parent, group, session, terminal, its group, flags.
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    matches!(fields.first(), Some(&("Z" | "X")))
-        || fields.get(6).and_then(|f| f.parse::<u64>().ok()).is_some_and(|f| f & PF_EXITING != 0)
+    ProcStat::read(pid).is_some_and(|s| s.exiting())
 }
 
 /// Whether a process with this id runs (it exists and is not a zombie).
 fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+    ProcStat::read(pid).is_some_and(|s| !s.zombie())
 }
 
 /// Whether a process with this id runs, or any process of a group with this id.
