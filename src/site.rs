@@ -24,7 +24,7 @@ use crate::analysis::{Analysis, analyze};
 use crate::render::html;
 use crate::render::i18n::SOURCE_LOCALE;
 use crate::render::markdown::{self, url_path};
-use crate::render::view::{self, Links};
+use crate::render::view::{self, Links, Relinks};
 use crate::render::{Flavor, Renderer};
 use crate::study::Study;
 use anyhow::Context;
@@ -170,7 +170,7 @@ impl Site {
             let mut ctx = page_context(locale, &locales, renderer, "index", "index.html")?;
             ctx.insert("title", &catalog.msg("site-title")?);
             ctx.insert("studies", &index);
-            site.add(format!("{locale}/index.html"), renderer.html(locale, "index.html.tera", &ctx)?.into_bytes());
+            site.add(format!("{locale}/index.html"), renderer.html(locale, "index.html.tera", ctx)?.into_bytes());
         }
         site.add("md/SUMMARY.md".to_string(), summary_all.into_bytes());
         // The site's one script (copy buttons on commands); every page works without it.
@@ -344,7 +344,7 @@ fn root_page(renderer: &Renderer, locales: &[String]) -> anyhow::Result<String> 
     ctx.insert("assets", "");
     ctx.insert("current", "root");
     ctx.insert("languages", &languages);
-    Ok(renderer.html(&root_locale, "root.html.tera", &ctx)?)
+    Ok(renderer.html(&root_locale, "root.html.tera", ctx)?)
 }
 
 /// page and its HTML page.
@@ -459,27 +459,48 @@ fn render_study(
     let charts = view::charts(study, analysis, catalog)?;
     let png = summary_png(&view::summary_chart(study, analysis, catalog)?, &work.drawn)?;
     let links = html_links(locale, id);
-    let [mut md, body_md]: [String; 2] = renderer
-        .pages(study, analysis, locale, &[(flavor, &Links::markdown(id)), (Flavor::Commonmark, &links)])?
-        .try_into()
-        .map_err(|_| anyhow::anyhow!("a page of '{id}' in {locale} was not rendered"))?;
-    if flavor == Flavor::Commonmark && locale != SOURCE_LOCALE {
-        md = format!("<div lang=\"{}\">\n\n{md}\n</div>\n", html::escape(locale));
-    }
+    let md_links = Links::markdown(id);
+    // The HTML page's Markdown: the drop-in page itself with its charts and exports linked from
+    // the HTML page's folder, where it is CommonMark; otherwise the template is rendered again.
+    let (mut md, body_md, relinks) = match flavor {
+        Flavor::Commonmark => match renderer.page_relinked(study, analysis, locale, &md_links, &links)? {
+            (md, Some(relinks)) => (md, None, relinks),
+            (md, None) => {
+                (md, Some(renderer.page(study, analysis, locale, Flavor::Commonmark, &links)?), Relinks::default())
+            }
+        },
+        Flavor::Mkdocs => {
+            let [md, body]: [String; 2] = renderer
+                .pages(study, analysis, locale, &[(flavor, &md_links), (Flavor::Commonmark, &links)])?
+                .try_into()
+                .map_err(|_| anyhow::anyhow!("a page of '{id}' in {locale} was not rendered"))?;
+            (md, Some(body), Relinks::default())
+        }
+    };
+    let body_md = body_md.as_deref().unwrap_or(&md);
     if locale == SOURCE_LOCALE {
         // The source page just rendered is the one the other languages borrow ids from.
-        let _ = work.source_ids[i].set(html::heading_ids(&body_md));
+        let _ = work.source_ids[i].set(html::heading_ids(body_md));
     }
     // A chart goes inline in both its layouts; the style sheet shows one.
     let charts_dir = format!("md/{locale}/{id}/");
     let file = |rel: &str| match rel.strip_prefix(&charts_dir) {
-        Some(name) => charts.iter().find(|(n, _)| n == name).map(|(_, svg)| svg.clone()),
-        None => files.get(rel).map(|b| String::from_utf8_lossy(b).into_owned()),
+        Some(name) => charts.iter().find(|(n, _)| n == name).map(|(_, svg)| std::borrow::Cow::Borrowed(svg.as_str())),
+        None => files.get(rel).map(|b| String::from_utf8_lossy(b)),
     };
-    let page = html::render_page_borrowing(&body_md, source_ids(work, i, locale, &body_md)?, &|src| {
+    let relink = |url: &str| match relinks.get(url) {
+        None => html::Target::Same,
+        Some(Some(to)) => html::Target::At(to.to_string()),
+        Some(None) => html::Target::Left,
+    };
+    let page = html::render_page_relinked(body_md, source_ids(work, i, locale, body_md)?, &relink, &|src| {
         let rel = src.strip_prefix("../")?;
-        Some(format!("{}{}", file(rel)?, file(&view::narrow_chart(rel)).unwrap_or_default()))
+        let (wide, narrow) = (file(rel)?, file(&view::narrow_chart(rel)).unwrap_or_default());
+        Some([wide, narrow].concat())
     });
+    if flavor == Flavor::Commonmark && locale != SOURCE_LOCALE {
+        md = format!("<div lang=\"{}\">\n\n{md}\n</div>\n", html::escape(locale));
+    }
     let mut ctx = page_context(locale, work.locales, renderer, id, &format!("{id}.html"))?;
     ctx.insert("title", study.spec.title.get(locale));
     // What a search result or a link preview shows under the title: the study's goal.
@@ -492,7 +513,7 @@ fn render_study(
     }
     ctx.insert("body", &page.body);
     ctx.insert("toc", &page.toc);
-    let html = renderer.html(locale, "page.html.tera", &ctx)?;
+    let html = renderer.html(locale, "page.html.tera", ctx)?;
     Ok(Rendered { charts, png, md, html })
 }
 

@@ -6,7 +6,7 @@
 
 use super::markdown;
 pub use super::markdown::escape;
-use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd, html};
+use pulldown_cmark::{CowStr, Event, HeadingLevel, Parser, Tag, TagEnd, html};
 
 /// Whether raw HTML in a page's Markdown is made only of the tags the page templates write.
 fn own_html(raw: &str) -> bool {
@@ -102,43 +102,44 @@ fn anchor_headings<'a>(events: Vec<Event<'a>>, ids: &[String]) -> (Vec<Event<'a>
     let mut out = Vec::with_capacity(events.len());
     let mut toc = Vec::new();
     let mut taken = Vec::new();
-    let mut i = 0;
-    while i < events.len() {
-        if let Event::Start(Tag::Heading { level, id: None, classes, attrs }) = &events[i] {
-            let end = (i..events.len()).find(|&j| matches!(events[j], Event::End(TagEnd::Heading(_)))).unwrap_or(i);
-            let text: String = events[i + 1..end]
-                .iter()
-                .filter_map(|e| match e {
-                    Event::Text(t) | Event::Code(t) => Some(t.as_ref()),
-                    _ => None,
-                })
-                .collect();
-            let id = match ids.get(taken.len()) {
-                Some(id) => {
-                    taken.push(id.clone());
-                    id.clone()
+    // The heading being read: where its start is in `out`, and its level.
+    let mut open: Option<(usize, HeadingLevel)> = None;
+    for event in events {
+        match event {
+            Event::Start(Tag::Heading { level, id: None, .. }) if open.is_none() => {
+                open = Some((out.len(), level));
+                out.push(event);
+            }
+            Event::End(TagEnd::Heading(_)) if open.is_some() => {
+                let Some((start, level)) = open.take() else { unreachable!() };
+                let text: String = out[start + 1..]
+                    .iter()
+                    .filter_map(|e| match e {
+                        Event::Text(t) | Event::Code(t) => Some(t.as_ref()),
+                        _ => None,
+                    })
+                    .collect();
+                let id = match ids.get(taken.len()) {
+                    Some(id) => {
+                        taken.push(id.clone());
+                        id.clone()
+                    }
+                    None => slug(&text, &mut taken),
+                };
+                let n = level as u8;
+                if let Event::Start(Tag::Heading { id: slot, .. }) = &mut out[start] {
+                    *slot = Some(CowStr::from(id.clone()));
                 }
-                None => slug(&text, &mut taken),
-            };
-            let n = *level as u8;
-            if (2..=3).contains(&n) {
-                toc.push(Heading { level: n, id: id.clone(), text: text.clone() });
+                if n > 1 {
+                    out.push(Event::InlineHtml(CowStr::from(format!(" <a class=\"anchor\" href=\"#{id}\">#</a>"))));
+                }
+                if (2..=3).contains(&n) {
+                    toc.push(Heading { level: n, id, text });
+                }
+                out.push(event);
             }
-            out.push(Event::Start(Tag::Heading {
-                level: *level,
-                id: Some(CowStr::from(id.clone())),
-                classes: classes.clone(),
-                attrs: attrs.clone(),
-            }));
-            out.extend(events[i + 1..end].iter().cloned());
-            if n > 1 {
-                out.push(Event::InlineHtml(CowStr::from(format!(" <a class=\"anchor\" href=\"#{id}\">#</a>"))));
-            }
-            i = end;
-            continue;
+            other => out.push(other),
         }
-        out.push(events[i].clone());
-        i += 1;
     }
     (out, toc)
 }
@@ -219,6 +220,27 @@ pub fn render_page_borrowing(
     source: Option<&[(u8, String)]>,
     inline: &dyn Fn(&str) -> Option<String>,
 ) -> Rendered {
+    render_page_relinked(markdown, source, &|_| Target::Same, inline)
+}
+
+/// Where a link or an image of a page's Markdown points in its HTML.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Where it points in the Markdown.
+    Same,
+    /// At this address instead.
+    At(String),
+    /// Nowhere: a link's text stays, an image is left out (with a paragraph it leaves empty).
+    Left,
+}
+
+/// [`render_page_borrowing`], each link's and image's address first replaced as `relink` says.
+pub fn render_page_relinked(
+    markdown: &str,
+    source: Option<&[(u8, String)]>,
+    relink: &dyn Fn(&str) -> Target,
+    inline: &dyn Fn(&str) -> Option<String>,
+) -> Rendered {
     let mut events = Vec::new();
     let mut skipping = false;
     // The inlined chart whose image is being read, and its alternative text (the caption).
@@ -226,6 +248,25 @@ pub fn render_page_borrowing(
     // Open links and images whose address is refused: whether each one's end is dropped too.
     let mut refused: Vec<bool> = Vec::new();
     for event in Parser::new_ext(markdown, markdown::options()) {
+        let event = match event {
+            Event::Start(Tag::Link { link_type, dest_url, title, id }) if !skipping => match relink(&dest_url) {
+                Target::Same => Event::Start(Tag::Link { link_type, dest_url, title, id }),
+                Target::At(url) => Event::Start(Tag::Link { link_type, dest_url: url.into(), title, id }),
+                Target::Left => {
+                    refused.push(true);
+                    continue;
+                }
+            },
+            Event::Start(Tag::Image { link_type, dest_url, title, id }) if !skipping => match relink(&dest_url) {
+                Target::Same => Event::Start(Tag::Image { link_type, dest_url, title, id }),
+                Target::At(url) => Event::Start(Tag::Image { link_type, dest_url: url.into(), title, id }),
+                Target::Left => {
+                    skipping = true;
+                    continue;
+                }
+            },
+            other => other,
+        };
         match event {
             Event::End(TagEnd::Image) if skipping => {
                 skipping = false;
@@ -305,21 +346,26 @@ fn ids_from_source(events: &[Event<'_>], source: &[(u8, String)]) -> Vec<String>
 }
 
 /// A figure is not phrasing content: a paragraph that holds only a chart is the figure.
+/// A paragraph left empty by an image left out ([`Target::Left`]) goes too.
 fn unwrap_figures(events: Vec<Event<'_>>) -> Vec<Event<'_>> {
     let is_figure = |e: &Event| matches!(e, Event::Html(h) if h.starts_with("<figure class=\"chart\">"));
-    let mut kept = Vec::with_capacity(events.len());
-    let mut i = 0;
-    while i < events.len() {
-        let alone = matches!(events[i], Event::Start(Tag::Paragraph))
-            && events.get(i + 1).is_some_and(is_figure)
-            && matches!(events.get(i + 2), Some(Event::End(TagEnd::Paragraph)));
-        if alone {
-            kept.push(events[i + 1].clone());
-            i += 3;
-        } else {
-            kept.push(events[i].clone());
-            i += 1;
+    let mut kept: Vec<Event<'_>> = Vec::with_capacity(events.len());
+    for event in events {
+        let n = kept.len();
+        if matches!(event, Event::End(TagEnd::Paragraph)) && matches!(kept.last(), Some(Event::Start(Tag::Paragraph))) {
+            kept.pop();
+            continue;
         }
+        // `<p>`, the figure, `</p>`: the figure takes the paragraph's place.
+        if matches!(event, Event::End(TagEnd::Paragraph))
+            && n >= 2
+            && matches!(kept[n - 2], Event::Start(Tag::Paragraph))
+            && is_figure(&kept[n - 1])
+        {
+            kept.swap_remove(n - 2);
+            continue;
+        }
+        kept.push(event);
     }
     kept
 }
@@ -327,6 +373,23 @@ fn unwrap_figures(events: Vec<Event<'_>>) -> Vec<Event<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relinked_addresses_change_and_a_left_image_takes_its_paragraph() {
+        let md = "# T\n\n![sum](a/s.png)\n\nSee [data](a/d.csv) and [x](b/x).\n\n![c](a/c.svg)\n";
+        let relink = |url: &str| match url {
+            "a/s.png" => Target::Left,
+            "a/d.csv" => Target::At("../data/d.csv".to_string()),
+            "b/x" => Target::Left,
+            _ => Target::Same,
+        };
+        let out = render_page_relinked(md, None, &relink, &|_| None).body;
+        assert!(!out.contains("s.png") && !out.contains("sum") && !out.contains("<p></p>"), "{out}");
+        assert!(out.contains("<a href=\"../data/d.csv\">data</a>"), "{out}");
+        // A link left out keeps its text.
+        assert!(out.contains("and x.") && !out.contains("b/x"), "{out}");
+        assert!(out.contains("src=\"a/c.svg\""), "{out}");
+    }
 
     #[test]
     fn charts_go_inline_and_tables_scroll() {

@@ -11,7 +11,7 @@ pub mod suffix;
 pub mod view;
 
 pub use i18n::{Arg, Catalog, I18nError};
-pub use view::{Flavor, Links, PageView};
+pub use view::{Flavor, Links, PageView, Relinks};
 
 use crate::analysis::Analysis;
 use crate::study::Study;
@@ -85,11 +85,13 @@ impl Renderer {
         let file = |name: &str| sources.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone()).unwrap_or_default();
         let (css, markdown_css, script) = (file("site.css"), file("markdown.css"), file("perflab.js"));
         sources.retain(|(n, _)| n.ends_with(".tera"));
+        // The templates are parsed once; each language gets a copy with its own `t()`.
+        let mut parsed = Tera::default();
+        parsed.autoescape_on(vec![".html.tera"]);
+        parsed.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str()))).map_err(template_error)?;
         let mut tera = HashMap::new();
         for (locale, catalog) in &catalogs {
-            let mut t = Tera::default();
-            t.autoescape_on(vec![".html.tera"]);
-            t.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str()))).map_err(template_error)?;
+            let mut t = parsed.clone();
             register(&mut t, catalog.clone());
             tera.insert(locale.clone(), t);
         }
@@ -109,9 +111,8 @@ impl Renderer {
 
     /// Renders an HTML template (`page.html.tera`, `index.html.tera`, `root.html.tera`) in one
     /// language; the site's CSS is added to the context as `css`.
-    pub fn html(&self, locale: &str, template: &str, context: &tera::Context) -> Result<String, RenderError> {
+    pub fn html(&self, locale: &str, template: &str, mut context: tera::Context) -> Result<String, RenderError> {
         let tera = self.tera.get(locale).ok_or_else(|| I18nError::NoLocale(locale.to_string()))?;
-        let mut context = context.clone();
         context.insert("css", &self.css);
         tera.render(template, &context).map_err(template_error)
     }
@@ -156,6 +157,22 @@ impl Renderer {
             pages.push(self.with_ids(study, analysis, locale, text, *flavor, links)?);
         }
         Ok(pages)
+    }
+
+    /// The CommonMark page of a study in one language, its charts and exports linked as `links`
+    /// say, with what their addresses become under `other` ([`PageView::relinks`]): the same page
+    /// linked another way is this text with those addresses replaced, not a second rendering.
+    pub fn page_relinked(
+        &self,
+        study: &Study,
+        analysis: &Analysis,
+        locale: &str,
+        links: &Links,
+        other: &Links,
+    ) -> Result<(String, Option<Relinks>), RenderError> {
+        let view = view::build(study, analysis, self.catalog(locale)?, Flavor::Commonmark, links)?;
+        let relinks = view.relinks(&study.id, links, other);
+        Ok((self.render_view(locale, &view)?, relinks))
     }
 
     /// `text` (the page in `locale`) with the heading ids its flavour needs written in.
@@ -282,20 +299,21 @@ fn register(tera: &mut Tera, catalog: Arc<Catalog>) {
 /// final newline. Code blocks (raw results) are left as they are.
 fn tidy(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut fence: Option<String> = None;
+    // The length of the open code block's fence.
+    let mut fence: Option<usize> = None;
     let mut blank = 0;
     for line in text.lines() {
         let t = line.trim_start();
-        let ticks: String = t.chars().take_while(|&c| c == '`').collect();
+        let ticks = t.bytes().take_while(|&b| b == b'`').count();
         if fence.is_some() {
             out.push_str(line);
             out.push('\n');
-            if ticks.len() >= 3 && fence.as_deref() == Some(ticks.as_str()) && t.trim_end() == ticks {
+            if ticks >= 3 && fence == Some(ticks) && t.trim_end().len() == ticks {
                 fence = None;
             }
             continue;
         }
-        if ticks.len() >= 3 {
+        if ticks >= 3 {
             fence = Some(ticks);
         }
         let line = line.trim_end();

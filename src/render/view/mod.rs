@@ -83,7 +83,12 @@ impl Image {
 
     /// Points the image at its chart in the charts' folder of `links`.
     fn link(&mut self, links: &Links) {
-        self.src = markdown::url_path(&format!("{}{}", links.charts, self.file));
+        self.src = self.src_at(links);
+    }
+
+    /// The image's address in the charts' folder of `links`.
+    fn src_at(&self, links: &Links) -> String {
+        markdown::url_path(&format!("{}{}", links.charts, self.file))
     }
 }
 
@@ -106,6 +111,42 @@ impl PageView {
         for ((_, link), new) in self.exports.iter_mut().zip(export_links(links, study)) {
             *link = new;
         }
+    }
+
+    /// What each address of this page's charts, summary image and exports (linked as `from`
+    /// says, as [`build`] was given) becomes where they are linked as `to` says: the same page
+    /// elsewhere, without rendering it again. None where two of them share an address under
+    /// `from` but not under `to`, which leaves no one answer.
+    pub fn relinks(&self, study: &str, from: &Links, to: &Links) -> Option<Relinks> {
+        let charts = self.stages.iter().map(|s| &s.chart).chain(self.curves.iter().flat_map(|c| &c.charts));
+        let images = [&self.comparison_chart, &self.progression_chart].into_iter().chain(charts);
+        let mut pairs: Vec<(String, Option<String>)> =
+            images.map(|image| (image.src_at(from), Some(image.src_at(to)))).collect();
+        if let Some(summary) = summary_image(&self.comparison_chart, from) {
+            pairs.push((summary.src, summary_image(&self.comparison_chart, to).map(|i| i.src)));
+        }
+        pairs.extend(export_links(from, study).into_iter().zip(export_links(to, study).map(Some)));
+        let mut map = std::collections::HashMap::with_capacity(pairs.len());
+        for (old, new) in pairs {
+            if map.insert(old, new.clone()).is_some_and(|before| before != new) {
+                return None;
+            }
+        }
+        Some(Relinks(map))
+    }
+}
+
+/// Where a page's charts, summary image and exports are under other links
+/// ([`PageView::relinks`]): each address as the page has it, and what it becomes (None: the
+/// other links leave it out).
+#[derive(Debug, Default)]
+pub struct Relinks(std::collections::HashMap<String, Option<String>>);
+
+impl Relinks {
+    /// What `url` becomes: None where it is not one of the page's charts or exports (it stays
+    /// as it is), `Some(None)` where it is left out.
+    pub fn get(&self, url: &str) -> Option<Option<&str>> {
+        self.0.get(url).map(Option::as_deref)
     }
 }
 
