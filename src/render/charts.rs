@@ -125,9 +125,30 @@ fn char_width(c: char, size: f64) -> f64 {
 
 /// The estimated width of `text` at `size` px.
 fn text_width(text: &str, size: f64) -> f64 {
-    let squares = text.chars().filter(|&c| wide(c)).count();
-    let others = text.chars().count() - squares;
-    squares as f64 * size + others as f64 * size * 0.58
+    Glyphs::of(text).width(size)
+}
+
+/// How many characters of a text are drawn a square wide ([`wide`]) and how many narrower:
+/// all its width depends on.
+#[derive(Debug, Clone, Copy, Default)]
+struct Glyphs {
+    squares: usize,
+    others: usize,
+}
+
+impl Glyphs {
+    fn of(text: &str) -> Glyphs {
+        let squares = text.chars().filter(|&c| wide(c)).count();
+        Glyphs { squares, others: text.chars().count() - squares }
+    }
+
+    fn plus(self, other: Glyphs) -> Glyphs {
+        Glyphs { squares: self.squares + other.squares, others: self.others + other.others }
+    }
+
+    fn width(self, size: f64) -> f64 {
+        self.squares as f64 * size + self.others as f64 * size * 0.58
+    }
 }
 
 /// `text` cut to `width` px at `size`, with an ellipsis when cut.
@@ -186,20 +207,26 @@ fn wrap(text: &str, width: f64, size: f64, max: usize) -> Vec<String> {
     // Each line, and whether a space separated it from the line before.
     let mut lines: Vec<(bool, String)> = Vec::new();
     let mut line = String::new();
+    // What the line holds, measured as it grows rather than again for each piece.
+    let mut glyphs = Glyphs::default();
     let mut line_space = false;
     for (space, unit) in break_units(text) {
-        let candidate = if line.is_empty() {
-            unit.clone()
-        } else if space {
-            format!("{line} {unit}")
+        let unit_glyphs = Glyphs::of(&unit);
+        let joined = if line.is_empty() {
+            unit_glyphs
         } else {
-            format!("{line}{unit}")
+            glyphs.plus(unit_glyphs).plus(Glyphs { squares: 0, others: usize::from(space) })
         };
-        if text_width(&candidate, size) <= width || line.is_empty() {
-            line = candidate;
+        if joined.width(size) <= width || line.is_empty() {
+            if space && !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&unit);
+            glyphs = joined;
         } else {
             lines.push((line_space, std::mem::take(&mut line)));
             line = unit;
+            glyphs = unit_glyphs;
             line_space = space;
         }
     }
