@@ -110,72 +110,13 @@ impl Site {
         flavor: Flavor,
         url: Option<&SiteUrl>,
     ) -> anyhow::Result<Site> {
-        let mut site = Site::default();
-        let analyses: Vec<Analysis> = crate::parallel::map(studies.len(), |i| analyze(&studies[i]));
-        let locales = renderer.locales();
-        let mut summary_all = String::from("# Summary\n");
-        let mut exports = Vec::new();
-        let work = Work {
-            studies,
-            analyses: &analyses,
-            locales: &locales,
-            renderer,
-            flavor,
-            drawn: Drawn::default(),
-            source_ids: studies.iter().map(|_| OnceLock::new()).collect(),
-            url,
-        };
-        let data = crate::parallel::map(studies.len(), |i| -> anyhow::Result<_> {
-            Ok((crate::render::exports::csv(&studies[i], &analyses[i])?, crate::render::exports::json(&analyses[i])?))
-        });
-        for (study, data) in studies.iter().zip(data) {
-            let (csv, json) = data?;
-            site.add(format!("md/data/{}.csv", study.id), csv.clone());
-            site.add(format!("md/data/{}.json", study.id), json.clone());
-            exports.push((csv, json));
-        }
-        site.add("md/perflab.css".to_string(), renderer.markdown_css().as_bytes().to_vec());
-        for locale in &locales {
-            let catalog = renderer.catalog(locale)?;
-            site.add(format!("md/{locale}/book.toml"), book_toml(&catalog.msg("site-title")?, locale).into_bytes());
-            site.add(format!("md/{locale}/perflab.css"), renderer.markdown_css().as_bytes().to_vec());
-            let mut summary = String::from("# Summary\n\n");
-            summary_all.push_str(&format!("\n# {}\n\n", catalog.msg("language-name")?));
-            let mut index = Vec::new();
-            // A study's charts and pages in this language, rendered on every core.
-            let pages = crate::parallel::map(studies.len(), |i| render_study(&work, i, locale, &site.files));
-            for (((study, analysis), (csv, json)), pages) in studies.iter().zip(&analyses).zip(&exports).zip(pages) {
-                let id = &study.id;
-                let title = study.spec.title.get(locale).to_string();
-                let Rendered { charts, png, md, html } = pages?;
-                for (name, svg) in charts {
-                    site.add(format!("md/{locale}/{id}/{name}"), svg.into_bytes());
-                }
-                site.add(format!("md/{locale}/{id}/{}", crate::render::png::SUMMARY_PNG), png);
-                site.add(format!("md/{locale}/{id}/{id}.csv"), csv.clone());
-                site.add(format!("md/{locale}/{id}/{id}.json"), json.clone());
-                site.add(format!("md/{locale}/{id}.md"), md.into_bytes());
-                let link = url_path(&format!("{id}.md"));
-                summary.push_str(&format!("- [{}]({link})\n", markdown::plain(&title)));
-                summary_all.push_str(&format!(
-                    "- [{}]({})\n",
-                    markdown::plain(&title),
-                    url_path(&format!("{locale}/{id}.md"))
-                ));
-                site.add(format!("{locale}/{id}.html"), html.into_bytes());
-
-                index.push(index_item(study, analysis, catalog, locale, title)?);
-            }
-            site.add(format!("md/{locale}/SUMMARY.md"), summary.into_bytes());
-            let mut ctx = page_context(locale, &locales, renderer, "index", "index.html")?;
-            ctx.insert("title", &catalog.msg("site-title")?);
-            ctx.insert("studies", &index);
-            site.add(format!("{locale}/index.html"), renderer.html(locale, "index.html.tera", ctx)?.into_bytes());
-        }
-        site.add("md/SUMMARY.md".to_string(), summary_all.into_bytes());
-        // The site's one script (copy buttons on commands); every page works without it.
-        site.add(SCRIPT.to_string(), renderer.script().as_bytes().to_vec());
-        site.add("index.html".to_string(), root_page(renderer, &locales)?.into_bytes());
+        let files = std::sync::Mutex::new(BTreeMap::new());
+        make(studies, renderer, flavor, url, &|rel, bytes| {
+            files.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel, bytes);
+            Ok(())
+        })?;
+        let mut site =
+            Site { files: files.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner), ..Site::default() };
         let list: String = site.files.keys().map(|f| format!("{f}\n")).collect();
         site.add(FILE_LIST.to_string(), list.into_bytes());
         Ok(site)
@@ -184,25 +125,76 @@ impl Site {
     /// Keeps the files the previous build in `out` wrote for the studies `ids` (studies this
     /// build could not load): they are neither removed nor rewritten, and stay in the list.
     pub fn keep(&mut self, out: &Path, ids: &[String]) {
-        let previous = std::fs::read_to_string(out.join(FILE_LIST)).unwrap_or_default();
-        for rel in previous.lines() {
-            if ids.iter().any(|id| belongs_to(rel, id)) && !self.files.contains_key(rel) && out.join(rel).is_file() {
-                self.kept.insert(rel.to_string());
-            }
-        }
+        self.kept.extend(kept_files(out, ids, &|rel| self.files.contains_key(rel)));
         let list: BTreeSet<&String> = self.files.keys().filter(|f| *f != FILE_LIST).chain(&self.kept).collect();
         let list: String = list.into_iter().map(|f| format!("{f}\n")).collect();
         self.add(FILE_LIST.to_string(), list.into_bytes());
     }
 
-    /// Writes the site into `out` as one change: every file goes into a new folder beside it
-    /// (with what the previous site holds that this build neither writes nor removes: files
-    /// perflab did not write, the pages it keeps), the file system is flushed once, and the new
-    /// folder takes the old one's place in one rename. A reader, or the disk after a crash, sees
-    /// the old site or the new one, never a mix. Returns how many files the site has. Files the
-    /// previous build wrote (listed in `.perflab-files`) that this one does not write or keep are
-    /// left out of the new folder; nothing else of `out` is lost.
+    /// Writes the site into `out` as one change ([`Folder`]): every file goes into a new folder
+    /// beside it, with what the previous site holds that this build neither writes nor removes
+    /// (files perflab did not write, the pages it keeps), the file system is flushed once, and
+    /// the new folder takes the old one's place in one rename. A reader, or the disk after a
+    /// crash, sees the old site or the new one, never a mix. Returns how many files the site
+    /// has. Files the previous build wrote (listed in `.perflab-files`) that this one does not
+    /// write or keep are left out of the new folder; nothing else of `out` is lost.
     pub fn write(&self, out: &Path) -> anyhow::Result<usize> {
+        let folder = Folder::open(out)?;
+        // Files are compared, linked and written on every core: each has a path of its own.
+        let files: Vec<(&String, &Vec<u8>)> = self.files.iter().filter(|(rel, _)| *rel != FILE_LIST).collect();
+        let done: anyhow::Result<()> =
+            crate::parallel::map(files.len(), |i| folder.put(files[i].0.clone(), files[i].1)).into_iter().collect();
+        folder.finish(done, &self.kept)
+    }
+}
+
+/// Builds the site of `studies` into `out` as [`Site::write`] writes one, each file written into
+/// the new folder as soon as it is made rather than the whole site held in memory first; the
+/// pages of the studies `broken` (which did not load) are kept as the previous build wrote them
+/// ([`Site::keep`]). Returns how many files the site has.
+pub fn build_into(
+    studies: &[Study],
+    renderer: &Renderer,
+    flavor: Flavor,
+    url: Option<&SiteUrl>,
+    out: &Path,
+    broken: &[String],
+) -> anyhow::Result<usize> {
+    let folder = Folder::open(out)?;
+    let made = make(studies, renderer, flavor, url, &|rel, bytes: Vec<u8>| folder.put(rel, &bytes));
+    let written = folder.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    let kept = kept_files(&folder.out, broken, &|rel| written.contains(rel));
+    folder.finish(made, &kept)
+}
+
+/// The files the previous build in `out` wrote for the studies `ids` that this build does not
+/// write (`written`) and that are still there: the pages a study that did not load keeps.
+fn kept_files(out: &Path, ids: &[String], written: &dyn Fn(&str) -> bool) -> BTreeSet<String> {
+    if ids.is_empty() {
+        return BTreeSet::new();
+    }
+    let previous = std::fs::read_to_string(out.join(FILE_LIST)).unwrap_or_default();
+    previous
+        .lines()
+        .filter(|rel| ids.iter().any(|id| belongs_to(rel, id)) && !written(rel) && out.join(rel).is_file())
+        .map(str::to_string)
+        .collect()
+}
+
+/// A new site being written beside the old one in `out`, which it replaces whole when it is
+/// finished ([`Folder::finish`]).
+struct Folder {
+    out: std::path::PathBuf,
+    fresh: std::path::PathBuf,
+    /// The files the previous build listed.
+    listed: BTreeSet<String>,
+    /// Folders made so far in `fresh`, and whether each (relative) is a real folder of `out`.
+    dirs: std::sync::Mutex<std::collections::HashMap<String, bool>>,
+    written: std::sync::Mutex<BTreeSet<String>>,
+}
+
+impl Folder {
+    fn open(out: &Path) -> anyhow::Result<Folder> {
         let out = match std::fs::symlink_metadata(out) {
             // A site folder that is a link: the folder it points to is replaced, not the link.
             Ok(m) if m.file_type().is_symlink() => {
@@ -214,44 +206,145 @@ impl Site {
         let fresh = crate::durable::beside(&out, "new");
         crate::durable::remove_tree(&fresh).with_context(|| format!("cannot remove '{}'", fresh.display()))?;
         std::fs::create_dir_all(&fresh).with_context(|| format!("cannot create '{}'", fresh.display()))?;
-        let written = self.fill(&out, &fresh);
-        let swapped = written.and_then(|()| {
-            crate::durable::sync_filesystem(&fresh).with_context(|| format!("cannot flush '{}'", fresh.display()))?;
-            crate::durable::swap(&fresh, &out).with_context(|| format!("cannot replace '{}'", out.display()))
-        });
-        // After the swap the new folder's name holds the old site; after a failure, a part of
-        // the new one.
-        let _ = crate::durable::remove_tree(&fresh);
-        swapped.map(|()| self.files.len())
+        let previous = std::fs::read_to_string(out.join(FILE_LIST)).unwrap_or_default();
+        let listed = previous.lines().map(str::to_string).collect();
+        Ok(Folder { out, fresh, listed, dirs: Default::default(), written: Default::default() })
     }
 
-    /// Writes the new site into `fresh`, with what is carried over from the old one in `out`.
-    fn fill(&self, out: &Path, fresh: &Path) -> anyhow::Result<()> {
-        let previous = std::fs::read_to_string(out.join(FILE_LIST)).unwrap_or_default();
-        let listed: BTreeSet<&str> = previous.lines().collect();
-        let carried = |rel: &str| !self.files.contains_key(rel) && (self.kept.contains(rel) || !listed.contains(rel));
-        crate::durable::copy_tree(out, fresh, &carried)?;
-        // Each folder is made once, not looked up again for each of its files.
-        let dirs: BTreeSet<&Path> = self.files.keys().filter_map(|rel| Path::new(rel.as_str()).parent()).collect();
-        for dir in &dirs {
-            let dir = fresh.join(dir);
-            std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
+    /// Writes `bytes` as the file `rel` of the new site; a file the previous site holds as it
+    /// is gets a second name rather than a new copy ([`link_same`]).
+    fn put(&self, rel: String, bytes: &[u8]) -> anyhow::Result<()> {
+        let path = self.fresh.join(&rel);
+        let parent = rel.rsplit_once('/').map(|(dir, _)| dir);
+        let real = match parent {
+            Some(dir) => self.folder(dir)?,
+            None => true,
+        };
+        if !(real && link_same(&self.out.join(&rel), &path, bytes)) {
+            std::fs::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))?;
         }
-        // A file the previous site holds as it is gets a second name rather than a new copy.
-        let real: BTreeSet<&Path> = dirs.iter().copied().filter(|dir| real_folder(out, dir)).collect();
-        // Files are compared, linked and written on every core: each has a path of its own.
-        let files: Vec<(&String, &Vec<u8>)> = self.files.iter().collect();
-        let done = crate::parallel::map(files.len(), |i| {
-            let (rel, bytes) = files[i];
-            let path = fresh.join(rel);
-            let parent = Path::new(rel.as_str()).parent();
-            if parent.is_some_and(|dir| real.contains(dir)) && link_same(&out.join(rel), &path, bytes) {
-                return Ok(());
-            }
-            std::fs::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))
-        });
-        done.into_iter().collect()
+        self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel);
+        Ok(())
     }
+
+    /// Makes the folder `dir` (relative) in the new site, once; returns whether it is a real
+    /// folder of the old one all the way down ([`real_folder`]).
+    fn folder(&self, dir: &str) -> anyhow::Result<bool> {
+        if let Some(&real) = self.dirs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(dir) {
+            return Ok(real);
+        }
+        let path = self.fresh.join(dir);
+        std::fs::create_dir_all(&path).with_context(|| format!("cannot create '{}'", path.display()))?;
+        let real = real_folder(&self.out, Path::new(dir));
+        self.dirs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(dir.to_string(), real);
+        Ok(real)
+    }
+
+    /// Finishes the new site after `made` (what writing its files came to): carries over what
+    /// the old one holds that this build neither writes nor removes, with `kept`, writes the
+    /// list of files, flushes the file system once and puts the new folder in the old one's
+    /// place. After a failure, or after the swap (when it holds the old site), the folder
+    /// beside is removed. Returns how many files the site has.
+    fn finish(self, made: anyhow::Result<()>, kept: &BTreeSet<String>) -> anyhow::Result<usize> {
+        let written = self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let swapped = made.and_then(|()| {
+            let carried = |rel: &str| {
+                rel != FILE_LIST && !written.contains(rel) && (kept.contains(rel) || !self.listed.contains(rel))
+            };
+            crate::durable::copy_tree(&self.out, &self.fresh, &carried)?;
+            let list: BTreeSet<&String> = written.iter().chain(kept).collect();
+            let list: String = list.into_iter().map(|f| format!("{f}\n")).collect();
+            let path = self.fresh.join(FILE_LIST);
+            std::fs::write(&path, list).with_context(|| format!("cannot write '{}'", path.display()))?;
+            crate::durable::sync_filesystem(&self.fresh)
+                .with_context(|| format!("cannot flush '{}'", self.fresh.display()))?;
+            crate::durable::swap(&self.fresh, &self.out)
+                .with_context(|| format!("cannot replace '{}'", self.out.display()))
+        });
+        let _ = crate::durable::remove_tree(&self.fresh);
+        swapped.map(|()| written.len() + 1)
+    }
+}
+
+/// Where a build puts each file it makes (path relative to the site folder, bytes): into
+/// memory ([`Site::build`]) or straight into the new folder ([`build_into`]). Called from every
+/// core.
+type Put<'a> = dyn Fn(String, Vec<u8>) -> anyhow::Result<()> + Sync + 'a;
+
+/// Makes every file of the site of `studies` but the list of files, each handed to `put`.
+fn make(
+    studies: &[Study],
+    renderer: &Renderer,
+    flavor: Flavor,
+    url: Option<&SiteUrl>,
+    put: &Put<'_>,
+) -> anyhow::Result<()> {
+    let analyses: Vec<Analysis> = crate::parallel::map(studies.len(), |i| analyze(&studies[i]));
+    let locales = renderer.locales();
+    let mut summary_all = String::from("# Summary\n");
+    let work = Work {
+        studies,
+        analyses: &analyses,
+        locales: &locales,
+        renderer,
+        flavor,
+        drawn: Drawn::default(),
+        source_ids: studies.iter().map(|_| OnceLock::new()).collect(),
+        url,
+    };
+    let exports = crate::parallel::map(studies.len(), |i| -> anyhow::Result<_> {
+        let (study, analysis) = (&studies[i], &analyses[i]);
+        let (csv, json) = (crate::render::exports::csv(study, analysis)?, crate::render::exports::json(analysis)?);
+        put(format!("md/data/{}.csv", study.id), csv.clone())?;
+        put(format!("md/data/{}.json", study.id), json.clone())?;
+        Ok((csv, json))
+    });
+    let exports: Vec<(Vec<u8>, Vec<u8>)> = exports.into_iter().collect::<anyhow::Result<_>>()?;
+    put("md/perflab.css".to_string(), renderer.markdown_css().as_bytes().to_vec())?;
+    for locale in &locales {
+        let catalog = renderer.catalog(locale)?;
+        put(format!("md/{locale}/book.toml"), book_toml(&catalog.msg("site-title")?, locale).into_bytes())?;
+        put(format!("md/{locale}/perflab.css"), renderer.markdown_css().as_bytes().to_vec())?;
+        let mut summary = String::from("# Summary\n\n");
+        summary_all.push_str(&format!("\n# {}\n\n", catalog.msg("language-name")?));
+        // A study's charts and pages in this language, rendered and handed on on every core.
+        let done = crate::parallel::map(studies.len(), |i| -> anyhow::Result<()> {
+            let id = &studies[i].id;
+            let Rendered { charts, png, md, html } = render_study(&work, i, locale)?;
+            for (name, svg) in charts {
+                put(format!("md/{locale}/{id}/{name}"), svg.into_bytes())?;
+            }
+            put(format!("md/{locale}/{id}/{}", crate::render::png::SUMMARY_PNG), png)?;
+            let (csv, json) = &exports[i];
+            put(format!("md/{locale}/{id}/{id}.csv"), csv.clone())?;
+            put(format!("md/{locale}/{id}/{id}.json"), json.clone())?;
+            put(format!("md/{locale}/{id}.md"), md.into_bytes())?;
+            put(format!("{locale}/{id}.html"), html.into_bytes())
+        });
+        let mut index = Vec::new();
+        for ((study, analysis), done) in studies.iter().zip(&analyses).zip(done) {
+            done?;
+            let id = &study.id;
+            let title = study.spec.title.get(locale).to_string();
+            let link = url_path(&format!("{id}.md"));
+            summary.push_str(&format!("- [{}]({link})\n", markdown::plain(&title)));
+            summary_all.push_str(&format!(
+                "- [{}]({})\n",
+                markdown::plain(&title),
+                url_path(&format!("{locale}/{id}.md"))
+            ));
+            index.push(index_item(study, analysis, catalog, locale, title)?);
+        }
+        put(format!("md/{locale}/SUMMARY.md"), summary.into_bytes())?;
+        let mut ctx = page_context(locale, &locales, renderer, "index", "index.html")?;
+        ctx.insert("title", &catalog.msg("site-title")?);
+        ctx.insert("studies", &index);
+        put(format!("{locale}/index.html"), renderer.html(locale, "index.html.tera", ctx)?.into_bytes())?;
+    }
+    put("md/SUMMARY.md".to_string(), summary_all.into_bytes())?;
+    // The site's one script (copy buttons on commands); every page works without it.
+    put(SCRIPT.to_string(), renderer.script().as_bytes().to_vec())?;
+    put("index.html".to_string(), root_page(renderer, &locales)?.into_bytes())
 }
 
 /// Whether `dir` (relative) is a folder of the site in `out` all the way down, not a link to
@@ -447,13 +540,8 @@ fn source_ids<'w>(
     Ok(cell.get().map(Vec::as_slice))
 }
 
-/// Study `i`'s charts and pages in `locale`. `files` are the site's files so far (the exports).
-fn render_study(
-    work: &Work<'_>,
-    i: usize,
-    locale: &str,
-    files: &BTreeMap<String, Vec<u8>>,
-) -> anyhow::Result<Rendered> {
+/// Study `i`'s charts and pages in `locale`.
+fn render_study(work: &Work<'_>, i: usize, locale: &str) -> anyhow::Result<Rendered> {
     let (study, analysis, renderer, flavor) = (&work.studies[i], &work.analyses[i], work.renderer, work.flavor);
     let (id, catalog) = (&study.id, renderer.catalog(locale)?);
     let charts = view::charts(study, analysis, catalog)?;
@@ -484,9 +572,10 @@ fn render_study(
     }
     // A chart goes inline in both its layouts; the style sheet shows one.
     let charts_dir = format!("md/{locale}/{id}/");
-    let file = |rel: &str| match rel.strip_prefix(&charts_dir) {
-        Some(name) => charts.iter().find(|(n, _)| n == name).map(|(_, svg)| std::borrow::Cow::Borrowed(svg.as_str())),
-        None => files.get(rel).map(|b| String::from_utf8_lossy(b)),
+    // The study's own charts; any other image stays an image.
+    let file = |rel: &str| {
+        let name = rel.strip_prefix(&charts_dir)?;
+        charts.iter().find(|(n, _)| n == name).map(|(_, svg)| svg.as_str())
     };
     let relink = |url: &str| match relinks.get(url) {
         None => html::Target::Same,

@@ -44,12 +44,8 @@ pub fn run(
             results.join("site").display()
         );
     }
-    let mut site = crate::site::Site::build_at(&studies, &renderer, flavor, url)?;
     let broken_ids: Vec<String> = broken.iter().map(|(id, _)| id.clone()).collect();
-    if !broken.is_empty() {
-        site.keep(out, &broken_ids);
-    }
-    let written = site.write(out)?;
+    let written = crate::site::build_into(&studies, &renderer, flavor, url, out, &broken_ids)?;
     eprintln!("{} studies, {written} files in {}", studies.len(), out.display());
     if broken.is_empty() {
         return Ok(ExitCode::SUCCESS);
