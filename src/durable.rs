@@ -103,8 +103,27 @@ pub fn beside(path: &Path, what: &str) -> PathBuf {
 }
 
 /// Removes a folder and everything in it, links as links (what they point to is left alone);
-/// nothing there is no error.
+/// nothing there is no error. What lies two levels down (a site's language folders and their
+/// studies' folders) is removed on every core, then the rest.
 pub fn remove_tree(path: &Path) -> std::io::Result<()> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+        let mut below = Vec::new();
+        for entry in std::fs::read_dir(path)? {
+            let entry = entry?;
+            if entry.file_type()?.is_dir() {
+                for inner in std::fs::read_dir(entry.path())? {
+                    below.push(inner?.path());
+                }
+            }
+        }
+        let removed = crate::parallel::map(below.len(), |i| remove_entry(&below[i]));
+        removed.into_iter().collect::<std::io::Result<()>>()?;
+    }
+    remove_entry(path)
+}
+
+/// Removes a file, a link or a folder with everything in it.
+fn remove_entry(path: &Path) -> std::io::Result<()> {
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
@@ -188,6 +207,31 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tree_is_removed_at_every_depth_and_its_links_not_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("keep"), "x").unwrap();
+        let tree = tmp.path().join("tree");
+        for dir in ["a/b/c", "a/d", "e"] {
+            std::fs::create_dir_all(tree.join(dir)).unwrap();
+        }
+        for file in ["top", "a/one", "a/b/two", "a/b/c/three", "e/four"] {
+            std::fs::write(tree.join(file), file).unwrap();
+        }
+        std::os::unix::fs::symlink(&outside, tree.join("a/link")).unwrap();
+        std::os::unix::fs::symlink(&outside, tree.join("a/b/link")).unwrap();
+        remove_tree(&tree).unwrap();
+        assert!(!tree.exists());
+        assert_eq!(std::fs::read_to_string(outside.join("keep")).unwrap(), "x");
+        // Nothing there is no error; a file is removed as well.
+        remove_tree(&tree).unwrap();
+        std::fs::write(&tree, "f").unwrap();
+        remove_tree(&tree).unwrap();
+        assert!(!tree.exists());
+    }
 
     /// Records each step and does it on the disk.
     #[derive(Default)]
