@@ -1,6 +1,7 @@
 //! The site: every page of every study in every language, as Markdown (for mdBook) and HTML,
-//! with charts and exports. Files are collected in memory, then written into a new folder that
-//! replaces the old one whole, so that a failed or stopped build leaves the previous site as it was.
+//! with charts and exports. `perflab build` writes each file into a new folder as soon as it is
+//! made ([`build_into`]), and that folder replaces the old one whole, so that a failed or stopped
+//! build leaves the previous site as it was; [`Site::build`] keeps the files in memory instead.
 //!
 //! ```text
 //! site/index.html                       languages
