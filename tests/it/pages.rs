@@ -5,7 +5,7 @@ use crate::common;
 
 use common::{copy_dir, perflab, root};
 use perflab::analysis::analyze;
-use perflab::render::{Flavor, Renderer, i18n};
+use perflab::render::{Flavor, Links, Renderer, i18n};
 use perflab::study::Study;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -158,52 +158,54 @@ fn html_in_study_text_is_shown_as_text() {
     assert_eq!(prose("a ` b <img src=x onerror=alert(1)>"), "a ` b &lt;img src=x onerror=alert(1)&gt;");
 }
 
+/// What [`each_page_with_two_links`] calls for each page.
+type PageCheck<'a> = dyn FnMut(&Renderer, &Study, &perflab::analysis::Analysis, &str, &Links, &Links) + 'a;
+
+/// Calls `check(study, analysis, locale, markdown, elsewhere)` for every bundled study in every
+/// language, with the links of a drop-in page and of a page in another folder.
+fn each_page_with_two_links(check: &mut PageCheck<'_>) {
+    let renderer = Renderer::new(None).unwrap();
+    for dir in perflab::study::discover(&root().join("results")).unwrap() {
+        let study = Study::load(&dir).unwrap();
+        let analysis = analyze(&study);
+        let markdown = Links::markdown(&study.id);
+        let elsewhere = Links { charts: "../a b/".into(), data: "../data/".into(), summary_image: false };
+        for locale in renderer.locales() {
+            check(&renderer, &study, &analysis, &locale, &markdown, &elsewhere);
+        }
+    }
+}
+
 /// The site's HTML page is made from the drop-in Markdown page with its charts' and exports'
 /// addresses replaced: it must be the HTML of the page rendered with the HTML page's links.
 #[test]
 fn a_page_relinked_is_the_page_rendered_with_the_other_links() {
     use perflab::render::html::{self, Target};
-    let renderer = Renderer::new(None).unwrap();
-    for dir in perflab::study::discover(&root().join("results")).unwrap() {
-        let study = Study::load(&dir).unwrap();
-        let analysis = analyze(&study);
-        let markdown = perflab::render::Links::markdown(&study.id);
-        let elsewhere =
-            perflab::render::Links { charts: "../a b/".into(), data: "../data/".into(), summary_image: false };
-        for locale in renderer.locales() {
-            let (text, relinks) = renderer.page_relinked(&study, &analysis, &locale, &markdown, &elsewhere).unwrap();
-            assert_eq!(text, renderer.page(&study, &analysis, &locale, Flavor::Commonmark, &markdown).unwrap());
-            let relinks = relinks.expect("every address has one answer");
-            let relink = |url: &str| match relinks.get(url) {
-                None => Target::Same,
-                Some(Some(to)) => Target::At(to.to_string()),
-                Some(None) => Target::Left,
-            };
-            // Charts stay images here, so that their addresses show in the HTML.
-            let relinked = html::render_page_relinked(&text, None, &relink, &|_| None);
-            let other = renderer.page(&study, &analysis, &locale, Flavor::Commonmark, &elsewhere).unwrap();
-            let rendered = html::render_page(&other, &|_| None);
-            assert_eq!(relinked.body, rendered.body, "{} in {locale}", study.id);
-            assert!(relinked.body.contains("../a%20b/") && !relinked.body.contains("summary.png"));
-        }
-    }
+    each_page_with_two_links(&mut |renderer, study, analysis, locale, markdown, elsewhere| {
+        let (text, relinks) = renderer.page_relinked(study, analysis, locale, markdown, elsewhere).unwrap();
+        assert_eq!(text, renderer.page(study, analysis, locale, Flavor::Commonmark, markdown).unwrap());
+        let relinks = relinks.expect("every address has one answer");
+        let relink = |url: &str| match relinks.get(url) {
+            None => Target::Same,
+            Some(Some(to)) => Target::At(to.to_string()),
+            Some(None) => Target::Left,
+        };
+        // Charts stay images here, so that their addresses show in the HTML.
+        let relinked = html::render_page_relinked(&text, None, &relink, &|_| None);
+        let other = renderer.page(study, analysis, locale, Flavor::Commonmark, elsewhere).unwrap();
+        let rendered = html::render_page(&other, &|_| None);
+        assert_eq!(relinked.body, rendered.body, "{} in {locale}", study.id);
+        assert!(relinked.body.contains("../a%20b/") && !relinked.body.contains("summary.png"));
+    });
 }
 
 #[test]
 fn a_page_built_once_for_several_links_is_the_page_built_for_each() {
-    let renderer = Renderer::new(None).unwrap();
-    for dir in perflab::study::discover(&root().join("results")).unwrap() {
-        let study = Study::load(&dir).unwrap();
-        let analysis = analyze(&study);
-        let markdown = perflab::render::Links::markdown(&study.id);
-        let elsewhere =
-            perflab::render::Links { charts: "../a b/".into(), data: "../data/".into(), summary_image: false };
-        let wanted = [(Flavor::Commonmark, &markdown), (Flavor::Commonmark, &elsewhere), (Flavor::Mkdocs, &markdown)];
-        for locale in renderer.locales() {
-            let once = renderer.pages(&study, &analysis, &locale, &wanted).unwrap();
-            let each: Vec<String> =
-                wanted.iter().map(|(f, l)| renderer.page(&study, &analysis, &locale, *f, l).unwrap()).collect();
-            assert_eq!(once, each, "{} in {locale}", study.id);
-        }
-    }
+    each_page_with_two_links(&mut |renderer, study, analysis, locale, markdown, elsewhere| {
+        let wanted = [(Flavor::Commonmark, markdown), (Flavor::Commonmark, elsewhere), (Flavor::Mkdocs, markdown)];
+        let once = renderer.pages(study, analysis, locale, &wanted).unwrap();
+        let each: Vec<String> =
+            wanted.iter().map(|(f, l)| renderer.page(study, analysis, locale, *f, l).unwrap()).collect();
+        assert_eq!(once, each, "{} in {locale}", study.id);
+    });
 }
