@@ -111,13 +111,10 @@ impl Site {
         flavor: Flavor,
         url: Option<&SiteUrl>,
     ) -> anyhow::Result<Site> {
-        let files = std::sync::Mutex::new(BTreeMap::new());
-        make(studies, renderer, flavor, url, &|rel, bytes| {
-            files.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel, bytes);
-            Ok(())
-        })?;
-        let mut site =
-            Site { files: files.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner), ..Site::default() };
+        let files = InMemory::default();
+        make(studies, renderer, flavor, url, &files)?;
+        let files = files.0.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut site = Site { files, ..Site::default() };
         let list: String = site.files.keys().map(|f| format!("{f}\n")).collect();
         site.add(FILE_LIST.to_string(), list.into_bytes());
         Ok(site)
@@ -144,7 +141,7 @@ impl Site {
         // Files are compared, linked and written on every core: each has a path of its own.
         let files: Vec<(&String, &Vec<u8>)> = self.files.iter().filter(|(rel, _)| *rel != FILE_LIST).collect();
         let done: anyhow::Result<()> =
-            crate::parallel::map(files.len(), |i| folder.put(files[i].0.clone(), files[i].1)).into_iter().collect();
+            crate::parallel::map(files.len(), |i| folder.write(files[i].0.clone(), files[i].1)).into_iter().collect();
         folder.finish(done, &self.kept)
     }
 }
@@ -162,7 +159,7 @@ pub fn build_into(
     broken: &[String],
 ) -> anyhow::Result<usize> {
     let folder = Folder::open(out)?;
-    let made = make(studies, renderer, flavor, url, &|rel, bytes: Vec<u8>| folder.put(rel, &bytes));
+    let made = make(studies, renderer, flavor, url, &folder);
     let written = folder.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
     let kept = kept_files(&folder.out, broken, &|rel| written.contains(rel));
     folder.finish(made, &kept)
@@ -214,7 +211,7 @@ impl Folder {
 
     /// Writes `bytes` as the file `rel` of the new site; a file the previous site holds as it
     /// is gets a second name rather than a new copy ([`link_same`]).
-    fn put(&self, rel: String, bytes: &[u8]) -> anyhow::Result<()> {
+    fn write(&self, rel: String, bytes: &[u8]) -> anyhow::Result<()> {
         let path = self.fresh.join(&rel);
         let parent = rel.rsplit_once('/').map(|(dir, _)| dir);
         let real = match parent {
@@ -267,18 +264,56 @@ impl Folder {
     }
 }
 
-/// Where a build puts each file it makes (path relative to the site folder, bytes): into
-/// memory ([`Site::build`]) or straight into the new folder ([`build_into`]). Called from every
-/// core.
-type Put<'a> = dyn Fn(String, Vec<u8>) -> anyhow::Result<()> + Sync + 'a;
+/// Where a build puts each file it makes (by path relative to the site folder): into memory
+/// ([`Site::build`]) or straight into the new folder ([`build_into`]). Called from every core.
+trait Sink: Sync {
+    /// The file `rel` holds `bytes`.
+    fn put(&self, rel: String, bytes: Vec<u8>) -> anyhow::Result<()>;
+    /// The file `rel` holds `bytes`, as the file `of` this build put before it does.
+    fn copy(&self, rel: String, of: &str, bytes: &[u8]) -> anyhow::Result<()>;
+}
 
-/// Makes every file of the site of `studies` but the list of files, each handed to `put`.
+/// The files of a site kept in memory.
+#[derive(Default)]
+struct InMemory(std::sync::Mutex<BTreeMap<String, Vec<u8>>>);
+
+impl Sink for InMemory {
+    fn put(&self, rel: String, bytes: Vec<u8>) -> anyhow::Result<()> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel, bytes);
+        Ok(())
+    }
+
+    fn copy(&self, rel: String, _: &str, bytes: &[u8]) -> anyhow::Result<()> {
+        self.put(rel, bytes.to_vec())
+    }
+}
+
+impl Sink for Folder {
+    fn put(&self, rel: String, bytes: Vec<u8>) -> anyhow::Result<()> {
+        self.write(rel, &bytes)
+    }
+
+    /// A second name for the new site's file `of`: the copies of a study's exports are one file.
+    fn copy(&self, rel: String, of: &str, bytes: &[u8]) -> anyhow::Result<()> {
+        let path = self.fresh.join(&rel);
+        if let Some((dir, _)) = rel.rsplit_once('/') {
+            self.folder(dir)?;
+        }
+        if std::fs::hard_link(self.fresh.join(of), &path).is_err() {
+            return self.write(rel, bytes);
+        }
+        self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel);
+        Ok(())
+    }
+}
+
+/// Makes every file of the site of `studies` but the list of files, each handed to `to`.
 fn make(
     studies: &[Study],
     renderer: &Renderer,
     flavor: Flavor,
     url: Option<&SiteUrl>,
-    put: &Put<'_>,
+    to: &dyn Sink,
 ) -> anyhow::Result<()> {
     let analyses: Vec<Analysis> = crate::parallel::map(studies.len(), |i| analyze(&studies[i]));
     let locales = renderer.locales();
@@ -296,16 +331,16 @@ fn make(
     let exports = crate::parallel::map(studies.len(), |i| -> anyhow::Result<_> {
         let (study, analysis) = (&studies[i], &analyses[i]);
         let (csv, json) = (crate::render::exports::csv(study, analysis)?, crate::render::exports::json(analysis)?);
-        put(format!("md/data/{}.csv", study.id), csv.clone())?;
-        put(format!("md/data/{}.json", study.id), json.clone())?;
+        to.put(format!("md/data/{}.csv", study.id), csv.clone())?;
+        to.put(format!("md/data/{}.json", study.id), json.clone())?;
         Ok((csv, json))
     });
     let exports: Vec<(Vec<u8>, Vec<u8>)> = exports.into_iter().collect::<anyhow::Result<_>>()?;
-    put("md/perflab.css".to_string(), renderer.markdown_css().as_bytes().to_vec())?;
+    to.put("md/perflab.css".to_string(), renderer.markdown_css().as_bytes().to_vec())?;
     for locale in &locales {
         let catalog = renderer.catalog(locale)?;
-        put(format!("md/{locale}/book.toml"), book_toml(&catalog.msg("site-title")?, locale).into_bytes())?;
-        put(format!("md/{locale}/perflab.css"), renderer.markdown_css().as_bytes().to_vec())?;
+        to.put(format!("md/{locale}/book.toml"), book_toml(&catalog.msg("site-title")?, locale).into_bytes())?;
+        to.put(format!("md/{locale}/perflab.css"), renderer.markdown_css().as_bytes().to_vec())?;
         let mut summary = String::from("# Summary\n\n");
         summary_all.push_str(&format!("\n# {}\n\n", catalog.msg("language-name")?));
         // A study's charts and pages in this language, rendered and handed on on every core.
@@ -313,14 +348,14 @@ fn make(
             let id = &studies[i].id;
             let Rendered { charts, png, md, html } = render_study(&work, i, locale)?;
             for (name, svg) in charts {
-                put(format!("md/{locale}/{id}/{name}"), svg.into_bytes())?;
+                to.put(format!("md/{locale}/{id}/{name}"), svg.into_bytes())?;
             }
-            put(format!("md/{locale}/{id}/{}", crate::render::png::SUMMARY_PNG), png)?;
+            to.put(format!("md/{locale}/{id}/{}", crate::render::png::SUMMARY_PNG), png)?;
             let (csv, json) = &exports[i];
-            put(format!("md/{locale}/{id}/{id}.csv"), csv.clone())?;
-            put(format!("md/{locale}/{id}/{id}.json"), json.clone())?;
-            put(format!("md/{locale}/{id}.md"), md.into_bytes())?;
-            put(format!("{locale}/{id}.html"), html.into_bytes())
+            to.copy(format!("md/{locale}/{id}/{id}.csv"), &format!("md/data/{id}.csv"), csv)?;
+            to.copy(format!("md/{locale}/{id}/{id}.json"), &format!("md/data/{id}.json"), json)?;
+            to.put(format!("md/{locale}/{id}.md"), md.into_bytes())?;
+            to.put(format!("{locale}/{id}.html"), html.into_bytes())
         });
         let mut index = Vec::new();
         for ((study, analysis), done) in studies.iter().zip(&analyses).zip(done) {
@@ -336,16 +371,16 @@ fn make(
             ));
             index.push(index_item(study, analysis, catalog, locale, title)?);
         }
-        put(format!("md/{locale}/SUMMARY.md"), summary.into_bytes())?;
+        to.put(format!("md/{locale}/SUMMARY.md"), summary.into_bytes())?;
         let mut ctx = page_context(locale, &locales, renderer, "index", "index.html")?;
         ctx.insert("title", &catalog.msg("site-title")?);
         ctx.insert("studies", &index);
-        put(format!("{locale}/index.html"), renderer.html(locale, "index.html.tera", ctx)?.into_bytes())?;
+        to.put(format!("{locale}/index.html"), renderer.html(locale, "index.html.tera", ctx)?.into_bytes())?;
     }
-    put("md/SUMMARY.md".to_string(), summary_all.into_bytes())?;
+    to.put("md/SUMMARY.md".to_string(), summary_all.into_bytes())?;
     // The site's one script (copy buttons on commands); every page works without it.
-    put(SCRIPT.to_string(), renderer.script().as_bytes().to_vec())?;
-    put("index.html".to_string(), root_page(renderer, &locales)?.into_bytes())
+    to.put(SCRIPT.to_string(), renderer.script().as_bytes().to_vec())?;
+    to.put("index.html".to_string(), root_page(renderer, &locales)?.into_bytes())
 }
 
 /// Whether `dir` (relative) is a folder of the site in `out` all the way down, not a link to

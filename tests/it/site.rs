@@ -156,6 +156,18 @@ fn build_command_writes_the_site() {
     let (code, _, err) = perflab(&["build", "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(out.join("en/index.html").is_file());
+    // A study's exports beside each language's page are one file with the site's data folder's.
+    use std::os::unix::fs::MetadataExt;
+    for dir in perflab::study::discover(&root().join("results")).unwrap() {
+        let id = dir.file_name().unwrap().to_string_lossy().into_owned();
+        for ext in ["csv", "json"] {
+            let data = std::fs::metadata(out.join(format!("md/data/{id}.{ext}"))).unwrap();
+            for locale in ["en", "tr", "zh", "ja"] {
+                let copy = std::fs::metadata(out.join(format!("md/{locale}/{id}/{id}.{ext}"))).unwrap();
+                assert_eq!((copy.dev(), copy.ino()), (data.dev(), data.ino()), "{locale}/{id}.{ext}");
+            }
+        }
+    }
 }
 
 /// Told where it will be served, a build gives each study page its address and a link
