@@ -129,10 +129,10 @@ impl Site {
         self.add(FILE_LIST.to_string(), list.into_bytes());
     }
 
-    /// Writes the site into `out` as one change ([`Folder`]): every file goes into a new folder
-    /// beside it, with what the previous site holds that this build neither writes nor removes
-    /// (files perflab did not write, the pages it keeps), the file system is flushed once, and
-    /// the new folder takes the old one's place in one rename. A reader, or the disk after a
+    /// Writes the site into `out` as one change, as `perflab build` does: every file goes into a
+    /// new folder beside it, with what the previous site holds that this build neither writes nor
+    /// removes (files perflab did not write, the pages it keeps), the file system is flushed
+    /// once, and the new folder takes the old one's place in one rename. A reader, or the disk after a
     /// crash, sees the old site or the new one, never a mix. Returns how many files the site
     /// has. Files the previous build wrote (listed in `.perflab-files`) that this one does not
     /// write or keep are left out of the new folder; nothing else of `out` is lost.

@@ -248,25 +248,8 @@ pub fn render_page_relinked(
     // Open links and images whose address is refused: whether each one's end is dropped too.
     let mut refused: Vec<bool> = Vec::new();
     for event in Parser::new_ext(markdown, markdown::options()) {
-        let event = match event {
-            Event::Start(Tag::Link { link_type, dest_url, title, id }) if !skipping => match relink(&dest_url) {
-                Target::Same => Event::Start(Tag::Link { link_type, dest_url, title, id }),
-                Target::At(url) => Event::Start(Tag::Link { link_type, dest_url: url.into(), title, id }),
-                Target::Left => {
-                    refused.push(true);
-                    continue;
-                }
-            },
-            Event::Start(Tag::Image { link_type, dest_url, title, id }) if !skipping => match relink(&dest_url) {
-                Target::Same => Event::Start(Tag::Image { link_type, dest_url, title, id }),
-                Target::At(url) => Event::Start(Tag::Image { link_type, dest_url: url.into(), title, id }),
-                Target::Left => {
-                    skipping = true;
-                    continue;
-                }
-            },
-            other => other,
-        };
+        let event = if skipping { Some(event) } else { relinked(event, relink, &mut refused, &mut skipping) };
+        let Some(event) = event else { continue };
         match event {
             Event::End(TagEnd::Image) if skipping => {
                 skipping = false;
@@ -331,6 +314,37 @@ pub fn render_page_relinked(
     let mut out = String::with_capacity(markdown.len() * 2);
     html::push_html(&mut out, kept.into_iter());
     Rendered { body: out, toc }
+}
+
+/// `event` with its address replaced as `relink` says; None for the start of a link or an image
+/// left out ([`Target::Left`]). A link left out is `refused`, so that its end goes too and its
+/// text stays; an image left out sets `skipping`, so that its text goes too.
+fn relinked<'a>(
+    event: Event<'a>,
+    relink: &dyn Fn(&str) -> Target,
+    refused: &mut Vec<bool>,
+    skipping: &mut bool,
+) -> Option<Event<'a>> {
+    let event = match event {
+        Event::Start(Tag::Link { link_type, dest_url, title, id }) => match relink(&dest_url) {
+            Target::Same => Event::Start(Tag::Link { link_type, dest_url, title, id }),
+            Target::At(url) => Event::Start(Tag::Link { link_type, dest_url: url.into(), title, id }),
+            Target::Left => {
+                refused.push(true);
+                return None;
+            }
+        },
+        Event::Start(Tag::Image { link_type, dest_url, title, id }) => match relink(&dest_url) {
+            Target::Same => Event::Start(Tag::Image { link_type, dest_url, title, id }),
+            Target::At(url) => Event::Start(Tag::Image { link_type, dest_url: url.into(), title, id }),
+            Target::Left => {
+                *skipping = true;
+                return None;
+            }
+        },
+        other => other,
+    };
+    Some(event)
 }
 
 /// The ids a page's headings take from the source language's headings, matched by level.
