@@ -613,11 +613,7 @@ fn render_study(work: &Work<'_>, i: usize, locale: &str) -> anyhow::Result<Rende
         let name = rel.strip_prefix(&charts_dir)?;
         charts.iter().find(|(n, _)| n == name).map(|(_, svg)| svg.as_str())
     };
-    let relink = |url: &str| match relinks.get(url) {
-        None => html::Target::Same,
-        Some(Some(to)) => html::Target::At(to.to_string()),
-        Some(None) => html::Target::Left,
-    };
+    let relink = |url: &str| relinks.target(url);
     let page = html::render_page_relinked(body_md, source_ids(work, i, locale, body_md)?, &relink, &|src| {
         let rel = src.strip_prefix("../")?;
         let (wide, narrow) = (file(rel)?, file(&view::narrow_chart(rel)).unwrap_or_default());

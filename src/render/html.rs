@@ -110,8 +110,11 @@ fn anchor_headings<'a>(events: Vec<Event<'a>>, ids: &[String]) -> (Vec<Event<'a>
                 open = Some((out.len(), level));
                 out.push(event);
             }
-            Event::End(TagEnd::Heading(_)) if open.is_some() => {
-                let Some((start, level)) = open.take() else { unreachable!() };
+            Event::End(TagEnd::Heading(_)) => {
+                let Some((start, level)) = open.take() else {
+                    out.push(event);
+                    continue;
+                };
                 let text: String = out[start + 1..]
                     .iter()
                     .filter_map(|e| match e {

@@ -180,16 +180,12 @@ fn each_page_with_two_links(check: &mut PageCheck<'_>) {
 /// addresses replaced: it must be the HTML of the page rendered with the HTML page's links.
 #[test]
 fn a_page_relinked_is_the_page_rendered_with_the_other_links() {
-    use perflab::render::html::{self, Target};
+    use perflab::render::html;
     each_page_with_two_links(&mut |renderer, study, analysis, locale, markdown, elsewhere| {
         let (text, relinks) = renderer.page_relinked(study, analysis, locale, markdown, elsewhere).unwrap();
         assert_eq!(text, renderer.page(study, analysis, locale, Flavor::Commonmark, markdown).unwrap());
         let relinks = relinks.expect("every address has one answer");
-        let relink = |url: &str| match relinks.get(url) {
-            None => Target::Same,
-            Some(Some(to)) => Target::At(to.to_string()),
-            Some(None) => Target::Left,
-        };
+        let relink = |url: &str| relinks.target(url);
         // Charts stay images here, so that their addresses show in the HTML.
         let relinked = html::render_page_relinked(&text, None, &relink, &|_| None);
         let other = renderer.page(study, analysis, locale, Flavor::Commonmark, elsewhere).unwrap();

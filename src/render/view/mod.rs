@@ -143,10 +143,16 @@ impl PageView {
 pub struct Relinks(std::collections::HashMap<String, Option<String>>);
 
 impl Relinks {
-    /// What `url` becomes: None where it is not one of the page's charts or exports (it stays
-    /// as it is), `Some(None)` where it is left out.
-    pub fn get(&self, url: &str) -> Option<Option<&str>> {
-        self.0.get(url).map(Option::as_deref)
+    /// Where `url` points on the page linked the other way: elsewhere where it is one of the
+    /// page's charts or exports (nowhere where the other links leave it out), where it did
+    /// otherwise.
+    pub fn target(&self, url: &str) -> crate::render::html::Target {
+        use crate::render::html::Target;
+        match self.0.get(url).map(Option::as_deref) {
+            None => Target::Same,
+            Some(Some(to)) => Target::At(to.to_string()),
+            Some(None) => Target::Left,
+        }
     }
 }
 
