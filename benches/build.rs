@@ -3,9 +3,10 @@
 //! Each round loads the studies, builds the site in memory and writes it over the previous
 //! build's site, two ways, one after the other: as `perflab build` writes it (a new folder, one
 //! `syncfs`, one swap) and as it did before (each file on its own: temporary file, `fsync`,
-//! rename, `fsync` of its folder). Then the whole `perflab build` command on 200 studies: on
-//! this disk and on tmpfs (`/dev/shm`), each over the site its previous round wrote, and on this
-//! disk into an empty folder. With `PERFLAB_BASELINE` naming another `perflab` binary (a build
+//! rename, `fsync` of its folder). Then the whole `perflab build` command on 200 studies, over
+//! the site its previous round wrote: with no study changed (every study's files taken from
+//! it), with one study changed, and with every study rendered (`--render-all`), on this disk,
+//! and the last on tmpfs (`/dev/shm`) too; and on this disk into an empty folder. With `PERFLAB_BASELINE` naming another `perflab` binary (a build
 //! of another commit), that one too, the two alternating round by round, each over its own
 //! previous site. Prints medians of wall time and CPU time (user + system), and the load
 //! average before and after.
@@ -30,7 +31,6 @@ use std::time::{Duration, Instant};
 fn results(n: usize, into: &Path) -> PathBuf {
     let bundled = discover(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results")).unwrap();
     let dir = into.join(format!("results-{n}"));
-    let decimal = regex::Regex::new(r"\b\d+\.(\d+)\b").unwrap();
     for i in 0..n {
         let from = &bundled[i % bundled.len()];
         let name = from.file_name().unwrap().to_string_lossy();
@@ -39,16 +39,22 @@ fn results(n: usize, into: &Path) -> PathBuf {
         let factor = 1.0 + (i + 1) as f64 * 1e-3;
         for entry in walkdir::WalkDir::new(to.join("runs")).into_iter().filter_map(Result::ok) {
             if entry.path().extension().is_some_and(|e| e == "txt") {
-                let text = std::fs::read_to_string(entry.path()).unwrap();
-                let scaled = decimal.replace_all(&text, |c: &regex::Captures| {
-                    let value: f64 = c[0].parse().unwrap();
-                    format!("{:.*}", c[1].len(), value * factor)
-                });
-                std::fs::write(entry.path(), scaled.as_bytes()).unwrap();
+                scale(entry.path(), factor);
             }
         }
     }
     dir
+}
+
+/// Multiplies every decimal of the file `path` by `factor`, each kept with the decimals it had.
+fn scale(path: &Path, factor: f64) {
+    let decimal = regex::Regex::new(r"\b\d+\.(\d+)\b").unwrap();
+    let text = std::fs::read_to_string(path).unwrap();
+    let scaled = decimal.replace_all(&text, |c: &regex::Captures| {
+        let value: f64 = c[0].parse().unwrap();
+        format!("{:.*}", c[1].len(), value * factor)
+    });
+    std::fs::write(path, scaled.as_bytes()).unwrap();
 }
 
 fn site(results: &Path) -> Site {
@@ -138,49 +144,81 @@ fn ways(tmp: &Path, rounds: usize) {
     }
 }
 
+/// Scales every measured number of one run file of the first study in `results` a little: that
+/// study changes, the others do not.
+fn change_one(results: &Path) {
+    let first = &discover(results).unwrap()[0];
+    let run = walkdir::WalkDir::new(first.join("runs"))
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.path().extension().is_some_and(|x| x == "txt"))
+        .unwrap();
+    scale(run.path(), 1.001);
+}
+
 /// The whole `perflab build` of the 200 studies in `results`, this build's and the baseline's
-/// (if any), alternating, on this disk and on tmpfs.
+/// (if any), alternating, each with a copy of the studies of its own: over its previous site
+/// with no study changed, then with one changed, then every study rendered (`--render-all`,
+/// which the baseline need not know: it is left out for it); on tmpfs, every study rendered;
+/// and into an empty folder.
 fn commands(results: &Path, tmp: &Path, rounds: usize) {
     let shm = tempfile::tempdir_in("/dev/shm").ok();
     let baseline = std::env::var_os("PERFLAB_BASELINE").map(PathBuf::from);
-    let mut binaries = vec![("this build", PathBuf::from(env!("CARGO_BIN_EXE_perflab")))];
-    binaries.extend(baseline.map(|b| ("baseline", b)));
-    let command = |binary: &Path, out: &Path| {
+    let mut binaries = vec![("this build", PathBuf::from(env!("CARGO_BIN_EXE_perflab")), true)];
+    binaries.extend(baseline.map(|b| ("baseline", b, false)));
+    let studies: Vec<PathBuf> = (0..binaries.len())
+        .map(|k| {
+            let own = tmp.join(format!("studies-{k}"));
+            copy_dir(results, &own);
+            own
+        })
+        .collect();
+    let command = |k: usize, out: &Path, all: bool| {
+        let (_, binary, knows) = &binaries[k];
         let status = std::process::Command::new(binary)
             .args(["build", "--results"])
-            .arg(results)
+            .arg(&studies[k])
             .arg("--out")
             .arg(out)
+            .args(if all && *knows { &["--render-all"][..] } else { &[] })
             .stderr(std::process::Stdio::null())
             .status()
             .unwrap();
         assert!(status.success());
     };
-    let mut times = vec![(Vec::new(), Vec::new(), Vec::new()); binaries.len()];
-    for (k, (_, binary)) in binaries.iter().enumerate() {
+    const COLUMNS: usize = 5;
+    let mut times = vec![vec![Vec::new(); COLUMNS]; binaries.len()];
+    for k in 0..binaries.len() {
         // The first build of each writes the site the timed ones are written over.
-        command(binary, &tmp.join(format!("site-{k}")));
+        command(k, &tmp.join(format!("site-{k}")), false);
     }
     for _ in 0..rounds {
-        for (k, (_, binary)) in binaries.iter().enumerate() {
-            times[k].0.push(timed(|| command(binary, &tmp.join(format!("site-{k}")))));
+        for (k, times) in times.iter_mut().enumerate() {
+            let site = tmp.join(format!("site-{k}"));
+            times[0].push(timed(|| command(k, &site, false)));
+            change_one(&studies[k]);
+            times[1].push(timed(|| command(k, &site, false)));
+            times[2].push(timed(|| command(k, &site, true)));
             if let Some(shm) = &shm {
-                times[k].1.push(timed(|| command(binary, &shm.path().join(format!("site-{k}")))));
+                times[3].push(timed(|| command(k, &shm.path().join(format!("site-{k}")), true)));
             }
             // A first build: nothing to compare with or link, every file written.
             let first = tmp.join(format!("first-{k}"));
             let _ = std::fs::remove_dir_all(&first);
-            times[k].2.push(timed(|| command(binary, &first)));
+            times[4].push(timed(|| command(k, &first, false)));
         }
     }
     println!();
     println!(
-        "| `perflab build`, 200 studies | over the previous site: wall | CPU | on tmpfs: wall | CPU | into an empty folder: wall | CPU |"
+        "| `perflab build`, 200 studies | over the previous site, none changed: wall | CPU | one changed: wall | CPU \
+         | every study rendered: wall | CPU | on tmpfs, every study rendered: wall | CPU | into an empty folder: wall | CPU |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
-    for ((name, _), (disk, shm, first)) in binaries.iter().zip(times) {
-        let shm = if shm.is_empty() { "- | -".to_string() } else { medians(shm) };
-        println!("| {name} | {} | {shm} | {} |", medians(disk), medians(first));
+    println!("| --- |{}", " --- | --- |".repeat(COLUMNS));
+    for ((name, _, _), times) in binaries.iter().zip(times) {
+        let cells: Vec<String> =
+            times.into_iter().map(|t| if t.is_empty() { "- | -".to_string() } else { medians(t) }).collect();
+        println!("| {name} | {} |", cells.join(" | "));
     }
     println!("\n(medians of {rounds} rounds, alternating; load average after: {})", load());
 }

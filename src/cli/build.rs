@@ -25,6 +25,7 @@ pub fn run(
     templates: &Path,
     flavor: Flavor,
     url: Option<&crate::site::SiteUrl>,
+    reuse: crate::site::Reuse,
 ) -> anyhow::Result<ExitCode> {
     small_pages();
     let renderer = super::renderer(templates)?;
@@ -60,8 +61,12 @@ pub fn run(
         );
     }
     let broken_ids: Vec<String> = broken.iter().map(|(id, _)| id.clone()).collect();
-    let written = crate::site::build_into(&studies, &renderer, flavor, url, out, &broken_ids)?;
-    eprintln!("{} studies, {written} files in {}", studies.len(), out.display());
+    let built = crate::site::build_into(&studies, &renderer, flavor, url, out, &broken_ids, reuse)?;
+    let unchanged = match built.reused {
+        0 => String::new(),
+        n => format!(" ({n} as the previous build made them, not rendered again)"),
+    };
+    eprintln!("{} studies{unchanged}, {} files in {}", studies.len(), built.files, out.display());
     if broken.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }

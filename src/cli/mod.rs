@@ -96,6 +96,9 @@ pub enum Command {
     ///
     /// A study that does not load keeps the pages it had; it is listed and the exit code is 1.
     /// Another results folder's site is not replaced: give each results folder its own --out.
+    /// A study whose files, templates and catalogs are those the previous build made its pages
+    /// from, with the same perflab, keeps its files as they are (checked against their recorded
+    /// hashes in .perflab-inputs) instead of being rendered again.
     #[command(display_order = 10)]
     Build {
         /// Folder holding the studies.
@@ -114,6 +117,10 @@ pub enum Command {
         /// and the summary image a link preview shows (Open Graph wants both absolute).
         #[arg(long, value_name = "URL")]
         site_url: Option<crate::site::SiteUrl>,
+        /// Render every study again, also those whose pages the site holds as this build would
+        /// make them.
+        #[arg(long)]
+        render_all: bool,
     },
     /// Benchmark an OpenAI-compatible server and print the `Serving Benchmark Result` block.
     ///
@@ -324,8 +331,9 @@ pub fn main() -> ExitCode {
         Command::Report { study, locale, flavor, results, templates } => {
             report::run(&study, &locale, flavor.into(), &results, &templates)
         }
-        Command::Build { results, out, templates, flavor, site_url } => {
-            build::run(&results, &out, &templates, flavor.into(), site_url.as_ref())
+        Command::Build { results, out, templates, flavor, site_url, render_all } => {
+            let reuse = if render_all { crate::site::Reuse::RenderAll } else { crate::site::Reuse::Unchanged };
+            build::run(&results, &out, &templates, flavor.into(), site_url.as_ref(), reuse)
         }
         Command::Diff { study, since, json, locale, results, templates } => {
             diff::run(&study, since.as_deref(), json, &locale, &results, &templates)

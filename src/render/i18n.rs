@@ -132,6 +132,8 @@ pub struct Catalog {
     group: String,
     list: String,
     label: String,
+    /// The hash of the language's name and the catalog's text: what its messages come from.
+    source: blake3::Hash,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -173,6 +175,7 @@ impl Catalog {
             group: String::new(),
             list: String::new(),
             label: String::new(),
+            source: blake3::Hasher::new().update(locale.as_bytes()).update(b"\n").update(source.as_bytes()).finalize(),
         };
         catalog.decimal = catalog.msg("number-decimal-separator")?;
         catalog.group = catalog.msg("number-group-separator")?;
@@ -194,6 +197,11 @@ impl Catalog {
     /// A value after its name (`Total TPS: 13760.98 tok/s`, `总 token 吞吐量：13,760.98 tok/s`).
     pub fn labelled(&self, name: &str, value: &str) -> String {
         format!("{name}{}{value}", self.label)
+    }
+
+    /// The hash of what this catalog's messages come from (its language and its text).
+    pub fn source_hash(&self) -> blake3::Hash {
+        self.source
     }
 
     /// The message ids this catalog defines.

@@ -63,6 +63,8 @@ pub struct Renderer {
     css: String,
     markdown_css: String,
     script: String,
+    /// The hash of every template and catalog this renderer was made from.
+    sources: blake3::Hash,
 }
 
 impl Renderer {
@@ -82,6 +84,13 @@ impl Renderer {
                 }
             }
         }
+        let mut hash = blake3::Hasher::new();
+        for (name, text) in &sources {
+            hash.update(format!("{name} {}\n", text.len()).as_bytes()).update(text.as_bytes());
+        }
+        for (locale, catalog) in &catalogs {
+            hash.update(format!("{locale}\n").as_bytes()).update(catalog.source_hash().as_bytes());
+        }
         let file = |name: &str| sources.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone()).unwrap_or_default();
         let (css, markdown_css, script) = (file("site.css"), file("markdown.css"), file("perflab.js"));
         sources.retain(|(n, _)| n.ends_with(".tera"));
@@ -95,7 +104,13 @@ impl Renderer {
             register(&mut t, catalog.clone());
             tera.insert(locale.clone(), t);
         }
-        Ok(Renderer { catalogs, tera, css, markdown_css, script })
+        Ok(Renderer { catalogs, tera, css, markdown_css, script, sources: hash.finalize() })
+    }
+
+    /// The hash of every template and catalog the pages are rendered from: two renderers with
+    /// the same one render the same pages.
+    pub fn sources_hash(&self) -> blake3::Hash {
+        self.sources
     }
 
     /// The style sheet of the Markdown pages' marks, for mkdocs' `extra_css` and mdBook's

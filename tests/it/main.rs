@@ -44,6 +44,7 @@ mod sequential;
 mod shapes;
 mod short_warnings;
 mod site;
+mod site_reuse;
 mod site_swap;
 mod slurm;
 mod summaries;

@@ -3,27 +3,10 @@
 
 use crate::common;
 
-use common::{copy_dir, root};
-use std::collections::BTreeMap;
+use common::{copy_dir, root, tree};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
-
-/// Every entry under `dir`: a file's bytes, a link's target (links are not followed).
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    for entry in walkdir::WalkDir::new(dir).min_depth(1).follow_links(false) {
-        let entry = entry.unwrap();
-        let rel = entry.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-        if entry.file_type().is_symlink() {
-            let target = std::fs::read_link(entry.path()).unwrap();
-            files.insert(rel, format!("-> {}", target.display()).into_bytes());
-        } else if entry.file_type().is_file() {
-            files.insert(rel, std::fs::read(entry.path()).unwrap());
-        }
-    }
-    files
-}
 
 fn build(results: &Path, out: &Path) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_perflab"))

@@ -23,6 +23,22 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Every entry under `dir`: a file's bytes, a link's target (links are not followed).
+pub fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    for entry in walkdir::WalkDir::new(dir).min_depth(1).follow_links(false) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+        if entry.file_type().is_symlink() {
+            let target = std::fs::read_link(entry.path()).unwrap();
+            files.insert(rel, format!("-> {}", target.display()).into_bytes());
+        } else if entry.file_type().is_file() {
+            files.insert(rel, std::fs::read(entry.path()).unwrap());
+        }
+    }
+    files
+}
+
 /// Runs the binary in the crate's folder: exit code, standard output, standard error.
 pub fn perflab(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_perflab")).args(args).current_dir(root()).output().unwrap();

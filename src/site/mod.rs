@@ -34,6 +34,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::OnceLock;
 
+mod reuse;
+pub use reuse::RECORD;
+
 /// The list of files a build wrote, kept in the site folder so the next build can remove the
 /// ones it no longer writes.
 pub const FILE_LIST: &str = ".perflab-files";
@@ -52,13 +55,21 @@ pub struct Site {
 /// Whether `rel` (a path in a site folder) is one of the files of study `id`: its pages, charts
 /// and exports.
 fn belongs_to(rel: &str, id: &str) -> bool {
-    let parts: Vec<&str> = rel.split('/').collect();
-    match parts.as_slice() {
-        [_, file] => file.strip_suffix(".html") == Some(id),
-        ["md", "data", file] => file.strip_suffix(".csv") == Some(id) || file.strip_suffix(".json") == Some(id),
-        ["md", _, file] => file.strip_suffix(".md") == Some(id),
-        ["md", _, dir, _] => *dir == id && parts[1] != "data",
-        _ => false,
+    study_of(rel) == Some(id)
+}
+
+/// The study whose file `rel` (a path in a site folder) is: one of its pages, charts or exports.
+/// None for most files of the whole site (style sheets, books, the script); a language's
+/// `index.html` and `SUMMARY.md` have the shape of a study's page and name no study there is.
+fn study_of(rel: &str) -> Option<&str> {
+    let mut parts = rel.split('/');
+    let parts: [Option<&str>; 5] = std::array::from_fn(|_| parts.next());
+    match parts {
+        [Some(_), Some(file), None, ..] => file.strip_suffix(".html"),
+        [Some("md"), Some("data"), Some(file), None, _] => file.strip_suffix(".csv").or(file.strip_suffix(".json")),
+        [Some("md"), Some(_), Some(file), None, _] => file.strip_suffix(".md"),
+        [Some("md"), Some(locale), Some(dir), Some(_), None] if locale != "data" => Some(dir),
+        _ => None,
     }
 }
 
@@ -149,7 +160,8 @@ impl Site {
 /// Builds the site of `studies` into `out` as [`Site::write`] writes one, each file written into
 /// the new folder as soon as it is made rather than the whole site held in memory first; the
 /// pages of the studies `broken` (which did not load) are kept as the previous build wrote them
-/// ([`Site::keep`]). Returns how many files the site has.
+/// ([`Site::keep`]); with [`Reuse::Unchanged`], the studies whose files the previous build made
+/// from the same inputs keep them ([`reuse`]).
 pub fn build_into(
     studies: &[Study],
     renderer: &Renderer,
@@ -157,12 +169,33 @@ pub fn build_into(
     url: Option<&SiteUrl>,
     out: &Path,
     broken: &[String],
-) -> anyhow::Result<usize> {
-    let folder = Folder::open(out)?;
+    reuse: Reuse,
+) -> anyhow::Result<Built> {
+    let mut folder = Folder::open(out)?;
+    folder.record_keys(studies, renderer, flavor, url, reuse);
     let made = make(studies, renderer, flavor, url, &folder);
     let written = folder.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-    let kept = kept_files(&folder.out, broken, &|rel| written.contains(rel));
-    folder.finish(made, &kept)
+    let kept = kept_files(&folder.out, broken, &|rel| written.contains_key(rel));
+    let reused = folder.reused.len();
+    Ok(Built { files: folder.finish(made, &kept)?, reused })
+}
+
+/// Whether a build takes the files of unchanged studies from the previous site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reuse {
+    /// Each study whose inputs are those its files in the site were made from keeps them.
+    Unchanged,
+    /// Every study is rendered (`perflab build --render-all`).
+    RenderAll,
+}
+
+/// What [`build_into`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Built {
+    /// The files the site has.
+    pub files: usize,
+    /// The studies whose files are those of the previous site, not rendered again.
+    pub reused: usize,
 }
 
 /// The files the previous build in `out` wrote for the studies `ids` that this build does not
@@ -188,7 +221,12 @@ struct Folder {
     listed: BTreeSet<String>,
     /// Folders made so far in `fresh`, and whether each (relative) is a real folder of `out`.
     dirs: std::sync::Mutex<std::collections::HashMap<String, bool>>,
-    written: std::sync::Mutex<BTreeSet<String>>,
+    /// The files written so far, each of a study's with the hash of its bytes ([`reuse`]).
+    written: std::sync::Mutex<BTreeMap<String, Option<blake3::Hash>>>,
+    /// What each study's files are made from, for the record of this build.
+    keys: BTreeMap<String, reuse::Key>,
+    /// The studies whose files are those of the old site ([`Folder::record_keys`]).
+    reused: BTreeSet<String>,
 }
 
 impl Folder {
@@ -206,7 +244,15 @@ impl Folder {
         std::fs::create_dir_all(&fresh).with_context(|| format!("cannot create '{}'", fresh.display()))?;
         let previous = std::fs::read_to_string(out.join(FILE_LIST)).unwrap_or_default();
         let listed = previous.lines().map(str::to_string).collect();
-        Ok(Folder { out, fresh, listed, dirs: Default::default(), written: Default::default() })
+        Ok(Folder {
+            out,
+            fresh,
+            listed,
+            dirs: Default::default(),
+            written: Default::default(),
+            keys: BTreeMap::new(),
+            reused: BTreeSet::new(),
+        })
     }
 
     /// Writes `bytes` as the file `rel` of the new site; a file the previous site holds as it
@@ -221,8 +267,14 @@ impl Folder {
         if !(real && link_same(&self.out.join(&rel), &path, bytes)) {
             std::fs::write(&path, bytes).with_context(|| format!("cannot write '{}'", path.display()))?;
         }
-        self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel);
+        self.wrote(rel, bytes);
         Ok(())
+    }
+
+    /// Notes that the new site has the file `rel` with `bytes`.
+    fn wrote(&self, rel: String, bytes: &[u8]) {
+        let hash = study_of(&rel).map(|_| blake3::hash(bytes));
+        self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel, hash);
     }
 
     /// Makes the folder `dir` (relative) in the new site, once; returns whether it is a real
@@ -247,20 +299,28 @@ impl Folder {
         let written = self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         let swapped = made.and_then(|()| {
             let carried = |rel: &str| {
-                rel != FILE_LIST && !written.contains(rel) && (kept.contains(rel) || !self.listed.contains(rel))
+                rel != FILE_LIST
+                    && rel != RECORD
+                    && !written.contains_key(rel)
+                    && (kept.contains(rel) || !self.listed.contains(rel))
             };
             crate::durable::copy_tree(&self.out, &self.fresh, &carried)?;
-            let list: BTreeSet<&String> = written.iter().chain(kept).collect();
+            let list: BTreeSet<&String> = written.keys().chain(kept).collect();
             let list: String = list.into_iter().map(|f| format!("{f}\n")).collect();
             let path = self.fresh.join(FILE_LIST);
             std::fs::write(&path, list).with_context(|| format!("cannot write '{}'", path.display()))?;
+            if !self.keys.is_empty() {
+                let path = self.fresh.join(RECORD);
+                std::fs::write(&path, reuse::record(&self.keys, &written))
+                    .with_context(|| format!("cannot write '{}'", path.display()))?;
+            }
             crate::durable::sync_filesystem(&self.fresh)
                 .with_context(|| format!("cannot flush '{}'", self.fresh.display()))?;
             crate::durable::swap(&self.fresh, &self.out)
                 .with_context(|| format!("cannot replace '{}'", self.out.display()))
         });
         let _ = crate::durable::remove_tree(&self.fresh);
-        swapped.map(|()| written.len() + 1)
+        swapped.map(|()| written.len() + 1 + usize::from(!self.keys.is_empty()))
     }
 }
 
@@ -271,6 +331,11 @@ trait Sink: Sync {
     fn put(&self, rel: String, bytes: Vec<u8>) -> anyhow::Result<()>;
     /// The file `rel` holds `bytes`, as the file `of` this build put before it does.
     fn copy(&self, rel: String, of: &str, bytes: &[u8]) -> anyhow::Result<()>;
+    /// Whether the study `id` has its files already, as the previous build made them
+    /// ([`Folder::record_keys`]): then it is not rendered.
+    fn reused(&self, _id: &str) -> bool {
+        false
+    }
 }
 
 /// The files of a site kept in memory.
@@ -293,6 +358,10 @@ impl Sink for Folder {
         self.write(rel, &bytes)
     }
 
+    fn reused(&self, id: &str) -> bool {
+        self.reused.contains(id)
+    }
+
     /// A second name for the new site's file `of`: the copies of a study's exports are one file.
     fn copy(&self, rel: String, of: &str, bytes: &[u8]) -> anyhow::Result<()> {
         let path = self.fresh.join(&rel);
@@ -302,7 +371,7 @@ impl Sink for Folder {
         if std::fs::hard_link(self.fresh.join(of), &path).is_err() {
             return self.write(rel, bytes);
         }
-        self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel);
+        self.wrote(rel, bytes);
         Ok(())
     }
 }
@@ -330,12 +399,15 @@ fn make(
     };
     let exports = crate::parallel::map(studies.len(), |i| -> anyhow::Result<_> {
         let (study, analysis) = (&studies[i], &analyses[i]);
+        if to.reused(&study.id) {
+            return Ok(None);
+        }
         let (csv, json) = (crate::render::exports::csv(study, analysis)?, crate::render::exports::json(analysis)?);
         to.put(format!("md/data/{}.csv", study.id), csv.clone())?;
         to.put(format!("md/data/{}.json", study.id), json.clone())?;
-        Ok((csv, json))
+        Ok(Some((csv, json)))
     });
-    let exports: Vec<(Vec<u8>, Vec<u8>)> = exports.into_iter().collect::<anyhow::Result<_>>()?;
+    let exports: Vec<Option<(Vec<u8>, Vec<u8>)>> = exports.into_iter().collect::<anyhow::Result<_>>()?;
     to.put("md/perflab.css".to_string(), renderer.markdown_css().as_bytes().to_vec())?;
     for locale in &locales {
         let catalog = renderer.catalog(locale)?;
@@ -346,12 +418,12 @@ fn make(
         // A study's charts and pages in this language, rendered and handed on on every core.
         let done = crate::parallel::map(studies.len(), |i| -> anyhow::Result<()> {
             let id = &studies[i].id;
+            let Some((csv, json)) = &exports[i] else { return Ok(()) };
             let Rendered { charts, png, md, html } = render_study(&work, i, locale)?;
             for (name, svg) in charts {
                 to.put(format!("md/{locale}/{id}/{name}"), svg.into_bytes())?;
             }
             to.put(format!("md/{locale}/{id}/{}", crate::render::png::SUMMARY_PNG), png)?;
-            let (csv, json) = &exports[i];
             to.copy(format!("md/{locale}/{id}/{id}.csv"), &format!("md/data/{id}.csv"), csv)?;
             to.copy(format!("md/{locale}/{id}/{id}.json"), &format!("md/data/{id}.json"), json)?;
             to.put(format!("md/{locale}/{id}.md"), md.into_bytes())?;
@@ -395,12 +467,8 @@ fn real_folder(out: &Path, dir: &Path) -> bool {
 /// False where it is not, or cannot be read or linked; the caller then writes the file.
 fn link_same(old: &Path, path: &Path, bytes: &[u8]) -> bool {
     use std::io::Read;
-    use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::fs::OpenOptionsExt;
-    let Ok(mut file) = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(old) else {
-        return false;
-    };
-    if !file.metadata().is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64) {
+    let Some(mut file) = open_plain(old) else { return false };
+    if !file.metadata().is_ok_and(|m| m.len() == bytes.len() as u64) {
         return false;
     }
     let mut chunk = vec![0u8; (64 << 10).min(bytes.len() + 1)];
@@ -412,11 +480,21 @@ fn link_same(old: &Path, path: &Path, bytes: &[u8]) -> bool {
             _ => return false,
         }
     }
-    if at != bytes.len() {
-        return false;
-    }
-    // The file just compared, by its descriptor, not whatever `old` names by now.
-    let from = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&file));
+    at == bytes.len() && link_file(&file, path)
+}
+
+/// The file `path` opened for reading, where it is a plain file (not a link, nor a folder).
+fn open_plain(path: &Path) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path).ok()?;
+    file.metadata().is_ok_and(|m| m.is_file()).then_some(file)
+}
+
+/// Gives the open `file` the second name `path`; false where it cannot. The file just read, by
+/// its descriptor, not whatever its old name names by now.
+fn link_file(file: &std::fs::File, path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let from = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(file));
     let (Ok(from), Ok(to)) = (std::ffi::CString::new(from), std::ffi::CString::new(path.as_os_str().as_bytes())) else {
         return false;
     };

@@ -1,0 +1,225 @@
+//! A study's files taken from the previous site as they are, without rendering them again,
+//! where the study, the program and the templates are those that made them.
+//!
+//! Every build records in the site folder ([`RECORD`]), for each study, a hash of everything
+//! its files are made from (its [`Key`]: this program, the templates and catalogs, the flavour
+//! and address of the build, and the study as loaded) and the hash of each of its files. The
+//! next build works out each study's key again; where it is the recorded one, the study's files
+//! in the old site are read, and if each still holds the bytes recorded for it, the new site
+//! gets them under a second name (a hard link) and the study is not rendered. A file edited,
+//! removed or replaced since makes the whole study render again, so a build gives the same
+//! files as a build into an empty folder. The record is written into the new folder with the
+//! rest, so it always describes the site beside it.
+
+use super::{Folder, Reuse, SiteUrl, study_of};
+use crate::render::{Flavor, Renderer};
+use crate::study::Study;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::path::Path;
+
+/// The record of what made each study's files, at the site folder's root.
+pub const RECORD: &str = ".perflab-inputs";
+
+/// The record's first line: its format, and that of the keys in it.
+const HEADER: &str = "perflab-inputs 1";
+
+/// A hash of everything one study's files are made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Key(blake3::Hash);
+
+/// The part of the key that every study of a build shares: this program (its own file, which
+/// holds the code, the fonts and the built-in templates), the templates and catalogs it
+/// renders with, the flavour of the Markdown and the site's address. None where the program
+/// cannot read its own file: then nothing is taken from the old site.
+fn shared(renderer: &Renderer, flavor: Flavor, url: Option<&SiteUrl>) -> Option<blake3::Hasher> {
+    let program = std::fs::File::open("/proc/self/exe").ok()?;
+    let mut own = blake3::Hasher::new();
+    own.update_reader(program).ok()?;
+    let mut hash = blake3::Hasher::new();
+    hash.update(HEADER.as_bytes()).update(own.finalize().as_bytes()).update(renderer.sources_hash().as_bytes());
+    hash.update(format!("\n{flavor:?}\n{url:?}\n").as_bytes());
+    Some(hash)
+}
+
+/// The key of `study`: the shared part, then the study as loaded, every field of it (its
+/// folder, its specification, every run and what was read from it).
+fn key(shared: &blake3::Hasher, study: &Study) -> Key {
+    let mut hash = shared.clone();
+    hash.update(format!("{study:?}").as_bytes());
+    Key(hash.finalize())
+}
+
+/// What the previous build recorded: each study's key and its files, each with its hash.
+#[derive(Debug, Default, PartialEq)]
+struct Record(HashMap<String, (Key, Vec<(String, blake3::Hash)>)>);
+
+impl Record {
+    /// The record of the site in `out`; an empty one where there is none, or it is not one
+    /// this program wrote whole (then every study is rendered).
+    fn read(out: &Path) -> Record {
+        let text = std::fs::read_to_string(out.join(RECORD)).unwrap_or_default();
+        Record::parse(&text).unwrap_or_default()
+    }
+
+    fn parse(text: &str) -> Option<Record> {
+        let mut lines = text.lines();
+        if lines.next()? != HEADER {
+            return None;
+        }
+        let mut studies: HashMap<String, (Key, Vec<(String, blake3::Hash)>)> = HashMap::new();
+        let mut current: Option<String> = None;
+        for line in lines {
+            if line == "end" {
+                return Some(Record(studies));
+            }
+            let (first, rest) = line.split_once(' ')?;
+            if first == "study" {
+                let (id, key) = rest.split_once(' ')?;
+                studies.insert(id.to_string(), (Key(blake3::Hash::from_hex(key).ok()?), Vec::new()));
+                current = Some(id.to_string());
+            } else {
+                let id = current.as_deref()?;
+                // Only a file of this study, by a plain path inside the site.
+                let plain = rest.split('/').all(|part| !matches!(part, "" | "." | ".."));
+                if !plain || study_of(rest) != Some(id) {
+                    return None;
+                }
+                studies.get_mut(id)?.1.push((rest.to_string(), blake3::Hash::from_hex(first).ok()?));
+            }
+        }
+        // Without its last line the record is not whole.
+        None
+    }
+
+    /// The files the previous build made for study `id`, where it made them from `key`.
+    fn files(&self, id: &str, key: Key) -> Option<&[(String, blake3::Hash)]> {
+        let (recorded, files) = self.0.get(id)?;
+        (*recorded == key && !files.is_empty()).then_some(files.as_slice())
+    }
+}
+
+/// The record of a build that made its studies' files from `keys` (by study id), and wrote the
+/// files `written` (with the hash of each study's files).
+pub(super) fn record(keys: &BTreeMap<String, Key>, written: &BTreeMap<String, Option<blake3::Hash>>) -> String {
+    let mut files: BTreeMap<&str, Vec<(&str, &blake3::Hash)>> = BTreeMap::new();
+    for (rel, hash) in written {
+        if let (Some(id), Some(hash)) = (study_of(rel), hash) {
+            files.entry(id).or_default().push((rel, hash));
+        }
+    }
+    let mut text = format!("{HEADER}\n");
+    for (id, Key(key)) in keys {
+        text.push_str(&format!("study {id} {}\n", key.to_hex()));
+        for (rel, hash) in files.get(id.as_str()).into_iter().flatten() {
+            text.push_str(&format!("{} {rel}\n", hash.to_hex()));
+        }
+    }
+    text.push_str("end\n");
+    text
+}
+
+impl Folder {
+    /// Works out every study's key for this build's record; with [`Reuse::Unchanged`], gives the
+    /// new site the files of each study whose key and files are those the previous build
+    /// recorded, and those studies are then not rendered ([`Folder::reused`]).
+    pub(super) fn record_keys(
+        &mut self,
+        studies: &[Study],
+        renderer: &Renderer,
+        flavor: Flavor,
+        url: Option<&SiteUrl>,
+        reuse: Reuse,
+    ) {
+        let Some(shared) = shared(renderer, flavor, url) else { return };
+        let keys = crate::parallel::map(studies.len(), |i| key(&shared, &studies[i]));
+        let record = match reuse {
+            Reuse::Unchanged => Record::read(&self.out),
+            Reuse::RenderAll => Record::default(),
+        };
+        let taken = crate::parallel::map(studies.len(), |i| {
+            record.files(&studies[i].id, keys[i]).is_some_and(|files| self.take(files))
+        });
+        for ((study, key), taken) in studies.iter().zip(keys).zip(taken) {
+            if taken {
+                self.reused.insert(study.id.clone());
+            }
+            self.keys.insert(study.id.clone(), key);
+        }
+    }
+
+    /// Gives the new site the old site's `files`, where each is a plain file that holds the
+    /// bytes of its hash: all of them, or (false) none.
+    fn take(&self, files: &[(String, blake3::Hash)]) -> bool {
+        // Each file is read and checked before any is linked.
+        let mut checked = Vec::with_capacity(files.len());
+        for (rel, hash) in files {
+            let real = match rel.rsplit_once('/') {
+                Some((dir, _)) => self.folder(dir).unwrap_or(false),
+                None => true,
+            };
+            let Some(mut file) = real.then(|| super::open_plain(&self.out.join(rel))).flatten() else {
+                return false;
+            };
+            let mut read = blake3::Hasher::new();
+            let mut chunk = [0u8; 64 << 10];
+            loop {
+                match file.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        read.update(&chunk[..n]);
+                    }
+                    Err(_) => return false,
+                }
+            }
+            if read.finalize() != *hash {
+                return false;
+            }
+            checked.push((file, rel, hash));
+        }
+        for (k, (file, rel, _)) in checked.iter().enumerate() {
+            if !super::link_file(file, &self.fresh.join(rel)) {
+                for (_, rel, _) in &checked[..k] {
+                    let _ = std::fs::remove_file(self.fresh.join(rel));
+                }
+                return false;
+            }
+        }
+        let mut written = self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (_, rel, hash) in checked {
+            written.insert(rel.clone(), Some(*hash));
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_reads_back_as_written_and_a_partial_or_foreign_one_as_none() {
+        let key = Key(blake3::hash(b"inputs"));
+        let keys = BTreeMap::from([("a".to_string(), key)]);
+        let page = blake3::hash(b"page");
+        let written = BTreeMap::from([
+            ("en/a.html".to_string(), Some(page)),
+            ("md/en/a/summary.png".to_string(), Some(page)),
+            ("en/index.html".to_string(), None),
+        ]);
+        let text = record(&keys, &written);
+        let read = Record::parse(&text).unwrap();
+        assert_eq!(
+            read.files("a", key),
+            Some(&[("en/a.html".to_string(), page), ("md/en/a/summary.png".to_string(), page)][..])
+        );
+        assert_eq!(read.files("a", Key(blake3::hash(b"other inputs"))), None);
+        assert_eq!(read.files("b", key), None);
+        // Cut short, of another format, or naming a file outside its study or the site: no record.
+        assert_eq!(Record::parse(text.trim_end_matches("end\n")), None);
+        assert_eq!(Record::parse(&text.replace(HEADER, "perflab-inputs 0")), None);
+        assert_eq!(Record::parse(&text.replace("en/a.html", "en/b.html")), None);
+        assert_eq!(Record::parse(&text.replace("md/en/a/", "md/../a/")), None);
+        assert_eq!(Record::parse(""), None);
+    }
+}
