@@ -45,9 +45,38 @@ fn shared(renderer: &Renderer, flavor: Flavor, url: Option<&SiteUrl>) -> Option<
 /// The key of `study`: the shared part, then the study as loaded, every field of it (its
 /// folder, its specification, every run and what was read from it).
 fn key(shared: &blake3::Hasher, study: &Study) -> Key {
-    let mut hash = shared.clone();
-    hash.update(format!("{study:?}").as_bytes());
-    Key(hash.finalize())
+    use std::fmt::Write;
+    let mut into = Feed { hash: shared.clone(), pending: Vec::with_capacity(Feed::CHUNK) };
+    // Writing into a hasher does not fail.
+    let _ = write!(into, "{study:?}");
+    into.hash.update(&into.pending);
+    Key(into.hash.finalize())
+}
+
+/// Text written into a hash a chunk at a time (the pieces `Debug` writes are a few bytes each),
+/// without the whole text ever in memory.
+struct Feed {
+    hash: blake3::Hasher,
+    pending: Vec<u8>,
+}
+
+impl Feed {
+    const CHUNK: usize = 64 << 10;
+}
+
+impl std::fmt::Write for Feed {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.pending.len() + s.len() > Feed::CHUNK {
+            self.hash.update(&self.pending);
+            self.pending.clear();
+        }
+        if s.len() > Feed::CHUNK {
+            self.hash.update(s.as_bytes());
+        } else {
+            self.pending.extend_from_slice(s.as_bytes());
+        }
+        Ok(())
+    }
 }
 
 /// What the previous build recorded: each study's key and its files, each with its hash.
@@ -215,6 +244,11 @@ mod tests {
         );
         assert_eq!(read.files("a", Key(blake3::hash(b"other inputs"))), None);
         assert_eq!(read.files("b", key), None);
+        // The key is the hash of the study's text as `Debug` writes it, however it is fed in.
+        let study =
+            Study::load(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results/qwen3-14b-h100")).unwrap();
+        let whole = blake3::Hasher::new().update(format!("{study:?}").as_bytes()).finalize();
+        assert_eq!(super::key(&blake3::Hasher::new(), &study), Key(whole));
         // Cut short, of another format, or naming a file outside its study or the site: no record.
         assert_eq!(Record::parse(text.trim_end_matches("end\n")), None);
         assert_eq!(Record::parse(&text.replace(HEADER, "perflab-inputs 0")), None);

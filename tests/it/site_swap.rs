@@ -21,6 +21,19 @@ fn build(results: &Path, out: &Path) -> std::process::Child {
         .unwrap()
 }
 
+/// [`build`] with its standard error kept.
+fn build_logged(results: &Path, out: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .current_dir(root())
+        .args(["build", "--results"])
+        .arg(results)
+        .arg("--out")
+        .arg(out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// The old results (the bundled studies) and new ones: one study gone, another retitled.
 fn two_results(tmp: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     let old = tmp.join("old-results");
@@ -34,6 +47,51 @@ fn two_results(tmp: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     assert_ne!(text, retitled);
     std::fs::write(&toml, retitled).unwrap();
     (old, new)
+}
+
+/// Kills builds of `results` over copies of `old_site` at seeded moments over `whole` (how
+/// long one takes), a little past its end: each leaves the old site or the one a whole build
+/// makes, file for file, and the next build finishes it. How many left the old and the new.
+fn kill_at_random(
+    old_site: &Path,
+    results: &Path,
+    whole: std::time::Duration,
+    tmp: &Path,
+    seed: u64,
+) -> (usize, usize) {
+    let old = tree(old_site);
+    let new_site = tmp.join("whole-build");
+    let _ = std::fs::remove_dir_all(&new_site);
+    copy_dir(old_site, &new_site);
+    assert!(build(results, &new_site).wait().unwrap().success());
+    let new = tree(&new_site);
+    assert_ne!(old, new);
+    let site = tmp.join("site");
+    let (mut olds, mut news) = (0, 0);
+    let mut seed = seed;
+    for _ in 0..12 {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let at = whole.mul_f64((seed >> 11) as f64 / (1u64 << 53) as f64 * 1.2);
+        let _ = std::fs::remove_dir_all(&site);
+        copy_dir(old_site, &site);
+        let mut child = build(results, &site);
+        std::thread::sleep(at);
+        let _ = child.kill();
+        let _ = child.wait();
+        let found = tree(&site);
+        if found == old {
+            olds += 1;
+        } else if found == new {
+            news += 1;
+        } else {
+            let differ: Vec<&String> = found.keys().filter(|k| old.get(*k) != found.get(*k)).take(5).collect();
+            panic!("killed after {at:?}: a mix of the two sites (differs from the old in {differ:?})");
+        }
+        // The next build finishes what the killed one left.
+        assert!(build(results, &site).wait().unwrap().success());
+        assert_eq!(tree(&site), new, "a build after a killed one");
+    }
+    (olds, news)
 }
 
 #[test]
@@ -52,35 +110,31 @@ fn a_killed_build_leaves_the_old_site_or_the_new_one() {
     assert_ne!(old, new);
     assert_eq!(new.get("notes.txt").map(Vec::as_slice), Some(&b"mine"[..]), "a file perflab did not write stays");
 
-    let site = tmp.path().join("site");
-    let (mut olds, mut news) = (0, 0);
-    // A seeded walk over the build's duration, a little past its end.
-    let mut seed: u64 = 27;
-    for _ in 0..12 {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let at = whole.mul_f64((seed >> 11) as f64 / (1u64 << 53) as f64 * 1.2);
-        let _ = std::fs::remove_dir_all(&site);
-        copy_dir(&old_site, &site);
-        let mut child = build(&new_results, &site);
-        std::thread::sleep(at);
-        let _ = child.kill();
-        let _ = child.wait();
-        let found = tree(&site);
-        if found == old {
-            olds += 1;
-        } else if found == new {
-            news += 1;
-        } else {
-            let differ: Vec<&String> = found.keys().filter(|k| old.get(*k) != found.get(*k)).take(5).collect();
-            panic!("killed after {at:?}: a mix of the two sites (differs from the old in {differ:?})");
-        }
-        // The next build finishes what the killed one left.
-        assert!(build(&new_results, &site).wait().unwrap().success());
-        assert_eq!(tree(&site), new, "a build after a killed one");
-    }
+    let (olds, news) = kill_at_random(&old_site, &new_results, whole, tmp.path(), 27);
     eprintln!("killed builds: {olds} left the old site, {news} the new one");
     let leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(leftovers.iter().all(|n| !n.to_string_lossy().contains("perflab-")), "{leftovers:?}");
+}
+
+/// The same where the build takes most studies' files from the old site: one study changed.
+#[test]
+fn a_killed_build_that_takes_unchanged_studies_leaves_the_old_site_or_the_new_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    copy_dir(&root().join("results"), &results);
+    let old_site = tmp.path().join("old-site");
+    assert!(build(&results, &old_site).wait().unwrap().success());
+    let toml = results.join("qwen3-14b-h100/study.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, text.replacen("en = \"Optimizing", "en = \"Retitled: optimizing", 1)).unwrap();
+    let timed = tmp.path().join("timed");
+    copy_dir(&old_site, &timed);
+    let started = Instant::now();
+    let (code, err) = common::finish(build_logged(&results, &timed), std::time::Duration::from_secs(120));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(5 as the previous build made them"), "{err}");
+    let (olds, news) = kill_at_random(&old_site, &results, started.elapsed(), tmp.path(), 28);
+    eprintln!("killed builds: {olds} left the old site, {news} the new one");
 }
 
 #[test]
