@@ -10,16 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// `perflab build` of `results` into `out` (with `extra`): its standard error.
 fn build(results: &Path, out: &Path, extra: &[&str]) -> String {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_perflab"))
-        .current_dir(root())
-        .arg("build")
-        .arg("--results")
-        .arg(results)
-        .arg("--out")
-        .arg(out)
-        .args(extra)
-        .output()
-        .unwrap();
+    let output = common::site_build(results, out).args(extra).output().unwrap();
     let err = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "{err}");
     err

@@ -5,33 +5,10 @@ use crate::common;
 
 use common::{copy_dir, root, tree};
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 fn build(results: &Path, out: &Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_perflab"))
-        .current_dir(root())
-        .arg("build")
-        .arg("--results")
-        .arg(results)
-        .arg("--out")
-        .arg(out)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap()
-}
-
-/// [`build`] with its standard error kept.
-fn build_logged(results: &Path, out: &Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_perflab"))
-        .current_dir(root())
-        .args(["build", "--results"])
-        .arg(results)
-        .arg("--out")
-        .arg(out)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap()
+    common::site_build(results, out).stderr(std::process::Stdio::null()).spawn().unwrap()
 }
 
 /// The old results (the bundled studies) and new ones: one study gone, another retitled.
@@ -130,7 +107,10 @@ fn a_killed_build_that_takes_unchanged_studies_leaves_the_old_site_or_the_new_on
     let timed = tmp.path().join("timed");
     copy_dir(&old_site, &timed);
     let started = Instant::now();
-    let (code, err) = common::finish(build_logged(&results, &timed), std::time::Duration::from_secs(120));
+    let (code, err) = common::finish(
+        common::site_build(&results, &timed).stderr(std::process::Stdio::piped()).spawn().unwrap(),
+        std::time::Duration::from_secs(120),
+    );
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("(5 as the previous build made them"), "{err}");
     let (olds, news) = kill_at_random(&old_site, &results, started.elapsed(), tmp.path(), 28);

@@ -39,6 +39,13 @@ pub fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     files
 }
 
+/// `perflab build --results RESULTS --out OUT`, run from the crate's folder, not started yet.
+pub fn site_build(results: &Path, out: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_perflab"));
+    command.current_dir(root()).arg("build").arg("--results").arg(results).arg("--out").arg(out);
+    command
+}
+
 /// Runs the binary in the crate's folder: exit code, standard output, standard error.
 pub fn perflab(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_perflab")).args(args).current_dir(root()).output().unwrap();
