@@ -43,12 +43,19 @@ fn shared(renderer: &Renderer, flavor: Flavor, url: Option<&SiteUrl>) -> Option<
 }
 
 /// The key of `study`: the shared part, then the study as loaded, every field of it (its
-/// folder, its specification, every run and what was read from it).
+/// folder, its specification, every run and what was read from it), and the fingerprint of
+/// each profile's dataset file.
 fn key(shared: &blake3::Hasher, study: &Study) -> Key {
     use std::fmt::Write;
     let mut into = Feed { hash: shared.clone(), pending: Vec::with_capacity(Feed::CHUNK) };
     // Writing into a hasher does not fail.
     let _ = write!(into, "{study:?}");
+    // The one input read after loading: whether a dataset file still holds what its runs were
+    // measured on (a page says when it does not).
+    for profile in &study.spec.profiles {
+        let id = profile.id.get_ref();
+        let _ = write!(into, "\ndataset of {id:?}: {:?}", study.dataset_fingerprint(id));
+    }
     into.hash.update(&into.pending);
     Key(into.hash.finalize())
 }
@@ -244,10 +251,17 @@ mod tests {
         );
         assert_eq!(read.files("a", Key(blake3::hash(b"other inputs"))), None);
         assert_eq!(read.files("b", key), None);
-        // The key is the hash of the study's text as `Debug` writes it, however it is fed in.
+        // The key is the hash of the study's text as `Debug` writes it (and its datasets'
+        // fingerprints), however it is fed in.
         let study =
             Study::load(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results/qwen3-14b-h100")).unwrap();
-        let whole = blake3::Hasher::new().update(format!("{study:?}").as_bytes()).finalize();
+        let mut whole = blake3::Hasher::new();
+        whole.update(format!("{study:?}").as_bytes());
+        for profile in &study.spec.profiles {
+            let id = profile.id.get_ref();
+            whole.update(format!("\ndataset of {id:?}: {:?}", study.dataset_fingerprint(id)).as_bytes());
+        }
+        let whole = whole.finalize();
         assert_eq!(super::key(&blake3::Hasher::new(), &study), Key(whole));
         // Cut short, of another format, or naming a file outside its study or the site: no record.
         assert_eq!(Record::parse(text.trim_end_matches("end\n")), None);

@@ -128,3 +128,25 @@ fn other_templates_another_flavour_or_address_render_every_study_again() {
     assert_eq!(reused(&build(&results, &site, &mkdocs)), 6);
     assert_eq!(tree(&site), rendered(&results, tmp.path(), &mkdocs));
 }
+
+/// A dataset file is read when the study is analysed, not when it is loaded: other contents
+/// in it render the study again, and its page says that its runs are stale.
+#[test]
+fn other_contents_in_a_dataset_file_render_its_study_again() {
+    let _serial = common::serial();
+    let (tmp, dir) = common::example(Some(1));
+    let (code, _, err) = common::run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (results, site) = (dir.parent().unwrap(), tmp.path().join("site"));
+    let id = dir.file_name().unwrap().to_str().unwrap();
+    let page = site.join(format!("en/{id}.html"));
+    build(results, &site, &[]);
+    assert_eq!(reused(&build(results, &site, &[])), 1);
+    assert!(!std::fs::read_to_string(&page).unwrap().contains("the dataset file has different contents now"));
+    let dataset = dir.join("prompts.jsonl");
+    let text = std::fs::read_to_string(&dataset).unwrap();
+    let fewer: Vec<&str> = text.lines().take(5).collect();
+    std::fs::write(&dataset, fewer.join("\n") + "\n").unwrap();
+    assert_eq!(reused(&build(results, &site, &[])), 0);
+    assert!(std::fs::read_to_string(&page).unwrap().contains("the dataset file has different contents now"));
+}
