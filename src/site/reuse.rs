@@ -22,7 +22,7 @@ use std::path::Path;
 pub const RECORD: &str = ".perflab-inputs";
 
 /// The record's first line: its format, and that of the keys in it.
-const HEADER: &str = "perflab-inputs 1";
+const HEADER: &str = "perflab-inputs 2";
 
 /// A hash of everything one study's files are made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,22 +42,49 @@ fn shared(renderer: &Renderer, flavor: Flavor, url: Option<&SiteUrl>) -> Option<
     Some(hash)
 }
 
-/// The key of `study`: the shared part, then the study as loaded, every field of it (its
-/// folder, its specification, every run and what was read from it), and the fingerprint of
-/// each profile's dataset file.
+/// The key of `study`: the shared part, then [`key_text`].
 fn key(shared: &blake3::Hasher, study: &Study) -> Key {
-    use std::fmt::Write;
     let mut into = Feed { hash: shared.clone(), pending: Vec::with_capacity(Feed::CHUNK) };
     // Writing into a hasher does not fail.
-    let _ = write!(into, "{study:?}");
+    let _ = key_text(study, &mut into);
+    into.hash.update(&into.pending);
+    Key(into.hash.finalize())
+}
+
+/// What a study's key is the hash of: the study as loaded, every field of it (its folder, the
+/// text of its specification, every run and what was read from it) as `Debug` writes it, and
+/// the fingerprint of each profile's dataset file.
+fn key_text(study: &Study, out: &mut impl std::fmt::Write) -> std::fmt::Result {
+    // Named one by one, so that a field added to `Study` has to be placed here.
+    let Study {
+        id,
+        dir,
+        file,
+        source,
+        spec: _,
+        runs,
+        repeats,
+        starts,
+        designs,
+        manifests,
+        attempts,
+        recorded,
+        searches,
+    } = study;
+    // The specification as written, verbatim: what this program read it into (`spec`) follows
+    // from it, and writing that out, translations and all, was most of the key's cost.
+    writeln!(out, "source, {} bytes:", source.len())?;
+    out.write_str(source)?;
+    write!(out, "\nid {id:?}\ndir {dir:?}\nfile {file:?}\nruns {runs:?}\nrepeats {repeats:?}\nstarts {starts:?}")?;
+    write!(out, "\ndesigns {designs:?}\nmanifests {manifests:?}\nattempts {attempts:?}\nrecorded {recorded:?}")?;
+    write!(out, "\nsearches {searches:?}")?;
     // The one input read after loading: whether a dataset file still holds what its runs were
     // measured on (a page says when it does not).
     for profile in &study.spec.profiles {
         let id = profile.id.get_ref();
-        let _ = write!(into, "\ndataset of {id:?}: {:?}", study.dataset_fingerprint(id));
+        write!(out, "\ndataset of {id:?}: {:?}", study.dataset_fingerprint(id))?;
     }
-    into.hash.update(&into.pending);
-    Key(into.hash.finalize())
+    Ok(())
 }
 
 /// Text written into a hash a chunk at a time (the pieces `Debug` writes are a few bytes each),
@@ -251,18 +278,13 @@ mod tests {
         );
         assert_eq!(read.files("a", Key(blake3::hash(b"other inputs"))), None);
         assert_eq!(read.files("b", key), None);
-        // The key is the hash of the study's text as `Debug` writes it (and its datasets'
-        // fingerprints), however it is fed in.
+        // The key is the hash of the study's text, however it is fed in.
         let study =
             Study::load(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results/qwen3-14b-h100")).unwrap();
-        let mut whole = blake3::Hasher::new();
-        whole.update(format!("{study:?}").as_bytes());
-        for profile in &study.spec.profiles {
-            let id = profile.id.get_ref();
-            whole.update(format!("\ndataset of {id:?}: {:?}", study.dataset_fingerprint(id)).as_bytes());
-        }
-        let whole = whole.finalize();
-        assert_eq!(super::key(&blake3::Hasher::new(), &study), Key(whole));
+        let mut whole = String::new();
+        super::key_text(&study, &mut whole).unwrap();
+        assert!(whole.len() > Feed::CHUNK, "the text is fed in more than one chunk: {}", whole.len());
+        assert_eq!(super::key(&blake3::Hasher::new(), &study), Key(blake3::hash(whole.as_bytes())));
         // Cut short, of another format, or naming a file outside its study or the site: no record.
         assert_eq!(Record::parse(text.trim_end_matches("end\n")), None);
         assert_eq!(Record::parse(&text.replace(HEADER, "perflab-inputs 0")), None);

@@ -64,6 +64,18 @@ fn unchanged_studies_keep_their_files_and_a_changed_one_is_rendered_again() {
     assert_eq!(reused(&build(&results, &site, &[])), 5);
     assert_ne!(std::fs::read(&page).unwrap(), before, "the page shows the new number");
     assert_eq!(tree(&site), rendered(&results, tmp.path(), &[]));
+
+    // One word of one study's specification changes (a title in one language, to one of as many
+    // bytes): that study alone is rendered again.
+    let spec = results.join("glm-4.5-air-h100/study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let changed = text.replace("スループット最適化", "スループット効率化");
+    assert_eq!((text.len(), text != changed), (changed.len(), true));
+    std::fs::write(&spec, changed).unwrap();
+    assert_eq!(reused(&build(&results, &site, &[])), 5);
+    let title = std::fs::read_to_string(site.join("ja/glm-4.5-air-h100.html")).unwrap();
+    assert!(title.contains("スループット効率化"), "the page has the new title");
+    assert_eq!(tree(&site), rendered(&results, tmp.path(), &[]));
     // `--render-all` renders every study, and gives the same site.
     assert_eq!(reused(&build(&results, &site, &["--render-all"])), 0);
     assert_eq!(tree(&site), rendered(&results, tmp.path(), &[]));
