@@ -51,9 +51,10 @@ fn key(shared: &blake3::Hasher, study: &Study) -> Key {
     Key(into.hash.finalize())
 }
 
-/// What a study's key is the hash of: the study as loaded, every field of it (its folder, the
-/// text of its specification, every run and what was read from it) as `Debug` writes it, and
-/// the fingerprint of each profile's dataset file.
+/// What a study's key is the hash of: the study as loaded, that is the text of its
+/// specification verbatim and every other field but the parsed specification (its folder,
+/// every run and what was read from it) as `Debug` writes it, and the fingerprint of each
+/// profile's dataset file.
 fn key_text(study: &Study, out: &mut impl std::fmt::Write) -> std::fmt::Result {
     // Named one by one, so that a field added to `Study` has to be placed here.
     let Study {
