@@ -18,6 +18,8 @@ struct Job {
     input: u64,
     output: u64,
     events: mpsc::UnboundedSender<bool>,
+    /// When the request reached the engine: a step begun for it on an idle engine begins here.
+    arrived: std::time::Instant,
 }
 
 struct Seq {
@@ -137,7 +139,8 @@ pub async fn serve(args: EngineOptions) -> anyhow::Result<()> {
             eprintln!("INFO KV cache: {} tokens a replica, {} sequences at most", cap.kv_tokens, cap.max_seqs);
             let completed = Arc::new(AtomicU64::new(0));
             for rx in loops {
-                tokio::spawn(replica(cap.clone(), state.clone(), rx, completed.clone()));
+                let (cap, state, completed) = (cap.clone(), state.clone(), completed.clone());
+                std::thread::spawn(move || replica(cap, state, rx, completed));
             }
         }
         Err(e) => {
@@ -206,6 +209,10 @@ async fn listen(state: &Arc<State>) -> anyhow::Result<tokio::task::JoinHandle<()
     Ok(tokio::spawn(async move {
         loop {
             let Ok((stream, _)) = listener.accept().await else { continue };
+            // Each chunk goes out as it is written, as uvicorn (under vLLM and SGLang) sends it:
+            // with Nagle's algorithm a chunk written while the one before is unacknowledged waits
+            // for the client's delayed acknowledgement (about 40 ms on Linux).
+            let _ = stream.set_nodelay(true);
             let state = state.clone();
             tokio::spawn(async move {
                 let io = hyper_util::rt::TokioIo::new(stream);
@@ -324,26 +331,33 @@ fn fail_after(state: &State, total: u64) -> bool {
     false
 }
 
-async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiver<Job>, completed: Arc<AtomicU64>) {
+/// One replica's engine loop, on a thread of its own: the operating system's timer wakes it
+/// within tens of microseconds of a step's end, where the async runtime's timer rounds every
+/// sleep up to the next millisecond, which would add up to a millisecond to each token.
+fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiver<Job>, completed: Arc<AtomicU64>) {
+    use std::time::Instant;
     let args = &state.args;
     let mut batch = Batch::default();
     // The engine keeps a schedule: each step ends a step's length after the previous one was due,
-    // not after the timer woke it, so the timer's millisecond granularity and late wake-ups do not
-    // add up over a benchmark and throughput follows the configured step times (and noise) alone.
-    let mut due = tokio::time::Instant::now();
+    // not after the timer woke it, so late wake-ups do not add up over a benchmark and throughput
+    // follows the configured step times (and noise) alone. A step on an idle engine begins when
+    // its request arrived, not when this loop saw it.
+    let mut due = Instant::now();
     loop {
         if batch.is_empty() {
             if let Ok(mut noise) = state.noise.lock() {
-                noise.idle_since.get_or_insert_with(std::time::Instant::now);
+                noise.idle_since.get_or_insert_with(Instant::now);
             }
-            match rx.recv().await {
-                Some(job) => batch.waiting.push_back(job),
+            match rx.blocking_recv() {
+                Some(job) => {
+                    due = job.arrived;
+                    batch.waiting.push_back(job);
+                }
                 None => return,
             }
             if let Ok(mut noise) = state.noise.lock() {
                 noise.busy(args);
             }
-            due = tokio::time::Instant::now();
         }
         while let Ok(job) = rx.try_recv() {
             batch.waiting.push_back(job);
@@ -352,13 +366,13 @@ async fn replica(cap: Capacity, state: Arc<State>, mut rx: mpsc::UnboundedReceiv
         let prefilled = batch.prefill(args.chunked_prefill_size.max(1));
         let speed = state.noise.lock().map_or(1.0, |n| n.factor);
         let step_ms = batch.step_ms(&cap, args, prefilled, speed);
-        let now = tokio::time::Instant::now();
+        let now = Instant::now();
         // Far behind (the process was stopped): start a new schedule rather than catch up.
         if now.saturating_duration_since(due) > CATCH_UP_LIMIT {
             due = now;
         }
         due += Duration::from_secs_f64(step_ms.max(0.05) / 1000.0);
-        tokio::time::sleep_until(due).await;
+        std::thread::sleep(due.saturating_duration_since(Instant::now()));
         let finished = batch.decode();
         let total = completed.fetch_add(finished, Ordering::SeqCst) + finished;
         if fail_after(&state, total) {
@@ -581,7 +595,7 @@ async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody
     }
     let (tx, rx) = mpsc::unbounded_channel();
     let replica = state.next.fetch_add(1, Ordering::SeqCst) % state.replicas.len();
-    if state.replicas[replica].send(Job { input, output, events: tx }).is_err() {
+    if state.replicas[replica].send(Job { input, output, events: tx, arrived: std::time::Instant::now() }).is_err() {
         return error(StatusCode::SERVICE_UNAVAILABLE, "engine stopped");
     }
     let stream = body.get("stream").and_then(|v| v.as_bool()).unwrap_or(false);

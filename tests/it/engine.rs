@@ -130,3 +130,52 @@ fn a_start_error_can_be_followed_by_a_long_traceback() {
     let at = lines.iter().position(|l| l.contains("CUDA out of memory")).unwrap();
     assert!(lines.len() - at > 90, "the error is far above the end: {err}");
 }
+
+/// Mean TTFT and ITL of `perflab bench` over kept-alive connections at `concurrency`.
+fn latencies(engine: &Engine, concurrency: u32, requests: u32) -> (f64, f64, String) {
+    let (c, n) = (concurrency.to_string(), requests.to_string());
+    let (code, out, err) = perflab(&[
+        "bench",
+        "--base-url",
+        &engine.url(),
+        "--num-prompts",
+        &n,
+        "--max-concurrency",
+        &c,
+        "--random-input-len",
+        "64",
+        "--random-output-len",
+        "16",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let b = &perflab::parse_str(&out).unwrap()[0];
+    (b.metric("mean_ttft_ms").unwrap(), b.metric("mean_itl_ms").unwrap(), out)
+}
+
+/// The engine streams each token as its step ends, so a client sees the latencies its flags
+/// give. With 20 ms decode steps (30 ms with 16 of 64 sequences running, at a batch penalty of
+/// 2) and 80 ms to prefill 1000 prompt tokens, a 64-token prompt's first token comes one step
+/// and its prefill after the request, and each later token one step after the one before;
+/// sixteen requests sent together prefill their 1024 tokens in one longer step. A server that
+/// holds its chunks back (Nagle's algorithm against a client's delayed acknowledgements) adds
+/// about 40 ms to every first token and packs the later ones into bursts.
+#[test]
+fn tokens_stream_as_the_engine_model_times_them() {
+    let _serial = common::serial();
+    let flags =
+        ["--sim-decode-ms", "20", "--sim-prefill-ms-per-1k", "80", "--sim-batch-penalty", "2", "--max-num-seqs", "64"];
+    let engine = Engine::start(&flags);
+    let step = |running: f64| 20.0 * (1.0 + 2.0 * running / 64.0);
+    let prefill = |prompts: f64| prompts * 64.0 * 80.0 / 1000.0;
+    let within = |what: &str, measured: f64, model: f64, out: &str| {
+        let off = (measured - model).abs() / model;
+        assert!(off <= 0.2, "{what}: {measured:.2} ms measured, {model:.2} ms by the model\n{out}");
+    };
+    let (ttft, itl, out) = latencies(&engine, 1, 16);
+    within("TTFT at concurrency 1", ttft, step(1.0) + prefill(1.0), &out);
+    within("ITL at concurrency 1", itl, step(1.0), &out);
+    let (ttft, itl, out) = latencies(&engine, 16, 32);
+    within("TTFT at concurrency 16", ttft, step(16.0) + prefill(16.0), &out);
+    within("ITL at concurrency 16", itl, step(16.0), &out);
+}
