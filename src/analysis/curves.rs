@@ -17,6 +17,13 @@ pub struct CurvePoint {
     pub load: u64,
     /// The run that holds it (`stage/variant/profile@load`).
     pub run: String,
+    /// Which measurement of its load in its engine start it is (1, then 2, 3, ... for the
+    /// boundary's confirmations).
+    pub measurement: u32,
+    /// Why it measured nothing, when its benchmark failed (a crash, a failed start, ...): such a
+    /// point is no verdict on its load.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<crate::study::FailureClass>,
     /// Each limited metric's value, in the SLO's order (`None`: not reported).
     pub limited: Vec<(String, Option<f64>)>,
     pub output_throughput: Option<f64>,
@@ -48,10 +55,10 @@ pub struct Curve {
 }
 
 impl Curve {
-    /// The boundary point, when a load met the SLO.
+    /// The boundary point (its first measurement), when a load met the SLO.
     pub fn boundary_point(&self) -> Option<&CurvePoint> {
         let b = self.answer.boundary?;
-        self.points.iter().find(|p| p.load == b)
+        self.points.iter().find(|p| p.load == b && p.failure.is_none())
     }
 }
 
@@ -102,6 +109,8 @@ pub fn curve(study: &Study, chain: &Chain, config: &VariantRef, profile: &str) -
             CurvePoint {
                 load: p.load,
                 run: p.key.name(),
+                measurement: p.measurement,
+                failure: p.failed().then(|| p.failure.as_ref().map(|f| f.class)).flatten(),
                 limited: slo.limits.iter().map(|l| (l.key(), m(&l.key()))).collect(),
                 output_throughput: m("output_throughput"),
                 mean_tpot_ms: m("mean_tpot_ms"),

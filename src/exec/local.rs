@@ -63,16 +63,19 @@ pub struct CurveBench {
 }
 
 impl CurveBench {
-    /// Where the per-request records of the point at `load` go while it runs.
-    pub fn requests_output(&self, dir: &Path, load: u64) -> PathBuf {
-        let id = crate::study::curve::point_id(&self.profile, load);
-        crate::durable::temporary(&crate::study::curve::requests_file(&dir.join(crate::study::result_file(&id, 1))))
+    /// Where the per-request records of the `k`-th measurement (from 1) of the point at `load`
+    /// in this start go while it runs.
+    pub fn requests_output(&self, dir: &Path, load: u64, k: u32) -> PathBuf {
+        crate::durable::temporary(&crate::study::curve::requests_file(&self.result(dir, load, k)))
     }
 
-    /// Where the output of the point at `load` goes while it runs.
-    pub fn output(&self, dir: &Path, load: u64) -> PathBuf {
-        let id = crate::study::curve::point_id(&self.profile, load);
-        crate::durable::temporary(&dir.join(crate::study::result_file(&id, 1)))
+    /// Where the output of the `k`-th measurement of the point at `load` goes while it runs.
+    pub fn output(&self, dir: &Path, load: u64, k: u32) -> PathBuf {
+        crate::durable::temporary(&self.result(dir, load, k))
+    }
+
+    fn result(&self, dir: &Path, load: u64, k: u32) -> PathBuf {
+        dir.join(crate::study::result_file(&crate::study::curve::point_id(&self.profile, load), k))
     }
 }
 
@@ -944,14 +947,18 @@ fn run_curve(
 ) {
     use crate::metric::load::{Next, next};
     let mut points = curve.known.clone();
+    // Measurements of each load in this start: a confirmation measures a load again.
+    let mut taken: std::collections::BTreeMap<u64, u32> = std::collections::BTreeMap::new();
     while let Next::Measure(load) = next(&curve.loads, &points) {
         let id = crate::study::curve::point_id(&curve.profile, load);
-        progress(Event::Step(&format!("benchmark on {} at load {load}", curve.profile)));
+        let k = *taken.entry(load).and_modify(|k| *k += 1).or_insert(1);
+        let again = if k > 1 { format!(" (measurement {k})") } else { String::new() };
+        progress(Event::Step(&format!("benchmark on {} at load {load}{again}", curve.profile)));
         let words = crate::study::command::fill_load(&curve.argv, load);
-        let out = curve.output(&launch.dir, load);
+        let out = curve.output(&launch.dir, load, k);
         let argv = crate::study::command::with_requests_file(
             fill_port(&words, port),
-            &curve.requests_output(&launch.dir, load),
+            &curve.requests_output(&launch.dir, load, k),
         );
         let again = Served { pgid: served.pgid, child: &mut *served.child, ready_url: served.ready_url };
         let (result, died) = run_benchmark(&argv, &out, again, interrupt, launch, in_job);

@@ -51,7 +51,8 @@ fn searches_of(study: &Study, key: &RunKey, config: &Config, wanted: u32) -> Opt
 /// A curve profile's points of a configuration: measured, and the most it measures.
 fn points_of(study: &Study, stage: &str, variant: &str, profile: &str) -> Option<(usize, usize)> {
     let (_, load) = study.curve(profile)?;
-    Some((study.points(stage, variant, profile).len(), load.loads().most_points()))
+    let judged = study.points(stage, variant, profile).iter().filter(|p| !p.failed()).count();
+    Some((judged, load.loads().most_points()))
 }
 
 /// Records in `runs/recorded.json` what the study names now (engine, version, command, its
@@ -409,10 +410,17 @@ fn curve_status(
     if !current.stale.is_empty() {
         return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reasons: current.stale, failed: None } });
     }
+    let newest = study.searches(&key.stage, &key.variant, &key.profile).last();
+    // A search that gave up on a load whose measurement kept failing is a failure, not done.
+    if let Some(search) = newest.filter(|s| s.answer.stop == Some(crate::metric::load::Stop::Failed))
+        && let Some(point) = search.points.iter().rev().find(|p| p.failed())
+    {
+        let class = point.failure.as_ref().map_or(crate::study::FailureClass::BenchmarkFailure, |f| f.class);
+        return Ok(Status::Failed { class });
+    }
     if current.unfinished.is_some() || current.finished < wanted {
         return Ok(Status::Pending);
     }
-    let newest = study.searches(&key.stage, &key.variant, &key.profile).last();
     let date =
         newest.into_iter().flat_map(|s| &s.points).filter_map(|p| study.point_manifest(p)?.ended_at.clone()).max();
     Ok(Status::Done { date })

@@ -576,14 +576,23 @@ impl Start<'_> {
             let bench = entries.first().map(|(i, _)| launch.benchmarks[*i].1.clone()).unwrap_or_default();
             work.push(Measured { profile: profile.clone(), entries, bench });
         }
+        // A point measured more than once (the boundary's confirmations) is one run whose
+        // measurements are `<profile>@<load>.txt`, `.r2.txt`, ...
+        let first = work.len();
         for (i, b) in self.report.benchmarks.iter().enumerate().skip(launch.benchmarks.len()) {
             let Some((curve, load)) = crate::study::curve::split_point(&b.profile) else { continue };
             let Some(c) = launch.curves.iter().find(|c| c.profile == curve) else { continue };
-            work.push(Measured {
-                profile: b.profile.clone(),
-                entries: vec![(i, c.output(dir, load))],
-                bench: command::fill_load(&c.argv, load),
-            });
+            match work[first..].iter_mut().find(|m| m.profile == b.profile) {
+                Some(m) => {
+                    let k = m.entries.len() as u32 + 1;
+                    m.entries.push((i, c.output(dir, load, k)));
+                }
+                None => work.push(Measured {
+                    profile: b.profile.clone(),
+                    entries: vec![(i, c.output(dir, load, 1))],
+                    bench: command::fill_load(&c.argv, load),
+                }),
+            }
         }
         work
     }
@@ -698,13 +707,18 @@ impl Start<'_> {
         } else if judged.cut_short {
             m.state = RunState::Interrupted;
         }
-        // A curve point's per-request records stand beside its result, or go with it.
+        // A curve point's per-request records stand beside each result they belong to, or go.
         if let Some((c, load)) = self.curve_of(profile) {
-            let tmp = c.requests_output(dir, load);
-            if tmp.exists() && m.state == RunState::Done {
-                persist(&tmp, &crate::study::curve::requests_file(&dir.join(crate::study::result_file(profile, 1))))?;
-            } else {
-                let _ = std::fs::remove_file(&tmp);
+            let mut placed = 0;
+            for (k, (_, tmp)) in run.entries.iter().enumerate() {
+                let records = c.requests_output(dir, load, k as u32 + 1);
+                if records.exists() && judged.kept.iter().any(|(t, _)| *t == tmp) {
+                    placed += 1;
+                    let result = dir.join(crate::study::result_file(profile, placed));
+                    persist(&records, &crate::study::curve::requests_file(&result))?;
+                } else {
+                    let _ = std::fs::remove_file(&records);
+                }
             }
         }
         Ok(m.write(&dir.join(format!("{profile}{MANIFEST_SUFFIX}")))?)
@@ -1131,12 +1145,17 @@ fn disk_full(dir: &Path) -> bool {
 /// The successful measurements configuration `stage/variant` has on disk, over its profiles and
 /// attempts (a measurement taken again replaces the standing one but still counts here).
 fn measurements(study: &Study, config: &str) -> usize {
+    // A load curve's point that failed counts too: its search asks for it again in a new start,
+    // and gives up on a load that failed twice, so the loop ends.
+    let counts = |k: &crate::study::RunKey, a: &crate::study::Attempt| match a.succeeded() {
+        true => 1 + a.repeats.len(),
+        false => usize::from(crate::study::curve::split_point(&k.profile).is_some() && a.failure().is_some()),
+    };
     study
         .attempts
         .iter()
         .filter(|(k, _)| k.config() == config)
-        .flat_map(|(_, list)| list.iter().filter(|a| a.succeeded()))
-        .map(|a| 1 + a.repeats.len())
+        .flat_map(|(k, list)| list.iter().map(move |a| counts(k, a)))
         .sum()
 }
 

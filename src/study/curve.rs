@@ -37,6 +37,10 @@ pub struct LoadSpec {
     /// search after the most throughput, not the most load (default false).
     #[serde(default)]
     pub stop_on_plateau: bool,
+    /// How many measurements the boundary and the load above it each get before the search
+    /// ends on them (default 3; 1 takes each point once).
+    #[serde(default)]
+    pub confirm: Option<Spanned<u32>>,
 }
 
 fn concurrency() -> Axis {
@@ -47,6 +51,8 @@ fn concurrency() -> Axis {
 pub const DEFAULT_POINTS: u32 = 10;
 /// The most points a curve may measure.
 pub const MAX_POINTS: u32 = 64;
+/// The most measurements `confirm` may ask of a load.
+pub const MAX_CONFIRM: u32 = 9;
 
 /// `[slo]` or `[profile.slo]`: `p99_ttft_ms = 500`, `mean_tpot_ms = 50`, `min_success_rate = 0.99`.
 pub type SloSpec = BTreeMap<String, Spanned<f64>>;
@@ -77,6 +83,7 @@ impl LoadSpec {
                 points: self.points.as_ref().map_or(DEFAULT_POINTS, |p| *p.get_ref()),
                 step: self.step.as_ref().map_or(1, |s| *s.get_ref()),
                 plateau: self.stop_on_plateau,
+                confirm: self.confirm.as_ref().map_or(crate::metric::load::DEFAULT_CONFIRM, |c| *c.get_ref()),
             },
         }
     }
@@ -188,10 +195,10 @@ fn check_list(
     } else if v.len() > MAX_POINTS as usize {
         out.push(study.diag_at(values, format!("profile `{id}` load.values: at most {MAX_POINTS} loads")));
     }
-    if spec.points.is_some() || spec.step.is_some() || spec.stop_on_plateau {
+    if spec.points.is_some() || spec.step.is_some() || spec.stop_on_plateau || spec.confirm.is_some() {
         out.push(study.diag_at(
             load,
-            format!("profile `{id}` load: `points`, `step` and `stop_on_plateau` belong to a search (`min`, `max`), not a list"),
+            format!("profile `{id}` load: `points`, `step`, `confirm` and `stop_on_plateau` belong to a search (`min`, `max`), not a list"),
         ));
     }
 }
@@ -236,6 +243,14 @@ fn check_search(
     {
         out.push(study.diag_at(step, format!("profile `{id}` load.step: at least 1")));
     }
+    if let Some(confirm) = &spec.confirm
+        && !(1..=MAX_CONFIRM).contains(confirm.get_ref())
+    {
+        out.push(study.diag_at(
+            confirm,
+            format!("profile `{id}` load.confirm: the boundary is measured 1 to {MAX_CONFIRM} times"),
+        ));
+    }
 }
 
 /// A curve profile: its `load` (a list or a search), a benchmark command that takes the load,
@@ -260,6 +275,20 @@ fn check_profile(study: &Study, p: &Profile, load: &Spanned<LoadSpec>, out: &mut
                 format!("profile `{id}` load: `benchmark.command` must take each point's load: put `{{{axis}}}` (or `{{load}}`) where its value goes"),
             ));
         }
+    }
+    let own = match spec.axis {
+        Axis::Concurrency => p.max_concurrency.map(|v| v.to_string()),
+        Axis::Rate => p.request_rate.as_ref().map(|r| match r {
+            super::spec::Rate::PerSecond(v) => v.to_string(),
+            super::spec::Rate::Unlimited => "\"inf\"".to_string(),
+        }),
+    };
+    if let Some(value) = own {
+        let key = spec.axis.key();
+        out.push(study.diag_at(
+            load,
+            format!("profile `{id}`: `{key} = {value}` would be replaced by each point's load on this curve's {} axis; remove it", if spec.axis == Axis::Concurrency { "concurrency" } else { "rate" }),
+        ));
     }
     if study.slo(id).is_empty() {
         out.push(study.diag_at(
@@ -323,7 +352,7 @@ fn check_percentiles(study: &Study, p: &Profile, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// One measured point of a configuration's curve.
+/// One measurement of a configuration's curve at one load.
 #[derive(Debug, Clone)]
 pub struct Point {
     pub load: u64,
@@ -331,6 +360,11 @@ pub struct Point {
     pub key: super::RunKey,
     /// Its result (with the study's derived metrics), or `None` when its benchmark failed.
     pub run: Option<super::Run>,
+    /// Why it has no result, when its attempt failed.
+    pub failure: Option<super::RecordedFailure>,
+    /// Which measurement of its load in its engine start it is (1, 2, ... for the boundary's
+    /// confirmations).
+    pub measurement: u32,
     pub verdict: crate::metric::load::Verdict,
     /// Requests a second that met every per-request limit of the SLO, from the point's
     /// per-request records (`<profile>@<load>.requests.jsonl`), when the benchmark kept them.
@@ -346,9 +380,19 @@ impl Point {
         self.run.as_ref().map(|r| &r.block)
     }
 
-    /// The point as the search sees it.
+    /// The point as the search sees it: a failure that measured nothing (the engine crashed
+    /// or did not start) is no verdict on its load.
     pub fn probe(&self) -> crate::metric::load::Probe {
-        probe_of(self.load, &self.verdict, self.block())
+        let mut probe = probe_of(self.load, &self.verdict, self.block());
+        if self.run.is_none() && self.failure.as_ref().is_some_and(|f| f.class.measured_the_service()) {
+            probe.outcome = crate::metric::load::Outcome::Missed;
+        }
+        probe
+    }
+
+    /// It measured nothing: no verdict on its load.
+    pub fn failed(&self) -> bool {
+        self.probe().outcome == crate::metric::load::Outcome::Failed
     }
 }
 
@@ -360,7 +404,8 @@ pub struct Search {
     /// The attempt that began it; `None` for points recorded before searches were numbered,
     /// which form one search of the points that stand.
     pub id: Option<u32>,
-    /// Its points, by load (the newest measurement of a load within the search).
+    /// Its measurements, by load, then in the order they were taken (a load is measured more
+    /// than once to confirm the boundary, or again after a measurement that failed).
     pub points: Vec<Point>,
     /// It joins the searches before it as one sample (its start's manifests say `repeat`);
     /// the first search, and one begun by `--rerun`, begin a series of their own.
@@ -405,8 +450,14 @@ pub fn probe_of(
     verdict: &crate::metric::load::Verdict,
     block: Option<&crate::parse::Block>,
 ) -> crate::metric::load::Probe {
+    use crate::metric::load::Outcome;
     let throughput = block.and_then(|b| b.metric("output_throughput").or(b.metric("request_throughput")));
-    crate::metric::load::Probe { load, met: verdict.met, throughput }
+    let outcome = match (block, verdict.met) {
+        (None, _) => Outcome::Failed,
+        (Some(_), true) => Outcome::Met,
+        (Some(_), false) => Outcome::Missed,
+    };
+    crate::metric::load::Probe { load, outcome, throughput }
 }
 
 /// The metric a curve's run gets for its boundary: the largest load that met the SLO.
@@ -465,14 +516,17 @@ impl Study {
         self.searches(stage, variant, profile).last().map(|s| s.points.clone()).unwrap_or_default()
     }
 
-    /// Reads a configuration's searches from its point runs' attempts: each attempt that left a
-    /// result or a recorded failure is a point of the search its manifest names.
+    /// Reads a configuration's searches from its point runs' attempts: each attempt that left
+    /// results or a recorded failure gives points (one a measurement) to the search its manifest
+    /// names. A result placed by hand belongs to every search: it is evidence of its load
+    /// whichever search asks.
     fn read_searches(&self, stage: &str, variant: &str, profile: &str) -> Vec<Search> {
         let Some((_, spec)) = self.curve(profile) else { return Vec::new() };
         let loads = spec.loads();
         let slo = self.slo(profile);
-        let mut groups: BTreeMap<Option<u32>, BTreeMap<u64, Point>> = BTreeMap::new();
+        let mut groups: BTreeMap<Option<u32>, Vec<Point>> = BTreeMap::new();
         let mut repeats: BTreeMap<Option<u32>, (u32, bool)> = BTreeMap::new();
+        let mut by_hand: Vec<Point> = Vec::new();
         let derived = self.derived();
         for (key, list) in self.attempts.iter().filter(|(k, _)| k.stage == stage && k.variant == variant) {
             let Some(load) = split_point(&key.profile).filter(|(p, _)| *p == profile).map(|(_, l)| l) else {
@@ -488,32 +542,57 @@ impl Study {
                 if search.is_none() && Some(a.number) != standing {
                     continue;
                 }
-                let run = a.run.as_ref().filter(|_| a.succeeded()).map(|r| {
-                    let mut r = r.clone();
-                    self.derive_into(&derived, key, &mut r.block);
-                    r
-                });
-                if run.is_none() && a.failure().is_none() {
+                let results: Vec<(u32, &super::Run)> = match a.run.as_ref().filter(|_| a.succeeded()) {
+                    Some(first) => std::iter::once((1, first)).chain(a.repeats.iter().map(|(k, r)| (*k, r))).collect(),
+                    None => Vec::new(),
+                };
+                let failure = a.failure().cloned();
+                if results.is_empty() && failure.is_none() {
                     continue;
                 }
-                let verdict = self.judge(profile, run.as_ref().map(|r| &r.block));
-                let goodput = run.as_ref().and_then(|r| goodput_of(&slo, r));
                 let provenance = self.provenance_of(key, a);
-                let point = Point { load, key: key.clone(), run, verdict, goodput, attempt: a.number, provenance };
+                let point = |measurement: u32, run: Option<super::Run>| {
+                    let run = run.map(|mut r| {
+                        self.derive_into(&derived, key, &mut r.block);
+                        r
+                    });
+                    let verdict = self.judge(profile, run.as_ref().map(|r| &r.block));
+                    let goodput = run.as_ref().and_then(|r| goodput_of(&slo, r));
+                    let failure = if run.is_none() { failure.clone() } else { None };
+                    let (key, attempt, provenance) = (key.clone(), a.number, provenance.clone());
+                    Point { load, key, run, failure, measurement, verdict, goodput, attempt, provenance }
+                };
+                let points: Vec<Point> = match results.is_empty() {
+                    true => vec![point(1, None)],
+                    false => results.into_iter().map(|(k, r)| point(k, Some(r.clone()))).collect(),
+                };
+                if a.number == 0 && a.manifest.is_none() {
+                    by_hand.extend(points.iter().cloned());
+                }
                 let first = repeats.entry(search).or_insert((a.number, false));
                 if a.number <= first.0 {
                     *first = (a.number, a.manifest.as_ref().is_some_and(|m| m.repeat));
                 }
-                let points = groups.entry(search).or_default();
-                if points.get(&load).is_none_or(|p| p.attempt < a.number) {
-                    points.insert(load, point);
+                groups.entry(search).or_default().extend(points);
+            }
+        }
+        // A result placed by hand joins every numbered search; alone, it is a search of its own.
+        if groups.keys().any(Option::is_some) && !by_hand.is_empty() {
+            if let Some(old) = groups.get_mut(&None) {
+                old.retain(|p| !(p.attempt == 0 && by_hand.iter().any(|h| h.key == p.key)));
+                if old.is_empty() {
+                    groups.remove(&None);
+                    repeats.remove(&None);
                 }
+            }
+            for (_, points) in groups.iter_mut().filter(|(id, _)| id.is_some()) {
+                points.extend(by_hand.iter().cloned());
             }
         }
         groups
             .into_iter()
-            .map(|(id, points)| {
-                let points: Vec<Point> = points.into_values().collect();
+            .map(|(id, mut points)| {
+                points.sort_by_key(|p| (p.load, p.attempt, p.measurement));
                 let answer = Search::answer_of(&points, &loads);
                 Search { id, points, repeats: repeats.get(&id).is_some_and(|r| r.1), answer }
             })
@@ -597,10 +676,36 @@ impl Study {
         let finished = series(searches);
         // The finished searches of the newest series, newest first; or the newest so far.
         let counted = if finished.is_empty() { vec![searches.len() - 1] } else { finished };
+        // The newest search gave up on a load whose measurement kept failing: the curve is not
+        // whole, so the configuration failed the profile the way that load's measurement did.
+        if answers[counted[0]].stop == Some(crate::metric::load::Stop::Failed) {
+            let newest = &searches[counted[0]];
+            if let Some(point) = newest.points.iter().rev().find(|p| p.failed())
+                && let Some(mut m) = self.point_manifest(point).cloned()
+            {
+                let failure = point.failure.clone().unwrap_or(super::RecordedFailure {
+                    class: super::FailureClass::BenchmarkFailure,
+                    message: String::new(),
+                });
+                m.state = super::RunState::Failed;
+                m.failure = Some(super::RecordedFailure {
+                    class: failure.class,
+                    message: format!(
+                        "the measurement at load {} failed {} times, so the search stopped there: {}",
+                        point.load,
+                        crate::metric::load::MAX_FAILURES,
+                        failure.message
+                    ),
+                });
+                self.manifests.insert(key.clone(), m);
+            }
+            return;
+        }
         let mut sample: Vec<(super::Run, Option<u32>, Option<super::Manifest>)> = Vec::new();
         for k in &counted {
             let search = &searches[*k];
-            let Some(edge) = answers[*k].boundary.and_then(|b| search.points.iter().find(|p| p.load == b)) else {
+            let edge = answers[*k].boundary.and_then(|b| search.points.iter().find(|p| p.load == b && p.run.is_some()));
+            let Some(edge) = edge else {
                 continue;
             };
             let Some(mut run) = edge.run.clone() else { continue };

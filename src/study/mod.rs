@@ -1140,10 +1140,15 @@ impl Study {
         // `<profile>.r<k>.txt` is the k-th measurement (k ≥ 2) of an engine start; a profile whose
         // id ends that way keeps its own name.
         let (profile, repeat) = match profile.rsplit_once(".r") {
-            Some((p, k)) if self.profile(profile).is_none() && self.profile(p).is_some() => match k.parse::<u32>() {
-                Ok(n) if n >= 2 && k == n.to_string() => (p, n),
-                _ => return Err(format!("`.r{k}` is not a repeat number (.r2, .r3, ...)")),
-            },
+            Some((p, k))
+                if self.profile(profile).is_none()
+                    && (self.profile(p).is_some() || curve::split_point(p).is_some()) =>
+            {
+                match k.parse::<u32>() {
+                    Ok(n) if n >= 2 && k == n.to_string() => (p, n),
+                    _ => return Err(format!("`.r{k}` is not a repeat number (.r2, .r3, ...)")),
+                }
+            }
             _ => (profile, 1),
         };
         if let Some((curve, load)) = curve::split_point(profile) {

@@ -613,6 +613,14 @@ pub enum FailureClass {
 }
 
 impl FailureClass {
+    /// Whether a failure of this class measured the service: too few requests succeeded, or no
+    /// load met the SLO. The others (a crash, a start that failed, a benchmark that broke, a
+    /// cluster that ended the job) measured nothing, so a load curve's point that failed so is no
+    /// verdict on its load and is measured again.
+    pub fn measured_the_service(self) -> bool {
+        matches!(self, FailureClass::RequestsFailed | FailureClass::SloNotMet)
+    }
+
     /// The class as `study.toml` and manifests spell it: `start-failure`.
     pub fn name(self) -> &'static str {
         match self {

@@ -54,8 +54,11 @@ curve-unit-concurrency = requests at once
 curve-unit-rate = requests a second
 # Load curves searched once an engine start (repeats): each search's boundary
 curve-searches = { $config } searched its curve { $count } times, each time in an engine start of its own, and found these boundaries: { $loads }. Its figures above average those searches; the table and the charts show the newest one.
-curve-stop = { $config }: { $points } points measured; { $why }
-curve-why-resolution = the boundary is exact, since { $above } already broke the SLO.
+curve-stop = { $config }: { $points ->
+        [one] one measurement
+       *[other] { $points } measurements
+    }; { $why }
+curve-why-resolution = the boundary is exact: { $at } met the SLO in { $met } of { $at_runs } measurements, and { $above } missed it in { $missed } of { $above_runs }.
 curve-why-upper-bound = every load up to the upper bound, { $max }, met the SLO, so this configuration may carry more.
 curve-why-below-lower-bound = even the lowest load, { $min }, broke the SLO.
 curve-why-budget = the point budget ran out, so the boundary lies between { $boundary } and { $above }.
@@ -63,6 +66,16 @@ curve-why-budget-open = the point budget ran out above { $boundary }, before any
 curve-why-plateau = throughput stopped growing at { $boundary }, so larger loads were not measured.
 curve-why-list-done = every listed load was measured.
 curve-why-unfinished = the search has not finished; `perflab run` goes on from these points.
+curve-why-step = { $boundary } met the SLO and { $above } missed it, and the search measures no closer than its step, so the boundary lies between { $boundary } and { $last }.
+curve-why-band = the answer is a band, not one load: { $low } met the SLO in every measurement and { $high } missed it in every one, while the loads between went both ways ({ $mixed }).
+curve-mixed-load = { $load }: met in { $met } of { $runs }
+curve-why-failed = the measurement at { $load } failed { $count } times ({ $class }), so the search stopped there; the curve is incomplete, and this configuration counts as failed.
+curve-failures = { $config }: { $count ->
+        [one] one measurement
+       *[other] { $count } measurements
+    } at { $loads } measured nothing ({ $classes }); the search took each of those loads again in a new engine start, so no boundary rests on a failure.
+curve-failed-point = ✗ failed: { $class }
+curve-met-of = met in { $met } of { $runs } measurements
 curve-violations = { $config } does not degrade steadily: { $loads } met the SLO above a load that broke it.
 curve-kept-up = { $config } at { $loads }: fewer than 80% of the offered requests were in flight, so the point measured less load than it names.
 curve-col-concurrency = Requests at once

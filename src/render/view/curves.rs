@@ -178,6 +178,9 @@ impl Ctx<'_> {
                     ],
                 )?);
             }
+            if let Some(line) = self.failures_line(curve)? {
+                lines.push(line);
+            }
             if !curve.answer.violations.is_empty() {
                 let loads: Vec<String> = curve.answer.violations.iter().map(|l| n(*l)).collect();
                 lines.push(c.fmt(
@@ -203,34 +206,130 @@ impl Ctx<'_> {
     }
 
     fn stop_line(&self, curve: &Curve) -> Result<String, I18nError> {
+        use crate::render::i18n::Arg;
         let c = self.c;
-        let n = |x: u64| c.number(x as f64, 0);
-        let boundary = curve.answer.boundary.unwrap_or(0);
+        let a = &curve.answer;
+        let boundary = a.boundary.unwrap_or(0);
         let above = curve.points.iter().map(|p| p.load).filter(|l| *l > boundary && !self.met_at(curve, *l)).min();
-        let (key, extra): (&str, Vec<(&str, String)>) = match curve.answer.stop {
-            Some(Stop::Resolution) => ("curve-why-resolution", vec![("above", n(above.unwrap_or(boundary)))]),
-            Some(Stop::UpperBound) => ("curve-why-upper-bound", vec![("max", n(boundary))]),
+        // The message, its whole-number arguments and its text arguments.
+        let (key, numbers, texts): (&str, Vec<(&str, u64)>, Vec<(&str, String)>) = match a.stop {
+            Some(Stop::Resolution) => match (a.band, a.confirmed.as_slice()) {
+                (Some(band), _) => {
+                    let mixed: Vec<String> = self
+                        .tallies(curve)
+                        .into_iter()
+                        .filter(|t| t.load > band.low && t.load < band.high && t.judged() > 0)
+                        .map(|t| {
+                            let args = [
+                                ("load", Arg::count(t.load)),
+                                ("met", Arg::count(t.met.into())),
+                                ("runs", Arg::count(t.judged().into())),
+                            ];
+                            c.fmt_args("curve-mixed-load", &args)
+                        })
+                        .collect::<Result<_, _>>()?;
+                    let mixed = mixed.join(&c.msg("list-separator")?);
+                    ("curve-why-band", vec![("low", band.low), ("high", band.high)], vec![("mixed", mixed)])
+                }
+                (None, [at, up]) if a.exact() => (
+                    "curve-why-resolution",
+                    vec![
+                        ("at", at.load),
+                        ("met", at.met.into()),
+                        ("at_runs", at.judged().into()),
+                        ("above", up.load),
+                        ("missed", up.missed.into()),
+                        ("above_runs", up.judged().into()),
+                    ],
+                    vec![],
+                ),
+                _ => {
+                    let above = above.unwrap_or(boundary + 1);
+                    ("curve-why-step", vec![("boundary", boundary), ("above", above), ("last", above - 1)], vec![])
+                }
+            },
+            Some(Stop::UpperBound) => ("curve-why-upper-bound", vec![("max", boundary)], vec![]),
             Some(Stop::BelowLowerBound) => {
-                ("curve-why-below-lower-bound", vec![("min", n(curve.points.first().map_or(0, |p| p.load)))])
+                ("curve-why-below-lower-bound", vec![("min", curve.points.first().map_or(0, |p| p.load))], vec![])
             }
             Some(Stop::Budget) => match above {
-                Some(a) => ("curve-why-budget", vec![("boundary", n(boundary)), ("above", n(a))]),
-                None => ("curve-why-budget-open", vec![("boundary", n(boundary))]),
+                Some(x) => ("curve-why-budget", vec![("boundary", boundary), ("above", x)], vec![]),
+                None => ("curve-why-budget-open", vec![("boundary", boundary)], vec![]),
             },
-            Some(Stop::Plateau) => ("curve-why-plateau", vec![("boundary", n(boundary))]),
-            Some(Stop::ListDone) => ("curve-why-list-done", vec![]),
-            None => ("curve-why-unfinished", vec![]),
+            Some(Stop::Plateau) => ("curve-why-plateau", vec![("boundary", boundary)], vec![]),
+            Some(Stop::ListDone) => ("curve-why-list-done", vec![], vec![]),
+            Some(Stop::Failed) => {
+                let last = curve.points.iter().rev().find(|p| p.failure.is_some());
+                let class = match last.and_then(|p| p.failure) {
+                    Some(class) => self.failure_class(class)?,
+                    None => String::new(),
+                };
+                let count = crate::metric::load::MAX_FAILURES.into();
+                (
+                    "curve-why-failed",
+                    vec![("load", last.map_or(0, |p| p.load)), ("count", count)],
+                    vec![("class", class)],
+                )
+            }
+            None => ("curve-why-unfinished", vec![], vec![]),
         };
-        let args: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let why = c.fmt(key, &args)?;
-        c.fmt(
-            "curve-stop",
-            &[("config", &self.label(&curve.config)), ("points", &n(curve.points.len() as u64)), ("why", &why)],
-        )
+        let mut args: Vec<(&str, Arg)> = numbers.iter().map(|(k, v)| (*k, Arg::count(*v))).collect();
+        args.extend(texts.iter().map(|(k, v)| (*k, Arg::Text(v))));
+        let why = c.fmt_args(key, &args)?;
+        let label = self.label(&curve.config);
+        let points = Arg::count(curve.points.len() as u64);
+        c.fmt_args("curve-stop", &[("config", Arg::Text(&label)), ("points", points), ("why", Arg::Text(&why))])
+    }
+
+    /// A line for the measurements that failed without judging the SLO and were taken again,
+    /// when there were any and the search did not stop on them.
+    fn failures_line(&self, curve: &Curve) -> Result<Option<String>, I18nError> {
+        use crate::render::i18n::Arg;
+        let c = self.c;
+        let failed = &curve.answer.failed;
+        if failed.is_empty() || curve.answer.stop == Some(Stop::Failed) {
+            return Ok(None);
+        }
+        let count: u32 = failed.iter().map(|t| t.failed).sum();
+        let loads: Vec<String> = failed.iter().map(|t| c.number(t.load as f64, 0)).collect();
+        let loads = loads.join(&c.msg("list-separator")?);
+        let mut classes: Vec<crate::study::FailureClass> = curve.points.iter().filter_map(|p| p.failure).collect();
+        classes.dedup();
+        let classes = classes
+            .into_iter()
+            .map(|k| self.failure_class(k))
+            .collect::<Result<Vec<_>, _>>()?
+            .join(&c.msg("list-separator")?);
+        let label = self.label(&curve.config);
+        let args = [
+            ("config", Arg::Text(&label)),
+            ("count", Arg::count(count.into())),
+            ("loads", Arg::Text(&loads)),
+            ("classes", Arg::Text(&classes)),
+        ];
+        c.fmt_args("curve-failures", &args).map(Some)
+    }
+
+    /// Every load's measurements on a curve, counted.
+    fn tallies(&self, curve: &Curve) -> Vec<crate::metric::load::Tally> {
+        let probes: Vec<crate::metric::load::Probe> = curve
+            .points
+            .iter()
+            .map(|p| crate::metric::load::Probe {
+                load: p.load,
+                outcome: match (p.failure, p.verdict.met) {
+                    (Some(_), _) => crate::metric::load::Outcome::Failed,
+                    (None, true) => crate::metric::load::Outcome::Met,
+                    (None, false) => crate::metric::load::Outcome::Missed,
+                },
+                throughput: p.output_throughput,
+            })
+            .collect();
+        crate::metric::load::by_load(&probes).into_values().collect()
     }
 
     fn met_at(&self, curve: &Curve, load: u64) -> bool {
-        curve.points.iter().filter(|p| p.load == load).all(|p| p.verdict.met)
+        curve.points.iter().filter(|p| p.load == load && p.failure.is_none()).all(|p| p.verdict.met)
     }
 
     /// The SLO as a reader says it: "p99 TTFT 500 ms and mean TPOT 50 ms".
@@ -268,17 +367,14 @@ impl Ctx<'_> {
             .collect();
         loads.sort_unstable();
         loads.dedup();
-        let at = |cv: &Option<Curve>, load: u64| -> Option<CurvePoint> {
-            cv.as_ref().and_then(|cv| cv.points.iter().find(|p| p.load == load).cloned())
+        let at = |cv: &Option<Curve>, load: u64| -> Vec<CurvePoint> {
+            cv.as_ref().map(|cv| cv.points.iter().filter(|p| p.load == load).cloned().collect()).unwrap_or_default()
         };
         let mut rows = Vec::new();
         for load in loads {
             let mut row = vec![cell(&c.number(load as f64, 0))];
             for side in [&cp.baseline, &cp.optimized] {
-                row.push(cell(&match at(side, load) {
-                    Some(p) => self.point_cell(&p)?,
-                    None => String::new(),
-                }));
+                row.push(cell(&self.load_cell(&at(side, load))?));
             }
             rows.push(row);
         }
@@ -296,9 +392,31 @@ impl Ctx<'_> {
         })
     }
 
-    fn point_cell(&self, p: &CurvePoint) -> Result<String, I18nError> {
+    /// A load's cell: whether it met the SLO (in how many of its measurements, when more than
+    /// one judged it), then the figures of its first measurement that judged it; a load whose
+    /// every measurement failed says why.
+    fn load_cell(&self, points: &[CurvePoint]) -> Result<String, I18nError> {
+        use crate::render::i18n::Arg;
         let c = self.c;
-        let mark = c.msg(if p.verdict.met { "curve-met" } else { "curve-broken" })?;
+        let judged: Vec<&CurvePoint> = points.iter().filter(|p| p.failure.is_none()).collect();
+        let Some(first) = judged.first() else {
+            return match points.iter().find_map(|p| p.failure) {
+                Some(class) => c.fmt("curve-failed-point", &[("class", &self.failure_class(class)?)]),
+                None => Ok(String::new()),
+            };
+        };
+        let met = judged.iter().filter(|p| p.verdict.met).count() as u64;
+        let mut cell = self.point_cell(first, met == judged.len() as u64)?;
+        if judged.len() > 1 {
+            let args = [("met", Arg::count(met)), ("runs", Arg::count(judged.len() as u64))];
+            cell = format!("{cell}<br>{}", c.fmt_args("curve-met-of", &args)?);
+        }
+        Ok(cell)
+    }
+
+    fn point_cell(&self, p: &CurvePoint, met: bool) -> Result<String, I18nError> {
+        let c = self.c;
+        let mark = c.msg(if met { "curve-met" } else { "curve-broken" })?;
         let mut parts = vec![mark];
         let tps = self.study.metric("output_throughput");
         if let Some(v) = p.output_throughput {
