@@ -594,6 +594,21 @@ impl Start<'_> {
                 }),
             }
         }
+        // An engine that did not start measured no curve: the point each search wanted next
+        // fails the way the start did (no verdict on its load; see `metric::load::next`).
+        if self.report.start_failure.is_some() {
+            for c in &launch.curves {
+                let crate::metric::load::Next::Measure(load) = crate::metric::load::next(&c.loads, &c.known) else {
+                    continue;
+                };
+                work.push(Measured {
+                    profile: crate::study::curve::point_id(&c.profile, load),
+                    // No benchmark of the report: the start's failure is the point's.
+                    entries: vec![(usize::MAX, c.output(dir, load, 1))],
+                    bench: command::fill_load(&c.argv, load),
+                });
+            }
+        }
         work
     }
 

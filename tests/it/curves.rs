@@ -213,6 +213,43 @@ fn a_search_goes_on_from_the_points_an_earlier_start_measured() {
     the_page_says_the_answer(&dir, second["boundary"].as_u64().unwrap(), &loads);
 }
 
+/// A result placed by hand at a load is evidence in every search: a failing one below the
+/// searched boundary makes its load fail, and the boundary falls below it.
+#[test]
+fn a_failing_point_placed_by_hand_makes_its_load_fail() {
+    let _serial = common::serial();
+    let engine = "--sim-decode-ms 2 --sim-batch-penalty 8 --max-num-seqs 64";
+    let (_tmp, dir) = study(engine, "{ min = 1, max = 32, points = 14 }", "mean_tpot_ms = 5.5", 32);
+    run_ok(&dir);
+    let c = curve(&dir);
+    let boundary = c["boundary"].as_u64().unwrap();
+    let missed = c["points"].as_array().unwrap().iter().find(|p| p["verdict"]["met"] == false).unwrap();
+    let load = missed["load"].as_u64().unwrap();
+    let from = dir.join(format!("runs/engine/sim/attempts/1/chat@{load}.txt"));
+    let to = dir.join(format!("runs/engine/sim/chat@{boundary}.txt"));
+    std::fs::copy(&from, &to).unwrap();
+    let (code, out, err) = common::perflab(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let c = curve(&dir);
+    assert!(c["boundary"].as_u64().unwrap() < boundary, "{c}");
+}
+
+/// A profile's own `max_concurrency` would be replaced by every point's load: `check` says so.
+#[test]
+fn a_curve_profile_that_fixes_its_own_load_is_refused() {
+    let (_tmp, dir) = study("", "{ min = 1, max = 4 }", "mean_ttft_ms = 500", 32);
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("total_requests = 32", "total_requests = 32\nmax_concurrency = 4");
+    std::fs::write(&spec, text).unwrap();
+    let (code, out, err) = common::perflab(&["check", dir.to_str().unwrap()]);
+    let said = format!("{out}{err}");
+    assert_ne!(code, 0, "{said}");
+    assert!(said.contains("`max_concurrency = 4` would be replaced by each point's load"), "{said}");
+    assert!(said.contains("study.toml:"), "{said}");
+}
+
 /// The page of a one-configuration curve study: the answer in English and Turkish, why the
 /// search stopped, every point in the table and the CSV, the charts, byte for byte the same when
 /// built again.
@@ -301,7 +338,7 @@ fn a_curve_that_never_meets_the_slo_is_a_failure_of_its_own() {
 /// What `check` says of a malformed `load` or `slo`, at the line and column of the key.
 #[test]
 fn malformed_loads_and_slos_are_refused_at_their_place() {
-    let cases: [(&str, &str, &str); 9] = [
+    let cases: [(&str, &str, &str); 11] = [
         ("{ min = 1, max = 32 }", "p99_latency_ms = 500", "`slo.p99_latency_ms`: not a limit perflab knows"),
         ("{ min = 1, max = 32 }", "p90_ttft_ms = 500", "no 90th percentile; add `--metric-percentiles 99,90`"),
         ("{ min = 8, max = 4 }", "mean_ttft_ms = 500", "load.max: 4 is below `min` (8)"),
@@ -311,6 +348,16 @@ fn malformed_loads_and_slos_are_refused_at_their_place() {
         ("{ values = [1, 4, 2] }", "mean_ttft_ms = 500", "load.values: loads must increase; 2 follows 4"),
         ("{ min = 1 }", "mean_ttft_ms = 500", "give either `values` (a list of loads) or both `min` and `max`"),
         ("{ min = 1, max = 64 }", "mean_ttft_ms = 500", "more than the 32 requests a point sends"),
+        (
+            "{ min = 1, max = 4, confirm = 0 }",
+            "mean_ttft_ms = 500",
+            "load.confirm: the boundary is measured 1 to 9 times",
+        ),
+        (
+            "{ values = [1, 2], confirm = 2 }",
+            "mean_ttft_ms = 500",
+            "`confirm` and `stop_on_plateau` belong to a search",
+        ),
     ];
     for (load, slo, expected) in cases {
         let (_tmp, dir) = study("", load, slo, 32);

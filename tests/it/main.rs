@@ -12,6 +12,7 @@ mod carried_steps;
 mod catalogs;
 mod check;
 mod corpus;
+mod curve_failures;
 mod curves;
 mod dropin;
 mod engine;

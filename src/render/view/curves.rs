@@ -158,9 +158,12 @@ impl Ctx<'_> {
             (None, _) => c.fmt("curve-answer-none", &[("slo", &slo)])?,
         };
         let mut lines = vec![answer];
-        let sides = [cp.baseline.as_ref(), cp.optimized.as_ref()];
+        // The baseline's and the optimized configuration's curves, then every other whose search
+        // stopped on a failure: a curve that broke is said where curves are read.
+        let broke = cp.configs.iter().filter(|c| c.answer.stop == Some(Stop::Failed));
+        let sides = [cp.baseline.as_ref(), cp.optimized.as_ref()].into_iter().flatten().chain(broke);
         let mut seen = Vec::new();
-        for curve in sides.into_iter().flatten() {
+        for curve in sides {
             if seen.contains(&&curve.config) {
                 continue;
             }
