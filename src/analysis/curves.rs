@@ -39,6 +39,9 @@ pub struct CurvePoint {
     /// point's per-request records.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub goodput: Option<crate::parse::requests::Goodput>,
+    /// Streams whose tokens arrived in bursts: the point's latencies measure buffering.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffered_streams: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -118,6 +121,7 @@ pub fn curve(study: &Study, chain: &Chain, config: &VariantRef, profile: &str) -
                 achieved,
                 kept_up: achieved.map(|a| a >= KEEP_UP * p.load as f64),
                 goodput: p.goodput,
+                buffered_streams: m("buffered_streams").map(|n| n as u64),
             }
         })
         .collect();

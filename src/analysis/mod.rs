@@ -740,6 +740,9 @@ pub fn describe(w: &Warning) -> String {
         Warning::ZeroLatency { metric, .. } => {
             format!("`{metric}` is 0.00 although the run produced tokens")
         }
+        Warning::BufferedStreams { buffered, completed, .. } => format!(
+            "{buffered} of {completed} streams arrived in bursts, so their TTFT and ITL measure buffering (a server or proxy that holds chunks back), not the engine"
+        ),
         Warning::RequestCount { counted, expected, .. } => {
             format!("the block counts {counted} requests; the profile sends {expected}")
         }

@@ -87,6 +87,9 @@ pub enum Warning {
     TpotIncludesWaiting { runs: Vec<LatencyPerToken> },
     /// A mean or median TPOT or ITL of zero in a run that produced tokens after the first.
     ZeroLatency { run: String, metric: String },
+    /// Streams whose tokens arrived in bursts (`buffered` of the `completed` requests): their
+    /// TTFT and ITL measure a server's or proxy's buffering, not the engine.
+    BufferedStreams { run: String, buffered: u64, completed: u64 },
     /// The block's request count does not match the profile's.
     RequestCount { run: String, counted: u64, expected: u64 },
     /// A repeated measurement that fails the checks a single run must pass (lost requests, a
@@ -119,6 +122,7 @@ pub enum WarningKind {
     LeftOut,
     ShortSample,
     FewRequests,
+    BufferedStreams,
     ZeroLatency,
     ImplausiblePeak,
     TpotIncludesWaiting,
@@ -186,6 +190,7 @@ impl Warning {
             Warning::ImplausiblePeak { .. } => WarningKind::ImplausiblePeak,
             Warning::TpotIncludesWaiting { .. } => WarningKind::TpotIncludesWaiting,
             Warning::ZeroLatency { .. } => WarningKind::ZeroLatency,
+            Warning::BufferedStreams { .. } => WarningKind::BufferedStreams,
             Warning::RequestCount { .. } => WarningKind::RequestCount,
             Warning::LeftOut { .. } => WarningKind::LeftOut,
             Warning::FewRequests { .. } => WarningKind::FewRequests,
@@ -211,6 +216,7 @@ impl Warning {
             Warning::LostRequests { run, .. }
             | Warning::Incomplete { run }
             | Warning::ZeroLatency { run, .. }
+            | Warning::BufferedStreams { run, .. }
             | Warning::RequestCount { run, .. }
             | Warning::LeftOut { run, .. }
             | Warning::FewRequests { run, .. }
@@ -255,6 +261,13 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
                     out.push(Warning::ZeroLatency { run: name.clone(), metric: metric.to_string() });
                 }
             }
+        }
+        if let Some(buffered) = b.metric("buffered_streams").filter(|n| *n > 0.0) {
+            out.push(Warning::BufferedStreams {
+                run: name.clone(),
+                buffered: buffered as u64,
+                completed: completed as u64,
+            });
         }
         if let Some(profile) = study.profile(&key.profile) {
             let counted = completed as u64 + b.metric("failed").unwrap_or(0.0) as u64;

@@ -47,6 +47,12 @@ impl Outcome {
         }
     }
 
+    /// Its stream arrived in bursts ([`requests::bursty`]).
+    pub fn buffered(&self) -> bool {
+        let gaps: Vec<f64> = self.itls.iter().map(|s| s * 1000.0).collect();
+        requests::bursty(&gaps)
+    }
+
     /// The request as a record of the requests file, latencies in milliseconds. Latencies are
     /// kept for a request that succeeded; a failed one keeps its TTFT if a token came.
     pub fn record(&self) -> RequestRecord {
@@ -65,6 +71,7 @@ impl Outcome {
             tpot_ms: if ok { requests::tpot_ms(self.end - self.start, self.ttft, self.output_tokens) } else { None },
             e2el_ms: ok.then_some(e2el),
             itl_ms: self.itls.iter().map(|x| ms(*x)).collect(),
+            buffered: self.buffered(),
         }
     }
 }

@@ -346,6 +346,14 @@ pub fn notes(run: &Run) -> String {
             run.outcomes.len()
         );
     }
+    let buffered = run.outcomes.iter().filter(|o| o.success && o.buffered()).count();
+    if buffered > 0 {
+        let _ = writeln!(
+            text,
+            "warning: {buffered} of {} streams arrived in bursts (most of their tokens less than 0.05 ms apart), so their TTFT and ITL measure buffering, not the engine; a server or proxy that holds chunks back does this (Nagle's algorithm without TCP_NODELAY, gzip, a reverse proxy's buffering), as does a client that cannot keep up",
+            run.outcomes.len()
+        );
+    }
     if !report.complete {
         text += "interrupted: the result below covers the requests finished so far and is incomplete\n";
     }

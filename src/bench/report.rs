@@ -81,6 +81,10 @@ pub fn build(outcomes: &[Outcome], duration: f64, settings: Settings, complete: 
     let (tokens, concurrent) = peaks(&ok);
     values.insert("max_output_tokens_per_s".to_string(), tokens);
     values.insert("max_concurrent_requests".to_string(), concurrent);
+    let buffered = ok.iter().filter(|o| o.buffered()).count();
+    if buffered > 0 {
+        values.insert("buffered_streams".to_string(), buffered as f64);
+    }
 
     let records: Vec<RequestRecord> = ok.iter().map(|o| o.record()).collect();
     let mut series: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
@@ -177,6 +181,9 @@ impl Report {
         line(&mut out, "Output token throughput (tok/s):", two(self.get("output_throughput")));
         line(&mut out, "Peak output token throughput (tok/s):", two(self.get("max_output_tokens_per_s")));
         line(&mut out, "Peak concurrent requests:", two(self.get("max_concurrent_requests")));
+        if self.get("buffered_streams") > 0.0 {
+            line(&mut out, "Buffered streams:", int(self.get("buffered_streams")));
+        }
         line(&mut out, "Total token throughput (tok/s):", two(self.get("total_token_throughput")));
         for (metric, title, name) in [
             ("ttft", "Time to First Token", "TTFT"),

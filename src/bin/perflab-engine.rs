@@ -104,6 +104,11 @@ pub struct EngineArgs {
     /// bound at once and `/health` answers 503 while loading).
     #[arg(long)]
     sim_bind_late: bool,
+    /// Leave Nagle's algorithm on for accepted connections, as a server or proxy that buffers
+    /// its chunks does: a stream's tokens then wait for the client's acknowledgements and
+    /// arrive in bursts.
+    #[arg(long)]
+    sim_nagle: bool,
     /// Die halfway through loading with an error, as an engine whose workers fail does.
     #[arg(long)]
     sim_die_while_loading: bool,
@@ -171,6 +176,7 @@ impl From<EngineArgs> for perflab::sim::EngineOptions {
             sim_malformed_every: a.sim_malformed_every,
             sim_drop_every: a.sim_drop_every,
             sim_bind_late: a.sim_bind_late,
+            sim_nagle: a.sim_nagle,
             sim_die_while_loading: a.sim_die_while_loading,
             sim_ignore_sigterm: a.sim_ignore_sigterm,
             sim_worker: a.sim_worker,

@@ -666,6 +666,7 @@ impl Start<'_> {
                     judged.seconds.push(b.seconds);
                     for warning in &b.warnings {
                         log(Event::Step(&format!("{name} on {profile}: {warning}")));
+                        m.warnings.push(warning.trim_start_matches("warning: ").to_string());
                     }
                     // A benchmark that exits non-zero because too few requests succeeded (as
                     // `perflab bench` does when none did) still printed the result that says so.

@@ -126,6 +126,8 @@ const SCALARS: &[Known] = {
         known("num_prompts", Requests, None, 0, None),
         known("max_concurrency", Requests, None, 0, None),
         known("max_concurrent_requests", Requests, None, 0, None),
+        // Streams whose tokens arrived in bursts (see `bench::client::Outcome::buffered`).
+        known("buffered_streams", Requests, Some(LowerIsBetter), 0, None),
         known("concurrency", Number, None, 2, None),
         known("burstiness", Number, None, 2, None),
         known("total_input_tokens", Tokens, None, 0, None),

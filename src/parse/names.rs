@@ -26,6 +26,7 @@ pub const SCALAR_METRICS: &[&str] = &[
     "output_throughput",
     "max_output_tokens_per_s",
     "max_concurrent_requests",
+    "buffered_streams",
     "total_token_throughput",
     "user_throughput",
     "concurrency",
@@ -71,6 +72,7 @@ pub fn text_label(label: &str, plain_section: bool) -> Option<(String, f64)> {
         "Output token throughput (tok/s)" => "output_throughput",
         "Peak output token throughput (tok/s)" => "max_output_tokens_per_s",
         "Peak concurrent requests" => "max_concurrent_requests",
+        "Buffered streams" => "buffered_streams",
         "Total Token throughput (tok/s)" | "Total token throughput (tok/s)" | "Total throughput (tok/s)" => {
             "total_token_throughput"
         }

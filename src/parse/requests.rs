@@ -31,6 +31,24 @@ pub struct RequestRecord {
     pub e2el_ms: Option<f64>,
     /// The gaps between streamed chunks.
     pub itl_ms: Vec<f64>,
+    /// Its tokens arrived in bursts, not one by one (see `perflab bench`'s warning): its TTFT
+    /// and ITL measure the buffering.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub buffered: bool,
+}
+
+/// Chunks closer than this (milliseconds) arrived together: 50 µs, far below any decode step.
+pub const BURST_GAP_MS: f64 = 0.05;
+
+/// Whether a stream with these gaps between its chunks (milliseconds) arrived in bursts: of at
+/// least four chunks, three in four or more came less than [`BURST_GAP_MS`] after the one
+/// before (most in the same read). An engine emits a token a decode step (milliseconds) apart;
+/// a server or proxy that holds chunks back (Nagle's algorithm without `TCP_NODELAY`, gzip, a
+/// buffering reverse proxy), or a client that cannot keep up, delivers them together, so such
+/// a request's TTFT and ITL measure the buffering, not the engine.
+pub fn bursty(itl_ms: &[f64]) -> bool {
+    let together = itl_ms.iter().filter(|g| **g < BURST_GAP_MS).count();
+    itl_ms.len() >= 3 && together * 4 >= itl_ms.len() * 3
 }
 
 /// Service-level objectives, in milliseconds; `None` sets no limit.
@@ -150,7 +168,7 @@ pub fn from_vllm_result(text: &str) -> Result<Vec<RequestRecord>, String> {
             let waited = queue.and_then(|q| q[i].as_f64()).unwrap_or(0.0);
             let output = output_lens[i].as_u64();
             let (ttft, e2el) = (number(&ttfts[i], "ttfts", i)?, number(&latencies[i], "latencies", i)?);
-            let itl_ms = itls[i]
+            let itl_ms: Vec<f64> = itls[i]
                 .as_array()
                 .ok_or(format!("`itls[{i}]` is not a list"))?
                 .iter()
@@ -167,6 +185,7 @@ pub fn from_vllm_result(text: &str) -> Result<Vec<RequestRecord>, String> {
                 ttft_ms: ok.then_some(ttft * 1000.0),
                 tpot_ms: if ok { tpot_ms(e2el, ttft, output.unwrap_or(0)) } else { None },
                 e2el_ms: ok.then_some(e2el * 1000.0),
+                buffered: ok && bursty(&itl_ms),
                 itl_ms,
             })
         })

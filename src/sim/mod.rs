@@ -81,6 +81,9 @@ pub struct EngineOptions {
     /// Listen only once loaded, as vLLM does after loading weights (by default the port is
     /// bound at once and `/health` answers 503 while loading).
     pub sim_bind_late: bool,
+    /// Leave Nagle's algorithm on (no `TCP_NODELAY`), as a server or proxy that buffers its
+    /// chunks does: tokens wait for the client's delayed acknowledgements and come in bursts.
+    pub sim_nagle: bool,
     /// Die halfway through loading with an error, as an engine whose workers fail does.
     pub sim_die_while_loading: bool,
     /// Ignore SIGTERM, as an engine hung in its shutdown does (only SIGKILL ends it).
@@ -140,6 +143,7 @@ impl Default for EngineOptions {
             sim_malformed_every: None,
             sim_drop_every: None,
             sim_bind_late: false,
+            sim_nagle: false,
             sim_die_while_loading: false,
             sim_ignore_sigterm: false,
             sim_worker: false,

@@ -212,7 +212,7 @@ async fn listen(state: &Arc<State>) -> anyhow::Result<tokio::task::JoinHandle<()
             // Each chunk goes out as it is written, as uvicorn (under vLLM and SGLang) sends it:
             // with Nagle's algorithm a chunk written while the one before is unacknowledged waits
             // for the client's delayed acknowledgement (about 40 ms on Linux).
-            let _ = stream.set_nodelay(true);
+            let _ = stream.set_nodelay(!state.args.sim_nagle);
             let state = state.clone();
             tokio::spawn(async move {
                 let io = hyper_util::rt::TokioIo::new(stream);

@@ -87,6 +87,10 @@ pub struct Manifest {
     /// NODE_FAIL`): the runs it did not measure stay pending.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster_end: Option<String>,
+    /// What the benchmark said it did not believe of its own measurement (`perflab bench`'s
+    /// `warning:` lines: streams that arrived in bursts, usage it did not trust).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl Manifest {
@@ -126,6 +130,7 @@ impl Manifest {
             planned_starts: None,
             search: None,
             cluster_end: None,
+            warnings: Vec::new(),
         }
     }
 

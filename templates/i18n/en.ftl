@@ -83,6 +83,10 @@ curve-col-rate = Requests a second
 curve-met = ✓ within the SLO
 curve-broken = ✗ outside the SLO
 curve-goodput = goodput { $value } ({ $good } of { $total } requests within the limits)
+curve-buffered = ⚠ { $count ->
+        [one] one stream
+       *[other] { $count } streams
+    } in bursts: latencies measure buffering
 slo-limit = { $stat } { $latency } { $value }
 slo-and = { $list } and { $last }
 slo-success = a success rate of at least { $share }%
@@ -152,6 +156,7 @@ warning-tpot-includes-waiting = { $count ->
     } the mean request latency divided by the output tokens. It therefore includes queueing and the wait for the first token, and is not the gap between tokens; the table at the end of the page gives each run's division.
 warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens } tokens
 warning-zero-latency = { $run }: { $metric } is 0 although the run produced tokens.
+warning-buffered-streams = { $run }: { $buffered } of { $completed } streams delivered their tokens in bursts rather than one by one, so the run's TTFT and ITL measure a server or proxy holding chunks back (Nagle's algorithm without TCP_NODELAY, gzip, a buffering reverse proxy), not the engine.
 warning-request-count = { $run }: the block counts { $counted ->
         [one] { $counted } request
        *[other] { $counted } requests

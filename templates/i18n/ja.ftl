@@ -77,6 +77,7 @@ curve-col-rate = 毎秒リクエスト数
 curve-met = ✓ SLO を満たす
 curve-broken = ✗ SLO を超える
 curve-goodput = グッドプット { $value }（{ $total } 件中 { $good } 件が上限内）
+curve-buffered = ⚠ { $count } 本のストリームがまとめて到着：レイテンシはバッファリングを測っています
 slo-limit = { $stat } { $latency } { $value }
 slo-and = { $list }、{ $last }
 slo-success = 成功率 { $share }% 以上
@@ -137,6 +138,7 @@ warning-implausible-peak-run = 報告値{ $peak }（上限{ $ceiling }）
 warning-tpot-includes-waiting = { $count }件の実行が出力している「TPOT」は、平均リクエストレイテンシを出力トークン数で割った値です。キューでの待ち時間と最初のトークンまでの時間を含み、トークン間隔ではありません。各実行の計算はページ末尾の表にあります。
 warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens }トークン
 warning-zero-latency = { $run }：トークンを生成しているのに{ $metric }が0です。
+warning-buffered-streams = { $run }：{ $completed } 本のストリームのうち { $buffered } 本がトークンを一つずつではなくまとめて届けたため、この実行の TTFT と ITL はエンジンではなく、チャンクを溜めるサーバーやプロキシ（TCP_NODELAY なしの Nagle アルゴリズム、gzip、バッファリングするリバースプロキシ）を測っています。
 warning-request-count = { $run }：プロファイルが送るリクエストは{ $expected }件ですが、出力では{ $counted }件と数えられています。
 warning-left-out = { $run }：`{ $file }`の測定は{ $expected }件のリクエストのうち{ $completed }件しか完了しなかったか、出力が途中で切れているため、この実行の平均と区間には含めません。
 warning-few-requests = { $run }：この{ $metric }は{ $requests }件のリクエストから求めた値です。{ $needed }件に満たないと最も遅いリクエストとほぼ同じ値になり、実行ごとのばらつきも平均よりはるかに大きくなります。

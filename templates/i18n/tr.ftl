@@ -74,6 +74,7 @@ curve-col-rate = Saniyedeki istek
 curve-met = ✓ SLO içinde
 curve-broken = ✗ SLO dışında
 curve-goodput = goodput { $value } ({ $total } isteğin { $good } tanesi sınırlar içinde)
+curve-buffered = ⚠ { $count } akış toplu geldi: gecikmeler arabelleğe almayı ölçüyor
 slo-limit = { $stat } { $latency } { $value }
 slo-and = { $list } ve { $last }
 slo-success = en az %{ $share } başarı oranı
@@ -140,6 +141,7 @@ warning-tpot-includes-waiting = { $count ->
     } çıktısındaki “TPOT”, ortalama istek gecikmesinin çıkış token sayısına bölümüdür. Bu yüzden kuyrukta geçen süreyi ve ilk token'ın beklenmesini de içerir; token'lar arasındaki süre değildir. Her koşunun hesabı sayfanın sonundaki tabloda.
 warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens } token
 warning-zero-latency = { $run }: koşu token üretmiş olmasına rağmen { $metric } 0 görünüyor.
+warning-buffered-streams = { $run }: { $completed } akıştan { $buffered } tanesi token'larını tek tek değil, toplu hâlde iletti; bu yüzden koşunun TTFT ve ITL değerleri motoru değil, parçaları bekleten bir sunucuyu ya da vekil sunucuyu ölçüyor (TCP_NODELAY olmadan Nagle algoritması, gzip, arabelleğe alan bir ters vekil).
 warning-request-count = { $run }: blok { $counted } istek sayıyor, oysa profil { $expected } istek gönderir.
 warning-left-out = { $run }: `{ $file }` dosyasındaki ölçümde { $expected } isteğin yalnızca { $completed } tanesi tamamlandı ya da blok yarıda kesildi; bu ölçüm koşunun ortalamasına ve aralığına katılmıyor.
 warning-few-requests = { $run }: { $metric } değeri yalnızca { $requests } istekten hesaplandı; { $needed } isteğin altında bu değer en yavaş isteğe eşit ya da ona çok yakındır ve koşudan koşuya bir ortalamadan çok daha fazla oynar.

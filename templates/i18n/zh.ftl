@@ -77,6 +77,7 @@ curve-col-rate = 每秒请求数
 curve-met = ✓ 满足 SLO
 curve-broken = ✗ 超出 SLO
 curve-goodput = 有效吞吐量 { $value }（{ $total } 个请求中有 { $good } 个在限制内）
+curve-buffered = ⚠ { $count } 个流成批到达：延迟反映的是缓冲
 slo-limit = { $stat } { $latency } { $value }
 slo-and = { $list }、{ $last }
 slo-success = 成功率至少 { $share }%
@@ -137,6 +138,7 @@ warning-implausible-peak-run = 报告 { $peak }，上限 { $ceiling }
 warning-tpot-includes-waiting = 有 { $count } 次运行输出的“TPOT”是平均请求延迟除以输出 token 数，其中包含排队时间和等待首 token 的时间，并非相邻 token 之间的间隔；每次运行的计算见页面末尾的表格。
 warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens } 个 token
 warning-zero-latency = { $run }：运行生成了 token，但 { $metric } 为 0。
+warning-buffered-streams = { $run }：{ $completed } 个流中有 { $buffered } 个不是逐个、而是成批送达 token，因此该运行的 TTFT 和 ITL 反映的是服务器或代理对数据块的缓冲（未设置 TCP_NODELAY 时的 Nagle 算法、gzip、带缓冲的反向代理），而不是引擎本身。
 warning-request-count = { $run }：输出统计了 { $counted } 个请求，而该场景发送的是 { $expected } 个。
 warning-left-out = { $run }：`{ $file }` 中的这次测量在 { $expected } 个请求中只完成了 { $completed } 个，或输出被截断，因此不计入该运行的均值和区间。
 warning-few-requests = { $run }：其 { $metric } 仅由 { $requests } 个请求得出；请求数低于 { $needed } 时，这个数值就是最慢的那个请求或与之相差无几，不同运行之间的波动远大于均值。

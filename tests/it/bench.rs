@@ -478,3 +478,60 @@ fn perflab_run_says_when_its_benchmark_did_not_believe_the_servers_usage() {
     let block = parse_str(&result).unwrap().remove(0);
     assert_eq!(block.raw.get("Total generated tokens"), Some("16"), "{result}");
 }
+
+/// A server that holds its chunks back (here the simulated engine with Nagle's algorithm left
+/// on, so each chunk waits for the client's delayed acknowledgement) delivers a stream's tokens
+/// in bursts: `perflab bench` says how many streams, why that usually happens, marks each such
+/// request in its records and counts them in its block; a server that streams is not flagged.
+#[test]
+fn streams_that_arrive_in_bursts_are_named() {
+    let _serial = common::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("requests.jsonl");
+    let args =
+        ["--num-prompts", "16", "--max-concurrency", "1", "--random-input-len", "64", "--random-output-len", "16"];
+    let with_records = |engine: &Engine| {
+        let mut a = args.to_vec();
+        a.extend(["--requests-file", records.to_str().unwrap()]);
+        let (code, block, err) = bench(engine, &a);
+        assert_eq!(code, 0, "{err}");
+        (block, err, std::fs::read_to_string(&records).unwrap())
+    };
+    let nagle = Engine::start(&["--sim-decode-ms", "2", "--sim-nagle"]);
+    let (block, err, lines) = with_records(&nagle);
+    let buffered = block.metric("buffered_streams").unwrap_or(0.0);
+    assert!(buffered >= 12.0, "{buffered}\n{err}");
+    assert!(err.contains(&format!("warning: {buffered} of 16 streams arrived in bursts")), "{err}");
+    assert!(err.contains("Nagle's algorithm without TCP_NODELAY"), "{err}");
+    assert_eq!(lines.matches("\"buffered\":true").count(), buffered as usize, "{lines}");
+    let streaming = Engine::start(&["--sim-decode-ms", "2"]);
+    let (block, err, lines) = with_records(&streaming);
+    assert_eq!(block.metric("buffered_streams"), None, "{err}");
+    assert!(!err.contains("bursts") && !lines.contains("buffered"), "{err}");
+}
+
+/// A study run against a server that buffers: the run's manifest keeps the warning, and
+/// `check` and the page name the run whose streams arrived in bursts.
+#[test]
+fn a_run_whose_streams_arrived_in_bursts_is_flagged_by_check_and_the_page() {
+    let _serial = common::serial();
+    let engine =
+        "perflab-engine --port {port} --model {model} --sim-startup-seconds 0.05 --sim-decode-ms 2 --sim-nagle";
+    let (_tmp, dir) = common::tiny(engine, "");
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("output_tokens = 4", "output_tokens = 16")
+        .replace("total_requests = 4", "total_requests = 8\nmax_concurrency = 1");
+    std::fs::write(&spec, text).unwrap();
+    let (code, _, err) = common::run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("streams arrived in bursts"), "{err}");
+    let manifest = common::manifests(&dir).remove(0);
+    assert!(manifest.warnings.iter().any(|w| w.contains("streams arrived in bursts")), "{:?}", manifest.warnings);
+    let (_, out, err) = common::perflab(&["check", dir.to_str().unwrap()]);
+    assert!(format!("{out}{err}").contains("streams arrived in bursts"), "{out}{err}");
+    let (code, page, err) = common::perflab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(page.contains("streams delivered their tokens in bursts rather than one by one"), "{page}");
+}

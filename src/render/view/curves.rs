@@ -434,6 +434,9 @@ impl Ctx<'_> {
             };
             parts.push(format!("{name} {}", self.value(&m, Some(*v))?));
         }
+        if let Some(n) = p.buffered_streams {
+            parts.push(c.fmt_args("curve-buffered", &[("count", crate::render::i18n::Arg::count(n))])?);
+        }
         if let Some(g) = &p.goodput {
             let rate = self.value(&self.study.metric("request_goodput"), Some(g.request_goodput))?;
             parts.push(c.fmt(

@@ -42,6 +42,14 @@ impl Ctx<'_> {
                 "warning-zero-latency",
                 &[("run", &self.run_title(run)), ("metric", &self.metric_name(&Metric::of(metric))?)],
             ),
+            Warning::BufferedStreams { run, buffered, completed } => c.fmt_args(
+                "warning-buffered-streams",
+                &[
+                    ("run", (&self.run_title(run)).into()),
+                    ("buffered", Arg::count(*buffered)),
+                    ("completed", Arg::count(*completed)),
+                ],
+            ),
             Warning::RequestCount { run, counted, expected } => c.fmt_args(
                 "warning-request-count",
                 &[
