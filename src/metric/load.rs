@@ -608,7 +608,7 @@ mod tests {
         assert_eq!(a.stop, Some(Stop::Failed));
         assert!(!a.exact());
         // A failure is no point of the budget.
-        let (probes, a) = drive(&search(1, 64, 4), |l| if l == 2 && l == 2 { Outcome::Failed } else { Outcome::Met });
+        let (probes, a) = drive(&search(1, 64, 4), |l| if l == 2 { Outcome::Failed } else { Outcome::Met });
         assert_eq!((probes, a.stop), (vec![1, 2, 2], Some(Stop::Failed)));
     }
 

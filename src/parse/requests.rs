@@ -209,7 +209,17 @@ mod tests {
             tpot_ms: (output > 1).then(|| (e2el - ttft) / (output - 1) as f64),
             e2el_ms: Some(e2el),
             itl_ms: vec![],
+            buffered: false,
         }
+    }
+
+    #[test]
+    fn a_stream_whose_chunks_came_together_is_bursty() {
+        assert!(bursty(&[0.0, 0.0, 0.01, 40.0]));
+        assert!(!bursty(&[2.0, 2.1, 1.9, 2.0]));
+        // Too few chunks to tell, and one burst among steady gaps.
+        assert!(!bursty(&[0.0, 0.0]));
+        assert!(!bursty(&[0.0, 2.0, 2.0, 2.0]));
     }
 
     #[test]

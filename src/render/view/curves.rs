@@ -215,7 +215,7 @@ impl Ctx<'_> {
         let boundary = a.boundary.unwrap_or(0);
         let above = curve.points.iter().map(|p| p.load).filter(|l| *l > boundary && !self.met_at(curve, *l)).min();
         // The message, its whole-number arguments and its text arguments.
-        let (key, numbers, texts): (&str, Vec<(&str, u64)>, Vec<(&str, String)>) = match a.stop {
+        let (key, numbers, texts): Message<'_> = match a.stop {
             Some(Stop::Resolution) => match (a.band, a.confirmed.as_slice()) {
                 (Some(band), _) => {
                     let mixed: Vec<String> = self
@@ -452,6 +452,9 @@ impl Ctx<'_> {
         Ok(format!("{stat} {}", l.latency_name().to_uppercase()))
     }
 }
+
+/// A message's key, its whole-number arguments and its text arguments.
+type Message<'a> = (&'a str, Vec<(&'a str, u64)>, Vec<(&'a str, String)>);
 
 /// A statistic as a page names it (`mean`, `p99`).
 fn stat_word(c: &crate::render::i18n::Catalog, stat: Stat) -> Result<String, I18nError> {
