@@ -95,6 +95,53 @@ pub fn persist_with(steps: &mut dyn Steps, from: &Path, to: &Path) -> std::io::R
 }
 
 /// A name beside `path` for a folder that is about to take its place: `.<name>.perflab-<what>`.
+/// The text of the file at `path`, which must be a regular file (a link to one is followed) of
+/// at most `limit` bytes, in UTF-8: a FIFO, a device or an endless file is refused before it is
+/// read, where reading it would hang or fill the memory.
+pub fn read_text(path: &Path, limit: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    let refuse = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(refuse("not a regular file".to_string()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(refuse(format!("larger than {} MiB", limit >> 20)));
+    }
+    String::from_utf8(bytes).map_err(|_| refuse("not UTF-8 text".to_string()))
+}
+
+/// Who holds a lock another process took ([`lock`]): the process id it wrote into the file.
+#[derive(Debug)]
+pub struct Held(pub String);
+
+/// Takes an exclusive `flock` on the file at `path` (created when missing, never through a
+/// symbolic link) and writes this process's id into it. The system drops the lock when the
+/// process ends, however it ends; it is held while the file returned lives. `Ok(Err(held))`
+/// when another process holds it.
+pub fn lock(path: &Path) -> std::io::Result<Result<std::fs::File, Held>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Ok(Err(Held(std::fs::read_to_string(path).unwrap_or_default().trim().to_string())));
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(e),
+    }
+    // The holder's process id, for a message: information only, the lock is the flock.
+    file.set_len(0)?;
+    file.write_all(std::process::id().to_string().as_bytes())?;
+    Ok(Ok(file))
+}
+
 pub fn beside(path: &Path, what: &str) -> PathBuf {
     let mut name = std::ffi::OsString::from(".");
     name.push(path.file_name().unwrap_or_default());

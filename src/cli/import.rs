@@ -13,6 +13,11 @@ pub fn run(page: &Path, id: Option<&str>, force: bool, results: &Path) -> anyhow
             failed += 1;
             continue;
         }
+        if let Some(taken) = crate::study::reserved_study_id(id) {
+            eprintln!("error: {}: `{id}` is taken by {taken}; choose another id with --id", file.display());
+            failed += 1;
+            continue;
+        }
         let dir = results.join(id);
         match crate::import::import_file(file, &dir, force) {
             Ok(imported) => {

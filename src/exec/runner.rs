@@ -296,34 +296,12 @@ impl Lock {
                 path.display()
             );
         }
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-            .with_context(|| format!("cannot open '{}'", path.display()))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                let holder = std::fs::read_to_string(&path).unwrap_or_default();
-                bail!(
-                    "another perflab run (process {}) is running this study; its lock is '{}'",
-                    holder.trim(),
-                    path.display()
-                );
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(e).with_context(|| format!("cannot lock '{}'", path.display()));
+        match crate::durable::lock(&path).with_context(|| format!("cannot lock '{}'", path.display()))? {
+            Ok(file) => Ok(Lock(file)),
+            Err(crate::durable::Held(holder)) => {
+                bail!("another perflab run (process {holder}) is running this study; its lock is '{}'", path.display())
             }
         }
-        // The holder's process id, for the message above: information only, the lock is the flock.
-        use std::io::Write;
-        file.set_len(0)?;
-        file.write_all(std::process::id().to_string().as_bytes())?;
-        Ok(Lock(file))
     }
 }
 

@@ -913,9 +913,13 @@ fn first_disagreement(d: &Draft, a: &crate::analysis::Analysis) -> Option<(usize
     None
 }
 
+/// The largest page `perflab import` reads (the published pages are 20 to 60 KB).
+pub const MAX_PAGE_BYTES: u64 = 16 << 20;
+
 /// Imports one page into `results/<id>`; refuses an existing study unless `force`.
 pub fn import_file(page: &Path, dir: &Path, force: bool) -> Result<Imported, String> {
-    let text = std::fs::read_to_string(page).map_err(|e| format!("{}: cannot read: {e}", page.display()))?;
+    let text =
+        crate::durable::read_text(page, MAX_PAGE_BYTES).map_err(|e| format!("{}: cannot read: {e}", page.display()))?;
     let imported = import(&text).map_err(|e| format!("{}:{}: {}", page.display(), e.line, e.message))?;
     write_study(&imported, dir, force).map_err(|e| format!("{}: {e}", dir.display()))?;
     Ok(imported)

@@ -117,6 +117,9 @@ const SCALARS: &[Known] = {
         known("request_goodput", RequestsPerSecond, Some(HigherIsBetter), 2, None),
         // The largest load of a curve that met its SLO (requests at once, or a second).
         known("slo_load", Number, Some(HigherIsBetter), 0, Some("metric-slo-load")),
+        // Where a curve's answer is a band: the smallest load above `slo_load` that missed the
+        // SLO every time (loads between went both ways).
+        known("slo_load_band_high", Number, None, 0, None),
         // The most requests a second a curve's points served within every per-request limit.
         known("slo_goodput", RequestsPerSecond, Some(HigherIsBetter), 2, Some("metric-slo-goodput")),
         known("request_rate", RequestsPerSecond, None, 2, None),

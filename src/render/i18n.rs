@@ -37,6 +37,42 @@ pub enum I18nError {
     Syntax(Diagnostic),
     #[error("cannot read '{path}': {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    #[error(
+        "'{path}': `{name}` is not a language tag such as tr, zh-Hans or pt-BR; a catalog is named after the language it holds, and that name becomes a folder of the site"
+    )]
+    BadLocale { path: PathBuf, name: String },
+    #[error("'{path}': {why}")]
+    BadFile { path: PathBuf, why: String },
+}
+
+/// The most bytes a catalog file may hold (the built-in ones are about 60 KB).
+pub const MAX_CATALOG_BYTES: u64 = 4 << 20;
+
+/// Whether `name` has the shape of a BCP 47 language tag a catalog may be named after: a
+/// language of 2 or 3 lowercase letters, then optionally a script (`Hans`) and a region (`BR`,
+/// `419`, or a private-use one such as `XA`). Never a path: no dot, slash or empty part.
+pub fn is_locale(name: &str) -> bool {
+    let mut parts = name.split('-');
+    let language = parts.next().unwrap_or("");
+    let lower =
+        |s: &str, n: std::ops::RangeInclusive<usize>| n.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_lowercase());
+    if !lower(language, 2..=3) {
+        return false;
+    }
+    let rest: Vec<&str> = parts.collect();
+    let script = |s: &str| {
+        s.len() == 4 && s.as_bytes()[0].is_ascii_uppercase() && s.bytes().skip(1).all(|b| b.is_ascii_lowercase())
+    };
+    let region = |s: &str| {
+        (s.len() == 2 && s.bytes().all(|b| b.is_ascii_uppercase()))
+            || (s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit()))
+    };
+    match rest.as_slice() {
+        [] => true,
+        [a] => script(a) || region(a),
+        [a, b] => script(a) && region(b),
+        _ => false,
+    }
 }
 
 /// An argument of a message: text, or a number, which the catalog's plural rules select on
@@ -325,8 +361,10 @@ pub fn load_all(dir: Option<&Path>) -> Result<BTreeMap<String, Catalog>, I18nErr
                 let path = entry.map_err(|source| I18nError::Io { path: folder.clone(), source })?.path();
                 if path.extension().is_some_and(|e| e == "ftl") {
                     let locale = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-                    let text = std::fs::read_to_string(&path)
-                        .map_err(|source| I18nError::Io { path: path.clone(), source })?;
+                    if !is_locale(&locale) {
+                        return Err(I18nError::BadLocale { path, name: locale });
+                    }
+                    let text = read_catalog(&path)?;
                     sources.insert(locale, (text, path));
                 }
             }
@@ -335,9 +373,31 @@ pub fn load_all(dir: Option<&Path>) -> Result<BTreeMap<String, Catalog>, I18nErr
     sources.into_iter().map(|(l, (s, p))| Catalog::parse(&l, &s, &p).map(|c| (l, c))).collect()
 }
 
+/// A catalog's text: a regular file (a link to one is followed) of at most
+/// [`MAX_CATALOG_BYTES`], never a FIFO or a device, which could hang the build or fill its memory.
+fn read_catalog(path: &Path) -> Result<String, I18nError> {
+    crate::durable::read_text(path, MAX_CATALOG_BYTES).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidInput => I18nError::BadFile { path: path.to_path_buf(), why: e.to_string() },
+        _ => I18nError::Io { path: path.to_path_buf(), source: e },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn catalogs_are_named_after_language_tags_never_paths() {
+        for good in ["en", "tr", "zh", "ja", "zh-Hans", "pt-BR", "en-XA", "es-419", "zh-Hant-TW", "fil"] {
+            assert!(is_locale(good), "{good}");
+        }
+        for bad in [
+            "..", ".", "", "EN", "e", "english", "en_US", "en-", "-en", "en-us", "zh-hans", "a/b", "en-XA-1", "en..",
+            "x.y",
+        ] {
+            assert!(!is_locale(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn numbers_follow_the_catalog() {

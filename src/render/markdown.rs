@@ -310,6 +310,20 @@ pub fn prose(text: &str) -> String {
     out
 }
 
+/// A page's Markdown with every directive of the tools that build the drop-ins made text, so
+/// that nothing a study or a catalog says can make them read a file into the page: mdBook's
+/// `{{#include …}}` (and its other `{{#…}}` preprocessors, which act inside code blocks too)
+/// is escaped as mdBook escapes it, `\{{#…}}`, and for mkdocs the snippets of
+/// `pymdownx.snippets` (`--8<-- "file"`) as that extension escapes them, `;--8<--`. Pages use
+/// neither, so only text that came from a study or a catalog changes.
+pub fn inert(page: &str, flavor: super::Flavor) -> String {
+    let page = page.replace("{{#", "\\{{#");
+    match flavor {
+        super::Flavor::Mkdocs => page.replace("--8<--", ";--8<--"),
+        _ => page,
+    }
+}
+
 /// Text for HTML: `&`, `<`, `>` and `"` as entities.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -254,7 +254,8 @@ impl Renderer {
         let tera = self.tera.get(locale).ok_or_else(|| I18nError::NoLocale(locale.to_string()))?;
         let mut context = tera::Context::new();
         context.insert("page", view);
-        Ok(tidy(&tera.render("page.md.tera", &context).map_err(template_error)?))
+        let page = tidy(&tera.render("page.md.tera", &context).map_err(template_error)?);
+        Ok(markdown::inert(&page, view.flavor))
     }
 
     /// `perflab diff` in one language: the page's "what changed" section on its own.

@@ -40,6 +40,10 @@ pub use reuse::RECORD;
 /// The list of files a build wrote, kept in the site folder so the next build can remove the
 /// ones it no longer writes.
 pub const FILE_LIST: &str = ".perflab-files";
+/// The largest list of files (or record of inputs) a build reads from the previous site, far
+/// more than a site of thousands of studies lists; anything larger, or not a plain file (a
+/// FIFO would hang the build), is no list.
+const MAX_LIST_BYTES: u64 = 64 << 20;
 
 /// The site's script, at its root: the only script its Content-Security-Policy allows.
 pub const SCRIPT: &str = "perflab.js";
@@ -75,7 +79,7 @@ fn study_of(rel: &str) -> Option<&str> {
 
 /// The studies whose pages the site in `out` holds, from its list of files.
 pub fn published_studies(out: &Path) -> BTreeSet<String> {
-    let list = std::fs::read_to_string(out.join(FILE_LIST)).unwrap_or_default();
+    let list = crate::durable::read_text(&out.join(FILE_LIST), MAX_LIST_BYTES).unwrap_or_default();
     list.lines().filter_map(|l| l.strip_prefix("md/data/")?.strip_suffix(".json")).map(str::to_string).collect()
 }
 
@@ -204,7 +208,7 @@ fn kept_files(out: &Path, ids: &[String], written: &dyn Fn(&str) -> bool) -> BTr
     if ids.is_empty() {
         return BTreeSet::new();
     }
-    let previous = std::fs::read_to_string(out.join(FILE_LIST)).unwrap_or_default();
+    let previous = crate::durable::read_text(&out.join(FILE_LIST), MAX_LIST_BYTES).unwrap_or_default();
     previous
         .lines()
         .filter(|rel| ids.iter().any(|id| belongs_to(rel, id)) && !written(rel) && out.join(rel).is_file())
@@ -227,6 +231,8 @@ struct Folder {
     keys: BTreeMap<String, reuse::Key>,
     /// The studies whose files are those of the old site ([`Folder::record_keys`]).
     reused: BTreeSet<String>,
+    /// The build's lock on the site, held while the folder lives.
+    _lock: std::fs::File,
 }
 
 impl Folder {
@@ -239,12 +245,29 @@ impl Folder {
             Ok(m) if !m.is_dir() => anyhow::bail!("'{}' is not a folder", out.display()),
             _ => out.to_path_buf(),
         };
+        // One build at a time into a site: a second one would share the new folder's name and
+        // remove or swap what the first is writing.
+        let lock_path = crate::durable::beside(&out, "lock");
+        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).with_context(|| format!("cannot create '{}'", parent.display()))?;
+        }
+        let lock = match crate::durable::lock(&lock_path)
+            .with_context(|| format!("cannot lock '{}'", lock_path.display()))?
+        {
+            Ok(file) => file,
+            Err(crate::durable::Held(holder)) => anyhow::bail!(
+                "another perflab build (process {holder}) is writing '{}'; run this one when it has finished (its lock is '{}')",
+                out.display(),
+                lock_path.display()
+            ),
+        };
         let fresh = crate::durable::beside(&out, "new");
         crate::durable::remove_tree(&fresh).with_context(|| format!("cannot remove '{}'", fresh.display()))?;
         std::fs::create_dir_all(&fresh).with_context(|| format!("cannot create '{}'", fresh.display()))?;
-        let previous = std::fs::read_to_string(out.join(FILE_LIST)).unwrap_or_default();
+        let previous = crate::durable::read_text(&out.join(FILE_LIST), MAX_LIST_BYTES).unwrap_or_default();
         let listed = previous.lines().map(str::to_string).collect();
         Ok(Folder {
+            _lock: lock,
             out,
             fresh,
             listed,
@@ -596,7 +619,10 @@ struct Work<'a> {
 
 /// Where a site will be served (`perflab build --site-url`): an `http` or `https` address,
 /// kept with a closing `/`. Open Graph wants absolute addresses, so a page names its own and
-/// its summary image's only when the build knows this one.
+/// its summary image's only when the build knows this one. It takes what a browser takes as a
+/// site's address, written plainly: the scheme in any case, a host name, an IPv4 address or a
+/// bracketed IPv6 one, a port from 1 to 65535, and a path without `.` or `..` segments; no user
+/// or password, query or fragment. Scheme and host are kept in lowercase.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SiteUrl(String);
 
@@ -604,21 +630,75 @@ impl std::str::FromStr for SiteUrl {
     type Err = String;
 
     fn from_str(text: &str) -> Result<SiteUrl, String> {
-        let rest = text.strip_prefix("https://").or_else(|| text.strip_prefix("http://"));
-        let Some(rest) = rest else {
-            return Err(format!("`{text}` is not an http:// or https:// address"));
+        let refuse = |why: &str| Err(format!("`{text}` {why}"));
+        let Some((scheme, rest)) = text.split_once("://") else {
+            return refuse("is not an http:// or https:// address");
         };
-        let host = rest.split('/').next().unwrap_or_default();
-        if host.is_empty() {
-            return Err(format!("`{text}` names no host"));
+        let scheme = scheme.to_ascii_lowercase();
+        if scheme != "http" && scheme != "https" {
+            return refuse("is not an http:// or https:// address");
         }
-        // An address a page prints as it is: no query, fragment, quote, space or markup.
-        if let Some(c) = rest.chars().find(|c| !(c.is_ascii_alphanumeric() || "-._~/:%+@".contains(*c))) {
-            return Err(format!("`{text}` holds `{c}`, which a site's address here may not"));
+        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        if authority.contains('@') {
+            return refuse("holds a user or password; a site's address names none");
         }
-        let slash = if text.ends_with('/') { "" } else { "/" };
-        Ok(SiteUrl(format!("{text}{slash}")))
+        let (host, port) = match authority.strip_prefix('[') {
+            Some(v6) => match v6.split_once(']') {
+                Some((inside, after)) if inside.parse::<std::net::Ipv6Addr>().is_ok() => (format!("[{inside}]"), after),
+                _ => return refuse("holds no valid bracketed IPv6 address"),
+            },
+            None => {
+                let (host, after) = authority.split_at(authority.find(':').unwrap_or(authority.len()));
+                match host_problem(host) {
+                    Some(why) => return refuse(&why),
+                    None => (host.to_ascii_lowercase(), after),
+                }
+            }
+        };
+        let port = match port {
+            "" => String::new(),
+            p => match p.strip_prefix(':').map(|n| (n, n.parse::<u16>())) {
+                Some((n, Ok(v))) if v > 0 && n.bytes().all(|b| b.is_ascii_digit()) => format!(":{v}"),
+                _ => return refuse("has a port that is not a number from 1 to 65535"),
+            },
+        };
+        for segment in path.split('/').skip(1) {
+            if segment == "." || segment == ".." {
+                return refuse("has a `.` or `..` in its path");
+            }
+            // An address a page prints as it is: no query, fragment, quote, space or markup.
+            if let Some(c) = segment.chars().find(|c| !(c.is_ascii_alphanumeric() || "-._~%+".contains(*c))) {
+                return refuse(&format!("holds `{c}`, which a site's address here may not"));
+            }
+            let bytes = segment.as_bytes();
+            let hex = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_hexdigit);
+            if (0..bytes.len()).any(|i| bytes[i] == b'%' && !(hex(i + 1) && hex(i + 2))) {
+                return refuse("has a `%` that is not followed by two hexadecimal digits");
+            }
+        }
+        let slash = if path.ends_with('/') { "" } else { "/" };
+        Ok(SiteUrl(format!("{scheme}://{host}{port}{path}{slash}")))
     }
+}
+
+/// Why `host` is no host name or IPv4 address a site may be served at, or `None` when it is one:
+/// dot-separated labels of letters, digits and `-` (not at a label's ends), 1 to 63 characters
+/// each and 253 in all; four numbers from 0 to 255 when every label is a number.
+fn host_problem(host: &str) -> Option<String> {
+    if host.is_empty() {
+        return Some("names no host".to_string());
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    if labels.iter().all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit())) {
+        return host.parse::<std::net::Ipv4Addr>().is_err().then(|| "has an IPv4 address out of range".to_string());
+    }
+    let label_ok = |l: &&str| {
+        (1..=63).contains(&l.len())
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    (host.len() > 253 || !labels.iter().all(label_ok)).then(|| "names no valid host".to_string())
 }
 
 impl SiteUrl {
@@ -797,8 +877,49 @@ fn page_context(
 
 #[cfg(test)]
 mod tests {
-    use super::{card_hardware, link_same};
+    use super::{SiteUrl, card_hardware, link_same};
     use std::os::unix::fs::MetadataExt;
+
+    /// What a browser would take as a site's address, and what it would not.
+    #[test]
+    fn a_site_address_is_one_a_browser_takes() {
+        let kept = [
+            ("https://guides.example.org/perf", "https://guides.example.org/perf/"),
+            ("HTTPS://Guides.Example.org/", "https://guides.example.org/"),
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080/"),
+            ("http://[::1]:3000/docs/", "http://[::1]:3000/docs/"),
+            ("https://a-b.example/x%20y/v1.2", "https://a-b.example/x%20y/v1.2/"),
+            ("https://localhost", "https://localhost/"),
+        ];
+        for (text, url) in kept {
+            assert_eq!(text.parse::<SiteUrl>().map(|u| u.0), Ok(url.to_string()), "{text}");
+        }
+        let refused = [
+            ("https://user:pass@host/", "user or password"),
+            ("https://host/a/../b", "`.` or `..`"),
+            ("https://host/./b", "`.` or `..`"),
+            ("https://host:99999999/", "port"),
+            ("https://host:0/", "port"),
+            ("https://host:/", "port"),
+            ("https://-/", "no valid host"),
+            ("https://a..b/", "no valid host"),
+            ("https://host-.example/", "no valid host"),
+            ("https://host/%", "`%`"),
+            ("https://host/%zz", "`%`"),
+            ("https://256.1.1.1/", "IPv4"),
+            ("https://[::g]/", "IPv6"),
+            ("https://[::1/", "IPv6"),
+            ("https:///x", "no host"),
+            ("https://host/?q=1", "`?`"),
+            ("https://host/a\"b", "`\"`"),
+            ("ftp://host/", "http:// or https://"),
+            ("javascript:alert(1)", "http:// or https://"),
+        ];
+        for (text, why) in refused {
+            let e = text.parse::<SiteUrl>().unwrap_err();
+            assert!(e.contains(why), "{text}: {e}");
+        }
+    }
 
     #[test]
     fn a_file_the_old_site_holds_as_it_is_gets_a_second_name() {

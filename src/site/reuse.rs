@@ -22,7 +22,7 @@ use std::path::Path;
 pub const RECORD: &str = ".perflab-inputs";
 
 /// The record's first line: its format, and that of the keys in it.
-const HEADER: &str = "perflab-inputs 2";
+const HEADER: &str = "perflab-inputs 3";
 
 /// A hash of everything one study's files are made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,7 +122,9 @@ impl Record {
     /// The record of the site in `out`; an empty one where there is none, or it is not one
     /// this program wrote whole (then every study is rendered).
     fn read(out: &Path) -> Record {
-        let text = std::fs::read_to_string(out.join(RECORD)).unwrap_or_default();
+        // A record that is not a plain file of a sensible size (a FIFO would hang the build) is
+        // no record: every study is rendered.
+        let text = crate::durable::read_text(&out.join(RECORD), super::MAX_LIST_BYTES).unwrap_or_default();
         Record::parse(&text).unwrap_or_default()
     }
 
@@ -132,15 +134,23 @@ impl Record {
             return None;
         }
         let mut studies: HashMap<String, (Key, Vec<(String, blake3::Hash)>)> = HashMap::new();
+        let mut lists: HashMap<String, blake3::Hash> = HashMap::new();
         let mut current: Option<String> = None;
         for line in lines {
             if line == "end" {
+                // A study whose file lines are not those its own line counted (one lost or
+                // added) keeps nothing: its files are made again.
+                studies.retain(|id, (_, files)| {
+                    lists.get(id) == Some(&list_hash(files.iter().map(|(r, h)| (r.as_str(), h))))
+                });
                 return Some(Record(studies));
             }
             let (first, rest) = line.split_once(' ')?;
             if first == "study" {
-                let (id, key) = rest.split_once(' ')?;
+                let mut words = rest.split(' ');
+                let (id, key, list) = (words.next()?, words.next()?, words.next()?);
                 studies.insert(id.to_string(), (Key(blake3::Hash::from_hex(key).ok()?), Vec::new()));
+                lists.insert(id.to_string(), blake3::Hash::from_hex(list).ok()?);
                 current = Some(id.to_string());
             } else {
                 let id = current.as_deref()?;
@@ -174,13 +184,27 @@ pub(super) fn record(keys: &BTreeMap<String, Key>, written: &BTreeMap<String, Op
     }
     let mut text = format!("{HEADER}\n");
     for (id, Key(key)) in keys {
-        text.push_str(&format!("study {id} {}\n", key.to_hex()));
-        for (rel, hash) in files.get(id.as_str()).into_iter().flatten() {
+        let mine = files.get(id.as_str()).map(Vec::as_slice).unwrap_or_default();
+        let list = list_hash(mine.iter().map(|(rel, hash)| (*rel, *hash)));
+        text.push_str(&format!("study {id} {} {}\n", key.to_hex(), list.to_hex()));
+        for (rel, hash) in mine {
             text.push_str(&format!("{} {rel}\n", hash.to_hex()));
         }
     }
     text.push_str("end\n");
     text
+}
+
+/// The hash of a study's file lines, in order: the record's line of the study carries it, so a
+/// record that lost or gained a file line is seen.
+fn list_hash<'a>(files: impl Iterator<Item = (&'a str, &'a blake3::Hash)>) -> blake3::Hash {
+    let mut h = blake3::Hasher::new();
+    for (rel, hash) in files {
+        h.update(hash.as_bytes());
+        h.update(rel.as_bytes());
+        h.update(b"\n");
+    }
+    h.finalize()
 }
 
 impl Folder {
@@ -292,5 +316,11 @@ mod tests {
         assert_eq!(Record::parse(&text.replace("en/a.html", "en/b.html")), None);
         assert_eq!(Record::parse(&text.replace("md/en/a/", "md/../a/")), None);
         assert_eq!(Record::parse(""), None);
+        // A file line lost (or one added): that study keeps nothing, the others keep theirs.
+        let lost: String =
+            text.lines().filter(|l| !l.ends_with(" md/en/a/summary.png")).map(|l| format!("{l}\n")).collect();
+        assert_eq!(Record::parse(&lost).unwrap().files("a", key), None);
+        let added = text.replace("end\n", &format!("{} md/en/a/extra.png\nend\n", page.to_hex()));
+        assert_eq!(Record::parse(&added).unwrap().files("a", key), None);
     }
 }

@@ -462,6 +462,9 @@ pub fn probe_of(
 
 /// The metric a curve's run gets for its boundary: the largest load that met the SLO.
 pub const BOUNDARY_METRIC: &str = "slo_load";
+/// The metric a curve's run gets when its answer is a band: the smallest load above the
+/// boundary that missed the SLO every time (the boundary, [`BOUNDARY_METRIC`], met it every time).
+pub const BAND_HIGH_METRIC: &str = "slo_load_band_high";
 /// The metric a curve's run gets for its best goodput.
 pub const GOODPUT_METRIC: &str = "slo_goodput";
 /// What a point's per-request records are named after its result: `chat@16.requests.jsonl`.
@@ -710,6 +713,9 @@ impl Study {
             };
             let Some(mut run) = edge.run.clone() else { continue };
             run.block.metrics.insert(BOUNDARY_METRIC.into(), edge.load as f64);
+            if let Some(band) = answers[*k].band {
+                run.block.metrics.insert(BAND_HIGH_METRIC.into(), band.high as f64);
+            }
             let best = search.points.iter().filter_map(|p| p.goodput.map(|g| g.request_goodput)).reduce(f64::max);
             if let Some(g) = best {
                 run.block.metrics.insert(GOODPUT_METRIC.into(), g);

@@ -215,12 +215,12 @@ impl Study {
                 0,
                 format!("the study's folder name `{id}` is not a study id: {why}"),
             ));
-        } else if id == "index" {
+        } else if let Some(taken) = reserved_study_id(&id) {
             problems.push(Diagnostic::new(
                 &file,
                 0,
                 0,
-                "the study's folder name `index` is taken by the site's index page; rename the folder",
+                format!("the study's folder name `{id}` is taken by {taken}; rename the folder"),
             ));
         }
         problems.extend(control_characters(&file, &source));
@@ -1202,6 +1202,27 @@ pub fn id_problem(name: &str) -> Option<String> {
     } else {
         None
     }
+}
+
+/// Names a study's pages would share with a file the site, the book or the mkdocs drop-in
+/// writes itself (compared without case, as a case-insensitive file system compares them), and
+/// what takes each.
+const RESERVED_STUDY_IDS: &[(&str, &str)] = &[
+    ("index", "the site's index page"),
+    ("summary", "the book's table of contents (`SUMMARY.md`)"),
+    ("book", "the book's settings (`book.toml`)"),
+    ("print", "mdBook's page of the whole book (`print.html`)"),
+    ("toc", "mdBook's table of contents (`toc.html`)"),
+    ("404", "the not-found page of mdBook and mkdocs (`404.html`)"),
+    ("search", "mkdocs' search (`search/`)"),
+    ("searchindex", "mdBook's search index (`searchindex.js`)"),
+    ("sitemap", "mkdocs' site map (`sitemap.xml`)"),
+    ("data", "the site's exports (`data/`)"),
+];
+
+/// What already takes a study id among the site's own files, when something does.
+pub fn reserved_study_id(id: &str) -> Option<&'static str> {
+    RESERVED_STUDY_IDS.iter().find(|(name, _)| id.eq_ignore_ascii_case(name)).map(|(_, what)| *what)
 }
 
 /// Keys whose values are prose (localized Markdown, an error as printed, a regular expression):

@@ -233,6 +233,69 @@ fn a_failing_point_placed_by_hand_makes_its_load_fail() {
     assert!(c["boundary"].as_u64().unwrap() < boundary, "{c}");
 }
 
+/// A curve whose load above the boundary went both ways is a band, not a load: `analyze` gives
+/// it, the page says it, and the CSV carries its upper end beside `slo_load`. The points are
+/// placed by hand (TPOT 10 ms meets the 20 ms limit, 30 ms misses it): 14 met three times out of
+/// three, 15 twice out of three, 16 never.
+#[test]
+fn a_boundary_whose_next_load_went_both_ways_is_a_band() {
+    let (_tmp, dir) = study("", "{ min = 1, max = 32, points = 20 }", "mean_tpot_ms = 20", 100);
+    let block = |tpot: f64| {
+        format!(
+            "============ Serving Benchmark Result ============\n\
+             Successful requests:                     100\n\
+             Benchmark duration (s):                  10.00\n\
+             Total generated tokens:                  1000\n\
+             Output token throughput (tok/s):         100.00\n\
+             Mean TPOT (ms):                          {tpot:.2}\n\
+             ==================================================\n"
+        )
+    };
+    let runs = dir.join("runs/engine/sim");
+    std::fs::create_dir_all(&runs).unwrap();
+    let placed = [
+        ("chat@1.txt", 10.0),
+        ("chat@2.txt", 10.0),
+        ("chat@4.txt", 10.0),
+        ("chat@8.txt", 10.0),
+        ("chat@12.txt", 10.0),
+        ("chat@14.txt", 10.0),
+        ("chat@14.r2.txt", 10.0),
+        ("chat@14.r3.txt", 10.0),
+        ("chat@15.txt", 30.0),
+        ("chat@15.r2.txt", 10.0),
+        ("chat@15.r3.txt", 10.0),
+        ("chat@16.txt", 30.0),
+    ];
+    for (file, tpot) in placed {
+        std::fs::write(runs.join(file), block(tpot)).unwrap();
+    }
+    let c = curve(&dir);
+    assert_eq!((c["boundary"].as_u64(), c["stop"].as_str()), (Some(14), Some("resolution")), "{c}");
+    assert_eq!((c["band"]["low"].as_u64(), c["band"]["high"].as_u64()), (Some(14), Some(16)), "{c}");
+    let (code, page, err) = common::perflab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        page.contains("the answer is a band, not one load: 14 met the SLO in every measurement and 16 missed it in every one, while the loads between went both ways (15: met in 2 of 3)"),
+        "{page}"
+    );
+    assert!(page.contains("met in 2 of 3 measurements"), "{page}");
+    let out = dir.parent().unwrap().join("site");
+    let (code, _, err) = common::perflab(&[
+        "build",
+        "--results",
+        dir.parent().unwrap().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let csv = std::fs::read_to_string(out.join("md/data/curve.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let column = header.iter().position(|h| *h == "slo_load_band_high").unwrap_or_else(|| panic!("{csv}"));
+    let row = csv.lines().find(|l| l.contains(",engine,sim,chat,")).unwrap_or_else(|| panic!("{csv}"));
+    assert_eq!(row.split(',').nth(column), Some("16"), "{row}");
+}
+
 /// A profile's own `max_concurrency` would be replaced by every point's load: `check` says so.
 #[test]
 fn a_curve_profile_that_fixes_its_own_load_is_refused() {

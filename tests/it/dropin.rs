@@ -270,3 +270,84 @@ fn mdbook_builds_each_language_as_a_book() {
         assert_links_resolve(&book);
     }
 }
+
+/// A study whose note asks mdBook and mkdocs to read a file into the page (`{{#include}}`, in
+/// text and in a code block, and a `--8<--` snippet), and the file it names, whose contents
+/// must not reach any built page.
+fn hostile(tmp: &Path) -> (Study, String) {
+    let secret = "SECRET-7f3a9c-NOT-FOR-PAGES";
+    let file = tmp.join("secret.txt");
+    std::fs::write(&file, secret).unwrap();
+    let dir = tmp.join("results/hostile");
+    common::copy_dir(&root().join("results/glm-5.2-fp8-h200"), &dir);
+    let spec = dir.join("study.toml");
+    let path = file.display();
+    let note = format!(
+        "[[notes]]\nen = \"\"\"Read {{{{#include {path}}}}} here.\n\n--8<-- \"secret.txt\"\n\n```\n{{{{#include {path}}}}}\n```\n\"\"\"\n\n[[notes]]"
+    );
+    let text = std::fs::read_to_string(&spec).unwrap().replacen("[[notes]]", &note, 1);
+    std::fs::write(&spec, text).unwrap();
+    (Study::load(&dir).unwrap(), secret.to_string())
+}
+
+/// Every file under `dir` that holds `needle`.
+fn holding(dir: &Path, needle: &str) -> Vec<String> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| std::fs::read(e.path()).unwrap().windows(needle.len()).any(|w| w == needle.as_bytes()))
+        .map(|e| e.path().display().to_string())
+        .collect()
+}
+
+#[test]
+#[ignore = "needs mdBook (.ci/run installs it): run with --include-ignored"]
+fn mdbook_reads_no_file_a_study_names_into_the_book() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (study, secret) = hostile(tmp.path());
+    let site = Site::build(&[study], &Renderer::new(None).unwrap(), Flavor::Commonmark).unwrap();
+    let out = tmp.path().join("site");
+    site.write(&out).unwrap();
+    let dir = out.join("md/en");
+    let done = Command::new("mdbook").arg("build").current_dir(&dir).output().expect("mdbook is not installed");
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let page = std::fs::read_to_string(dir.join("book/hostile.html")).unwrap();
+    assert!(page.contains("{{#include"), "the directive is shown as text");
+    assert_eq!(holding(&dir.join("book"), &secret), Vec::<String>::new());
+}
+
+#[test]
+#[ignore = "needs mkdocs (.ci/run installs it with .ci/mkdocs-venv.sh): run with --include-ignored"]
+fn mkdocs_reads_no_file_a_study_names_into_the_site() {
+    let mkdocs = mkdocs();
+    let tmp = tempfile::tempdir().unwrap();
+    let (study, secret) = hostile(tmp.path());
+    let site = Site::build(&[study], &Renderer::new(None).unwrap(), Flavor::Mkdocs).unwrap();
+    let docs = tmp.path().join("docs");
+    for (path, bytes) in &site.files {
+        if let Some(rel) = path.strip_prefix("md/en/")
+            && rel != "SUMMARY.md"
+            && rel != "book.toml"
+        {
+            let to = docs.join(rel);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::write(to, bytes).unwrap();
+        }
+    }
+    std::fs::write(docs.join("index.md"), "# Guides\n\n- [hostile](hostile.md)\n").unwrap();
+    // GPUStack's extensions, and snippets that may read the folder the secret lies in.
+    let config = std::fs::read_to_string(root().join("tests/fixtures/mkdocs/mkdocs.yml")).unwrap();
+    let snippets = format!("  - pymdownx.snippets:\n      base_path: [\"{}\"]\n", tmp.path().display());
+    std::fs::write(tmp.path().join("mkdocs.yml"), format!("{}{snippets}", config.replace("LANGUAGE", "en"))).unwrap();
+    let done = Command::new(&mkdocs)
+        .args(["build", "--site-dir", "built"])
+        .current_dir(tmp.path())
+        .env("NO_MKDOCS_2_WARNING", "1")
+        .output()
+        .unwrap();
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let page = std::fs::read_to_string(tmp.path().join("built/hostile/index.html")).unwrap();
+    assert!(page.contains("--8&lt;--") || page.contains("--8<--"), "the snippet is shown as text");
+    assert_eq!(holding(&tmp.path().join("built"), &secret), Vec::<String>::new());
+}

@@ -167,6 +167,9 @@ fn study_folder_names_follow_the_id_rule() {
         ("\"><img src=x onerror=alert(1)>", "is not a study id"),
         ("my study", "is not a study id"),
         ("index", "is taken by the site's index page"),
+        ("SUMMARY", "is taken by the book's table of contents (`SUMMARY.md`)"),
+        ("Print", "is taken by mdBook's page of the whole book"),
+        ("book", "is taken by the book's settings"),
         (&"x".repeat(120), "ids are at most 100 characters long"),
     ] {
         let (_t, dir) = edited(name, "model = ", "model = ");

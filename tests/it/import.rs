@@ -696,3 +696,17 @@ fn a_guidellm_page_s_profiles_are_guidellm_commands() {
         assert!(!words.iter().any(|w| w == "--rate-type" || w == "--seed" || w == "--request-rate"), "{words:?}");
     }
 }
+
+/// A page that is a FIFO is refused with its path, at once, instead of hanging the import.
+#[test]
+fn a_page_that_is_not_a_regular_file_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let page = tmp.path().join("page.md");
+    assert!(std::process::Command::new("mkfifo").arg(&page).status().unwrap().success());
+    let results = tmp.path().join("results");
+    let (code, _, err) =
+        common::perflab(&["import", page.to_str().unwrap(), "--id", "p", "--results", results.to_str().unwrap()]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("page.md: cannot read: not a regular file"), "{err}");
+    assert!(!results.join("p").exists());
+}

@@ -119,6 +119,36 @@ fn copy_templates(to: &Path) {
     copy_dir(&root().join("templates"), to);
 }
 
+/// A catalog whose name is not a language tag (`...ftl` names the locale `..`) is refused with
+/// its path before anything is written: the build would otherwise write beside the site.
+#[test]
+fn a_catalog_not_named_after_a_language_is_refused_and_nothing_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let templates = tmp.path().join("templates");
+    copy_templates(&templates);
+    std::fs::copy(root().join("templates/i18n/en.ftl"), templates.join("i18n/...ftl")).unwrap();
+    let results = tmp.path().join("results");
+    copy_dir(&root().join("results/deepseek-v3.2-h200"), &results.join("deepseek-v3.2-h200"));
+    let out = tmp.path().join("site");
+    let done = common::site_build(&results, &out).arg("--templates").arg(&templates).output().unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert_ne!(done.status.code(), Some(0), "{err}");
+    assert!(err.contains("...ftl") && err.contains("is not a language tag"), "{err}");
+    let mut left: Vec<String> =
+        std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    left.sort();
+    assert_eq!(left, ["results", "templates"], "nothing written beside the site");
+    assert!(!out.exists());
+    // A FIFO in its place is refused too, instead of hanging the build.
+    std::fs::remove_file(templates.join("i18n/...ftl")).unwrap();
+    let fifo = templates.join("i18n/de.ftl");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let done = common::site_build(&results, &out).arg("--templates").arg(&templates).output().unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert_ne!(done.status.code(), Some(0), "{err}");
+    assert!(err.contains("de.ftl") && err.contains("not a regular file"), "{err}");
+}
+
 #[test]
 fn a_new_language_is_a_new_catalog() {
     let tmp = tempfile::tempdir().unwrap();

@@ -162,3 +162,45 @@ fn other_contents_in_a_dataset_file_render_its_study_again() {
     assert_eq!(reused(&build(results, &site, &[])), 0);
     assert!(std::fs::read_to_string(&page).unwrap().contains("the dataset file has different contents now"));
 }
+
+/// A record that lost the line of one file, or gained one: that study is rendered again, the
+/// others are taken, and the site is the one a build that renders everything makes.
+#[test]
+fn a_record_that_lost_or_gained_a_file_line_renders_that_study_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = results(tmp.path());
+    let site = tmp.path().join("site");
+    build(&results, &site, &[]);
+    let whole = rendered(&results, tmp.path(), &[]);
+    let record = site.join(".perflab-inputs");
+    let text = std::fs::read_to_string(&record).unwrap();
+    let lost: String =
+        text.lines().filter(|l| !l.ends_with(" en/qwen3-14b-h100.html")).map(|l| format!("{l}\n")).collect();
+    assert_ne!(lost, text);
+    std::fs::write(&record, lost).unwrap();
+    assert_eq!(reused(&build(&results, &site, &[])), 5);
+    assert!(site.join("en/qwen3-14b-h100.html").is_file());
+    assert_eq!(tree(&site), whole);
+    let line = text.lines().find(|l| l.ends_with(" en/qwen3-14b-h100.html")).unwrap();
+    let hash = line.split(' ').next().unwrap();
+    let extra = format!("{line}\n{hash} md/en/qwen3-14b-h100/extra.png");
+    let gained = std::fs::read_to_string(&record).unwrap().replace(line, &extra);
+    std::fs::write(&record, gained).unwrap();
+    assert_eq!(reused(&build(&results, &site, &[])), 5);
+    assert_eq!(tree(&site), whole);
+}
+
+/// A record that is a FIFO is no record: the build renders every study instead of waiting for
+/// a writer that never comes.
+#[test]
+fn a_record_that_is_a_fifo_is_no_record() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = results(tmp.path());
+    let site = tmp.path().join("site");
+    build(&results, &site, &[]);
+    let record = site.join(".perflab-inputs");
+    std::fs::remove_file(&record).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&record).status().unwrap().success());
+    assert_eq!(reused(&build(&results, &site, &[])), 0);
+    assert_eq!(tree(&site), rendered(&results, tmp.path(), &[]));
+}

@@ -144,3 +144,30 @@ fn links_of_the_old_site_are_not_followed() {
     assert_eq!(std::fs::read_to_string(outside.join("secret.txt")).unwrap(), "secret");
     assert_eq!(tree(&outside).len(), 1);
 }
+
+/// Two builds into one site at once: one waits for nothing and writes, the other stops with a
+/// message naming the build that holds the site, and the site left is the one a build into an
+/// empty folder makes, file for file. Three rounds, each over the site the round before left.
+#[test]
+fn two_builds_at_once_leave_one_whole_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = root().join("results");
+    let alone = tmp.path().join("alone");
+    assert!(build(&results, &alone).wait().unwrap().success());
+    let whole = tree(&alone);
+    let out = tmp.path().join("site");
+    for round in 0..3 {
+        let start = || common::site_build(&results, &out).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let (a, b) = (start(), start());
+        let ends = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+        assert!(ends.iter().any(|e| e.status.success()), "round {round}: neither build finished");
+        for end in ends.iter().filter(|e| !e.status.success()) {
+            let err = String::from_utf8_lossy(&end.stderr);
+            assert!(
+                err.contains("another perflab build (process") && err.contains("is writing"),
+                "round {round}: {err}"
+            );
+        }
+        assert!(tree(&out) == whole, "round {round}: the site differs from a build into an empty folder");
+    }
+}
