@@ -164,10 +164,10 @@ fn a_search_goes_on_from_the_points_an_earlier_start_measured() {
     assert_eq!(code, 0);
     assert!(out.contains("done") && out.contains("4 of at most 4 load points measured"), "{out}");
     let spec = dir.join("study.toml");
-    let text = std::fs::read_to_string(&spec).unwrap().replace("points = 4", "points = 14");
+    let text = std::fs::read_to_string(&spec).unwrap().replace("points = 4", "points = 24");
     std::fs::write(&spec, text).unwrap();
     let (_, out, _) = common::perflab(&["plan", dir.to_str().unwrap()]);
-    assert!(out.contains("pending") && out.contains("4 of at most 14 load points measured"), "{out}");
+    assert!(out.contains("pending") && out.contains("4 of at most 24 load points measured"), "{out}");
     run_ok(&dir);
     let second = curve(&dir);
     let loads: Vec<u64> = values(&second, "mean_tpot_ms").iter().map(|(l, _)| *l).collect();
@@ -177,9 +177,15 @@ fn a_search_goes_on_from_the_points_an_earlier_start_measured() {
     for load in &unique {
         let times = loads.iter().filter(|l| *l == load).count();
         let confirmed = *load == boundary || Some(*load) == unique.iter().copied().find(|l| *l > boundary);
-        assert_eq!(times, if confirmed { 3 } else { 1 }, "{load}: {loads:?}");
+        // A confirmation that misses moves the search down, so a load near the edge may have
+        // been measured more than once; the final pair has exactly `confirm` measurements.
+        if confirmed {
+            assert_eq!(times, 3, "{load}: {loads:?}");
+        } else {
+            assert!(times <= 3, "{load}: {loads:?}");
+        }
     }
-    assert!(loads.len() <= 14 && unique.len() > 4, "{loads:?}");
+    assert!(loads.len() <= 24 && unique.len() > 4, "{loads:?}");
     // The first start measured 1, 2, 4, 8; the second went on from there.
     let attempts = |n: u32| {
         std::fs::read_dir(dir.join(format!("runs/engine/sim/attempts/{n}")))
