@@ -30,6 +30,8 @@ pub struct CurvePoint {
     /// Mean time per output token: 1000 ÷ it is the tokens a second each user sees.
     pub mean_tpot_ms: Option<f64>,
     pub verdict: Verdict,
+    /// What the search made of it: met, missed, or failed (no verdict on its load).
+    pub outcome: crate::metric::load::Outcome,
     /// Requests in flight on average (Little's law: request throughput × mean end-to-end
     /// latency) for a concurrency axis; requests a second for a rate axis.
     pub achieved: Option<f64>,
@@ -118,6 +120,7 @@ pub fn curve(study: &Study, chain: &Chain, config: &VariantRef, profile: &str) -
                 output_throughput: m("output_throughput"),
                 mean_tpot_ms: m("mean_tpot_ms"),
                 verdict: p.verdict.clone(),
+                outcome: p.probe().outcome,
                 achieved,
                 kept_up: achieved.map(|a| a >= KEEP_UP * p.load as f64),
                 goodput: p.goodput,

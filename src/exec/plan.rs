@@ -412,9 +412,7 @@ fn curve_status(
     }
     let newest = study.searches(&key.stage, &key.variant, &key.profile).last();
     // A search that gave up on a load whose measurement kept failing is a failure, not done.
-    if let Some(search) = newest.filter(|s| s.answer.stop == Some(crate::metric::load::Stop::Failed))
-        && let Some(point) = search.points.iter().rev().find(|p| p.failed())
-    {
+    if let Some(point) = newest.and_then(crate::study::curve::Search::gave_up_on) {
         let class = point.failure.as_ref().map_or(crate::study::FailureClass::BenchmarkFailure, |f| f.class);
         return Ok(Status::Failed { class });
     }

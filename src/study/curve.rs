@@ -420,6 +420,15 @@ impl Search {
         self.points.iter().min_by_key(|p| p.attempt).and_then(|p| p.provenance.as_ref())
     }
 
+    /// The newest failed measurement of the load the search gave up on, when it stopped on
+    /// [`Stop::Failed`](crate::metric::load::Stop::Failed): why the curve is not whole.
+    pub fn gave_up_on(&self) -> Option<&Point> {
+        use crate::metric::load::{MAX_FAILURES, Stop};
+        (self.answer.stop == Some(Stop::Failed)).then_some(())?;
+        let load = self.answer.failed.iter().find(|t| t.failed >= MAX_FAILURES)?.load;
+        self.points.iter().rev().find(|p| p.load == load && p.failed())
+    }
+
     /// What the search found so far: its boundary, and why it stopped (`None`: not finished).
     fn answer_of(points: &[Point], loads: &Loads) -> crate::metric::load::Answer {
         let probes: Vec<_> = points.iter().map(Point::probe).collect();
@@ -682,8 +691,7 @@ impl Study {
         // The newest search gave up on a load whose measurement kept failing: the curve is not
         // whole, so the configuration failed the profile the way that load's measurement did.
         if answers[counted[0]].stop == Some(crate::metric::load::Stop::Failed) {
-            let newest = &searches[counted[0]];
-            if let Some(point) = newest.points.iter().rev().find(|p| p.failed())
+            if let Some(point) = searches[counted[0]].gave_up_on()
                 && let Some(mut m) = self.point_manifest(point).cloned()
             {
                 let failure = point.failure.clone().unwrap_or(super::RecordedFailure {

@@ -318,15 +318,7 @@ impl Ctx<'_> {
         let probes: Vec<crate::metric::load::Probe> = curve
             .points
             .iter()
-            .map(|p| crate::metric::load::Probe {
-                load: p.load,
-                outcome: match (p.failure, p.verdict.met) {
-                    (Some(_), _) => crate::metric::load::Outcome::Failed,
-                    (None, true) => crate::metric::load::Outcome::Met,
-                    (None, false) => crate::metric::load::Outcome::Missed,
-                },
-                throughput: p.output_throughput,
-            })
+            .map(|p| crate::metric::load::Probe { load: p.load, outcome: p.outcome, throughput: p.output_throughput })
             .collect();
         crate::metric::load::by_load(&probes).into_values().collect()
     }
