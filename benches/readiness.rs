@@ -7,7 +7,7 @@
 //!
 //!   cargo bench --bench readiness [-- TRIALS]      # default 200 a way
 
-use perflab::exec::local::{Backoff, ready};
+use perflab::exec::port::{Backoff, ready};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};

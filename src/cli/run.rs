@@ -1,7 +1,7 @@
 //! `perflab run STUDY`
 
 use super::Exit;
-use crate::exec::local::{Backend, Event, Interrupt};
+use crate::exec::{Backend, Event, Interrupt};
 use crate::exec::{LocalBackend, RunOptions, SlurmBackend};
 use crate::study::{Cluster, LocalMachine};
 use anyhow::Context;

@@ -13,8 +13,10 @@
 //! own; one the cluster ends for a reason of its own (`scancel` from outside, a node failure,
 //! preemption) leaves them pending, with the end in the attempt's manifests.
 
-use super::local::{Backend, Event, Interrupt, Launch, LocalBackend, Report};
+use super::backend::{self, Backend, Event, Interrupt, Launch, Report};
+use super::local::LocalBackend;
 use super::plan::Job;
+use super::process;
 use crate::study::command::quote;
 use crate::study::outcome::{JobEnd, job_end};
 use crate::study::{Cluster, FailureClass, MANIFEST_SUFFIX, Manifest, RunState};
@@ -206,7 +208,7 @@ impl SlurmBackend {
         if id.is_empty() || !id.chars().all(|c| c.is_ascii_digit() || c == '_') {
             return Err(format!("sbatch printed no job id: `{}`", out.trim()));
         }
-        let record = JobRecord { id: id.clone(), submitted_at: super::local::now() };
+        let record = JobRecord { id: id.clone(), submitted_at: backend::now() };
         write(JOB_RECORD, &serde_json::to_vec_pretty(&record).map_err(|e| e.to_string())?)?;
         Ok(id)
     }
@@ -301,7 +303,7 @@ impl Backend for SlurmBackend {
     }
 
     fn execute(&self, launch: &Launch, interrupt: &Interrupt, progress: &mut dyn FnMut(Event)) -> Report {
-        let started_at = super::local::now();
+        let started_at = backend::now();
         let id = match self.job_of(launch, interrupt, progress) {
             Ok(id) => id,
             Err(NoJob::Stopped) => return Report { started_at, interrupted: true, ..Report::default() },
@@ -318,7 +320,7 @@ impl Backend for SlurmBackend {
                 "Slurm job {id}: stopped waiting while the controller does not answer; `perflab run --backend slurm` follows the job again"
             )));
             return Report {
-                started_at: super::local::now(),
+                started_at: backend::now(),
                 job_id: Some(id),
                 interrupted: true,
                 job_still_queued: true,
@@ -455,7 +457,7 @@ fn ended(launch: &Launch, id: &str, job: Followed, started_at: String, progress:
         }
         JobEnd::Ran if cancelled_here => report.interrupted = true,
         JobEnd::Ran if !had_report && !report.interrupted => {
-            let output = super::local::tail(&launch.dir.join(OUTPUT), 5);
+            let output = process::tail(&launch.dir.join(OUTPUT), 5);
             let last = output.iter().rev().find(|l| !l.trim().is_empty()).map_or("", |l| l.trim());
             report.start_failure =
                 Some((FailureClass::StartFailure, format!("{message} without a report; its output ends: {last}")));

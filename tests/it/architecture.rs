@@ -80,3 +80,28 @@ fn exit_codes_come_from_one_rule() {
     }
     assert!(found.is_empty(), "exit codes outside the rule: {found:?}");
 }
+
+/// The tests that take `common::serial()` under `cargo test` are the ones `.ci/run`'s nextest
+/// runs one at a time (its `wall-clock` group), name for name.
+#[test]
+fn the_wall_clock_tests_are_the_same_under_cargo_test_and_nextest() {
+    let taking = regex::Regex::new(r"fn (\w+)\(\) \{\n\s+let _serial = (?:common::)?serial\(\);").unwrap();
+    let mut serial = std::collections::BTreeSet::new();
+    for (path, text) in sources(&root().join("tests/it")) {
+        let module = Path::new(&path).file_stem().unwrap().to_string_lossy().into_owned();
+        for c in taking.captures_iter(&text) {
+            serial.insert(format!("{module}::{}", &c[1]));
+        }
+        // A test that takes the lock anywhere but its first line would be missed here.
+        let lines = text.matches("serial()").count();
+        let first = taking.captures_iter(&text).count();
+        if !path.ends_with("common/mod.rs") && !path.ends_with("architecture.rs") {
+            assert_eq!(lines, first, "{path}: `serial()` is taken as a test's first line, or not at all");
+        }
+    }
+    let config = std::fs::read_to_string(root().join(".config/nextest.toml")).unwrap();
+    let named = regex::Regex::new(r"test\(=([\w:]+)\)").unwrap();
+    let grouped: std::collections::BTreeSet<String> = named.captures_iter(&config).map(|c| c[1].to_string()).collect();
+    assert!(!serial.is_empty());
+    assert_eq!(serial, grouped, "the `serial()` tests and the `wall-clock` group of .config/nextest.toml differ");
+}

@@ -8,8 +8,7 @@
 use crate::common;
 
 use common::{
-    copy_dir, example, finish, free_port, manifests, no_temporary_files, perflab, root, run, running, serial, tiny,
-    wait_for,
+    copy_dir, example, finish, free_port, manifests, no_temporary_files, perflab, root, run, running, tiny, wait_for,
 };
 use perflab::study::{FailureClass, Manifest, RunState, Study};
 use std::path::{Path, PathBuf};
@@ -81,7 +80,6 @@ fn engine_stage() -> (tempfile::TempDir, PathBuf) {
 
 #[test]
 fn an_engine_that_crashes_mid_benchmark_fails_its_runs_and_the_search_goes_on() {
-    let _serial = serial();
     let (_tmp, dir) = engine_stage();
     engine_flags(&dir, "sim-a", "--sim-crash-after 5");
     let (code, _, err) = run(&dir, &[]);
@@ -116,7 +114,6 @@ fn an_engine_that_crashes_mid_benchmark_fails_its_runs_and_the_search_goes_on() 
 
 #[test]
 fn a_kill_9_of_the_engine_mid_benchmark_is_a_crash() {
-    let _serial = serial();
     let (_tmp, dir) = engine_stage();
     // Slow enough that the benchmark is still running when the engine is killed.
     let spec = dir.join("study.toml");
@@ -142,7 +139,6 @@ fn a_kill_9_of_the_engine_mid_benchmark_is_a_crash() {
 
 #[test]
 fn a_run_below_min_completed_fails_at_run_time_and_keeps_its_output() {
-    let _serial = serial();
     let (_tmp, dir) = engine_stage();
     engine_flags(&dir, "sim-a", "--sim-fail-every 1");
     let (code, _, err) = run(&dir, &[]);
@@ -168,7 +164,6 @@ fn a_run_below_min_completed_fails_at_run_time_and_keeps_its_output() {
 
 #[test]
 fn min_completed_is_a_study_key() {
-    let _serial = serial();
     // One request in three fails: 2/3 of them complete, below a min_completed of 0.9.
     let (_tmp, dir) =
         tiny("perflab-engine --port {port} --sim-startup-seconds 0.1 --sim-fail-every 3", "min_completed = 0.9\n");
@@ -187,7 +182,6 @@ fn min_completed_is_a_study_key() {
 
 #[test]
 fn a_foreign_server_on_a_fixed_port_is_port_in_use_and_never_benchmarked() {
-    let _serial = serial();
     let foreign = common::Engine::start(&[]);
     let (_tmp, dir) = engine_stage();
     let spec = dir.join("study.toml");
@@ -209,7 +203,6 @@ fn a_foreign_server_on_a_fixed_port_is_port_in_use_and_never_benchmarked() {
 
 #[test]
 fn a_server_that_takes_the_port_while_the_engine_loads_is_not_taken_for_it() {
-    let _serial = serial();
     let port = free_port();
     // The engine binds its port only after loading, as vLLM does.
     let (_tmp, dir) = tiny(&format!("perflab-engine --port {port} --sim-startup-seconds 5 --sim-bind-late"), "");
@@ -241,7 +234,6 @@ fn a_server_that_takes_the_port_while_the_engine_loads_is_not_taken_for_it() {
 
 #[test]
 fn an_engine_that_exits_while_loading_is_never_ready() {
-    let _serial = serial();
     let (_tmp, dir) =
         tiny("perflab-engine --port {port} --sim-startup-seconds 0.4 --sim-die-while-loading --sim-bind-late", "");
     let (code, _, err) = run(&dir, &[]);
@@ -257,7 +249,6 @@ fn an_engine_that_exits_while_loading_is_never_ready() {
 
 #[test]
 fn an_engine_that_binds_its_port_late_is_waited_for() {
-    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.4 --sim-bind-late", "");
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
@@ -269,7 +260,6 @@ fn an_engine_that_binds_its_port_late_is_waited_for() {
 
 #[test]
 fn a_fixed_port_engine_is_probed_and_benchmarked_on_its_own_port() {
-    let _serial = serial();
     let port = free_port();
     let (_tmp, dir) = tiny(&format!("perflab-engine --port {port} --sim-startup-seconds 0.1"), "");
     let (_, out, _) = perflab(&["check", dir.to_str().unwrap()]);
@@ -291,7 +281,6 @@ fn a_fixed_port_engine_is_probed_and_benchmarked_on_its_own_port() {
 
 #[test]
 fn an_engine_whose_port_cannot_be_known_is_a_warning_in_check_and_refused_by_run() {
-    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --sim-startup-seconds 0.1", "");
     let spec = dir.join("study.toml");
     let (code, out, _) = perflab(&["check", dir.to_str().unwrap()]);
@@ -311,7 +300,6 @@ fn an_engine_whose_port_cannot_be_known_is_a_warning_in_check_and_refused_by_run
 
 #[test]
 fn the_published_command_leaves_out_the_port_perflab_picks() {
-    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.1", "");
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
@@ -344,7 +332,6 @@ impl Drop for Bystander {
 
 #[test]
 fn recovery_leaves_a_process_that_only_shares_the_recorded_id_alone() {
-    let _serial = serial();
     let bystander = Bystander::start();
     let pid = bystander.0.id();
     assert!(wait_for(Duration::from_secs(10), || running(pid)));
@@ -374,7 +361,6 @@ fn recovery_leaves_a_process_that_only_shares_the_recorded_id_alone() {
 
 #[test]
 fn the_run_lock_is_held_by_the_system_not_by_a_process_id_in_a_file() {
-    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.1", "");
     std::fs::create_dir_all(dir.join("runs")).unwrap();
     let lock_path = dir.join("runs/.perflab-run.lock");
@@ -409,7 +395,6 @@ fn the_run_lock_is_held_by_the_system_not_by_a_process_id_in_a_file() {
 
 #[test]
 fn a_failed_rerun_keeps_the_result_and_the_study_loads() {
-    let _serial = serial();
     let port = free_port();
     let (tmp, dir) = tiny(&format!("perflab-engine --port {port} --sim-startup-seconds 0.1"), "");
     let (code, _, err) = run(&dir, &[]);
@@ -499,7 +484,6 @@ fn build_builds_every_study_it_can_and_keeps_the_pages_of_the_others() {
 
 #[test]
 fn sighup_stops_the_engine_like_sigterm() {
-    let _serial = serial();
     let (_tmp, dir) = example(Some(1));
     let child = spawn_run(&dir);
     let engine = recorded_engine(&dir);
@@ -518,7 +502,6 @@ fn sighup_stops_the_engine_like_sigterm() {
 
 #[test]
 fn a_second_ctrl_c_stops_an_engine_that_hangs_in_its_shutdown_at_once() {
-    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 100 --sim-ignore-sigterm", "");
     // A grace period far longer than any test waits.
     let spec = dir.join("study.toml");
@@ -546,7 +529,6 @@ fn a_second_ctrl_c_stops_an_engine_that_hangs_in_its_shutdown_at_once() {
 
 #[test]
 fn an_engine_that_hangs_in_its_shutdown_is_killed_after_its_grace_and_the_study_goes_on() {
-    let _serial = serial();
     let (_tmp, dir) = engine_stage();
     engine_flags(&dir, "sim-a", "--sim-ignore-sigterm");
     let spec = dir.join("study.toml");
@@ -563,7 +545,6 @@ fn an_engine_that_hangs_in_its_shutdown_is_killed_after_its_grace_and_the_study_
 
 #[test]
 fn waiting_for_the_engine_shows_the_time_and_its_last_log_line() {
-    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 1.6", "");
     let spec = dir.join("study.toml");
     std::fs::write(&spec, std::fs::read_to_string(&spec).unwrap().replace("start_timeout = 2", "start_timeout = 30"))
@@ -607,7 +588,6 @@ fn building_another_results_folder_into_the_bundled_site_is_refused() {
 
 #[test]
 fn an_error_far_above_the_end_of_the_log_is_found_and_classified() {
-    let _serial = serial();
     let engine =
         "perflab-engine --port {port} --sim-startup-seconds 0.1 --gpu-memory-utilization 0.5 --sim-log-after-error 95";
     let (_tmp, dir) = tiny(engine, "");
@@ -627,7 +607,6 @@ fn an_error_far_above_the_end_of_the_log_is_found_and_classified() {
 
 #[test]
 fn an_engine_that_ignores_sigterm_while_loading_is_killed_without_the_full_grace() {
-    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 3600 --sim-ignore-sigterm", "");
     // A grace of an hour: the run can only end in time if the loading engine gets a short one.
     let spec = dir.join("study.toml");
@@ -643,7 +622,6 @@ fn an_engine_that_ignores_sigterm_while_loading_is_killed_without_the_full_grace
 
 #[test]
 fn a_flag_of_the_engine_command_is_replaced_by_the_variant_value() {
-    let _serial = serial();
     let (_tmp, dir) =
         tiny("perflab-engine --port {port} --host {host} --sim-startup-seconds 0.1 --sim-decode-ms 8", "");
     let spec = dir.join("study.toml");
@@ -667,7 +645,6 @@ fn a_flag_of_the_engine_command_is_replaced_by_the_variant_value() {
 
 #[test]
 fn an_engine_whose_core_dies_while_its_server_lives_on_is_a_crash() {
-    let _serial = serial();
     // vLLM's API server outlives its engine core for a while: requests fail at once, the
     // benchmark ends, and only the failing health check tells the engine died.
     let (_tmp, dir) = engine_stage();
@@ -685,7 +662,6 @@ fn an_engine_whose_core_dies_while_its_server_lives_on_is_a_crash() {
 
 #[test]
 fn an_engine_that_misses_one_health_check_after_a_benchmark_still_served_it() {
-    let _serial = serial();
     // Busy finishing the benchmark's last requests, an engine may answer one check late: the
     // result stands, and only an engine that stays silent for the checks that follow died.
     let (_tmp, dir) = engine_stage();

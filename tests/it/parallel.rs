@@ -146,7 +146,6 @@ fn jobs_2_without_gpus_runs_two_at_once_and_a_share_larger_than_the_machine_is_r
 
 #[test]
 fn ctrl_c_stops_every_engine_in_flight_and_kill_9_leaves_none_after_the_next_run() {
-    let _serial = serial();
     let (_tmp, dir) = two_gpu_engines("5");
     let child = spawn(&dir, &[]);
     let mut pids = Vec::new();

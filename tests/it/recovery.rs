@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{example, manifests, run, running, serial, tiny, wait_for};
+use common::{example, manifests, run, running, tiny, wait_for};
 use perflab::study::RunState;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -19,7 +19,6 @@ fn ephemeral_range() -> (u16, u16) {
 
 #[test]
 fn picked_ports_are_outside_the_ephemeral_range_and_never_shared_by_engines_in_flight() {
-    let _serial = serial();
     let (_tmp, dir) = example(Some(1));
     // Both engines of the first stage start at once and bind their port only once loaded: a
     // port is the first engine's from the moment it is picked, not from when it binds.
@@ -70,7 +69,6 @@ fn engine_log(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn the_workers_of_an_engine_that_died_are_stopped_and_the_log_says_so() {
-    let _serial = serial();
     let (_tmp, dir) =
         tiny("perflab-engine --port {port} --sim-startup-seconds 0.1 --sim-worker --sim-crash-after 2", "");
     let (code, _, err) = run(&dir, &[]);
@@ -89,7 +87,6 @@ fn the_workers_of_an_engine_that_died_are_stopped_and_the_log_says_so() {
 
 #[test]
 fn after_kill_9_the_next_run_stops_the_workers_of_an_engine_that_died_too() {
-    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 30 --sim-worker", "");
     let spec = dir.join("study.toml");
     let text = std::fs::read_to_string(&spec).unwrap();
@@ -150,7 +147,6 @@ fn as_pid_1(args: &[&str]) -> (i32, String) {
 
 #[test]
 fn a_runner_that_is_pid_1_starts_engines_locally_and_in_a_cluster_job() {
-    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.1", "");
     let (code, err) = as_pid_1(&["run", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -165,7 +161,7 @@ fn a_runner_that_is_pid_1_starts_engines_locally_and_in_a_cluster_job() {
     let profile = study.profile("p").unwrap();
     let bench = perflab::study::command::bench_argv(&study, &job.config, profile).unwrap();
     let output = attempt.join("p.txt.tmp");
-    let launch = perflab::exec::local::Launch {
+    let launch = perflab::exec::Launch {
         job,
         dir: attempt.clone(),
         port: perflab::study::command::Port::Pick,
@@ -191,7 +187,6 @@ fn a_runner_that_is_pid_1_starts_engines_locally_and_in_a_cluster_job() {
 
 #[test]
 fn a_damaged_engine_record_names_its_file_and_process_and_says_what_to_do() {
-    let _serial = serial();
     // A process that runs while the record names it.
     let mut bystander = Command::new("sleep").arg("60").spawn().unwrap();
     let pid = bystander.id();

@@ -115,7 +115,6 @@ fn completes(dir: &Path) {
 
 #[test]
 fn ctrl_c_stops_the_engine_and_the_next_run_continues() {
-    let _serial = serial();
     let (_tmp, dir) = example(Some(2));
     let (child, engine) = start_and_wait_for_engine(&dir);
     Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
@@ -129,7 +128,6 @@ fn ctrl_c_stops_the_engine_and_the_next_run_continues() {
 
 #[test]
 fn after_kill_9_the_next_run_stops_the_old_engine_and_continues() {
-    let _serial = serial();
     let (_tmp, dir) = example(Some(2));
     let (mut child, engine) = start_and_wait_for_engine(&dir);
     child.kill().unwrap();
@@ -151,7 +149,6 @@ fn recorded_failure(dir: &Path) -> (FailureClass, String) {
 
 #[test]
 fn a_port_in_use_is_a_failure_of_its_own() {
-    let _serial = serial();
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = busy.local_addr().unwrap().port();
     let (_tmp, dir) = tiny(&format!("perflab-engine --port {port} --sim-startup-seconds 0.1"), "");
@@ -165,7 +162,6 @@ fn a_port_in_use_is_a_failure_of_its_own() {
 
 #[test]
 fn an_engine_that_never_becomes_ready_times_out_and_is_stopped() {
-    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 100", "");
     let started = Instant::now();
     let (code, _, err) = run(&dir, &[]);
@@ -182,7 +178,6 @@ fn an_engine_that_never_becomes_ready_times_out_and_is_stopped() {
 
 #[test]
 fn a_failing_benchmark_is_recorded() {
-    let _serial = serial();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.1", "");
     let spec = dir.join("study.toml");
     let text = std::fs::read_to_string(&spec).unwrap().replace(
@@ -223,7 +218,6 @@ fn dry_run_prints_the_commands_of_a_real_study() {
 
 #[test]
 fn study_patterns_classify_before_the_built_in_ones() {
-    let _serial = serial();
     // The engine's error matches the built-in "unsupported" pattern too.
     let patterns = "[[failure_patterns]]\nclass = \"start-failure\"\nregex = \"Selected backend\"\n";
     let (_tmp, dir) =

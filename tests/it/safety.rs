@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{perflab, root, run, serial, tiny};
+use common::{perflab, root, run, tiny};
 use std::path::Path;
 use std::process::Command;
 
@@ -24,7 +24,6 @@ const QUICK: &str = "perflab-engine --port {port} --sim-startup-seconds 0.05 --s
 
 #[test]
 fn a_repeat_whose_engine_keeps_failing_is_not_restarted_in_the_same_run() {
-    let _serial = serial();
     let (tmp, dir) = tiny("ENGINE", "repeats = 3\nrepeat_across_restarts = true");
     // Each start of the wrapper counts itself in $FLAKY's file; from the second start on it fails.
     let wrapper = tmp.path().join("flaky.sh");
@@ -77,7 +76,6 @@ fn a_repeat_whose_engine_keeps_failing_is_not_restarted_in_the_same_run() {
 
 #[test]
 fn a_linked_folder_under_runs_is_refused_before_anything_starts() {
-    let _serial = serial();
     let (_tmp, dir) = tiny(QUICK, "");
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
@@ -99,7 +97,6 @@ fn a_linked_folder_under_runs_is_refused_before_anything_starts() {
 
 #[test]
 fn a_linked_run_lock_or_temporary_is_never_written_through() {
-    let _serial = serial();
     let (_tmp, dir) = tiny(QUICK, "");
     std::fs::create_dir_all(dir.join("runs")).unwrap();
     let victim = victim(&dir);
@@ -170,7 +167,6 @@ fn a_git_tree_whose_names_leave_the_folder_writes_nothing() {
 
 #[test]
 fn an_attempt_number_at_its_limit_and_a_misspelled_stage_are_refused() {
-    let _serial = serial();
     let (_tmp, dir) = tiny(QUICK, "");
     let (code, _, err) = run(&dir, &["--stage", "enigne"]);
     assert_ne!(code, 0, "{err}");
@@ -219,7 +215,6 @@ fn a_closed_pipe_ends_plan_and_check_quietly_and_a_study_can_be_named_from_insid
 
 #[test]
 fn other_contents_in_the_dataset_file_make_its_runs_stale() {
-    let _serial = serial();
     let (_tmp, dir) = common::example(Some(1));
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
@@ -248,7 +243,6 @@ impl Drop for SmallDisk {
 #[test]
 #[ignore = "needs root to mount a tmpfs: .ci/run runs it"]
 fn tmpfs_a_full_disk_records_no_failure_and_the_run_goes_on_once_there_is_room() {
-    let _serial = serial();
     let (_tmp, dir) = tiny(QUICK, "");
     let mount = std::env::temp_dir().join(format!("perflab-small-{}", std::process::id()));
     std::fs::create_dir_all(&mount).unwrap();
@@ -379,7 +373,6 @@ proptest::proptest! {
 
 #[test]
 fn a_baseline_that_always_fails_gives_a_page_compared_with_the_best_that_ran() {
-    let _serial = serial();
     let (_tmp, dir) = common::example(None);
     let spec = dir.join("study.toml");
     let text = std::fs::read_to_string(&spec).unwrap();
@@ -427,7 +420,6 @@ fn failing_variants(spec: &str) -> usize {
 
 #[test]
 fn a_failure_shared_by_an_identical_configuration_is_said_in_the_readers_language() {
-    let _serial = serial();
     // `again/bad` builds on `engine/only` with the flag `engine/bad` adds to it: the same
     // configuration, which fails to load.
     let (_tmp, dir) = tiny(QUICK, "");

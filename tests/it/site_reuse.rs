@@ -145,7 +145,6 @@ fn other_templates_another_flavour_or_address_render_every_study_again() {
 /// in it render the study again, and its page says that its runs are stale.
 #[test]
 fn other_contents_in_a_dataset_file_render_its_study_again() {
-    let _serial = common::serial();
     let (tmp, dir) = common::example(Some(1));
     let (code, _, err) = common::run(&dir, &[]);
     assert_eq!(code, 0, "{err}");

@@ -12,7 +12,7 @@
 
 use crate::common;
 
-use common::{example, finish, manifests, perflab, root, running, serial, tiny, wait_for};
+use common::{example, finish, manifests, perflab, root, running, tiny, wait_for};
 use perflab::analysis::{Adoption, analyze};
 use perflab::study::{FailureClass, Manifest, RunState, Study};
 use std::collections::BTreeMap;
@@ -153,7 +153,6 @@ fn outcome(dir: &Path) -> (Vec<String>, Vec<String>, String) {
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_runs_the_example_study_with_the_local_backends_results() {
-    let _serial = serial();
     let cluster = Cluster::up();
     let (_a, local) = example(None);
     let (_b, remote) = example(None);
@@ -208,7 +207,6 @@ fn both_running(cluster: &Cluster, dir: &Path) -> Vec<String> {
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_ctrl_c_cancels_the_studys_jobs_and_the_next_run_finishes() {
-    let _serial = serial();
     let cluster = Cluster::up();
     let (_tmp, dir) = slow_engine_stage();
     let child = cluster.spawn(&dir);
@@ -238,7 +236,6 @@ fn slurm_ctrl_c_cancels_the_studys_jobs_and_the_next_run_finishes() {
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_after_kill_9_the_next_run_follows_its_jobs_instead_of_submitting_them_again() {
-    let _serial = serial();
     let cluster = Cluster::up();
     let (_tmp, dir) = slow_engine_stage();
     let mut child = cluster.spawn(&dir);
@@ -318,7 +315,6 @@ fn left_pending(m: &Manifest, state: &str) {
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_a_job_cancelled_from_outside_leaves_its_run_pending_and_no_engine() {
-    let _serial = serial();
     let cluster = Cluster::up();
     let (_tmp, dir) = hung_engine("");
     let child = cluster.spawn(&dir);
@@ -349,7 +345,6 @@ fn slurm_a_job_cancelled_from_outside_leaves_its_run_pending_and_no_engine() {
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_a_node_failure_leaves_the_stage_undecided_and_the_next_run_measures_it() {
-    let _serial = serial();
     let cluster = Cluster::up();
     let (_tmp, dir) = slow_engine_stage();
     // Not requeued on the other node: the job ends NODE_FAIL.
@@ -388,7 +383,6 @@ fn slurm_a_node_failure_leaves_the_stage_undecided_and_the_next_run_measures_it(
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_a_job_held_pending_shows_why_while_it_waits() {
-    let _serial = serial();
     let cluster = Cluster::up();
     // Both nodes (one CPU each) taken: the study's job waits for resources.
     let blockers: Vec<String> = (0..2)
@@ -430,7 +424,6 @@ fn slurm_a_job_held_pending_shows_why_while_it_waits() {
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_a_refused_submission_records_nothing_and_a_relative_path_with_a_percent_sign_runs() {
-    let _serial = serial();
     let cluster = Cluster::up();
     let (tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.05 --sim-decode-ms 2", "");
     // A folder whose name holds `%j`, named relative to the working folder, as the README does.
@@ -466,7 +459,6 @@ fn slurm_a_refused_submission_records_nothing_and_a_relative_path_with_a_percent
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_a_controller_that_stops_answering_is_waited_for_not_recorded_as_a_failure() {
-    let _serial = serial();
     let cluster = Cluster::up();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 50 --sim-decode-ms 2", "");
     let spec = dir.join("study.toml");
@@ -492,7 +484,6 @@ fn slurm_a_controller_that_stops_answering_is_waited_for_not_recorded_as_a_failu
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_a_killed_cluster_run_is_not_resumed_locally() {
-    let _serial = serial();
     let cluster = Cluster::up();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 4 --sim-decode-ms 2", "");
     let spec = dir.join("study.toml");
@@ -519,7 +510,6 @@ fn slurm_a_killed_cluster_run_is_not_resumed_locally() {
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_a_result_moved_into_place_before_a_kill_is_kept_by_the_next_run() {
-    let _serial = serial();
     let cluster = Cluster::up();
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.1 --sim-decode-ms 2", "");
     let spec = dir.join("study.toml");

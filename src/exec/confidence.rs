@@ -1,0 +1,208 @@
+//! `--until-confident`: how much may be measured beyond the study's own repeats (the
+//! [`Budget`]), what earlier runs spent of it, which stage is still unclear and which two of its
+//! variants are measured again (the policy; the decision itself is the analysis's).
+
+use crate::study::Study;
+use anyhow::Context;
+use std::path::Path;
+use std::time::Duration;
+
+/// What `--until-confident` may spend on measurements the study does not ask for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Budget {
+    /// Benchmark runs (failed ones included).
+    Runs(usize),
+    /// Wall time of the whole `perflab run`: no measurement is added after it.
+    Time(Duration),
+}
+
+impl std::str::FromStr for Budget {
+    type Err = String;
+
+    /// `20` (runs), `90s`, `30m`, `2h`, `1.5h`.
+    fn from_str(text: &str) -> Result<Budget, String> {
+        let text = text.trim();
+        if let Ok(n) = text.parse::<usize>() {
+            return Ok(Budget::Runs(n));
+        }
+        let unit = text.chars().last().unwrap_or(' ');
+        let scale = match unit {
+            's' => 1.0,
+            'm' => 60.0,
+            'h' => 3600.0,
+            _ => return Err(format!("`{text}` is not a budget: a number of runs (20) or a time (90s, 30m, 2h)")),
+        };
+        match text[..text.len() - 1].parse::<f64>() {
+            Ok(x) if x.is_finite() && x >= 0.0 && x * scale < 1e9 => {
+                Ok(Budget::Time(Duration::from_secs_f64(x * scale)))
+            }
+            _ => Err(format!("`{text}` is not a budget: a number of runs (20) or a time (90s, 30m, 2h)")),
+        }
+    }
+}
+
+/// What `--until-confident` spent in runs that did not finish (interrupted, stopped by an
+/// error, left runs pending), in `runs/`: the next run's budget goes on from it. A run that
+/// finishes removes it.
+pub(super) const SPENT: &str = ".until-confident.json";
+
+/// The contents of [`SPENT`].
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+pub(super) struct Spent {
+    /// Benchmark runs added (failed ones included).
+    pub(super) runs: usize,
+    /// Wall time of those runs, seconds.
+    pub(super) seconds: f64,
+}
+
+impl Spent {
+    /// What the study's earlier runs spent; nothing when no record is there. A record that
+    /// cannot be read is an error naming it: starting the budget again would overspend it.
+    pub(super) fn read(runs: &Path) -> anyhow::Result<Spent> {
+        let path = runs.join(SPENT);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).with_context(|| {
+                format!(
+                    "'{}' is not a record of what `--until-confident` spent: remove it to start the budget again",
+                    path.display()
+                )
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Spent::default()),
+            Err(e) => Err(e).with_context(|| format!("cannot read '{}'", path.display())),
+        }
+    }
+
+    pub(super) fn write(&self, runs: &Path) -> anyhow::Result<()> {
+        let path = runs.join(SPENT);
+        crate::durable::write(&path, &serde_json::to_vec_pretty(self)?)
+            .with_context(|| format!("cannot write '{}'", path.display()))
+    }
+}
+
+/// What `--until-confident` did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Confidence {
+    /// Benchmark runs it added (failed ones included).
+    pub added_runs: usize,
+    /// Measurements on the target profile of every variant that was measured, as they stand.
+    pub spent: usize,
+    /// The same if every such variant had been measured as often as the most measured one.
+    pub fixed: usize,
+    /// That most measured variant's count.
+    pub most: usize,
+    /// Stages that still cannot tell their best variant from their base.
+    pub undecided: Vec<String>,
+    /// The budget ran out.
+    pub budget_spent: bool,
+}
+
+/// The first stage before `before` whose runs cannot tell its best variant from its base: its
+/// decision's interval reaches beyond the noise threshold, or (with a single engine start a
+/// side) it has no interval yet.
+pub(super) fn unclear_stage(study: &Study, before: usize) -> Option<usize> {
+    let chain = crate::analysis::resolve(study);
+    chain.stages.iter().take(before).position(|s| {
+        let single = |p: &crate::analysis::Point| p.sample.is_some_and(|x| x.n < 2);
+        let without_interval = matches!(
+            s.adoption,
+            crate::analysis::Adoption::Adopted { interval: None, .. }
+                | crate::analysis::Adoption::WithinNoise { interval: None, .. }
+                | crate::analysis::Adoption::NotBetter { interval: None, .. }
+                | crate::analysis::Adoption::BaseIsBest { .. }
+        );
+        let Some(c) = challenger(study, s) else { return false };
+        // The design's last look has been taken: the stage stays as it is.
+        let starts = c.point.sample.zip(s.base.sample).map_or(0, |(a, b)| a.n.min(b.n));
+        if study.designs.get(&s.id).is_some_and(|most| starts >= *most as usize) {
+            return false;
+        }
+        s.adoption.unclear() || (without_interval && (single(&c.point) || single(&s.base)))
+    })
+}
+
+/// The variant a stage's decision compares with its base: the one its adoption names, or
+/// (when the base measured best) the best of the others.
+pub(super) fn challenger<'a>(
+    study: &Study,
+    stage: &'a crate::analysis::StageOutcome,
+) -> Option<&'a crate::analysis::VariantOutcome> {
+    use crate::analysis::Adoption;
+    match &stage.adoption {
+        Adoption::Adopted { variant, .. }
+        | Adoption::WithinNoise { variant, .. }
+        | Adoption::NotBetter { variant, .. }
+        | Adoption::CannotTell { variant, .. } => stage.variants.iter().find(|v| v.id == *variant),
+        Adoption::BaseIsBest { .. } => {
+            let base = stage.base.config.identity();
+            let metric = study.metric(study.spec.objective.get_ref());
+            let values =
+                stage.variants.iter().map(|v| v.point.value.filter(|_| v.ranks() && v.point.config.identity() != base));
+            crate::analysis::adoption::best(&metric, values).map(|i| &stage.variants[i])
+        }
+        _ => None,
+    }
+}
+
+/// Engine starts a side may get beyond the study's own when `--until-confident` has a time
+/// budget (a run budget says how many it pays for).
+pub const TIME_BUDGET_STARTS: u32 = 20;
+
+/// Measurements of one engine start that `--until-confident` adds to a run of `stage`: one with
+/// `repeat_across_restarts`, else the stage's `repeats`.
+pub(super) fn start_size(study: &Study, stage: &str) -> usize {
+    let target = study.spec.target_profile.get_ref();
+    if study.one_a_start(target) { 1 } else { study.repeats_wanted(stage, target) as usize }
+}
+
+/// The benchmark runs one engine start of `--until-confident` may cost on the target profile:
+/// its measurements, or a load curve's point budget (a start searches the curve anew).
+pub(super) fn start_cost(study: &Study, stage: &str) -> usize {
+    let target = study.spec.target_profile.get_ref();
+    match study.curve(target) {
+        Some((_, load)) => load.loads().most_points().max(1),
+        None => start_size(study, stage),
+    }
+}
+
+/// The sequential design of each stage that has none recorded: the most engine starts a side,
+/// the study's own and those the budget pays for (a look adds one to each of two sides).
+pub(super) fn plan_designs(study: &mut Study, budget: Budget) {
+    let stages: Vec<String> = study.spec.stages.iter().map(|s| s.id.get_ref().clone()).collect();
+    for stage in stages {
+        let first = study.first_starts(&stage);
+        let added = match budget {
+            Budget::Runs(n) => (n / (2 * start_cost(study, &stage))) as u32,
+            Budget::Time(_) => TIME_BUDGET_STARTS,
+        };
+        study.designs.entry(stage).or_insert(first + added);
+    }
+}
+
+/// The runs of stage `k`'s two contenders, the variant its adoption could not tell and its
+/// base, as `stage/variant` with their measurements so far that pass the single-run checks.
+pub(super) fn contenders(study: &Study, k: usize) -> Vec<(String, usize)> {
+    let chain = crate::analysis::resolve(study);
+    let Some(stage) = chain.stages.get(k) else { return Vec::new() };
+    let challenger = challenger(study, stage);
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for run in [challenger.and_then(|v| v.point.run.as_ref()), stage.base.run.as_ref()].into_iter().flatten() {
+        let source = run.config().to_string();
+        if !out.iter().any(|(s, _)| *s == source) {
+            out.push((source, study.whole_count(run)));
+        }
+    }
+    out
+}
+
+/// Fills what `--until-confident` spent against measuring every variant as often, and the
+/// stages that still cannot tell.
+pub(super) fn confidence_report(study: &Study, c: &mut Confidence) {
+    let chain = crate::analysis::resolve(study);
+    let target = study.spec.target_profile.get_ref();
+    let counts: Vec<usize> =
+        study.runs.keys().filter(|k| k.profile == *target).map(|k| study.sample(k).len()).collect();
+    c.spent = counts.iter().sum();
+    c.most = counts.iter().copied().max().unwrap_or(0);
+    c.fixed = counts.len() * c.most;
+    c.undecided = chain.stages.iter().filter(|s| s.adoption.unclear()).map(|s| s.id.clone()).collect();
+}
