@@ -3,14 +3,13 @@
 //! recorded, and a load curve's points judged as they come.
 
 use super::backend::{self, Backend, CurveBench, Event, Interrupt, Launch, Report};
-use super::dispatch::Slot;
+use super::confidence::Confidence;
 use super::plan::Job;
 use super::recover::engine_record;
-use super::runner::{Summary, disk_full, runs_dir};
 use crate::study::command::{self, HOST, Port};
 use crate::study::outcome::{self, Output, judge_output};
 use crate::study::{
-    ATTEMPTS_DIR, ENGINE_LOG, FailureClass, MANIFEST_SUFFIX, Manifest, RecordedFailure, RunState, Study,
+    ATTEMPTS_DIR, ENGINE_LOG, FailureClass, MANIFEST_SUFFIX, Manifest, RUNS_DIR, RecordedFailure, RunState, Study,
 };
 use anyhow::{Context, bail};
 use std::path::{Path, PathBuf};
@@ -466,4 +465,60 @@ impl Start<'_> {
 /// Moves a finished output into place durably.
 pub(super) fn persist(from: &Path, to: &Path) -> anyhow::Result<()> {
     crate::durable::persist(from, to).with_context(|| format!("cannot write '{}'", to.display()))
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub engine_starts: usize,
+    pub benchmark_runs: usize,
+    pub failed: usize,
+    /// One start a (variant, profile) run the study needs, reused or not.
+    pub naive_starts: usize,
+    pub interrupted: bool,
+    /// Configurations (`stage/variant`) not started again in this run because their last start
+    /// in it added no measurement.
+    pub not_retried: Vec<String>,
+    /// Configurations (`stage/variant`) whose job the cluster ended for a reason of its own, with
+    /// how: their unmeasured runs stay pending, and they are not submitted again in this run.
+    pub cluster_ended: Vec<(String, String)>,
+    /// What `--until-confident` added, when asked.
+    pub confidence: Option<Confidence>,
+}
+
+pub(super) fn runs_dir(study: &Study) -> PathBuf {
+    study.dir.join(RUNS_DIR)
+}
+
+impl Summary {
+    pub(super) fn add(&mut self, other: &Summary) {
+        self.engine_starts += other.engine_starts;
+        self.benchmark_runs += other.benchmark_runs;
+        self.failed += other.failed;
+        self.interrupted |= other.interrupted;
+        self.cluster_ended.extend(other.cluster_ended.iter().cloned());
+    }
+}
+
+/// Whether the file system that holds `dir` has less than 1 MiB left for this user.
+pub(super) fn disk_full(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string and `stat` a buffer statvfs fills on success.
+    if unsafe { libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) } != 0 {
+        return false;
+    }
+    // SAFETY: statvfs returned 0, so it filled `stat`.
+    let stat = unsafe { stat.assume_init() };
+    (stat.f_bavail as u128) * (stat.f_frsize as u128) < 1 << 20
+}
+
+/// Where one engine start runs: its slot (which engine record it keeps), its GPUs, and whether
+/// its progress is named (several in flight).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Slot {
+    pub(super) index: usize,
+    pub(super) devices: Vec<String>,
+    pub(super) named: bool,
 }

@@ -1,24 +1,14 @@
 //! Running a stage's starts side by side: slots with their share of the machine's GPUs and
 //! ports, a thread a start, and what each tells the runner while it works.
 
-use super::attempt::execute;
+use super::attempt::{Slot, Summary, execute};
 use super::backend::{Backend, Event, Interrupt};
 use super::plan::Job;
-use super::runner::Summary;
 use crate::study::Study;
 use crate::study::command::{self, Port};
 use anyhow::bail;
 use std::collections::BTreeMap;
 use std::time::Duration;
-
-/// Where one engine start runs: its slot (which engine record it keeps), its GPUs, and whether
-/// its progress is named (several in flight).
-#[derive(Debug, Clone, Default)]
-pub(super) struct Slot {
-    pub(super) index: usize,
-    pub(super) devices: Vec<String>,
-    pub(super) named: bool,
-}
 
 /// What the threads running engine starts tell the runner's thread.
 pub(super) enum Message {

@@ -17,9 +17,10 @@ mod recover;
 pub mod runner;
 pub mod slurm;
 
+pub use attempt::Summary;
 pub use backend::{Backend, Event, Interrupt, Launch, Report};
 pub use confidence::{Budget, Confidence};
 pub use local::LocalBackend;
 pub use plan::{Job, Plan, PlannedRun, Status, plan, record_hand_placed};
-pub use runner::{RunOptions, Summary, run};
+pub use runner::{RunOptions, run};
 pub use slurm::SlurmBackend;

@@ -4,7 +4,7 @@
 //! with a manifest a profile; results are written durably; a killed runner's engines are
 //! stopped on the next start, and its cluster jobs adopted.
 
-use super::attempt::port_of;
+use super::attempt::{Summary, port_of, runs_dir};
 use super::backend::{Backend, Event, Interrupt};
 use super::confidence::{
     Budget, Confidence, SPENT, Spent, confidence_report, contenders, plan_designs, start_cost, start_size,
@@ -14,10 +14,10 @@ use super::dispatch::dispatch;
 use super::plan::{Job, plan};
 use super::recover::{Lock, recover};
 use crate::study::command::{self, Port};
-use crate::study::{RUNS_DIR, Study, VariantRef};
+use crate::study::{Study, VariantRef};
 use anyhow::{Context, bail};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Default)]
@@ -37,39 +37,6 @@ pub struct RunOptions {
     /// `--until-confident`: measure the best variant and the base of a stage that cannot tell
     /// them apart again, within this budget.
     pub until_confident: Option<Budget>,
-}
-
-/// What a run did.
-#[derive(Debug, Clone, Default)]
-pub struct Summary {
-    pub engine_starts: usize,
-    pub benchmark_runs: usize,
-    pub failed: usize,
-    /// One start a (variant, profile) run the study needs, reused or not.
-    pub naive_starts: usize,
-    pub interrupted: bool,
-    /// Configurations (`stage/variant`) not started again in this run because their last start
-    /// in it added no measurement.
-    pub not_retried: Vec<String>,
-    /// Configurations (`stage/variant`) whose job the cluster ended for a reason of its own, with
-    /// how: their unmeasured runs stay pending, and they are not submitted again in this run.
-    pub cluster_ended: Vec<(String, String)>,
-    /// What `--until-confident` added, when asked.
-    pub confidence: Option<Confidence>,
-}
-
-pub(super) fn runs_dir(study: &Study) -> PathBuf {
-    study.dir.join(RUNS_DIR)
-}
-
-impl Summary {
-    pub(super) fn add(&mut self, other: &Summary) {
-        self.engine_starts += other.engine_starts;
-        self.benchmark_runs += other.benchmark_runs;
-        self.failed += other.failed;
-        self.interrupted |= other.interrupted;
-        self.cluster_ended.extend(other.cluster_ended.iter().cloned());
-    }
 }
 
 /// Every declared share of GPUs fits the machine's, before anything starts.
@@ -398,20 +365,6 @@ impl<'o> Rounds<'o> {
         }
         Ok(())
     }
-}
-
-/// Whether the file system that holds `dir` has less than 1 MiB left for this user.
-pub(super) fn disk_full(dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
-    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
-    // SAFETY: `path` is a NUL-terminated string and `stat` a buffer statvfs fills on success.
-    if unsafe { libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) } != 0 {
-        return false;
-    }
-    // SAFETY: statvfs returned 0, so it filled `stat`.
-    let stat = unsafe { stat.assume_init() };
-    (stat.f_bavail as u128) * (stat.f_frsize as u128) < 1 << 20
 }
 
 /// The successful measurements configuration `stage/variant` has on disk, over its profiles and
