@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod bench;
 pub mod cli;
+pub mod curve;
 pub mod diag;
 pub mod durable;
 pub mod exec;

@@ -4,7 +4,7 @@
 //! throughput per GPU against tokens a second a user of every configuration's boundary.
 
 use crate::analysis::chain::Chain;
-use crate::metric::load::{Answer, Axis, Slo, Tradeoff, Verdict, answer, frontier};
+use crate::curve::{Answer, Axis, Slo, Tradeoff, Verdict, answer, frontier};
 use crate::study::{Study, VariantRef};
 use serde::Serialize;
 
@@ -31,7 +31,7 @@ pub struct CurvePoint {
     pub mean_tpot_ms: Option<f64>,
     pub verdict: Verdict,
     /// What the search made of it: met, missed, or failed (no verdict on its load).
-    pub outcome: crate::metric::load::Outcome,
+    pub outcome: crate::curve::Outcome,
     /// Requests in flight on average (Little's law: request throughput × mean end-to-end
     /// latency) for a concurrency axis; requests a second for a rate axis.
     pub achieved: Option<f64>,

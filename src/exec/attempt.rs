@@ -98,7 +98,7 @@ pub(super) fn curve_bench(
     study: &Study,
     job: &Job,
     profile: &crate::study::Profile,
-    load: &crate::study::curve::LoadSpec,
+    load: &crate::curve::LoadSpec,
     attempt: u32,
 ) -> anyhow::Result<CurveBench> {
     let id = profile.id.get_ref();
@@ -268,7 +268,7 @@ impl Start<'_> {
         // measurements are `<profile>@<load>.txt`, `.r2.txt`, ...
         let first = work.len();
         for (i, b) in self.report.benchmarks.iter().enumerate().skip(launch.benchmarks.len()) {
-            let Some((curve, load)) = crate::study::curve::split_point(&b.profile) else { continue };
+            let Some((curve, load)) = crate::curve::split_point(&b.profile) else { continue };
             let Some(c) = launch.curves.iter().find(|c| c.profile == curve) else { continue };
             match work[first..].iter_mut().find(|m| m.profile == b.profile) {
                 Some(m) => {
@@ -283,14 +283,14 @@ impl Start<'_> {
             }
         }
         // An engine that did not start measured no curve: the point each search wanted next
-        // fails the way the start did (no verdict on its load; see `metric::load::next`).
+        // fails the way the start did (no verdict on its load; see `curve::next`).
         if self.report.start_failure.is_some() {
             for c in &launch.curves {
-                let crate::metric::load::Next::Measure(load) = crate::metric::load::next(&c.loads, &c.known) else {
+                let crate::curve::Next::Measure(load) = crate::curve::next(&c.loads, &c.known) else {
                     continue;
                 };
                 work.push(Measured {
-                    profile: crate::study::curve::point_id(&c.profile, load),
+                    profile: crate::curve::point_id(&c.profile, load),
                     // No benchmark of the report: the start's failure is the point's.
                     entries: vec![(usize::MAX, c.output(dir, load, 1))],
                     bench: command::fill_load(&c.argv, load),
@@ -302,7 +302,7 @@ impl Start<'_> {
 
     /// The curve a point's run belongs to.
     fn curve_of(&self, profile: &str) -> Option<(&CurveBench, u64)> {
-        let (curve, load) = crate::study::curve::split_point(profile)?;
+        let (curve, load) = crate::curve::split_point(profile)?;
         self.launch.curves.iter().find(|c| c.profile == curve).map(|c| (c, load))
     }
 

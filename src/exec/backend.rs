@@ -48,12 +48,12 @@ pub struct CurveBench {
     pub profile: String,
     /// The benchmark command with `{port}` and `{load}` to fill.
     pub argv: Vec<String>,
-    pub loads: crate::metric::load::Loads,
-    pub slo: crate::metric::load::Slo,
+    pub loads: crate::curve::Loads,
+    pub slo: crate::curve::Slo,
     /// The requests each point sends (its success rate is of these).
     pub expected: u64,
     /// Points measured by earlier starts that the search goes on from.
-    pub known: Vec<crate::metric::load::Probe>,
+    pub known: Vec<crate::curve::Probe>,
     /// The search the points belong to (see [`crate::study::Manifest::search`]).
     #[serde(default)]
     pub search: Option<u32>,
@@ -72,7 +72,7 @@ impl CurveBench {
     }
 
     fn result(&self, dir: &Path, load: u64, k: u32) -> PathBuf {
-        dir.join(crate::study::result_file(&crate::study::curve::point_id(&self.profile, load), k))
+        dir.join(crate::study::result_file(&crate::curve::point_id(&self.profile, load), k))
     }
 }
 

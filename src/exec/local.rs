@@ -264,12 +264,12 @@ fn run_curve(
     report: &mut Report,
     progress: &mut dyn FnMut(Event),
 ) {
-    use crate::metric::load::{Next, next};
+    use crate::curve::{Next, next};
     let mut points = curve.known.clone();
     // Measurements of each load in this start: a confirmation measures a load again.
     let mut taken: std::collections::BTreeMap<u64, u32> = std::collections::BTreeMap::new();
     while let Next::Measure(load) = next(&curve.loads, &points) {
-        let id = crate::study::curve::point_id(&curve.profile, load);
+        let id = crate::curve::point_id(&curve.profile, load);
         let k = *taken.entry(load).and_modify(|k| *k += 1).or_insert(1);
         let again = if k > 1 { format!(" (measurement {k})") } else { String::new() };
         progress(Event::Step(&format!("benchmark on {} at load {load}{again}", curve.profile)));

@@ -6,7 +6,6 @@
 //! plain number) but cannot be an objective, since nobody said which way is better.
 
 pub mod expr;
-pub mod load;
 
 use crate::parse::names;
 use serde::Serialize;

@@ -146,7 +146,7 @@ pub fn bench_argv(study: &Study, config: &Config, profile: &Profile) -> anyhow::
 
 /// The benchmark's command of one point of a load curve, `load` filled in (`{port}` left).
 pub fn point_bench_argv(study: &Study, config: &Config, profile: &Profile, load: u64) -> anyhow::Result<Vec<String>> {
-    let axis = profile.load.as_ref().map_or(crate::metric::load::Axis::Concurrency, |l| l.get_ref().axis);
+    let axis = profile.load.as_ref().map_or(crate::curve::Axis::Concurrency, |l| l.get_ref().axis);
     Ok(fill_load(&curve_bench_argv(study, config, profile, axis)?, load))
 }
 
@@ -182,7 +182,7 @@ pub fn curve_bench_argv(
     study: &Study,
     config: &Config,
     profile: &Profile,
-    axis: crate::metric::load::Axis,
+    axis: crate::curve::Axis,
 ) -> anyhow::Result<Vec<String>> {
     bench_words(study, config, profile, Some(&study.dir), Some(axis.key()))
 }

@@ -1,93 +1,16 @@
-//! What a study says about load curves: a profile's `load` (a list of loads, or a search for the
-//! largest one that meets the SLO) and the service-level objectives (`[slo]`, `[profile.slo]`),
-//! checked at their place in `study.toml`; and the names of a curve's point runs
-//! (`<profile>@<load>`). Whether a point meets an SLO and where the search goes next are decided
-//! in [`crate::metric::load`].
+//! A study's load curves: its `load` and `slo` keys checked at their place in `study.toml`, the
+//! points and searches its runs hold, and the curve of each configuration. What the keys mean,
+//! a point's name, and the search itself are in [`crate::curve`].
 
 use super::Study;
 use super::spec::{Id, Profile};
+use crate::curve::{
+    Axis, LATENCIES, Limit, LoadSpec, Loads, MAX_CONFIRM, MAX_POINTS, STATS, Slo, SloSpec, split_point,
+};
 use crate::diag::Diagnostic;
-use crate::metric::load::{Axis, LATENCIES, Limit, Loads, STATS, Slo};
-use serde::Deserialize;
+
 use std::collections::BTreeMap;
 use toml::Spanned;
-
-/// `load = { ... }` of a profile, as written.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LoadSpec {
-    /// `concurrency` (default) or `rate` (requests a second).
-    #[serde(default = "concurrency")]
-    pub axis: Axis,
-    /// The loads to measure, increasing.
-    #[serde(default)]
-    pub values: Option<Spanned<Vec<u64>>>,
-    /// The search's bounds: the largest load in [min, max] that meets the SLO.
-    #[serde(default)]
-    pub min: Option<Spanned<u64>>,
-    #[serde(default)]
-    pub max: Option<Spanned<u64>>,
-    /// The most points the search measures (default 10).
-    #[serde(default)]
-    pub points: Option<Spanned<u32>>,
-    /// The search ends when a passing and a failing load are this close (default 1).
-    #[serde(default)]
-    pub step: Option<Spanned<u64>>,
-    /// Stop doubling once throughput grows less than 5% a step while the SLO holds: for a
-    /// search after the most throughput, not the most load (default false).
-    #[serde(default)]
-    pub stop_on_plateau: bool,
-    /// How many measurements the boundary and the load above it each get before the search
-    /// ends on them (default 3; 1 takes each point once).
-    #[serde(default)]
-    pub confirm: Option<Spanned<u32>>,
-}
-
-fn concurrency() -> Axis {
-    Axis::Concurrency
-}
-
-/// The point budget of a search that does not say.
-pub const DEFAULT_POINTS: u32 = 10;
-/// The most points a curve may measure.
-pub const MAX_POINTS: u32 = 64;
-/// The most measurements `confirm` may ask of a load.
-pub const MAX_CONFIRM: u32 = 9;
-
-/// `[slo]` or `[profile.slo]`: `p99_ttft_ms = 500`, `mean_tpot_ms = 50`, `min_success_rate = 0.99`.
-pub type SloSpec = BTreeMap<String, Spanned<f64>>;
-
-/// The separator of a point run's profile: `chat@16` is profile `chat` at load 16.
-pub const POINT_SEPARATOR: char = '@';
-
-/// The run name of a curve's point.
-pub fn point_id(profile: &str, load: u64) -> String {
-    format!("{profile}{POINT_SEPARATOR}{load}")
-}
-
-/// `chat@16` → (`chat`, 16).
-pub fn split_point(id: &str) -> Option<(&str, u64)> {
-    let (profile, load) = id.split_once(POINT_SEPARATOR)?;
-    let n: u64 = load.parse().ok()?;
-    (n.to_string() == load).then_some((profile, n))
-}
-
-impl LoadSpec {
-    /// The loads as the search reads them (after [`check_profile`] found them valid).
-    pub fn loads(&self) -> Loads {
-        match &self.values {
-            Some(v) => Loads::List(v.get_ref().clone()),
-            None => Loads::Search {
-                min: self.min.as_ref().map_or(1, |m| *m.get_ref()),
-                max: self.max.as_ref().map_or(1, |m| *m.get_ref()),
-                points: self.points.as_ref().map_or(DEFAULT_POINTS, |p| *p.get_ref()),
-                step: self.step.as_ref().map_or(1, |s| *s.get_ref()),
-                plateau: self.stop_on_plateau,
-                confirm: self.confirm.as_ref().map_or(crate::metric::load::DEFAULT_CONFIRM, |c| *c.get_ref()),
-            },
-        }
-    }
-}
 
 impl Study {
     /// A profile's load curve, when it has one.
@@ -365,7 +288,7 @@ pub struct Point {
     /// Which measurement of its load in its engine start it is (1, 2, ... for the boundary's
     /// confirmations).
     pub measurement: u32,
-    pub verdict: crate::metric::load::Verdict,
+    pub verdict: crate::curve::Verdict,
     /// Requests a second that met every per-request limit of the SLO, from the point's
     /// per-request records (`<profile>@<load>.requests.jsonl`), when the benchmark kept them.
     pub goodput: Option<crate::parse::requests::Goodput>,
@@ -382,17 +305,17 @@ impl Point {
 
     /// The point as the search sees it: a failure that measured nothing (the engine crashed
     /// or did not start) is no verdict on its load.
-    pub fn probe(&self) -> crate::metric::load::Probe {
+    pub fn probe(&self) -> crate::curve::Probe {
         let mut probe = probe_of(self.load, &self.verdict, self.block());
         if self.run.is_none() && self.failure.as_ref().is_some_and(|f| f.class.measured_the_service()) {
-            probe.outcome = crate::metric::load::Outcome::Missed;
+            probe.outcome = crate::curve::Outcome::Missed;
         }
         probe
     }
 
     /// It measured nothing: no verdict on its load.
     pub fn failed(&self) -> bool {
-        self.probe().outcome == crate::metric::load::Outcome::Failed
+        self.probe().outcome == crate::curve::Outcome::Failed
     }
 }
 
@@ -411,7 +334,7 @@ pub struct Search {
     /// the first search, and one begun by `--rerun`, begin a series of their own.
     pub repeats: bool,
     /// Its boundary and why it ended, worked out once from its points.
-    pub answer: crate::metric::load::Answer,
+    pub answer: crate::curve::Answer,
 }
 
 impl Search {
@@ -421,27 +344,27 @@ impl Search {
     }
 
     /// The newest failed measurement of the load the search gave up on, when it stopped on
-    /// [`Stop::Failed`](crate::metric::load::Stop::Failed): why the curve is not whole.
+    /// [`Stop::Failed`](crate::curve::Stop::Failed): why the curve is not whole.
     pub fn gave_up_on(&self) -> Option<&Point> {
-        use crate::metric::load::{MAX_FAILURES, Stop};
+        use crate::curve::{MAX_FAILURES, Stop};
         (self.answer.stop == Some(Stop::Failed)).then_some(())?;
         let load = self.answer.failed.iter().find(|t| t.failed >= MAX_FAILURES)?.load;
         self.points.iter().rev().find(|p| p.load == load && p.failed())
     }
 
     /// What the search found so far: its boundary, and why it stopped (`None`: not finished).
-    fn answer_of(points: &[Point], loads: &Loads) -> crate::metric::load::Answer {
+    fn answer_of(points: &[Point], loads: &Loads) -> crate::curve::Answer {
         let probes: Vec<_> = points.iter().map(Point::probe).collect();
-        crate::metric::load::answer(loads, &probes)
+        crate::curve::answer(loads, &probes)
     }
 }
 
 /// Judges one point's result against an SLO: its latency metrics, and the share of the
 /// `expected` requests it completed. A point without a result, or whose block was cut off, met
 /// nothing. The runner (choosing the next load) and the analysis (the page) both judge here.
-pub fn judge_block(slo: &Slo, expected: u64, block: Option<&crate::parse::Block>) -> crate::metric::load::Verdict {
+pub fn judge_block(slo: &Slo, expected: u64, block: Option<&crate::parse::Block>) -> crate::curve::Verdict {
     let Some(block) = block else {
-        return crate::metric::load::Verdict { met: false, broken: vec!["failed".into()], unmeasured: Vec::new() };
+        return crate::curve::Verdict { met: false, broken: vec!["failed".into()], unmeasured: Vec::new() };
     };
     let expected = expected as f64;
     let rate = block.metric("completed").map(|c| if expected > 0.0 { (c / expected).min(1.0) } else { 1.0 });
@@ -456,17 +379,17 @@ pub fn judge_block(slo: &Slo, expected: u64, block: Option<&crate::parse::Block>
 /// The point as the search sees it, from its verdict and block.
 pub fn probe_of(
     load: u64,
-    verdict: &crate::metric::load::Verdict,
+    verdict: &crate::curve::Verdict,
     block: Option<&crate::parse::Block>,
-) -> crate::metric::load::Probe {
-    use crate::metric::load::Outcome;
+) -> crate::curve::Probe {
+    use crate::curve::Outcome;
     let throughput = block.and_then(|b| b.metric("output_throughput").or(b.metric("request_throughput")));
     let outcome = match (block, verdict.met) {
         (None, _) => Outcome::Failed,
         (Some(_), true) => Outcome::Met,
         (Some(_), false) => Outcome::Missed,
     };
-    crate::metric::load::Probe { load, outcome, throughput }
+    crate::curve::Probe { load, outcome, throughput }
 }
 
 /// The metric a curve's run gets for its boundary: the largest load that met the SLO.
@@ -496,7 +419,7 @@ fn goodput_of(slo: &Slo, run: &super::Run) -> Option<crate::parse::requests::Goo
 impl Study {
     /// Judges one point's result against `profile`'s SLO: its latency metrics, and the share of
     /// the profile's requests it completed. A point without a result met nothing.
-    pub fn judge(&self, profile: &str, block: Option<&crate::parse::Block>) -> crate::metric::load::Verdict {
+    pub fn judge(&self, profile: &str, block: Option<&crate::parse::Block>) -> crate::curve::Verdict {
         let expected = self.profile(profile).map_or(0, |p| p.total_requests);
         judge_block(&self.slo(profile), expected, block)
     }
@@ -690,7 +613,7 @@ impl Study {
         let counted = if finished.is_empty() { vec![searches.len() - 1] } else { finished };
         // The newest search gave up on a load whose measurement kept failing: the curve is not
         // whole, so the configuration failed the profile the way that load's measurement did.
-        if answers[counted[0]].stop == Some(crate::metric::load::Stop::Failed) {
+        if answers[counted[0]].stop == Some(crate::curve::Stop::Failed) {
             if let Some(point) = searches[counted[0]].gave_up_on()
                 && let Some(mut m) = self.point_manifest(point).cloned()
             {
@@ -704,7 +627,7 @@ impl Study {
                     message: format!(
                         "the measurement at load {} failed {} times, so the search stopped there: {}",
                         point.load,
-                        crate::metric::load::MAX_FAILURES,
+                        crate::curve::MAX_FAILURES,
                         failure.message
                     ),
                 });

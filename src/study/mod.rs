@@ -16,7 +16,7 @@
 pub mod command;
 mod config;
 pub mod curve;
-use crate::metric::load::Axis;
+use crate::curve::Axis;
 mod history;
 mod manifest;
 pub mod outcome;
@@ -304,7 +304,7 @@ impl Study {
             "input_tokens" => number(profile.input_tokens),
             "output_tokens" => number(profile.output_tokens),
             "total_requests" => Some(profile.total_requests as f64),
-            "max_concurrency" => match curve::split_point(&key.profile) {
+            "max_concurrency" => match crate::curve::split_point(&key.profile) {
                 Some((_, load)) if self.curve(&key.profile).is_some_and(|(_, l)| l.axis == Axis::Concurrency) => {
                     Some(load as f64)
                 }
@@ -465,7 +465,7 @@ impl Study {
 
     /// The profile `id` names; a curve's point (`chat@16`) names its curve's profile.
     pub fn profile(&self, id: &str) -> Option<&Profile> {
-        let id = curve::split_point(id).map_or(id, |(p, _)| p);
+        let id = crate::curve::split_point(id).map_or(id, |(p, _)| p);
         self.spec.profiles.iter().find(|p| *p.id.get_ref() == id)
     }
 
@@ -1142,7 +1142,7 @@ impl Study {
         let (profile, repeat) = match profile.rsplit_once(".r") {
             Some((p, k))
                 if self.profile(profile).is_none()
-                    && (self.profile(p).is_some() || curve::split_point(p).is_some()) =>
+                    && (self.profile(p).is_some() || crate::curve::split_point(p).is_some()) =>
             {
                 match k.parse::<u32>() {
                     Ok(n) if n >= 2 && k == n.to_string() => (p, n),
@@ -1151,7 +1151,7 @@ impl Study {
             }
             _ => (profile, 1),
         };
-        if let Some((curve, load)) = curve::split_point(profile) {
+        if let Some((curve, load)) = crate::curve::split_point(profile) {
             match self.curve(curve) {
                 None => {
                     return Err(format!("`{profile}`: profile `{curve}` in {SPEC_FILE} has no `load`, so no points"));

@@ -79,7 +79,7 @@ pub struct Spec {
     /// Service-level objectives a load curve's points are judged by: `p99_ttft_ms = 500`,
     /// `mean_tpot_ms = 50`, `min_success_rate = 0.99`.
     #[serde(default)]
-    pub slo: Option<super::curve::SloSpec>,
+    pub slo: Option<crate::curve::SloSpec>,
     /// Metrics computed from each run's own values (`[[metric]]`).
     #[serde(default, rename = "metric")]
     pub metrics: Vec<DerivedMetric>,
@@ -466,10 +466,10 @@ pub struct Profile {
     /// A load curve: each configuration measured at several loads (`values`) or searched for
     /// the largest load that meets the SLO (`min`, `max`, `points`).
     #[serde(default)]
-    pub load: Option<Spanned<super::curve::LoadSpec>>,
+    pub load: Option<Spanned<crate::curve::LoadSpec>>,
     /// Limits that replace the study's `[slo]` ones of the same name for this profile.
     #[serde(default)]
-    pub slo: Option<super::curve::SloSpec>,
+    pub slo: Option<crate::curve::SloSpec>,
 }
 
 /// One step of the greedy search.

@@ -26,7 +26,7 @@ fn exec_uses(text: &str) -> Vec<String> {
 fn nothing_below_the_executor_imports_it() {
     let src = root().join("src");
     let mut found = Vec::new();
-    let lower = ["study", "metric", "analysis", "render", "parse"];
+    let lower = ["study", "curve", "metric", "analysis", "render", "parse"];
     let leaves = ["text.rs", "diag.rs", "durable.rs"];
     let files = lower.iter().flat_map(|d| sources(&src.join(d))).chain(leaves.iter().map(|f| {
         let path = src.join(f);
@@ -107,4 +107,22 @@ fn the_wall_clock_tests_are_the_same_under_cargo_test_and_nextest() {
     let grouped: std::collections::BTreeSet<String> = named.captures_iter(&filter).map(|c| c[1].to_string()).collect();
     assert!(!serial.is_empty());
     assert_eq!(serial, grouped, "the `serial()` tests and the `wall-clock` group of .config/nextest.toml differ");
+}
+
+/// Load curves are a leaf: `src/curve/` imports no module of perflab but `parse` (and itself),
+/// so the study, the runner and the analysis all stand on the same search.
+#[test]
+fn the_load_curves_are_a_leaf() {
+    let uses = regex::Regex::new(r"crate::(\w+)").unwrap();
+    let mut found = Vec::new();
+    for (path, text) in sources(&root().join("src/curve")) {
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for c in uses.captures_iter(line) {
+                if !["curve", "parse"].contains(&&c[1]) {
+                    found.push(format!("{path}: {line}"));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "src/curve/ imports from above it:\n{}", found.join("\n"));
 }

@@ -93,7 +93,7 @@ fn values(curve: &serde_json::Value, metric: &str) -> Vec<(u64, f64)> {
 fn the_searched_boundary_is_the_exhaustive_scans_on_the_simulated_engine() {
     let _serial = common::serial();
     // The search itself is proven against a scan on random curves by the property test in
-    // `metric::load`; here it meets the engine, so two settings are enough.
+    // `curve::search`; here it meets the engine, so two settings are enough.
     let settings = [
         "--sim-decode-ms 3 --sim-batch-penalty 1 --max-num-seqs 4",
         "--sim-decode-ms 6 --sim-batch-penalty 1 --max-num-seqs 8",

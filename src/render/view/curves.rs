@@ -4,7 +4,7 @@
 
 use super::{Ctx, CurveChart, Image, Links, Table, cell, curve_chart};
 use crate::analysis::curves::{Curve, CurvePoint, CurveProfile};
-use crate::metric::load::{Axis, Limit, Slo, Stat, Stop};
+use crate::curve::{Axis, Limit, Slo, Stat, Stop};
 use crate::render::charts::{Chart, Series, xy};
 use crate::render::i18n::I18nError;
 use serde::Serialize;
@@ -267,7 +267,7 @@ impl Ctx<'_> {
                     Some(class) => self.failure_class(class)?,
                     None => String::new(),
                 };
-                let count = crate::metric::load::MAX_FAILURES.into();
+                let count = crate::curve::MAX_FAILURES.into();
                 (
                     "curve-why-failed",
                     vec![("load", last.map_or(0, |p| p.load)), ("count", count)],
@@ -314,13 +314,13 @@ impl Ctx<'_> {
     }
 
     /// Every load's measurements on a curve, counted.
-    fn tallies(&self, curve: &Curve) -> Vec<crate::metric::load::Tally> {
-        let probes: Vec<crate::metric::load::Probe> = curve
+    fn tallies(&self, curve: &Curve) -> Vec<crate::curve::Tally> {
+        let probes: Vec<crate::curve::Probe> = curve
             .points
             .iter()
-            .map(|p| crate::metric::load::Probe { load: p.load, outcome: p.outcome, throughput: p.output_throughput })
+            .map(|p| crate::curve::Probe { load: p.load, outcome: p.outcome, throughput: p.output_throughput })
             .collect();
-        crate::metric::load::by_load(&probes).into_values().collect()
+        crate::curve::by_load(&probes).into_values().collect()
     }
 
     fn met_at(&self, curve: &Curve, load: u64) -> bool {
