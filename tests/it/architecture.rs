@@ -126,3 +126,26 @@ fn the_load_curves_are_a_leaf() {
     }
     assert!(found.is_empty(), "src/curve/ imports from above it:\n{}", found.join("\n"));
 }
+
+/// Each line of the question table in `docs/architecture.md` names a file that exists and, in
+/// it, a function, type or message that is defined there.
+#[test]
+fn the_architecture_table_names_what_exists() {
+    let doc = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    let table = doc.split("| question | file | where |").nth(1).expect("the question table");
+    let row = regex::Regex::new(r"^\| (.+?) \| `([^`]+)` \| `([^`]+)` \|$").unwrap();
+    let mut rows = 0;
+    for line in table.lines().skip(2).take_while(|l| l.starts_with('|')) {
+        let c = row.captures(line).unwrap_or_else(|| panic!("a row of three cells: {line}"));
+        let (file, name) = (&c[2], &c[3]);
+        let text = std::fs::read_to_string(root().join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let defined = if file.ends_with(".ftl") {
+            format!(r"(?m)^{} =", regex::escape(name))
+        } else {
+            format!(r"\b(fn|struct|enum|type|trait|const) {}\b", regex::escape(name))
+        };
+        assert!(regex::Regex::new(&defined).unwrap().is_match(&text), "{file} defines no `{name}`: {line}");
+        rows += 1;
+    }
+    assert!(rows >= 7, "{rows} rows");
+}
