@@ -16,6 +16,7 @@ pub mod metric;
 pub mod parallel;
 pub mod parse;
 pub mod render;
+#[cfg(feature = "sim")]
 pub mod sim;
 pub mod site;
 pub mod study;

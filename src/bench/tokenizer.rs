@@ -2,7 +2,9 @@
 //! lengths counted as the server counts them. Without one, lengths are estimates and the report
 //! says how they were counted.
 
-use anyhow::{Context, bail};
+#[cfg(feature = "tokenizer")]
+use anyhow::Context;
+use anyhow::bail;
 use std::path::Path;
 
 /// How the token counts of a report were obtained, from the most to the least exact.
@@ -31,9 +33,27 @@ impl TokenCount {
     }
 }
 
+/// The tokenizer library, or, in a build without the `tokenizer` feature, a type with no value:
+/// [`Tokenizer::load`] then says why, and no `Tokenizer` can exist.
+#[cfg(feature = "tokenizer")]
+type Inner = tokenizers::Tokenizer;
+#[cfg(not(feature = "tokenizer"))]
+enum Inner {}
+
+#[cfg(not(feature = "tokenizer"))]
+impl Inner {
+    fn encode(&self, _: &str, _: bool) -> Result<Vec<u32>, std::convert::Infallible> {
+        match *self {}
+    }
+
+    fn decode(&self, _: &[u32], _: bool) -> Result<String, std::convert::Infallible> {
+        match *self {}
+    }
+}
+
 /// A loaded `tokenizer.json`.
 pub struct Tokenizer {
-    inner: tokenizers::Tokenizer,
+    inner: Inner,
     /// Ids that decode to ordinary text: every id but the special tokens.
     ordinary: Vec<u32>,
 }
@@ -51,12 +71,7 @@ impl Tokenizer {
         if !file.is_file() {
             bail!("--tokenizer '{}': no tokenizer.json there", path.display());
         }
-        let inner = tokenizers::Tokenizer::from_file(&file)
-            .map_err(|e| anyhow::anyhow!("{e}"))
-            .with_context(|| format!("--tokenizer '{}': not a tokenizer.json file", file.display()))?;
-        let special: std::collections::BTreeSet<u32> =
-            inner.get_added_vocabulary().get_vocab().values().copied().collect();
-        let mut ordinary: Vec<u32> = inner.get_vocab(false).into_values().filter(|id| !special.contains(id)).collect();
+        let (inner, mut ordinary) = vocabulary(&file)?;
         ordinary.sort_unstable();
         if ordinary.is_empty() {
             bail!("--tokenizer '{}': the vocabulary is empty", file.display());
@@ -71,7 +86,10 @@ impl Tokenizer {
 
     /// Tokens of `text`, without the special tokens a model adds around a prompt.
     pub fn encode(&self, text: &str) -> Vec<u32> {
-        self.inner.encode(text, false).map(|e| e.get_ids().to_vec()).unwrap_or_default()
+        #[cfg(feature = "tokenizer")]
+        return self.inner.encode(text, false).map(|e| e.get_ids().to_vec()).unwrap_or_default();
+        #[cfg(not(feature = "tokenizer"))]
+        self.inner.encode(text, false).unwrap_or_default()
     }
 
     pub fn count(&self, text: &str) -> u64 {
@@ -105,4 +123,20 @@ impl Tokenizer {
         let text = self.decode(&ids);
         (ids, text)
     }
+}
+
+/// The tokenizer in `file` and its ordinary ids (every id but the special tokens), unsorted.
+#[cfg(feature = "tokenizer")]
+fn vocabulary(file: &Path) -> anyhow::Result<(Inner, Vec<u32>)> {
+    let inner = tokenizers::Tokenizer::from_file(file)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .with_context(|| format!("--tokenizer '{}': not a tokenizer.json file", file.display()))?;
+    let special: std::collections::BTreeSet<u32> = inner.get_added_vocabulary().get_vocab().values().copied().collect();
+    let ordinary = inner.get_vocab(false).into_values().filter(|id| !special.contains(id)).collect();
+    Ok((inner, ordinary))
+}
+
+#[cfg(not(feature = "tokenizer"))]
+fn vocabulary(file: &Path) -> anyhow::Result<(Inner, Vec<u32>)> {
+    bail!("--tokenizer '{}': this perflab was built without the `tokenizer` feature", file.display())
 }
