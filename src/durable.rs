@@ -7,6 +7,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// `O_NOFOLLOW`, for `OpenOptionsExt::custom_flags`: opening a symbolic link fails.
+pub const NOFOLLOW: i32 = rustix::fs::OFlags::NOFOLLOW.bits() as i32;
+
 /// The steps of a durable write, so that their order can be checked without a disk.
 pub trait Steps {
     /// Creates `path` (replacing it) with `bytes`.
@@ -127,7 +130,7 @@ pub fn lock(path: &Path) -> std::io::Result<Result<std::fs::File, Held>> {
         .write(true)
         .create(true)
         .truncate(false)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(NOFOLLOW)
         .open(path)?;
     match file.try_lock() {
         Ok(()) => {}
@@ -210,11 +213,7 @@ pub fn copy_tree(from: &Path, to: &Path, keep: &dyn Fn(&str) -> bool) -> std::io
 /// in place of an `fsync` a file.
 pub fn sync_filesystem(path: &Path) -> std::io::Result<()> {
     let dir = std::fs::File::open(path)?;
-    // SAFETY: syncfs(2) reads nothing but the descriptor, which lives until the end of the call.
-    if unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&dir)) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+    Ok(rustix::fs::syncfs(&dir)?)
 }
 
 /// Puts the folder `fresh` in the place of `path` in one step (`path` need not exist); the folder
@@ -225,7 +224,9 @@ pub fn swap(fresh: &Path, path: &Path) -> std::io::Result<()> {
     } else if let Err(e) = exchange(fresh, path) {
         // A file system without an exchange: for a moment there is no folder at `path`, but
         // never a part of one.
-        if !matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)) {
+        use rustix::io::Errno;
+        let unsupported = [Errno::INVAL, Errno::NOSYS, Errno::OPNOTSUPP].map(Errno::raw_os_error);
+        if !e.raw_os_error().is_some_and(|n| unsupported.contains(&n)) {
             return Err(e);
         }
         let old = beside(path, "old");
@@ -239,16 +240,8 @@ pub fn swap(fresh: &Path, path: &Path) -> std::io::Result<()> {
 
 /// `renameat2(RENAME_EXCHANGE)`: two paths trade places atomically.
 fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
-    let (a, b) = (c(a)?, c(b)?);
-    // SAFETY: both strings are NUL-terminated and outlive the call.
-    let done =
-        unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) };
-    if done != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    Ok(renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE)?)
 }
 
 #[cfg(test)]

@@ -190,6 +190,9 @@ impl From<EngineArgs> for perflab::sim::EngineOptions {
 }
 
 fn main() -> std::process::ExitCode {
+    if std::env::args_os().nth(1).is_some_and(|a| a == perflab::sim::WORKER_ARG) {
+        perflab::sim::worker();
+    }
     let cli = Cli::parse();
     if cli.engine.sim_worker
         && let Err(e) = perflab::sim::spawn_worker()

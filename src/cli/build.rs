@@ -12,11 +12,8 @@ use std::process::ExitCode;
 /// pages. Only the build asks this, because the setting passes to child processes, and the
 /// engines that `perflab run` starts must run as they would without perflab.
 fn small_pages() {
-    // SAFETY: prctl(2) with PR_SET_THP_DISABLE takes four integers and touches no memory of ours.
     // Where the kernel refuses, the build runs as before, only slower.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
+    let _ = rustix::thread::disable_transparent_huge_pages(true);
 }
 
 pub fn run(

@@ -502,16 +502,8 @@ impl Summary {
 
 /// Whether the file system that holds `dir` has less than 1 MiB left for this user.
 pub(super) fn disk_full(dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
-    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
-    // SAFETY: `path` is a NUL-terminated string and `stat` a buffer statvfs fills on success.
-    if unsafe { libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) } != 0 {
-        return false;
-    }
-    // SAFETY: statvfs returned 0, so it filled `stat`.
-    let stat = unsafe { stat.assume_init() };
-    (stat.f_bavail as u128) * (stat.f_frsize as u128) < 1 << 20
+    let Ok(stat) = rustix::fs::statvfs(dir) else { return false };
+    u128::from(stat.f_bavail) * u128::from(stat.f_frsize) < 1 << 20
 }
 
 /// Where one engine start runs: its slot (which engine record it keeps), its GPUs, and whether

@@ -3,6 +3,7 @@
 //! for recovery, and a log's last lines.
 
 use super::backend::Interrupt;
+use rustix::process::{Pid, Signal};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::CommandExt;
@@ -26,10 +27,18 @@ pub(super) fn program(name: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Sends `signal` to a process group.
-pub fn signal_group(pgid: u32, signal: i32) -> bool {
-    // SAFETY: kill(2) with a negative pid addresses a process group; no memory is shared.
-    unsafe { libc::kill(-(pgid as i32), signal) == 0 }
+/// Sends `signal` to a process group; `None` only asks whether the group still exists.
+pub fn signal_group(pgid: u32, signal: Option<Signal>) -> bool {
+    let Some(pgid) = pid(pgid) else { return false };
+    match signal {
+        Some(signal) => rustix::process::kill_process_group(pgid, signal).is_ok(),
+        None => rustix::process::test_kill_process_group(pgid).is_ok(),
+    }
+}
+
+/// A process (or group) id the kernel could have given; none for 0 and what does not fit.
+fn pid(id: u32) -> Option<Pid> {
+    Pid::from_raw(i32::try_from(id).ok()?)
 }
 
 /// How long a process group gets to be gone after SIGKILL: a process that held GPU memory can
@@ -76,7 +85,7 @@ impl Stopped {
 /// out), with their start times (clock ticks after boot), from `/proc`.
 pub fn group_members(pgid: u32) -> Vec<(u32, u64)> {
     // Nothing to look for when no process of the group is left, zombies included.
-    if !signal_group(pgid, 0) {
+    if !signal_group(pgid, None) {
         return Vec::new();
     }
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
@@ -94,9 +103,8 @@ pub fn group_members(pgid: u32) -> Vec<(u32, u64)> {
 /// Collects the ended children of this process in group `pgid`: a runner that is PID 1 (a
 /// container's) inherits an engine's orphaned workers, and nobody else would.
 pub(super) fn reap_group(pgid: u32) {
-    let mut status = 0;
-    // SAFETY: waitpid(2) with WNOHANG writes only the status we pass and never blocks.
-    while unsafe { libc::waitpid(-(pgid as i32), &mut status, libc::WNOHANG) } > 0 {}
+    let Some(pgid) = pid(pgid) else { return };
+    while let Ok(Some(_)) = rustix::process::waitpgid(pgid, rustix::process::WaitOptions::NOHANG) {}
 }
 
 /// Waits until every process of group `pgid` has ended (and `child`, its leader, is collected),
@@ -137,9 +145,9 @@ pub fn stop_group(pgid: u32, child: Option<&mut Child>, grace: Duration, interru
     if leader_ended {
         stopped.outlived = group_members(pgid).iter().filter(|(pid, _)| *pid != pgid).count();
     }
-    signal_group(pgid, libc::SIGTERM);
+    signal_group(pgid, Some(Signal::TERM));
     stopped.killed = wait_group(pgid, &mut child, Instant::now() + grace, interrupt);
-    signal_group(pgid, libc::SIGKILL);
+    signal_group(pgid, Some(Signal::KILL));
     stopped.left = wait_group(pgid, &mut child, Instant::now() + KILL_WAIT, None);
     stopped
 }
@@ -158,8 +166,7 @@ pub fn listener_in_group(port: u16, pgid: u32) -> Option<bool> {
             let local_port =
                 f.get(1).and_then(|a| a.rsplit_once(':')).and_then(|(_, p)| u16::from_str_radix(p, 16).ok());
             if local_port == Some(port) && f.get(3) == Some(&"0A") {
-                // SAFETY: getuid(2) has no preconditions and touches no memory of ours.
-                let me = unsafe { libc::getuid() };
+                let me = rustix::process::getuid().as_raw();
                 if f.get(7).and_then(|u| u.parse::<u32>().ok()) != Some(me) {
                     return None;
                 }
@@ -344,11 +351,14 @@ pub const LOADING_GRACE: Duration = Duration::from_secs(3);
 pub(super) fn die_with_parent(command: &mut Command) {
     // The child asks whether its parent is still this process, not whether it was handed to
     // PID 1: a runner that is PID 1 itself (a container's first process) is a live parent.
-    let runner = std::process::id() as libc::pid_t;
-    // SAFETY: prctl(2) and getppid(2) are async-signal-safe and touch no memory of ours.
+    let runner = pid(std::process::id());
+    // SAFETY: the hook runs in the child between fork and exec, where only async-signal-safe
+    // calls may be made: prctl(2) and getppid(2) are, and rustix makes them as plain system
+    // calls, allocating nothing and taking no lock.
     unsafe {
         command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() != runner {
+            rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+            if rustix::process::getppid() != runner {
                 return Err(std::io::Error::other("the job's runner has ended"));
             }
             Ok(())

@@ -159,35 +159,38 @@ impl Default for EngineOptions {
 /// The longest a `--sim-worker` lives: a test that fails leaves none for long.
 pub const WORKER_LIFETIME: std::time::Duration = std::time::Duration::from_secs(120);
 
-/// Forks the `--sim-worker` process. Call it before any thread starts: the child only sleeps.
-/// Returns once the worker has logged its start, so that a log read after the engine served (or
-/// died) names it, however late the machine scheduled the child.
+/// The argument that makes `perflab-engine` the worker [`spawn_worker`] starts.
+pub const WORKER_ARG: &str = "--sim-worker-process";
+
+/// Starts the `--sim-worker` process: this program again, with [`WORKER_ARG`], in the engine's
+/// process group, its standard error in the engine's log. Returns once the worker has logged its
+/// start, so that a log read after the engine served (or died) names it, however late the
+/// machine scheduled the child. The worker is not waited for: it outlives the engine by design.
 pub fn spawn_worker() -> std::io::Result<()> {
-    use std::io::{Read, Write};
-    let (mut started, mut says) = std::io::pipe()?;
-    // SAFETY: fork(2) from a process that has one thread; the child calls only close(2),
-    // signal(2), getpid(2), write(2) (through eprintln and the pipe), nanosleep(2) and _exit(2).
-    match unsafe { libc::fork() } {
-        -1 => Err(std::io::Error::last_os_error()),
-        0 => {
-            drop(started);
-            // SAFETY: signal(2) with SIG_IGN installs no handler of ours.
-            unsafe { libc::signal(libc::SIGTERM, libc::SIG_IGN) };
-            eprintln!("INFO worker {} started", std::process::id());
-            let _ = says.write_all(&[1]);
-            drop(says);
-            std::thread::sleep(WORKER_LIFETIME);
-            // SAFETY: _exit(2) ends the child without running the parent's clean-up twice.
-            unsafe { libc::_exit(0) }
-        }
-        _ => {
-            // With the parent's own write end closed, the read ends at the worker's byte, or
-            // at once if the worker died before it wrote one.
-            drop(says);
-            let _ = started.read_exact(&mut [0u8]);
-            Ok(())
-        }
+    use std::io::Read;
+    let mut worker = std::process::Command::new(std::env::current_exe()?)
+        .arg(WORKER_ARG)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    // The read ends at the worker's byte, or at once if the worker died before it wrote one.
+    if let Some(mut says) = worker.stdout.take() {
+        let _ = says.read_exact(&mut [0u8]);
     }
+    Ok(())
+}
+
+/// The worker's whole life: SIGTERM does not end it, it says that it started, and it sleeps
+/// for [`WORKER_LIFETIME`] unless SIGKILL ends it first.
+pub fn worker() -> ! {
+    use std::io::Write;
+    let ignored = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, ignored);
+    eprintln!("INFO worker {} started", std::process::id());
+    let mut out = std::io::stdout();
+    let _ = out.write_all(&[1]).and_then(|()| out.flush());
+    std::thread::sleep(WORKER_LIFETIME);
+    std::process::exit(0)
 }
 
 /// Milliseconds without a request in flight after which the next request starts a new

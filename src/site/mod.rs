@@ -509,20 +509,16 @@ fn link_same(old: &Path, path: &Path, bytes: &[u8]) -> bool {
 /// The file `path` opened for reading, where it is a plain file (not a link, nor a folder).
 fn open_plain(path: &Path) -> Option<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path).ok()?;
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(crate::durable::NOFOLLOW).open(path).ok()?;
     file.metadata().is_ok_and(|m| m.is_file()).then_some(file)
 }
 
 /// Gives the open `file` the second name `path`; false where it cannot. The file just read, by
 /// its descriptor, not whatever its old name names by now.
 fn link_file(file: &std::fs::File, path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
+    use rustix::fs::{AtFlags, CWD, linkat};
     let from = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(file));
-    let (Ok(from), Ok(to)) = (std::ffi::CString::new(from), std::ffi::CString::new(path.as_os_str().as_bytes())) else {
-        return false;
-    };
-    // SAFETY: linkat(2) reads the two NUL-terminated paths, which live until the end of the call.
-    unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) == 0 }
+    linkat(CWD, from.as_str(), CWD, path, AtFlags::SYMLINK_FOLLOW).is_ok()
 }
 
 /// What a study's pages in one language are made of: its charts (file name, SVG), its Markdown
