@@ -24,6 +24,12 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
                 for w in crate::import::unresolved(&study.file, &study.source) {
                     writeln!(out, "{w}")?;
                 }
+                // Texts in a language no page is built for (the build's catalogs, from its default
+                // `templates` folder when there is one).
+                let published = crate::render::i18n::locales(Some(Path::new("templates")));
+                for w in crate::study::translations::unpublished(&study.file, &study.source, &published) {
+                    writeln!(out, "{w}")?;
+                }
                 // Engines `perflab run` could not benchmark: their port cannot be known.
                 for w in crate::study::command::address_warnings(&study) {
                     writeln!(out, "{w}")?;

@@ -345,6 +345,21 @@ impl Catalog {
     }
 }
 
+/// The languages a build publishes: the built-in catalogs' and those of `templates/i18n/*.ftl`
+/// under `dir` whose names are languages, sorted.
+pub fn locales(dir: Option<&Path>) -> Vec<String> {
+    let mut found: std::collections::BTreeSet<String> = BUILT_IN.iter().map(|(l, _)| l.to_string()).collect();
+    if let Some(Ok(entries)) = dir.map(|d| std::fs::read_dir(d.join("i18n"))) {
+        for path in entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "ftl")) {
+            let locale = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            if is_locale(&locale) {
+                found.insert(locale);
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
 /// Every available catalog: the built-in ones, then `templates/i18n/*.ftl` under `dir`, which
 /// add languages or replace built-in ones.
 pub fn load_all(dir: Option<&Path>) -> Result<BTreeMap<String, Catalog>, I18nError> {

@@ -135,12 +135,29 @@ impl Manifest {
     }
 
     pub fn read(path: &Path) -> Result<Manifest, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+        Manifest::read_placed(path).map_err(|d| match d.line {
+            0 => d.message,
+            line => format!("{} (line {line}, column {})", d.message, d.col),
+        })
+    }
+
+    /// As [`Manifest::read`], the error placed where the JSON went wrong, once.
+    pub fn read_placed(path: &Path) -> Result<Manifest, crate::diag::Diagnostic> {
+        use crate::diag::Diagnostic;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Diagnostic::new(path, 0, 0, format!("cannot read: {e}")))?;
         serde_json::from_str(&text).map_err(|e| {
-            format!(
-                "not a run manifest ({e}, at line {} column {}): it was cut off or edited; remove its attempt folder and `perflab run` measures the run again",
+            // serde_json's message ends with its own "at line L column C": the position goes
+            // into the diagnostic's place instead.
+            let what = e.to_string();
+            let what = what.split(" at line ").next().unwrap_or(&what);
+            Diagnostic::new(
+                path,
                 e.line(),
-                e.column()
+                e.column(),
+                format!(
+                    "not a run manifest ({what}): it was cut off or edited; remove its attempt folder and `perflab run` measures the run again"
+                ),
             )
         })
     }

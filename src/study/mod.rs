@@ -1045,9 +1045,9 @@ impl Study {
             manifest: None,
         });
         if name.ends_with(MANIFEST_SUFFIX) {
-            match Manifest::read(path) {
+            match Manifest::read_placed(path) {
                 Ok(m) => attempt.manifest = Some(m),
-                Err(message) => out.push(Diagnostic::new(path, 0, 0, message)),
+                Err(d) => out.push(d),
             }
             return;
         }

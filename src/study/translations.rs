@@ -12,7 +12,11 @@ use toml::de::{DeTable, DeValue};
 pub fn untranslated(file: &Path, source: &str, locale: &str) -> Vec<Diagnostic> {
     let Ok(doc) = DeTable::parse(source) else { return Vec::new() };
     let mut found = Vec::new();
-    table(doc.get_ref(), "", locale, &mut found);
+    table(doc.get_ref(), "", &mut |t, offset, path, english| {
+        if !t.contains_key(locale) {
+            found.push((offset, path.to_string(), english.to_string()));
+        }
+    });
     found
         .into_iter()
         .map(|(offset, path, english)| {
@@ -28,26 +32,48 @@ pub fn untranslated(file: &Path, source: &str, locale: &str) -> Vec<Diagnostic> 
         .collect()
 }
 
+/// The localized texts of `source` with an entry in a language the site does not publish
+/// (`published`, the languages of its catalogs), each at that entry's key: no page shows it.
+pub fn unpublished(file: &Path, source: &str, published: &[String]) -> Vec<Diagnostic> {
+    let Ok(doc) = DeTable::parse(source) else { return Vec::new() };
+    let mut found = Vec::new();
+    table(doc.get_ref(), "", &mut |t, _, path, _| {
+        for key in t.keys().filter(|k| !published.iter().any(|p| p == k.get_ref().as_ref())) {
+            let message = format!(
+                "warning: `{path}` has a `{}` text, but the site publishes no `{}` page (its languages: {}); add a catalog for it or leave it out",
+                key.get_ref(),
+                key.get_ref(),
+                published.join(", ")
+            );
+            found.push(Diagnostic::at(file, source, key.span().start, message));
+        }
+    });
+    found
+}
+
 /// Tables of names that are not texts, whatever their keys (an environment variable may be
 /// called `en`).
 const NOT_TEXT: &[&str] = &["env", "aliases"];
 
-fn table(t: &DeTable<'_>, path: &str, locale: &str, out: &mut Vec<(usize, String, String)>) {
+/// What a walk over a study's tables is told of each localized text: its table, where it
+/// starts, its key path and its English.
+type Visit<'v> = dyn FnMut(&DeTable<'_>, usize, &str, &str) + 'v;
+
+fn table(t: &DeTable<'_>, path: &str, visit: &mut Visit<'_>) {
     for (key, value) in t {
         if NOT_TEXT.contains(&key.get_ref().as_ref()) {
             continue;
         }
         let here = if path.is_empty() { key.get_ref().to_string() } else { format!("{path}.{}", key.get_ref()) };
-        self::value(value, &here, locale, out);
+        self::value(value, &here, visit);
     }
 }
 
-fn value(v: &toml::Spanned<DeValue<'_>>, path: &str, locale: &str, out: &mut Vec<(usize, String, String)>) {
+fn value(v: &toml::Spanned<DeValue<'_>>, path: &str, visit: &mut Visit<'_>) {
     match v.get_ref() {
         DeValue::Table(t) => match localized_english(t) {
-            Some(english) if !t.contains_key(locale) => out.push((v.span().start, path.to_string(), english)),
-            Some(_) => {}
-            None => table(t, path, locale, out),
+            Some(english) => visit(t, v.span().start, path, &english),
+            None => table(t, path, visit),
         },
         DeValue::Array(items) => {
             for (i, item) in items.iter().enumerate() {
@@ -60,7 +86,7 @@ fn value(v: &toml::Spanned<DeValue<'_>>, path: &str, locale: &str, out: &mut Vec
                     _ => None,
                 };
                 let name = id.unwrap_or_else(|| (i + 1).to_string());
-                value(item, &format!("{path}[{name}]"), locale, out);
+                value(item, &format!("{path}[{name}]"), visit);
             }
         }
         _ => {}
@@ -113,5 +139,16 @@ env = { en = "not a text: a table of environment variables has no en" }
         assert!(lines[0].ends_with("\"Only in English.\""));
         assert!(lines[1].starts_with("study.toml:15:9: `stage[engine].variant[auto].label`"), "{}", lines[1]);
         assert!(untranslated(Path::new("study.toml"), STUDY, "en").is_empty());
+    }
+
+    #[test]
+    fn a_text_in_a_language_without_a_catalog_is_named_at_its_key() {
+        let study = STUDY.replace("tr = \"Ayar\"", "tr = \"Ayar\"\nde = \"Abstimmung\"");
+        let published = ["en".to_string(), "tr".to_string()];
+        let found = unpublished(Path::new("study.toml"), &study, &published);
+        let lines: Vec<String> = found.iter().map(|d| d.to_string()).collect();
+        assert_eq!(lines.len(), 1, "{lines:#?}");
+        assert!(lines[0].starts_with("study.toml:5:1: warning: `title` has a `de` text, but the site publishes no `de` page (its languages: en, tr)"), "{}", lines[0]);
+        assert!(unpublished(Path::new("study.toml"), STUDY, &published).is_empty());
     }
 }

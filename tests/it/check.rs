@@ -178,3 +178,35 @@ fn unset_of_a_flag_of_the_engine_command_is_refused() {
     let (code, out) = check(&dir);
     assert_eq!(code, 0, "{out}");
 }
+
+/// A text in a language the site publishes no page in (`de`, with catalogs for en, tr, zh and
+/// ja) is a warning at its key; `check` still passes.
+#[test]
+fn a_text_in_a_language_without_a_catalog_is_a_warning_at_its_key() {
+    let (_tmp, dir) = broken_copy("qwen3-14b-h100");
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let title = text.find("[title]\n").expect("a [title] table");
+    let line = text[..title].matches('\n').count() + 2;
+    std::fs::write(&spec, text.replacen("[title]\n", "[title]\nde = \"Qwen3-14B abstimmen\"\n", 1)).unwrap();
+    let (code, out) = check(&dir);
+    assert_eq!(code, 0, "{out}");
+    let expected = format!(
+        "study.toml:{line}:1: warning: `title` has a `de` text, but the site publishes no `de` page (its languages: en, ja, tr, zh)"
+    );
+    assert!(out.contains(&expected), "{expected}\n{out}");
+}
+
+/// A damaged run manifest is named at the line and column where its JSON went wrong, once.
+#[test]
+fn a_damaged_manifest_is_named_at_its_position_once() {
+    let (_tmp, dir) = broken_copy("qwen3-14b-h100");
+    let attempt = dir.join("runs/engine/vllm/attempts/1");
+    std::fs::create_dir_all(&attempt).unwrap();
+    std::fs::write(attempt.join("short.manifest.json"), "{\n  \"state\": \"done\",\n  \"profile\": [1,,\n}\n").unwrap();
+    let (code, out) = check(&dir);
+    assert_ne!(code, 0, "{out}");
+    let line = out.lines().find(|l| l.contains("short.manifest.json")).unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("short.manifest.json:3:17: not a run manifest (expected value): it was cut off"), "{line}");
+    assert!(!line.contains("at line"), "the position is said once: {line}");
+}

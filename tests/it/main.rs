@@ -21,6 +21,7 @@ mod figures;
 mod format;
 mod help;
 mod hostile;
+mod hostile_site;
 mod import;
 mod invalid;
 mod measurements;
