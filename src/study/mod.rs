@@ -377,8 +377,7 @@ impl Study {
             return run.block.complete;
         }
         let expected = self.profile(&key.profile).map_or(0, |p| p.total_requests);
-        let completed = run.block.metric("completed").unwrap_or(0.0);
-        run.block.complete && completed >= expected as f64 && run.block.metric("failed").unwrap_or(0.0) <= 0.0
+        outcome::Completion::whole(&run.block, expected)
     }
 
     /// The measurements of a run's sample that its figures average, with their engine start:

@@ -145,6 +145,13 @@ impl Completion {
         self.failed == 0 && self.count() >= self.expected
     }
 
+    /// Whether `block`, a result of a profile that sends `expected` requests, is a whole
+    /// measurement: it was not cut off, every request completed and none failed. A block that
+    /// prints no count is taken at its word, as [`Completion::count`] says.
+    pub fn whole(block: &Block, expected: u64) -> bool {
+        block.complete && Completion::of(block, expected).all()
+    }
+
     /// Whether at least the fraction `min_completed` of the requests completed.
     pub fn enough(&self, min_completed: f64) -> bool {
         self.count() as f64 >= min_completed * self.expected as f64
@@ -154,6 +161,24 @@ impl Completion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_result_without_a_count_is_whole_and_one_short_or_with_a_failure_is_not() {
+        let block = |lines: &str| {
+            let text = format!(
+                "============ Serving Benchmark Result ============\n{lines}Output token throughput (tok/s):         100.00\n==================================================\n"
+            );
+            crate::parse::parse_str(&text).unwrap().remove(0)
+        };
+        // vLLM's 2023 summary prints no count: every request is taken to have completed.
+        assert!(Completion::whole(&block(""), 100));
+        assert!(Completion::whole(&block("Successful requests:                     100\n"), 100));
+        assert!(!Completion::whole(&block("Successful requests:                     99\n"), 100));
+        assert!(!Completion::whole(
+            &block("Successful requests:                     100\nFailed requests:                         1\n"),
+            100
+        ));
+    }
 
     fn completion(completed: Option<u64>, failed: u64) -> Completion {
         Completion { completed, failed, expected: 100 }
