@@ -14,7 +14,7 @@ use perflab::study::Study;
 use pulldown_cmark::{Event, Parser, Tag};
 use regex::Regex;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 fn build(flavor: Flavor) -> Site {
@@ -188,19 +188,10 @@ fn assert_links_resolve(dir: &Path) {
     assert!(checked > 100, "{checked} links checked in {}", dir.display());
 }
 
-fn mkdocs() -> PathBuf {
-    let venv = std::env::var_os("PERFLAB_MKDOCS_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/perflab/mkdocs"));
-    let bin = venv.join("bin/mkdocs");
-    assert!(bin.is_file(), "mkdocs is not installed: bash .ci/mkdocs-venv.sh");
-    bin
-}
-
 #[test]
 #[ignore = "needs mkdocs (.ci/run installs it with .ci/mkdocs-venv.sh): run with --include-ignored"]
 fn mkdocs_builds_pages_copied_into_a_site_strictly() {
-    let mkdocs = mkdocs();
+    let mkdocs = common::mkdocs();
     let site = build(Flavor::Mkdocs);
     for locale in ["en", "tr", "zh", "ja"] {
         let tmp = tempfile::tempdir().unwrap();
@@ -320,7 +311,7 @@ fn mdbook_reads_no_file_a_study_names_into_the_book() {
 #[test]
 #[ignore = "needs mkdocs (.ci/run installs it with .ci/mkdocs-venv.sh): run with --include-ignored"]
 fn mkdocs_reads_no_file_a_study_names_into_the_site() {
-    let mkdocs = mkdocs();
+    let mkdocs = common::mkdocs();
     let tmp = tempfile::tempdir().unwrap();
     let (study, secret) = hostile(tmp.path());
     let site = Site::build(&[study], &Renderer::new(None).unwrap(), Flavor::Mkdocs).unwrap();

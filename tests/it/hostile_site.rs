@@ -112,15 +112,6 @@ fn build(results: &Path, out: &Path) -> (i32, String) {
     (done.status.code().unwrap_or(-1), String::from_utf8_lossy(&done.stderr).into_owned())
 }
 
-fn mkdocs() -> std::path::PathBuf {
-    let venv = std::env::var_os("PERFLAB_MKDOCS_VENV").map(std::path::PathBuf::from).unwrap_or_else(|| {
-        std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/perflab/mkdocs")
-    });
-    let bin = venv.join("bin/mkdocs");
-    assert!(bin.is_file(), "mkdocs is not installed: bash .ci/mkdocs-venv.sh");
-    bin
-}
-
 /// Every file under `dir` that holds the secret, or a script the study wrote as a live tag.
 fn leaks(dir: &Path) -> Vec<String> {
     let live = |bytes: &[u8], needle: &str| bytes.windows(needle.len()).any(|w| w == needle.as_bytes());
@@ -153,7 +144,7 @@ fn drop_ins_leak_nothing(site: &Path, id: &str, near: &Path, case: &str) {
     let config = std::fs::read_to_string(root().join("tests/fixtures/mkdocs/mkdocs.yml")).unwrap();
     let snippets = format!("  - pymdownx.snippets:\n      base_path: [\"{}\"]\n", near.display());
     std::fs::write(tmp.join("mkdocs/mkdocs.yml"), format!("{}{snippets}", config.replace("LANGUAGE", "en"))).unwrap();
-    let done = Command::new(mkdocs())
+    let done = Command::new(common::mkdocs())
         .args(["build", "--site-dir", "built"])
         .current_dir(tmp.join("mkdocs"))
         .env("NO_MKDOCS_2_WARNING", "1")

@@ -296,3 +296,14 @@ pub fn vllm_block(tps: f64, duration: f64, extra: &str) -> String {
          ==================================================\n"
     )
 }
+
+/// The mkdocs of the virtual environment `.ci/run` makes (`PERFLAB_MKDOCS_VENV`, or
+/// `~/.cache/perflab/mkdocs`).
+pub fn mkdocs() -> PathBuf {
+    let venv = std::env::var_os("PERFLAB_MKDOCS_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/perflab/mkdocs"));
+    let bin = venv.join("bin/mkdocs");
+    assert!(bin.is_file(), "mkdocs is not installed: bash .ci/mkdocs-venv.sh");
+    bin
+}
