@@ -14,6 +14,9 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
     if dirs.is_empty() {
         anyhow::bail!("no study found in '{}'", results.display());
     }
+    // The languages a build publishes (its catalogs, from its default `templates` folder when
+    // there is one): a study text in another is a warning.
+    let published = crate::render::i18n::locales(Some(Path::new("templates")));
     let mut problems = 0;
     for dir in &dirs {
         let found = match Study::load(dir) {
@@ -24,9 +27,6 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
                 for w in crate::import::unresolved(&study.file, &study.source) {
                     writeln!(out, "{w}")?;
                 }
-                // Texts in a language no page is built for (the build's catalogs, from its default
-                // `templates` folder when there is one).
-                let published = crate::render::i18n::locales(Some(Path::new("templates")));
                 for w in crate::study::translations::unpublished(&study.file, &study.source, &published) {
                     writeln!(out, "{w}")?;
                 }
