@@ -281,17 +281,6 @@ fn hostile(tmp: &Path) -> (Study, String) {
     (Study::load(&dir).unwrap(), secret.to_string())
 }
 
-/// Every file under `dir` that holds `needle`.
-fn holding(dir: &Path, needle: &str) -> Vec<String> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .map(Result::unwrap)
-        .filter(|e| e.file_type().is_file())
-        .filter(|e| std::fs::read(e.path()).unwrap().windows(needle.len()).any(|w| w == needle.as_bytes()))
-        .map(|e| e.path().display().to_string())
-        .collect()
-}
-
 #[test]
 #[ignore = "needs mdBook (.ci/run installs it): run with --include-ignored"]
 fn mdbook_reads_no_file_a_study_names_into_the_book() {
@@ -305,7 +294,7 @@ fn mdbook_reads_no_file_a_study_names_into_the_book() {
     assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
     let page = std::fs::read_to_string(dir.join("book/hostile.html")).unwrap();
     assert!(page.contains("{{#include"), "the directive is shown as text");
-    assert_eq!(holding(&dir.join("book"), &secret), Vec::<String>::new());
+    assert_eq!(common::holding(&dir.join("book"), &[&secret]), Vec::<String>::new());
 }
 
 #[test]
@@ -340,5 +329,5 @@ fn mkdocs_reads_no_file_a_study_names_into_the_site() {
     assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
     let page = std::fs::read_to_string(tmp.path().join("built/hostile/index.html")).unwrap();
     assert!(page.contains("--8&lt;--") || page.contains("--8<--"), "the snippet is shown as text");
-    assert_eq!(holding(&tmp.path().join("built"), &secret), Vec::<String>::new());
+    assert_eq!(common::holding(&tmp.path().join("built"), &[&secret]), Vec::<String>::new());
 }

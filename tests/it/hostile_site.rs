@@ -114,12 +114,7 @@ fn build(results: &Path, out: &Path) -> (i32, String) {
 
 /// Every file under `dir` that holds the secret, or a script the study wrote as a live tag.
 fn leaks(dir: &Path) -> Vec<String> {
-    let live = |bytes: &[u8], needle: &str| bytes.windows(needle.len()).any(|w| w == needle.as_bytes());
-    tree(dir)
-        .into_iter()
-        .filter(|(_, b)| live(b, SECRET) || live(b, "<script>alert") || live(b, "<img src=x onerror"))
-        .map(|(p, _)| p)
-        .collect()
+    common::holding(dir, &[SECRET, "<script>alert", "<img src=x onerror"])
 }
 
 /// The English drop-in pages built as a book and as an mkdocs site that may read snippets from

@@ -307,3 +307,17 @@ pub fn mkdocs() -> PathBuf {
     assert!(bin.is_file(), "mkdocs is not installed: bash .ci/mkdocs-venv.sh");
     bin
 }
+
+/// Every file under `dir` that holds one of `needles`.
+pub fn holding(dir: &Path, needles: &[&str]) -> Vec<String> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| {
+            let bytes = std::fs::read(e.path()).unwrap();
+            needles.iter().any(|n| bytes.windows(n.len()).any(|w| w == n.as_bytes()))
+        })
+        .map(|e| e.path().display().to_string())
+        .collect()
+}
