@@ -153,6 +153,8 @@ fn outcome(dir: &Path) -> (Vec<String>, Vec<String>, String) {
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_runs_the_example_study_with_the_local_backends_results() {
+    let _serial = common::serial();
+    // Its two runs are compared decision by decision on the simulated engine's wall clock.
     let cluster = Cluster::up();
     let (_a, local) = example(None);
     let (_b, remote) = example(None);
