@@ -234,6 +234,8 @@ pub(super) struct Measured {
 pub(super) struct Judged<'a> {
     kept: Vec<(&'a PathBuf, outcome::Completion)>,
     first_failure: Option<(FailureClass, String, bool)>,
+    /// Every measurement that failed, in the order taken.
+    failures: Vec<RecordedFailure>,
     cut_short: bool,
     seconds: Vec<f64>,
 }
@@ -374,6 +376,7 @@ impl Start<'_> {
             };
             if let Some((class, message)) = failure {
                 log(Event::Step(&format!("{name} on {profile}: failed ({class}): {message}")));
+                judged.failures.push(RecordedFailure { class, message: message.clone() });
                 if judged.first_failure.is_none() && keep_output {
                     judged.first_failure = Some((class, message, true));
                 } else {
@@ -397,6 +400,10 @@ impl Start<'_> {
         if !judged.kept.is_empty() {
             m.state = RunState::Done;
             summary.benchmark_runs += judged.kept.len();
+            // A measurement that failed beside others that succeeded (a boundary's confirmation)
+            // is kept on record: the search counted it, and a later start must see it too.
+            summary.failed += judged.failures.len();
+            m.failed_measurements = judged.failures;
             self.place(run, &judged.kept, m.benchmark_seconds.unwrap_or(0.0), log)?;
         } else if let Some((class, message, keep_output)) = judged.first_failure {
             m.state = RunState::Failed;

@@ -497,10 +497,16 @@ impl Study {
                     let (key, attempt, provenance) = (key.clone(), a.number, provenance.clone());
                     Point { load, key, run, failure, measurement, verdict, goodput, attempt, provenance }
                 };
-                let points: Vec<Point> = match results.is_empty() {
+                let mut points: Vec<Point> = match results.is_empty() {
                     true => vec![point(1, None)],
                     false => results.into_iter().map(|(k, r)| point(k, Some(r.clone()))).collect(),
                 };
+                // The measurements that failed in a start whose others succeeded come after them.
+                for f in a.manifest.iter().flat_map(|m| &m.failed_measurements) {
+                    let mut p = point(points.len() as u32 + 1, None);
+                    p.failure = Some(f.clone());
+                    points.push(p);
+                }
                 if a.number == 0 && a.manifest.is_none() {
                     by_hand.extend(points.iter().cloned());
                 }

@@ -91,6 +91,11 @@ pub struct Manifest {
     /// `warning:` lines: streams that arrived in bursts, usage it did not trust).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The measurements of a run that is `done` which failed in the same engine start, in the
+    /// order taken (a boundary's confirmation whose benchmark failed while the others ended):
+    /// each is a failed point of its load, as it was to the search that took it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_measurements: Vec<RecordedFailure>,
 }
 
 impl Manifest {
@@ -131,6 +136,7 @@ impl Manifest {
             search: None,
             cluster_end: None,
             warnings: Vec::new(),
+            failed_measurements: Vec::new(),
         }
     }
 

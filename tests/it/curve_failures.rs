@@ -140,3 +140,65 @@ fn a_load_that_keeps_failing_stops_the_search_and_is_no_boundary() {
     let line = page.lines().find(|l| l.starts_with("64: ")).unwrap_or_else(|| panic!("{page}"));
     assert!(!line.contains("exact") && !line.contains("up to"), "{line}");
 }
+
+/// A benchmark that fails the second time it measures a load, while the engine keeps serving:
+/// each confirmation of the boundary fails once in the start that also measured it well. The
+/// failure stays on record as a point of its load (in the run's manifest, `analyze` and the
+/// page), the run counts it, and a later `perflab run` sees the search as the live one did.
+#[test]
+fn a_confirmation_that_fails_beside_measurements_that_ended_is_kept() {
+    let (_tmp, dir) = study("");
+    let counts = dir.join("counts");
+    std::fs::create_dir_all(&counts).unwrap();
+    let wrapper = dir.join("second-fails.sh");
+    std::fs::write(
+        &wrapper,
+        r#"load=$1; shift
+n=$(cat "$COUNTS/$load" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > "$COUNTS/$load"
+if [ "$n" = 2 ]; then echo "the benchmark lost its connection" >&2; exit 3; fi
+exec "$@"
+"#,
+    )
+    .unwrap();
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let command = format!(
+        "command = \"sh {} {{max_concurrency}} {} bench --quiet --base-url http://127.0.0.1:{{port}} --model {{model}} --dataset-name random --num-prompts {{total_requests}} --random-input-len {{input_tokens}} --random-output-len {{output_tokens}} --seed {{seed}} --max-concurrency {{max_concurrency}}\"\nenv = {{ COUNTS = \"{}\" }}",
+        wrapper.display(),
+        env!("CARGO_BIN_EXE_perflab"),
+        counts.display()
+    );
+    let text = text.replace("tool = \"perflab bench\"", &format!("tool = \"perflab bench\"\n{command}"));
+    // The baseline alone: one curve, so that the counts are of its loads only.
+    let text = text.split("[[stage.variant]]\nid = \"64\"").next().unwrap().to_string();
+    std::fs::write(&spec, text).unwrap();
+
+    let (code, _, err) = common::run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("failed (benchmark-failure)"), "{err}");
+    let a = analysis(&dir);
+    let c = curve(&a, "16");
+    let failed: Vec<&serde_json::Value> =
+        c["points"].as_array().unwrap().iter().filter(|p| p["failure"] == "benchmark-failure").collect();
+    assert!(!failed.is_empty(), "a confirmation's failure is a point of its load: {c}");
+    for f in &failed {
+        let at: Vec<&serde_json::Value> =
+            c["points"].as_array().unwrap().iter().filter(|p| p["load"] == f["load"]).collect();
+        // The load was measured in the same start before and after the failure.
+        assert!(at.len() >= 3 && at.iter().filter(|p| p["failure"].is_null()).count() >= 2, "{c}");
+    }
+    assert!(c["failed"].as_array().unwrap().iter().any(|t| t["failed"] == 1), "{c}\n{err}");
+    let kept: Vec<_> = common::manifests(&dir).into_iter().filter(|m| !m.failed_measurements.is_empty()).collect();
+    assert_eq!(kept.len(), failed.len(), "one manifest a failed confirmation");
+    assert!(
+        kept.iter()
+            .all(|m| m.state == perflab::study::RunState::Done && m.failed_measurements[0].message.contains("exit"))
+    );
+    let page = report(&dir);
+    assert!(page.contains("measured nothing"), "{page}");
+    // Measured again, nothing is missing: the records give the search the live one ended with.
+    let (code, _, err) = common::run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("0 engine starts"), "{err}");
+    assert_eq!(curve(&analysis(&dir), "16"), c);
+}
