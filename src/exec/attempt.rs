@@ -7,7 +7,7 @@ use super::confidence::Confidence;
 use super::plan::Job;
 use super::recover::engine_record;
 use crate::study::command::{self, HOST, Port};
-use crate::study::outcome::{self, Output, judge_output};
+use crate::study::outcome::{self, BenchmarkEnd, Observed, judge_output};
 use crate::study::{
     ATTEMPTS_DIR, ENGINE_LOG, FailureClass, MANIFEST_SUFFIX, Manifest, RUNS_DIR, RecordedFailure, RunState, Study,
 };
@@ -88,6 +88,7 @@ pub(super) fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyho
         record: engine_record(&runs_dir(study), slot.index),
         patterns,
         curves,
+        bench_env: study.spec.benchmark.env.clone(),
     })
 }
 
@@ -348,8 +349,8 @@ impl Start<'_> {
             let mut keep_output = false;
             let failure = match result {
                 None => Some(report.start_failure.clone().unwrap_or_else(|| match &report.died_during {
-                    Some(p) => (FailureClass::Crash, format!("not run: the engine died during the benchmark on `{p}`")),
-                    None => (FailureClass::BenchmarkFailure, "not run: the engine start ended before it".to_string()),
+                    Some(p) => Observed::NotRunAfterDeath(p).failure(),
+                    None => Observed::NotRun.failure(),
                 })),
                 Some(b) => {
                     m.exit_status = b.exit_status;
@@ -358,19 +359,15 @@ impl Start<'_> {
                         log(Event::Step(&format!("{name} on {profile}: {warning}")));
                         m.warnings.push(warning.trim_start_matches("warning: ").to_string());
                     }
-                    // A benchmark that exits non-zero because too few requests succeeded (as
-                    // `perflab bench` does when none did) still printed the result that says so.
-                    match (b.failure.clone(), judge_output(tmp, expected, min_completed)) {
-                        (None | Some((FailureClass::BenchmarkFailure, _)), Output::TooFew(message)) => {
-                            keep_output = true;
-                            Some((FailureClass::RequestsFailed, message))
-                        }
-                        (Some(failure), _) => Some(failure),
-                        (None, Output::Result { completion }) => {
+                    match outcome::benchmark_end(b.failure.clone(), judge_output(tmp, expected, min_completed)) {
+                        BenchmarkEnd::Result(completion) => {
                             judged.kept.push((tmp, completion));
                             None
                         }
-                        (None, Output::Unusable(message)) => Some((FailureClass::BenchmarkFailure, message)),
+                        BenchmarkEnd::Failed { failure, evidence } => {
+                            keep_output = evidence;
+                            Some(failure)
+                        }
                     }
                 }
             };

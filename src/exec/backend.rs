@@ -39,6 +39,9 @@ pub struct Launch {
     /// Load curves measured after the fixed benchmarks, one point at a time.
     #[serde(default)]
     pub curves: Vec<CurveBench>,
+    /// What the benchmark's environment adds (`[benchmark] env`).
+    #[serde(default)]
+    pub bench_env: std::collections::BTreeMap<String, String>,
 }
 
 /// A profile's load curve for one engine start: each point's benchmark is chosen from the

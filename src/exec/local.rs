@@ -11,7 +11,7 @@ use super::process::{
 };
 use crate::study::FailureClass;
 use crate::study::command::Port;
-use crate::study::outcome::{FAILURE_WINDOW, classify};
+use crate::study::outcome::{FAILURE_WINDOW, Observed};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -99,10 +99,10 @@ impl LocalBackend {
     /// Starts the engine's process group, its output into the start's log.
     fn spawn(&self, launch: &Launch, argv: &[String]) -> Result<std::process::Child, (FailureClass, String)> {
         if argv.is_empty() {
-            return Err((FailureClass::StartFailure, "the engine's command is empty".to_string()));
+            return Err(Observed::NotStarted("the engine's command is empty".to_string()).failure());
         }
         let log = std::fs::File::create(&launch.log)
-            .map_err(|e| (FailureClass::StartFailure, format!("cannot write {}: {e}", launch.log.display())))?;
+            .map_err(|e| Observed::NotStarted(format!("cannot write {}: {e}", launch.log.display())).failure())?;
         let mut command = Command::new(program(&argv[0]));
         command
             .args(&argv[1..])
@@ -115,7 +115,7 @@ impl LocalBackend {
         if self.in_job {
             die_with_parent(&mut command);
         }
-        command.spawn().map_err(|e| (FailureClass::StartFailure, format!("cannot start `{}`: {e}", argv[0])))
+        command.spawn().map_err(|e| Observed::NotStarted(format!("cannot start `{}`: {e}", argv[0])).failure())
     }
 
     /// The start's benchmarks, then its load curves, until the engine dies or the run is stopped.
@@ -173,16 +173,13 @@ fn fail_all(mut report: Report, launch: &Launch, failure: (FailureClass, String)
 /// picked and held until the engine stops.
 fn engine_port(launch: &Launch) -> Result<(u16, Option<PortLease>), (FailureClass, String)> {
     match launch.port {
-        Port::Fixed(port) if port_taken(port) => Err((
-            FailureClass::PortInUse,
-            format!("port {port} already accepted connections before the engine started: another server listens there"),
-        )),
+        Port::Fixed(port) if port_taken(port) => Err(Observed::PortTaken(port).failure()),
         Port::Fixed(port) => Ok((port, None)),
         Port::Pick => match pick_port(port_free) {
             Some(lease) => Ok((lease.0, Some(lease))),
             None => {
                 let (low, high) = ephemeral_range();
-                Err((FailureClass::StartFailure, format!("no free port outside the ephemeral range {low}-{high}")))
+                Err(Observed::NotStarted(format!("no free port outside the ephemeral range {low}-{high}")).failure())
             }
         },
     }
@@ -212,18 +209,13 @@ fn wait_ready(
         if let Ok(Some(status)) = engine.try_wait() {
             report.engine_exit = status.code();
             let log = tail(&launch.log, FAILURE_WINDOW);
-            let (class, line) = classify(&log, &launch.patterns, FailureClass::StartFailure);
-            let failure = if foreign {
-                let message = format!("another process took port {port} while the engine loaded: {line}");
-                (FailureClass::PortInUse, message)
-            } else {
-                (class, line)
-            };
-            return fail_all(report, launch, failure);
+            let seen =
+                Observed::ExitedBeforeReady { log: &log, patterns: &launch.patterns, foreign: foreign.then_some(port) };
+            return fail_all(report, launch, seen.failure());
         }
         if started.elapsed() > launch.start_timeout {
-            let message = format!("not ready after {:.0} s ({ready_url})", launch.start_timeout.as_secs_f64());
-            return fail_all(report, launch, (FailureClass::StartTimeout, message));
+            let seen = Observed::NotReady { seconds: launch.start_timeout.as_secs_f64(), url: ready_url };
+            return fail_all(report, launch, seen.failure());
         }
         // Ready only while the engine perflab started runs: an answer from a process that
         // took the port while the engine died is not the engine's.
@@ -317,13 +309,10 @@ struct Served<'a> {
     ready_url: &'a str,
 }
 
-/// The failure of an engine that died during a benchmark (`how`: "exited (…)"), from its log:
-/// out of memory when the log says so, else a crash, with the line that says why.
+/// The failure of an engine that died during a benchmark (`how`: "exited (…)"), from its log.
 fn died_during_benchmark(launch: &Launch, how: &str) -> (FailureClass, String) {
     let log = tail(&launch.log, FAILURE_WINDOW);
-    let (class, line) = classify(&log, &launch.patterns, FailureClass::Crash);
-    let class = if class == FailureClass::Oom { class } else { FailureClass::Crash };
-    (class, format!("the engine {how} during the benchmark: {line}"))
+    Observed::DiedDuringBenchmark { how, log: &log, patterns: &launch.patterns }.failure()
 }
 
 /// Runs one benchmark; the flag is true when the engine died during it.
@@ -349,10 +338,10 @@ fn run_benchmark(
     // that no pipe can fill up and stall it.
     let err_path = out.with_extension("stderr.tmp");
     let _cleanup = RemoveOnDrop(err_path.clone());
-    let mut child = match spawn_benchmark(argv, out, &err_path, pgid, in_job) {
+    let mut child = match spawn_benchmark(argv, &launch.bench_env, out, &err_path, pgid, in_job) {
         Ok(c) => c,
         Err(message) => {
-            result.failure = Some((FailureClass::BenchmarkFailure, message));
+            result.failure = Some(Observed::BenchmarkBroke(message).failure());
             return (result, false);
         }
     };
@@ -378,7 +367,8 @@ fn run_benchmark(
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(e) => {
-                result.failure = Some((FailureClass::BenchmarkFailure, format!("cannot wait for the benchmark: {e}")));
+                result.failure =
+                    Some(Observed::BenchmarkBroke(format!("cannot wait for the benchmark: {e}")).failure());
                 return (result, false);
             }
         }
@@ -387,11 +377,24 @@ fn run_benchmark(
 
 /// Starts a benchmark in the engine's process group, its output into `out` and its standard
 /// error into `err_path`.
-fn spawn_benchmark(argv: &[String], out: &Path, err_path: &Path, pgid: u32, in_job: bool) -> Result<Child, String> {
+fn spawn_benchmark(
+    argv: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+    out: &Path,
+    err_path: &Path,
+    pgid: u32,
+    in_job: bool,
+) -> Result<Child, String> {
     let file = std::fs::File::create(out).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     let err_file = std::fs::File::create(err_path).map(Stdio::from).unwrap_or(Stdio::null());
     let mut command = Command::new(program(&argv[0]));
-    command.args(&argv[1..]).stdin(Stdio::null()).stdout(Stdio::from(file)).stderr(err_file).process_group(pgid as i32);
+    command
+        .args(&argv[1..])
+        .envs(env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(file))
+        .stderr(err_file)
+        .process_group(pgid as i32);
     if in_job {
         die_with_parent(&mut command);
     }
@@ -435,7 +438,7 @@ impl Ended<'_> {
                 .cloned()
                 .unwrap_or_default();
             let message = format!("the benchmark exited with {status}: {}", line.trim());
-            result.failure = Some((FailureClass::BenchmarkFailure, message));
+            result.failure = Some(Observed::BenchmarkBroke(message).failure());
         }
         (result, false)
     }

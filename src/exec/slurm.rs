@@ -18,8 +18,8 @@ use super::local::LocalBackend;
 use super::plan::Job;
 use super::process;
 use crate::study::command::quote;
-use crate::study::outcome::{JobEnd, job_end};
-use crate::study::{Cluster, FailureClass, MANIFEST_SUFFIX, Manifest, RunState};
+use crate::study::outcome::{JobEnd, Observed, SlurmState, job_end};
+use crate::study::{Cluster, MANIFEST_SUFFIX, Manifest, RunState};
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -73,9 +73,9 @@ pub fn merge(study: Option<&Cluster>, file: Option<&Cluster>) -> Cluster {
 pub enum JobState {
     /// Queued or running: the state as `squeue` prints it (`PENDING`, `RUNNING`, ...) and why
     /// it waits (`Resources`, `JobHeldUser`, ...), when it does.
-    Active { state: String, reason: Option<String> },
+    Active { state: SlurmState, reason: Option<String> },
     /// Ended: `JobState` of `scontrol show job` (`COMPLETED`, `TIMEOUT`, ...), the node, the reason.
-    Ended { state: String, node: Option<String>, reason: Option<String> },
+    Ended { state: SlurmState, node: Option<String>, reason: Option<String> },
     /// The cluster does not know the job (purged, or another cluster's).
     Unknown,
     /// The controller did not answer (`slurmctld` down or overloaded): nothing is known of the
@@ -91,7 +91,7 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 /// Reads a `squeue -o '%T %r'` line: the state and the reason it waits, if any.
 pub fn parse_squeue(line: &str) -> Option<JobState> {
     let mut words = line.split_whitespace();
-    let state = words.next()?.to_string();
+    let state = SlurmState::parse(words.next()?);
     let reason = words.collect::<Vec<_>>().join(" ");
     let reason = Some(reason).filter(|r| !r.is_empty() && r != "None");
     Some(JobState::Active { state, reason })
@@ -102,11 +102,8 @@ pub fn parse_scontrol(line: &str) -> JobState {
     let Some(state) = field(line, "JobState") else { return JobState::Unknown };
     let node = field(line, "NodeList").filter(|n| *n != "(null)").map(str::to_string);
     let reason = field(line, "Reason").filter(|r| *r != "None").map(str::to_string);
-    JobState::Ended { state: state.to_string(), node, reason }
+    JobState::Ended { state: SlurmState::parse(state), node, reason }
 }
-
-/// The state a job's wait ends in when the controller stopped answering.
-const UNREACHABLE: &str = "(controller unreachable)";
 
 /// Engine starts as Slurm jobs.
 #[derive(Debug, Clone)]
@@ -221,11 +218,7 @@ impl SlurmBackend {
         }
         match slurm("scontrol", &["show".into(), "job".into(), "-o".into(), id.into()]) {
             Ok(out) => match parse_scontrol(out.trim()) {
-                JobState::Ended { state, reason, .. }
-                    if matches!(state.as_str(), "PENDING" | "RUNNING" | "COMPLETING") =>
-                {
-                    JobState::Active { state, reason }
-                }
+                JobState::Ended { state, reason, .. } if state.active() => JobState::Active { state, reason },
                 ended => ended,
             },
             Err(e) if e.contains("Invalid job id") => JobState::Unknown,
@@ -313,7 +306,7 @@ impl Backend for SlurmBackend {
             }
         };
         let followed = self.follow(&id, launch, interrupt, progress);
-        if followed.state == UNREACHABLE {
+        if followed.state == SlurmState::Unreachable {
             // Neither a result nor a failure: the job record stays, and `perflab run` follows the
             // job again once the controller answers.
             progress(Event::Step(&format!(
@@ -339,7 +332,7 @@ enum NoJob {
 
 /// How a followed job ended: its state, its node, why, and whether this run cancelled it.
 struct Followed {
-    state: String,
+    state: SlurmState,
     node: Option<String>,
     reason: Option<String>,
     cancelled_here: bool,
@@ -371,7 +364,7 @@ impl SlurmBackend {
         let mut killed = false;
         let mut told = String::new();
         let mut outage = 0u32;
-        let end = |state: String, node, reason, cancelled_here| Followed { state, node, reason, cancelled_here };
+        let end = |state: SlurmState, node, reason, cancelled_here| Followed { state, node, reason, cancelled_here };
         loop {
             if interrupt.requested() && !cancelled_here {
                 progress(Event::Step(&format!("cancelling Slurm job {id}")));
@@ -386,16 +379,16 @@ impl SlurmBackend {
                 // The job's script has ended and the node reported a start that ran to its end
                 // without a signal: the cluster has nothing left to say about it (its clean-up
                 // takes seconds more).
-                JobState::Active { state, .. }
-                    if state == "COMPLETING" && node_report(&launch.dir).is_some_and(|r| !r.interrupted) =>
+                JobState::Active { state: SlurmState::Completing, .. }
+                    if node_report(&launch.dir).is_some_and(|r| !r.interrupted) =>
                 {
-                    return end("COMPLETED".to_string(), None, None, cancelled_here);
+                    return end(SlurmState::Completed, None, None, cancelled_here);
                 }
                 JobState::Active { state, reason } => {
                     // A job held back says why (`Resources`, `JobHeldUser`), each time that changes.
                     let now = match reason {
-                        Some(why) => format!("{} ({why})", state.to_lowercase()),
-                        None => state.to_lowercase(),
+                        Some(why) => format!("{} ({why})", state.name().to_lowercase()),
+                        None => state.name().to_lowercase(),
                     };
                     if now != told {
                         progress(Event::Step(&format!("Slurm job {id}: {now}")));
@@ -403,18 +396,18 @@ impl SlurmBackend {
                     }
                 }
                 JobState::Ended { state, node, reason } => return end(state, node, reason, cancelled_here),
-                JobState::Unknown => return end("UNKNOWN".to_string(), None, None, cancelled_here),
+                JobState::Unknown => return end(SlurmState::Unknown, None, None, cancelled_here),
                 JobState::Unreachable(why) => {
                     // Says nothing about the job: wait for the controller (backing off to 30 s
                     // between asks); a stop request leaves the job for the next run to follow.
                     if interrupt.requested() {
-                        return end(UNREACHABLE.to_string(), None, Some(why), cancelled_here);
+                        return end(SlurmState::Unreachable, None, Some(why), cancelled_here);
                     }
-                    if told != UNREACHABLE {
+                    if told != SlurmState::Unreachable.name() {
                         progress(Event::Step(&format!(
                             "Slurm job {id}: the controller does not answer ({why}); waiting for it"
                         )));
-                        told = UNREACHABLE.to_string();
+                        told = SlurmState::Unreachable.name().to_string();
                     }
                     outage += 1;
                     std::thread::sleep((self.poll * 2u32.saturating_pow(outage.min(8))).min(Duration::from_secs(30)));
@@ -438,7 +431,7 @@ fn ended(launch: &Launch, id: &str, job: Followed, started_at: String, progress:
     let reason = reason.map_or(String::new(), |r| format!(", {r}"));
     let message = format!("Slurm job {id} ended {state}{reason}");
     // A job the cluster no longer knows (purged) whose node reported a whole start ran.
-    let end = if state == "UNKNOWN" && had_report { JobEnd::Ran } else { job_end(&state, cancelled_here) };
+    let end = if state == SlurmState::Unknown && had_report { JobEnd::Ran } else { job_end(&state, cancelled_here) };
     match end {
         JobEnd::Failed(class) => {
             progress(Event::Step(&message));
@@ -459,8 +452,7 @@ fn ended(launch: &Launch, id: &str, job: Followed, started_at: String, progress:
         JobEnd::Ran if !had_report && !report.interrupted => {
             let output = process::tail(&launch.dir.join(OUTPUT), 5);
             let last = output.iter().rev().find(|l| !l.trim().is_empty()).map_or("", |l| l.trim());
-            report.start_failure =
-                Some((FailureClass::StartFailure, format!("{message} without a report; its output ends: {last}")));
+            report.start_failure = Some(Observed::NoReport { ended: &message, last }.failure());
         }
         JobEnd::Ran => {}
     }

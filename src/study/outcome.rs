@@ -1,7 +1,7 @@
-//! How a run ended, decided in one place: the failure class of an engine start from its log
-//! ([`classify`]) or from the end state a cluster gave its job ([`job_end`]), whether a
-//! benchmark's output is a result ([`judge_output`]), and whether a result's requests all
-//! completed.
+//! How a run ended, decided in one place: the failure class of what a backend saw go wrong
+//! ([`Observed::failure`], which reads an engine's log with [`classify`]) or of the end state a
+//! cluster gave its job ([`job_end`]), whether a benchmark's output is a result
+//! ([`judge_output`]), and whether a result's requests all completed.
 
 use super::FailureClass;
 use crate::parse::Block;
@@ -55,6 +55,106 @@ pub fn classify(
     (fallback, line.map(|l| l.trim().to_string()).unwrap_or_default())
 }
 
+/// What a backend saw go wrong, as it saw it: [`Observed::failure`] turns it into the failure
+/// class and the message a run records. The backends say what happened; only this decides what
+/// it is called.
+pub enum Observed<'a> {
+    /// The engine was not started: its command is empty, its log cannot be written, its program
+    /// cannot be run, or no port is free. Why.
+    NotStarted(String),
+    /// Another server answered on the engine's port before it started. Which port.
+    PortTaken(u16),
+    /// The engine exited before it served: the end of its log, and the study's patterns. Another
+    /// process answered on its port meanwhile when `foreign` names the port.
+    ExitedBeforeReady { log: &'a [String], patterns: &'a [(FailureClass, regex::Regex)], foreign: Option<u16> },
+    /// The engine did not serve within its start timeout: after how many seconds, and at what URL.
+    NotReady { seconds: f64, url: &'a str },
+    /// The engine exited or stopped answering (`how`) while a benchmark ran: the end of its log.
+    DiedDuringBenchmark { how: &'a str, log: &'a [String], patterns: &'a [(FailureClass, regex::Regex)] },
+    /// The benchmark could not be started or waited for, or it exited in error: what went wrong.
+    BenchmarkBroke(String),
+    /// The benchmark's result completed fewer requests than `min_completed` asks ([`Output::TooFew`]).
+    TooFew(String),
+    /// The benchmark's output holds no usable result ([`Output::Unusable`]).
+    NoResult(String),
+    /// A benchmark not run because the engine died during the one on `on`.
+    NotRunAfterDeath(&'a str),
+    /// A benchmark not run because its engine start ended before it.
+    NotRun,
+    /// A cluster job ran but left no report of its start: how it ended, and its output's last line.
+    NoReport { ended: &'a str, last: &'a str },
+}
+
+impl Observed<'_> {
+    /// The failure class of what was seen, and the message that says it.
+    pub fn failure(self) -> (FailureClass, String) {
+        match self {
+            Observed::NotStarted(why) => (FailureClass::StartFailure, why),
+            Observed::PortTaken(port) => (
+                FailureClass::PortInUse,
+                format!(
+                    "port {port} already accepted connections before the engine started: another server listens there"
+                ),
+            ),
+            Observed::ExitedBeforeReady { log, patterns, foreign } => {
+                let (class, line) = classify(log, patterns, FailureClass::StartFailure);
+                match foreign {
+                    Some(port) => (
+                        FailureClass::PortInUse,
+                        format!("another process took port {port} while the engine loaded: {line}"),
+                    ),
+                    None => (class, line),
+                }
+            }
+            Observed::NotReady { seconds, url } => {
+                (FailureClass::StartTimeout, format!("not ready after {seconds:.0} s ({url})"))
+            }
+            Observed::DiedDuringBenchmark { how, log, patterns } => {
+                // Out of memory when the log says so; any other reason is a crash.
+                let (class, line) = classify(log, patterns, FailureClass::Crash);
+                let class = if class == FailureClass::Oom { class } else { FailureClass::Crash };
+                (class, format!("the engine {how} during the benchmark: {line}"))
+            }
+            Observed::BenchmarkBroke(why) => (FailureClass::BenchmarkFailure, why),
+            Observed::TooFew(message) => (FailureClass::RequestsFailed, message),
+            Observed::NoResult(message) => (FailureClass::BenchmarkFailure, message),
+            Observed::NotRunAfterDeath(on) => {
+                (FailureClass::Crash, format!("not run: the engine died during the benchmark on `{on}`"))
+            }
+            Observed::NotRun => {
+                (FailureClass::BenchmarkFailure, "not run: the engine start ended before it".to_string())
+            }
+            Observed::NoReport { ended, last } => {
+                (FailureClass::StartFailure, format!("{ended} without a report; its output ends: {last}"))
+            }
+        }
+    }
+}
+
+/// How a benchmark that ran ended.
+pub enum BenchmarkEnd {
+    /// It left a result, with how many of its requests completed.
+    Result(Completion),
+    /// It failed; `evidence` when its output shows the failure and is kept.
+    Failed { failure: (FailureClass, String), evidence: bool },
+}
+
+/// A benchmark's end from its process's own failure, if any, and what its output reads as.
+pub fn benchmark_end(failure: Option<(FailureClass, String)>, output: Output) -> BenchmarkEnd {
+    match (failure, output) {
+        // A benchmark that exits non-zero because too few requests succeeded (as `perflab bench`
+        // does when none did) still printed the result that says so.
+        (None | Some((FailureClass::BenchmarkFailure, _)), Output::TooFew(message)) => {
+            BenchmarkEnd::Failed { failure: Observed::TooFew(message).failure(), evidence: true }
+        }
+        (Some(failure), _) => BenchmarkEnd::Failed { failure, evidence: false },
+        (None, Output::Result { completion }) => BenchmarkEnd::Result(completion),
+        (None, Output::Unusable(message)) => {
+            BenchmarkEnd::Failed { failure: Observed::NoResult(message).failure(), evidence: false }
+        }
+    }
+}
+
 /// What the end state a cluster gave a job says about the configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobEnd {
@@ -68,13 +168,88 @@ pub enum JobEnd {
     Cluster,
 }
 
+/// A job's state as Slurm names it (`squeue -o %T`, `JobState=` of `scontrol show job`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlurmState {
+    Pending,
+    Running,
+    /// The job's script ended; the cluster is cleaning up after it.
+    Completing,
+    Completed,
+    /// The job's script exited non-zero.
+    Failed,
+    Cancelled,
+    /// The job outran its time limit.
+    Timeout,
+    /// The job used more host memory than it asked for.
+    OutOfMemory,
+    NodeFail,
+    Preempted,
+    BootFail,
+    Deadline,
+    /// The cluster no longer knows the job (purged, or another cluster's).
+    Unknown,
+    /// Nothing is known: the controller stopped answering.
+    Unreachable,
+    /// Any other state, as Slurm printed it (`SUSPENDED`, `REQUEUED`, `SPECIAL_EXIT`, ...).
+    Other(String),
+}
+
+/// The states with a name of their own, as Slurm spells them.
+const SLURM_STATES: [(SlurmState, &str); 13] = [
+    (SlurmState::Pending, "PENDING"),
+    (SlurmState::Running, "RUNNING"),
+    (SlurmState::Completing, "COMPLETING"),
+    (SlurmState::Completed, "COMPLETED"),
+    (SlurmState::Failed, "FAILED"),
+    (SlurmState::Cancelled, "CANCELLED"),
+    (SlurmState::Timeout, "TIMEOUT"),
+    (SlurmState::OutOfMemory, "OUT_OF_MEMORY"),
+    (SlurmState::NodeFail, "NODE_FAIL"),
+    (SlurmState::Preempted, "PREEMPTED"),
+    (SlurmState::BootFail, "BOOT_FAIL"),
+    (SlurmState::Deadline, "DEADLINE"),
+    (SlurmState::Unknown, "UNKNOWN"),
+];
+
+impl SlurmState {
+    /// The state Slurm printed (`CANCELLED by 0` is `CANCELLED`).
+    pub fn parse(word: &str) -> SlurmState {
+        let word = word.split_whitespace().next().unwrap_or("");
+        SLURM_STATES
+            .iter()
+            .find(|(_, name)| *name == word)
+            .map_or_else(|| SlurmState::Other(word.into()), |(s, _)| s.clone())
+    }
+
+    /// Its name as Slurm prints it (`(controller unreachable)` when nothing is known).
+    pub fn name(&self) -> &str {
+        match self {
+            SlurmState::Other(name) => name,
+            SlurmState::Unreachable => "(controller unreachable)",
+            state => SLURM_STATES.iter().find(|(s, _)| s == state).map_or("", |(_, name)| name),
+        }
+    }
+
+    /// Queued or running: the job has not ended.
+    pub fn active(&self) -> bool {
+        matches!(self, SlurmState::Pending | SlurmState::Running | SlurmState::Completing)
+    }
+}
+
+impl std::fmt::Display for SlurmState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What a job's final state says; `cancelled_here` when this runner cancelled it.
-pub fn job_end(state: &str, cancelled_here: bool) -> JobEnd {
+pub fn job_end(state: &SlurmState, cancelled_here: bool) -> JobEnd {
     match state {
-        "COMPLETED" | "FAILED" => JobEnd::Ran,
-        "CANCELLED" if cancelled_here => JobEnd::Ran,
-        "TIMEOUT" => JobEnd::Failed(FailureClass::TimeLimit),
-        "OUT_OF_MEMORY" => JobEnd::Failed(FailureClass::JobOutOfMemory),
+        SlurmState::Completed | SlurmState::Failed => JobEnd::Ran,
+        SlurmState::Cancelled if cancelled_here => JobEnd::Ran,
+        SlurmState::Timeout => JobEnd::Failed(FailureClass::TimeLimit),
+        SlurmState::OutOfMemory => JobEnd::Failed(FailureClass::JobOutOfMemory),
         _ => JobEnd::Cluster,
     }
 }

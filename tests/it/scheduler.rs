@@ -5,21 +5,29 @@
 
 use perflab::exec::slurm::{JobState, merge, parse_scontrol, parse_squeue};
 use perflab::study::command::quote;
-use perflab::study::outcome::{JobEnd, job_end};
+use perflab::study::outcome::{JobEnd, SlurmState, job_end};
 use perflab::study::{Cluster, FailureClass};
 
 #[test]
 fn final_states_say_whether_the_configuration_failed() {
-    assert_eq!(job_end("TIMEOUT", false), JobEnd::Failed(FailureClass::TimeLimit));
-    assert_eq!(job_end("OUT_OF_MEMORY", false), JobEnd::Failed(FailureClass::JobOutOfMemory));
-    assert_eq!(job_end("CANCELLED", true), JobEnd::Ran, "Ctrl-C: interrupted, not failed");
-    assert_eq!(job_end("COMPLETED", false), JobEnd::Ran);
-    assert_eq!(job_end("FAILED", false), JobEnd::Ran, "the node's report says why");
+    let end = |state: &str, cancelled_here| job_end(&SlurmState::parse(state), cancelled_here);
+    assert_eq!(end("TIMEOUT", false), JobEnd::Failed(FailureClass::TimeLimit));
+    assert_eq!(end("OUT_OF_MEMORY", false), JobEnd::Failed(FailureClass::JobOutOfMemory));
+    assert_eq!(end("CANCELLED", true), JobEnd::Ran, "Ctrl-C: interrupted, not failed");
+    assert_eq!(end("CANCELLED by 0", true), JobEnd::Ran, "as `sacct` spells it");
+    assert_eq!(end("COMPLETED", false), JobEnd::Ran);
+    assert_eq!(end("FAILED", false), JobEnd::Ran, "the node's report says why");
     // Ends of the cluster's own leave the runs pending.
     for state in ["CANCELLED", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "REVOKED", "UNKNOWN", "SPECIAL_EXIT"]
     {
-        assert_eq!(job_end(state, false), JobEnd::Cluster, "{state}");
+        assert_eq!(end(state, false), JobEnd::Cluster, "{state}");
     }
+    assert_eq!(job_end(&SlurmState::Unreachable, false), JobEnd::Cluster);
+    // A state is printed as Slurm spells it, whether or not it has a name here.
+    for state in ["PENDING", "COMPLETING", "NODE_FAIL", "SPECIAL_EXIT", "UNKNOWN"] {
+        assert_eq!(SlurmState::parse(state).to_string(), state);
+    }
+    assert!(SlurmState::parse("COMPLETING").active() && !SlurmState::parse("SUSPENDED").active());
 }
 
 #[test]
@@ -27,15 +35,17 @@ fn scontrol_lines_are_read() {
     let line = "JobId=12 JobName=perflab:s:e/v UserId=root(0) JobState=TIMEOUT Reason=TimeLimit Dependency=(null) NodeList=n2 BatchHost=n2";
     assert_eq!(
         parse_scontrol(line),
-        JobState::Ended { state: "TIMEOUT".into(), node: Some("n2".into()), reason: Some("TimeLimit".into()) }
+        JobState::Ended { state: SlurmState::Timeout, node: Some("n2".into()), reason: Some("TimeLimit".into()) }
     );
     assert_eq!(parse_scontrol("slurm_load_jobs error: Invalid job id specified"), JobState::Unknown);
 }
 
 #[test]
 fn squeue_lines_say_why_a_job_waits() {
-    let active =
-        |state: &str, reason: Option<&str>| JobState::Active { state: state.into(), reason: reason.map(Into::into) };
+    let active = |state: &str, reason: Option<&str>| JobState::Active {
+        state: SlurmState::parse(state),
+        reason: reason.map(Into::into),
+    };
     assert_eq!(parse_squeue("PENDING Resources"), Some(active("PENDING", Some("Resources"))));
     assert_eq!(
         parse_squeue("PENDING ReqNodeNotAvail, UnavailableNodes:n1"),
