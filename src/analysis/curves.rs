@@ -5,7 +5,7 @@
 
 use crate::analysis::chain::Chain;
 use crate::curve::{Answer, Axis, Slo, Tradeoff, Verdict, answer, frontier};
-use crate::study::{Study, VariantRef};
+use crate::study::{RunKey, Study, VariantRef};
 use serde::Serialize;
 
 /// A point whose achieved load is below this share of the offered one did not get the load it
@@ -16,7 +16,7 @@ pub const KEEP_UP: f64 = 0.8;
 pub struct CurvePoint {
     pub load: u64,
     /// The run that holds it (`stage/variant/profile@load`).
-    pub run: String,
+    pub run: RunKey,
     /// Which measurement of its load in its engine start it is (1, then 2, 3, ... for the
     /// boundary's confirmations).
     pub measurement: u32,
@@ -113,7 +113,7 @@ pub fn curve(study: &Study, chain: &Chain, config: &VariantRef, profile: &str) -
             };
             CurvePoint {
                 load: p.load,
-                run: p.key.name(),
+                run: p.key.clone(),
                 measurement: p.measurement,
                 failure: p.failed().then(|| p.failure.as_ref().map(|f| f.class)).flatten(),
                 limited: slo.limits.iter().map(|l| (l.key(), m(&l.key()))).collect(),

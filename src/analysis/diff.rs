@@ -175,11 +175,12 @@ mod tests {
     use super::*;
     use crate::analysis::RunStatus;
     use crate::analysis::stats::Sample;
+    use crate::study::RunKey;
 
     fn measure(values: &[f64]) -> Measure {
         let sample = Sample::of(values);
         Measure {
-            run: "s/v/p".into(),
+            run: RunKey::parse("s/v/p"),
             value: sample.map(|s| s.mean),
             secondary: None,
             also: Vec::new(),

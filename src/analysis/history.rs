@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Measured {
     /// `stage/variant/profile`.
-    pub run: String,
+    pub run: RunKey,
     pub engine: String,
     /// `None` when nothing recorded it: a run placed by hand that `runs/recorded.json` does not
     /// name yet (shown with the version the study names).
@@ -62,7 +62,7 @@ impl Age {
 /// An earlier result of a run that a later attempt superseded: still on disk.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PastResult {
-    pub run: String,
+    pub run: RunKey,
     pub attempt: u32,
     pub engine: Option<String>,
     pub engine_version: Option<String>,
@@ -81,7 +81,7 @@ fn runs_read(a: &Analysis) -> BTreeSet<RunKey> {
     let variants = a.stages.iter().flat_map(|s| &s.variants).filter_map(|v| v.measure.as_ref());
     let scenarios = a.scenarios.iter().flat_map(|s| s.baseline.iter().chain(&s.optimized));
     let ends = a.baseline_measure.iter().chain(&a.optimized_measure);
-    variants.chain(scenarios).chain(ends).map(|m| RunKey::parse(&m.run)).collect()
+    variants.chain(scenarios).chain(ends).map(|m| m.run.clone()).collect()
 }
 
 /// The age of the runs an analysis reads.
@@ -91,7 +91,7 @@ pub fn age(study: &Study, chain: &Chain, a: &Analysis) -> Age {
         let Some(config) = chain.config_of(&key) else { continue };
         let was = study.provenance(&key);
         runs.push(Measured {
-            run: key.name(),
+            run: key.clone(),
             engine: was.as_ref().map_or(config.engine.clone(), |p| p.engine.clone()),
             engine_version: was.as_ref().map(|p| p.engine_version.clone()),
             date: was.and_then(|p| p.date),
@@ -161,7 +161,7 @@ pub fn superseded(study: &Study) -> Vec<PastResult> {
             let Some(run) = &a.run else { continue };
             let was = study.provenance_of(key, a);
             out.push(PastResult {
-                run: key.name(),
+                run: key.clone(),
                 attempt: a.number,
                 engine: was.as_ref().map(|p| p.engine.clone()),
                 engine_version: was.as_ref().map(|p| p.engine_version.clone()),
@@ -181,8 +181,8 @@ pub fn superseded(study: &Study) -> Vec<PastResult> {
 pub fn diagnostics(study: &Study, age: &Age) -> Vec<crate::diag::Diagnostic> {
     let mut out = Vec::new();
     for m in age.stale() {
-        let key = RunKey::parse(&m.run);
-        let Some(run) = study.runs.get(&key) else { continue };
+        let key = &m.run;
+        let Some(run) = study.runs.get(key) else { continue };
         let version = m.engine_version.as_deref().unwrap_or("(not recorded)");
         let date = m.date.as_deref().unwrap_or("an unrecorded date");
         let what = if age.mixed {

@@ -29,7 +29,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Measure {
     /// The run, as `stage/variant/profile`.
-    pub run: String,
+    pub run: RunKey,
     /// The objective: the mean of the run's measurements (the value of a single run).
     pub value: Option<f64>,
     /// The secondary metric, the same way.
@@ -303,15 +303,15 @@ impl Analysis {
 
     /// The places of the page that show a run (`stage/variant/profile`): the stages whose
     /// variants measure it (itself or reused), otherwise the other scenarios when they do.
-    pub fn shown_in(&self, run: &str) -> Vec<warnings::Place> {
+    pub fn shown_in(&self, run: &RunKey) -> Vec<warnings::Place> {
         let stages: Vec<warnings::Place> = self
             .stages
             .iter()
-            .filter(|s| s.variants.iter().any(|v| v.measure.as_ref().is_some_and(|m| m.run == run)))
+            .filter(|s| s.variants.iter().any(|v| v.measure.as_ref().is_some_and(|m| m.run == *run)))
             .map(|s| warnings::Place::Stage(s.id.clone()))
             .collect();
         let in_scenarios =
-            self.scenarios.iter().flat_map(|s| [&s.baseline, &s.optimized]).flatten().any(|m| m.run == run);
+            self.scenarios.iter().flat_map(|s| [&s.baseline, &s.optimized]).flatten().any(|m| m.run == *run);
         if stages.is_empty() && in_scenarios { vec![warnings::Place::Scenarios] } else { stages }
     }
 
@@ -327,7 +327,7 @@ fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
     let secondary = Sample::of(&study.start_values(key, study.spec.first_secondary().get_ref()));
     let mean = |values: &[f64]| Sample::of(values).map(|s| s.mean);
     Some(Measure {
-        run: key.name(),
+        run: key.clone(),
         value: objective.map(|s| s.mean),
         secondary: secondary.map(|s| s.mean),
         also: study.spec.secondary[1..].iter().map(|m| mean(&study.start_values(key, m.get_ref()))).collect(),
@@ -668,8 +668,8 @@ pub fn check(study: &Study) -> Vec<Diagnostic> {
 /// The data warnings of a study as diagnostics at the run files they are about.
 pub fn warning_diagnostics(study: &Study, analysis: &Analysis) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let mut at = |name: &str, message: String| {
-        if let Some(run) = study.runs.get(&RunKey::parse(name)) {
+    let mut at = |key: &RunKey, message: String| {
+        if let Some(run) = study.runs.get(key) {
             out.push(Diagnostic::new(&run.path, run.block.line, 1, format!("warning: {message}")));
         }
     };

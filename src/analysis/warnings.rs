@@ -34,7 +34,7 @@ pub fn peak_ceiling(b: &crate::parse::Block) -> Option<f64> {
 /// A run whose reported peak output throughput is above its [`peak_ceiling`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Peak {
-    pub run: String,
+    pub run: RunKey,
     /// Reported peak output throughput, tokens a second.
     pub peak: f64,
     /// The most it could have been, tokens a second.
@@ -45,7 +45,7 @@ pub struct Peak {
 /// that holds the time in the queue and the first token (GPUStack's blocks, from guidellm).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LatencyPerToken {
-    pub run: String,
+    pub run: RunKey,
     /// Printed mean TPOT, milliseconds.
     pub tpot_ms: f64,
     /// Mean request latency, milliseconds.
@@ -74,11 +74,11 @@ pub fn latency_per_token(b: &crate::parse::Block) -> Option<(f64, f64, f64)> {
 #[non_exhaustive]
 pub enum Warning {
     /// Fewer requests completed than the profile sent.
-    LostRequests { run: String, completed: u64, expected: u64 },
+    LostRequests { run: RunKey, completed: u64, expected: u64 },
     /// The block was cut off before its closing line.
-    Incomplete { run: String },
+    Incomplete { run: RunKey },
     /// The same configuration measured more than once, further apart than the noise threshold.
-    Noisy { runs: Vec<String>, values: Vec<f64>, spread_percent: f64 },
+    Noisy { runs: Vec<RunKey>, values: Vec<f64>, spread_percent: f64 },
     /// Runs whose peak output throughput is more than they could have streamed: one warning
     /// for the study, listing them.
     ImplausiblePeak { runs: Vec<Peak> },
@@ -86,19 +86,19 @@ pub enum Warning {
     /// warning for the study, listing them.
     TpotIncludesWaiting { runs: Vec<LatencyPerToken> },
     /// A mean or median TPOT or ITL of zero in a run that produced tokens after the first.
-    ZeroLatency { run: String, metric: String },
+    ZeroLatency { run: RunKey, metric: String },
     /// Streams whose tokens arrived in bursts (`buffered` of the `completed` requests): their
     /// TTFT and ITL measure a server's or proxy's buffering, not the engine.
-    BufferedStreams { run: String, buffered: u64, completed: u64 },
+    BufferedStreams { run: RunKey, buffered: u64, completed: u64 },
     /// The block's request count does not match the profile's.
-    RequestCount { run: String, counted: u64, expected: u64 },
+    RequestCount { run: RunKey, counted: u64, expected: u64 },
     /// A repeated measurement that fails the checks a single run must pass (lost requests, a
     /// cut-off block): left out of the run's mean and interval. `file` is its path under `runs/`.
-    LeftOut { run: String, file: String, completed: u64, expected: u64 },
+    LeftOut { run: RunKey, file: String, completed: u64, expected: u64 },
     /// A high percentile the page shows or decides on, computed from fewer requests than it
     /// takes for one to lie beyond it (a p99 from fewer than 100): it is the slowest request,
     /// or close to it, and varies between runs far more than a mean.
-    FewRequests { run: String, metric: String, requests: u64 },
+    FewRequests { run: RunKey, metric: String, requests: u64 },
     /// The study's baseline (`stage/variant`) did not run: the page compares with `instead`,
     /// the configuration the search went on from after the first stage.
     BaselineFailed { baseline: VariantRef, class: Option<crate::study::FailureClass>, instead: Source },
@@ -106,7 +106,7 @@ pub enum Warning {
     /// its mean is taken from): repeats that could not be taken, or were left out. Its
     /// comparisons rest on a smaller sample than the study planned, and with one measurement
     /// it has no interval.
-    ShortSample { run: String, have: usize, wanted: u32 },
+    ShortSample { run: RunKey, have: usize, wanted: u32 },
 }
 
 /// The kinds of [`Warning`], in the order a page shows them: what bears on a decision first,
@@ -152,7 +152,7 @@ pub struct WarningGroup {
 /// the page shows the runs it concerns: `shown_in` gives the places that show a run. A kind
 /// that concerns the study as a whole ([`Warning::study_wide`]), or whose runs are shown in more
 /// than one place or nowhere, goes to [`Place::Study`].
-pub fn group(warnings: &[Warning], shown_in: &dyn Fn(&str) -> Vec<Place>) -> Vec<WarningGroup> {
+pub fn group(warnings: &[Warning], shown_in: &dyn Fn(&RunKey) -> Vec<Place>) -> Vec<WarningGroup> {
     let mut by_kind: BTreeMap<WarningKind, Vec<Warning>> = BTreeMap::new();
     for w in warnings {
         by_kind.entry(w.kind()).or_default().push(w.clone());
@@ -208,11 +208,11 @@ impl Warning {
     }
 
     /// The runs (`stage/variant/profile`) the warning is about.
-    pub fn runs(&self) -> Vec<&str> {
+    pub fn runs(&self) -> Vec<&RunKey> {
         match self {
-            Warning::Noisy { runs, .. } => runs.iter().map(String::as_str).collect(),
-            Warning::ImplausiblePeak { runs } => runs.iter().map(|p| p.run.as_str()).collect(),
-            Warning::TpotIncludesWaiting { runs } => runs.iter().map(|p| p.run.as_str()).collect(),
+            Warning::Noisy { runs, .. } => runs.iter().collect(),
+            Warning::ImplausiblePeak { runs } => runs.iter().map(|p| &p.run).collect(),
+            Warning::TpotIncludesWaiting { runs } => runs.iter().map(|p| &p.run).collect(),
             Warning::LostRequests { run, .. }
             | Warning::Incomplete { run }
             | Warning::ZeroLatency { run, .. }
@@ -220,7 +220,7 @@ impl Warning {
             | Warning::RequestCount { run, .. }
             | Warning::LeftOut { run, .. }
             | Warning::FewRequests { run, .. }
-            | Warning::ShortSample { run, .. } => vec![run.as_str()],
+            | Warning::ShortSample { run, .. } => vec![run],
             Warning::BaselineFailed { .. } => Vec::new(),
         }
     }
@@ -236,7 +236,7 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
     let mut peaks = Vec::new();
     let mut waiting = Vec::new();
     for (key, run) in &study.runs {
-        let name = key.name();
+        let name = key.clone();
         let b = &run.block;
         match run_status(study, key) {
             Some(RunStatus::Incomplete) => out.push(Warning::Incomplete { run: name.clone() }),
@@ -295,7 +295,7 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
 /// separate, each its stage's evidence; this only reports their spread.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Spread {
-    pub runs: Vec<String>,
+    pub runs: Vec<RunKey>,
     pub values: Vec<f64>,
     /// (max − min) / max, in percent.
     pub spread_percent: f64,
@@ -355,7 +355,7 @@ fn repeated(study: &Study, chain: &Chain) -> Vec<Spread> {
             continue;
         }
         out.push(Spread {
-            runs: runs.iter().map(|r| r.0.name()).collect(),
+            runs: runs.iter().map(|r| r.0.clone()).collect(),
             values: runs.iter().map(|r| r.1).collect(),
             spread_percent: (max - min) / max * 100.0,
         });
@@ -382,7 +382,7 @@ fn left_out(study: &Study) -> Vec<Warning> {
             let runs = study.dir.join(crate::study::RUNS_DIR);
             let file = run.path.strip_prefix(&runs).unwrap_or(&run.path).display().to_string();
             let completed = run.block.metric("completed").unwrap_or(0.0).max(0.0) as u64;
-            out.push(Warning::LeftOut { run: key.name(), file, completed, expected });
+            out.push(Warning::LeftOut { run: key.clone(), file, completed, expected });
         }
     }
     out
@@ -395,7 +395,7 @@ fn short_samples(study: &Study) -> Vec<Warning> {
         let wanted = study.repeats_wanted(&key.stage, &key.profile);
         let have = study.counted(key).len();
         if wanted > 1 && have < wanted as usize {
-            out.push(Warning::ShortSample { run: key.name(), have, wanted });
+            out.push(Warning::ShortSample { run: key.clone(), have, wanted });
         }
     }
     out
@@ -427,7 +427,7 @@ fn few_requests(study: &Study) -> Vec<Warning> {
                 && run.block.metric(metric).is_some()
                 && requests < requests_for(p)
             {
-                out.push(Warning::FewRequests { run: key.name(), metric: metric.to_string(), requests });
+                out.push(Warning::FewRequests { run: key.clone(), metric: metric.to_string(), requests });
             }
         }
     }

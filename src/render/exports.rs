@@ -112,7 +112,7 @@ fn runs_of(
         Outcome::Missing => "missing".to_string(),
         _ => v.measure.as_ref().map_or("missing".to_string(), |m| status_name(m.status).to_string()),
     };
-    let target_key = v.measure.as_ref().map(|m| RunKey::parse(&m.run));
+    let target_key = v.measure.as_ref().map(|m| m.run.clone());
     let mut rows = vec![(analysis.target_profile.clone(), status, target_key)];
     for p in &study.spec.profiles {
         let id = p.id.get_ref();
@@ -191,8 +191,8 @@ fn point_lines<'a>(study: &'a Study, of: &Variant) -> Vec<Line<'a>> {
 fn superseded_lines<'a>(study: &'a Study, analysis: &'a Analysis) -> Vec<Line<'a>> {
     let mut lines = Vec::new();
     for past in &analysis.superseded {
-        let key = RunKey::parse(&past.run);
-        let attempt = study.attempts.get(&key).and_then(|list| list.iter().find(|a| a.number == past.attempt));
+        let key = &past.run;
+        let attempt = study.attempts.get(key).and_then(|list| list.iter().find(|a| a.number == past.attempt));
         let flags: Vec<String> =
             past.command.as_deref().map(Flag::from_argv).unwrap_or_default().into_iter().map(|f| f.text).collect();
         let of = Variant {
@@ -206,7 +206,7 @@ fn superseded_lines<'a>(study: &'a Study, analysis: &'a Analysis) -> Vec<Line<'a
             of,
             profile: key.profile.clone(),
             status: "superseded".to_string(),
-            run: past.run.clone(),
+            run: past.run.to_string(),
             attempt: past.attempt.to_string(),
             was: Some(crate::study::Provenance {
                 attempt: past.attempt,

@@ -62,7 +62,7 @@ pub struct RunKey {
 impl RunKey {
     /// `stage/variant/profile`, as runs are named in analyses, exports and messages.
     pub fn name(&self) -> String {
-        format!("{}/{}/{}", self.stage, self.variant, self.profile)
+        self.to_string()
     }
 
     /// The key of a run named `stage/variant/profile` (missing parts are empty).
@@ -70,6 +70,34 @@ impl RunKey {
         let mut parts = name.splitn(3, '/');
         let mut next = || parts.next().unwrap_or_default().to_string();
         RunKey { stage: next(), variant: next(), profile: next() }
+    }
+}
+
+impl std::fmt::Display for RunKey {
+    /// `stage/variant/profile`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}/{}", self.stage, self.variant, self.profile)
+    }
+}
+
+/// A run equals its name, `stage/variant/profile`.
+impl PartialEq<str> for RunKey {
+    fn eq(&self, name: &str) -> bool {
+        let mut parts = name.splitn(3, '/');
+        [&self.stage, &self.variant, &self.profile].into_iter().all(|p| parts.next() == Some(p.as_str()))
+    }
+}
+
+impl PartialEq<&str> for RunKey {
+    fn eq(&self, name: &&str) -> bool {
+        self == *name
+    }
+}
+
+/// A run is written as its name, `stage/variant/profile`, in analyses and exports.
+impl serde::Serialize for RunKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 

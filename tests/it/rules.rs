@@ -320,7 +320,7 @@ fn every_warning_kind() {
     else {
         panic!()
     };
-    assert_eq!((runs.len(), runs[0].run.as_str(), runs[0].ceiling), (1, "s2/peak/p", 1000.0));
+    assert_eq!((runs.len(), runs[0].run.to_string(), runs[0].ceiling), (1, "s2/peak/p".to_string(), 1000.0));
     // It is said once for the study, not beside the run.
     let text = page(&s, &a, "en");
     assert_eq!(text.matches("Peak output token throughput").count(), 2, "the line in the raw block and the warning");
@@ -343,7 +343,8 @@ fn a_plausible_peak_of_a_busy_run_is_not_flagged() {
     let runs = [("s1/base", busy.to_string()), ("s2/a", absurd)];
     let (_t, s) = study("total_token_throughput", 2.0, &stage2(&[("a", "\"--a=1\"")], ""), &runs);
     let a = analyze(&s);
-    let flagged: Vec<&str> = a.warnings.iter().filter(|w| w.study_wide()).flat_map(|w| w.runs()).collect();
+    let flagged: Vec<String> =
+        a.warnings.iter().filter(|w| w.study_wide()).flat_map(|w| w.runs()).map(|r| r.to_string()).collect();
     assert_eq!(flagged, ["s2/a/p"]);
 }
 

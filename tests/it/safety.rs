@@ -58,7 +58,11 @@ fn a_repeat_whose_engine_keeps_failing_is_not_restarted_in_the_same_run() {
     // stage's decision claims no interval.
     let study = perflab::study::Study::load(&dir).unwrap();
     let analysis = perflab::analysis::analyze(&study);
-    let short = perflab::analysis::Warning::ShortSample { run: "engine/flaky/p".into(), have: 1, wanted: 3 };
+    let short = perflab::analysis::Warning::ShortSample {
+        run: perflab::study::RunKey::parse("engine/flaky/p"),
+        have: 1,
+        wanted: 3,
+    };
     assert!(analysis.warnings.contains(&short), "{:?}", analysis.warnings);
     assert_eq!(
         analysis.warnings.iter().filter(|w| matches!(w, perflab::analysis::Warning::ShortSample { .. })).count(),

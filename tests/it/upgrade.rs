@@ -252,7 +252,7 @@ fn measuring_one_stage_again_warns_that_the_page_mixes_versions() {
     let sim_b = a.age.engines.iter().find(|e| e.engine == "sim-b").unwrap();
     let versions: Vec<&str> = sim_b.versions.iter().map(|v| v.version.as_str()).collect();
     assert_eq!(versions, ["2.1", "2.2"]);
-    let stale: Vec<&str> = a.age.stale().map(|m| m.run.as_str()).collect();
+    let stale: Vec<String> = a.age.stale().map(|m| m.run.to_string()).collect();
     assert_eq!(stale, ["parallelism/tp4/mixed", "parallelism/tp4/short"]);
 
     let (code, out, _) = perflab(&["check", d]);

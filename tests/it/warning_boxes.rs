@@ -34,8 +34,7 @@ fn boxes(page: &str) -> Vec<String> {
 
 /// "Stage › Variant (Profile)", as the page names a run ("Stage › Variant › Profile" where the
 /// profile's name holds parentheses).
-fn run_title(study: &Study, run: &str) -> String {
-    let k = RunKey::parse(run);
+fn run_title(study: &Study, k: &RunKey) -> String {
     let stage = study.stage(&k.stage).unwrap();
     let (_, variant) = study.variant(&format!("{}/{}", k.stage, k.variant)).unwrap();
     let profile = study.profile(&k.profile).unwrap();

@@ -66,12 +66,10 @@ impl Ctx<'_> {
             Some(s) => x.result(s)?,
             None => None,
         };
-        let shown: Vec<&str> =
-            a.scenarios.iter().flat_map(|s| [&s.baseline, &s.optimized]).flatten().map(|m| m.run.as_str()).collect();
+        let shown: Vec<&crate::study::RunKey> =
+            a.scenarios.iter().flat_map(|s| [&s.baseline, &s.optimized]).flatten().map(|m| &m.run).collect();
         let waiting = a.warnings.iter().any(|w| match w {
-            crate::analysis::Warning::TpotIncludesWaiting { runs } => {
-                runs.iter().any(|r| shown.contains(&r.run.as_str()))
-            }
+            crate::analysis::Warning::TpotIncludesWaiting { runs } => runs.iter().any(|r| shown.contains(&&r.run)),
             _ => false,
         });
         let comparison_note = if waiting { Some(c.msg("comparison-tpot-note")?) } else { None };

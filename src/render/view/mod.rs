@@ -411,8 +411,7 @@ impl Ctx<'_> {
     /// `stage/variant/profile` → "Stage › Variant (Profile)", or "Stage › Variant › Profile"
     /// where the profile's name holds parentheses of its own ("Long context (32K input / 100
     /// output)"), so that none nest.
-    pub(super) fn run_title(&self, run: &str) -> String {
-        let k = RunKey::parse(run);
+    pub(super) fn run_title(&self, k: &RunKey) -> String {
         let (stage, variant) = (self.stage_title(&k.stage), self.label(&k.config()));
         let profile = self.profile_name(&k.profile);
         if profile.contains('(') {
@@ -448,7 +447,7 @@ impl Ctx<'_> {
     /// each titled with its place in the sample and its file.
     fn raw(&self, key: &str, m: Option<&Measure>) -> Result<Vec<Collapsible>, I18nError> {
         let Some(m) = m else { return Ok(Vec::new()) };
-        let sample = self.study.sample(&RunKey::parse(&m.run));
+        let sample = self.study.sample(&m.run);
         if sample.len() < 2 {
             return sample.iter().map(|run| self.collapsible(key, run.text.trim_end().to_string(), "text")).collect();
         }
