@@ -246,7 +246,7 @@ impl Folder {
                 Some((dir, _)) => self.folder(dir).unwrap_or(false),
                 None => true,
             };
-            let Some(mut file) = real.then(|| super::open_plain(&self.out.join(rel))).flatten() else {
+            let Some(mut file) = real.then(|| super::folder::open_plain(&self.out.join(rel))).flatten() else {
                 return false;
             };
             let mut read = blake3::Hasher::new();
@@ -266,7 +266,7 @@ impl Folder {
             checked.push((file, rel, hash));
         }
         for (k, (file, rel, _)) in checked.iter().enumerate() {
-            if !super::link_file(file, &self.fresh.join(rel)) {
+            if !super::folder::link_file(file, &self.fresh.join(rel)) {
                 for (_, rel, _) in &checked[..k] {
                     let _ = std::fs::remove_file(self.fresh.join(rel));
                 }
