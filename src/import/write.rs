@@ -83,21 +83,7 @@ pub(crate) fn spec(d: &Draft) -> String {
     }
     let _ = writeln!(o, "\n[benchmark]\ntool = {}\ncommand = {}", q(&d.benchmark.0), q(&d.benchmark.1));
     for e in &d.engines {
-        o.push('\n');
-        comments(&mut o, &d.choices, &format!("engine.{}", e.id));
-        let command = format!("{} --port {{port}}", e.command);
-        let _ = writeln!(
-            o,
-            "[[engine]]\nid = {}\nname = {}\nversion = {}\ncommand = {}",
-            q(&e.id),
-            q(&e.name),
-            q(&e.version),
-            q(&command)
-        );
-        if !e.aliases.is_empty() {
-            let pairs: Vec<String> = e.aliases.iter().map(|(k, v)| format!("{} = {}", q(k), q(v))).collect();
-            let _ = writeln!(o, "aliases = {{ {} }}", pairs.join(", "));
-        }
+        engine(&mut o, d, e);
     }
     for p in &d.profiles {
         profile(&mut o, d, p);
@@ -109,6 +95,24 @@ pub(crate) fn spec(d: &Draft) -> String {
         stage(&mut o, d, s);
     }
     o
+}
+
+fn engine(o: &mut String, d: &Draft, e: &super::EngineDraft) {
+    o.push('\n');
+    comments(o, &d.choices, &format!("engine.{}", e.id));
+    let command = format!("{} --port {{port}}", e.command);
+    let _ = writeln!(
+        o,
+        "[[engine]]\nid = {}\nname = {}\nversion = {}\ncommand = {}",
+        q(&e.id),
+        q(&e.name),
+        q(&e.version),
+        q(&command)
+    );
+    if !e.aliases.is_empty() {
+        let pairs: Vec<String> = e.aliases.iter().map(|(k, v)| format!("{} = {}", q(k), q(v))).collect();
+        let _ = writeln!(o, "aliases = {{ {} }}", pairs.join(", "));
+    }
 }
 
 fn profile(o: &mut String, d: &Draft, p: &super::ProfileDraft) {

@@ -247,17 +247,7 @@ fn guidellm_benchmark(bench: &Value, line: usize) -> Result<Block, ParseError> {
         }
         if let Some(Value::Object(ps)) = d.get("percentiles") {
             for (p, v) in ps {
-                // guidellm names p99.9 `p999` and p0.1 `p001`.
-                let digits = p.trim_start_matches('p');
-                let short = match digits {
-                    "999" => "p99.9".to_string(),
-                    "001" => "p0.1".to_string(),
-                    d => format!(
-                        "p{}",
-                        d.trim_start_matches('0').parse::<f64>().map_or(d.to_string(), |x| x.to_string())
-                    ),
-                };
-                out.put(name(&short), format!("{source}.percentiles.{p}"), Some(v), scale);
+                out.put(name(&percentile_name(p)), format!("{source}.percentiles.{p}"), Some(v), scale);
             }
         }
     }
@@ -272,4 +262,14 @@ fn guidellm_benchmark(bench: &Value, line: usize) -> Result<Block, ParseError> {
         .is_some_and(|s| s != "success" && s != "completed");
     block.complete = !errored_out && block.metrics.contains_key(names::TOTAL_TOKEN_THROUGHPUT);
     Ok(block)
+}
+
+/// A guidellm percentile key as perflab names it: `p50` → `p50`, `p05` → `p5`; guidellm names
+/// p99.9 `p999` and p0.1 `p001`.
+fn percentile_name(key: &str) -> String {
+    match key.trim_start_matches('p') {
+        "999" => "p99.9".to_string(),
+        "001" => "p0.1".to_string(),
+        d => format!("p{}", d.trim_start_matches('0').parse::<f64>().map_or(d.to_string(), |x| x.to_string())),
+    }
 }

@@ -279,6 +279,20 @@ pub fn pairs(title: &str, axis: &str, legend: (&str, &str), groups: &[Group], ti
     grouped(title, axis, groups, &[(legend.0, BarKind::Plain), (legend.1, BarKind::Optimized)], ticks)
 }
 
+/// Where the value of point `i` of a progression goes, drawn at `(x, y)`: where the line is
+/// not, above its point when neither neighbour is higher, below on the side the line does not
+/// come from otherwise. The text's position and anchor.
+fn value_place(points: &[(String, f64)], i: usize, (x, y): (f64, f64)) -> (f64, f64, &'static str) {
+    let v = points[i].1;
+    let higher = |j: Option<usize>| j.and_then(|j| points.get(j)).is_some_and(|p| p.1 > v);
+    match (higher(i.checked_sub(1)), higher(Some(i + 1))) {
+        (false, false) => (x, y - 10.0, "middle"),
+        (false, true) => (x + 6.0, y + 18.0, "start"),
+        (true, false) => (x - 6.0, y + 18.0, "end"),
+        (true, true) => (x, y + 20.0, "middle"),
+    }
+}
+
 /// A line through the objective after each adopted stage, from the baseline to the final
 /// configuration (wide); the same steps as bars (narrow).
 pub fn progression(
@@ -338,16 +352,8 @@ pub fn progression(
             error_bar(&mut wide, (y_of(low.max(0.0)), y_of(high.max(0.0))), x, true);
         }
         let _ = write!(wide, r#"<circle cx="{x:.1}" cy="{y:.1}" r="4" fill="{OPTIMIZED}"/>"#);
-        // The value goes where the line is not: above its point when neither neighbour is
-        // higher, below on the side the line does not come from otherwise. A white halo keeps
-        // it legible where a steep line passes close.
-        let higher = |j: Option<usize>| j.and_then(|j| points.get(j)).is_some_and(|p| p.1 > *v);
-        let (tx, ty, anchor) = match (higher(i.checked_sub(1)), higher(Some(i + 1))) {
-            (false, false) => (x, y - 10.0, "middle"),
-            (false, true) => (x + 6.0, y + 18.0, "start"),
-            (true, false) => (x - 6.0, y + 18.0, "end"),
-            (true, true) => (x, y + 20.0, "middle"),
-        };
+        // A white halo keeps the value legible where a steep line passes close.
+        let (tx, ty, anchor) = value_place(points, i, (x, y));
         let _ = write!(
             wide,
             r##"<text x="{tx:.1}" y="{ty:.1}" text-anchor="{anchor}" fill="{TEXT}" stroke="#ffffff" stroke-width="4" paint-order="stroke">{}</text>"##,

@@ -5,19 +5,15 @@ use crate::analysis::Warning;
 use crate::analysis::warnings::Place;
 use crate::metric::Metric;
 use crate::render::i18n::{Arg, I18nError};
+use crate::study::RunKey;
 
 impl Ctx<'_> {
     pub(super) fn warning(&self, w: &Warning) -> Result<String, I18nError> {
         let c = self.c;
         match w {
-            Warning::LostRequests { run, completed, expected } => c.fmt_args(
-                "warning-lost-requests",
-                &[
-                    ("run", (&self.run_title(run)).into()),
-                    ("completed", Arg::count(*completed)),
-                    ("expected", Arg::count(*expected)),
-                ],
-            ),
+            Warning::LostRequests { run, completed, expected } => {
+                self.about_run("warning-lost-requests", run, &[("completed", *completed), ("expected", *expected)])
+            }
             Warning::Incomplete { run } => c.fmt("warning-incomplete", &[("run", &self.run_title(run))]),
             Warning::Noisy { runs, spread_percent, .. } => c.fmt_args(
                 "warning-noisy",
@@ -42,22 +38,12 @@ impl Ctx<'_> {
                 "warning-zero-latency",
                 &[("run", &self.run_title(run)), ("metric", &self.metric_name(&Metric::of(metric))?)],
             ),
-            Warning::BufferedStreams { run, buffered, completed } => c.fmt_args(
-                "warning-buffered-streams",
-                &[
-                    ("run", (&self.run_title(run)).into()),
-                    ("buffered", Arg::count(*buffered)),
-                    ("completed", Arg::count(*completed)),
-                ],
-            ),
-            Warning::RequestCount { run, counted, expected } => c.fmt_args(
-                "warning-request-count",
-                &[
-                    ("run", (&self.run_title(run)).into()),
-                    ("counted", Arg::count(*counted)),
-                    ("expected", Arg::count(*expected)),
-                ],
-            ),
+            Warning::BufferedStreams { run, buffered, completed } => {
+                self.about_run("warning-buffered-streams", run, &[("buffered", *buffered), ("completed", *completed)])
+            }
+            Warning::RequestCount { run, counted, expected } => {
+                self.about_run("warning-request-count", run, &[("counted", *counted), ("expected", *expected)])
+            }
             Warning::BaselineFailed { baseline, class, instead } => {
                 let why = match class {
                     Some(class) => self.failure_class(*class)?,
@@ -77,14 +63,9 @@ impl Ctx<'_> {
                     ("expected", Arg::count(*expected)),
                 ],
             ),
-            Warning::ShortSample { run, have, wanted } => c.fmt_args(
-                "warning-short-sample",
-                &[
-                    ("run", (&self.run_title(run)).into()),
-                    ("have", Arg::count(*have as u64)),
-                    ("wanted", Arg::count(u64::from(*wanted))),
-                ],
-            ),
+            Warning::ShortSample { run, have, wanted } => {
+                self.about_run("warning-short-sample", run, &[("have", *have as u64), ("wanted", u64::from(*wanted))])
+            }
             Warning::FewRequests { run, metric, requests } => c.fmt_args(
                 "warning-few-requests",
                 &[
@@ -101,6 +82,14 @@ impl Ctx<'_> {
                 ],
             ),
         }
+    }
+
+    /// A sentence about one run (`{ $run }`) and its counts.
+    fn about_run(&self, key: &str, run: &RunKey, counts: &[(&str, u64)]) -> Result<String, I18nError> {
+        let title = self.run_title(run);
+        let mut args: Vec<(&str, Arg)> = vec![("run", (&title).into())];
+        args.extend(counts.iter().map(|(name, n)| (*name, Arg::count(*n))));
+        self.c.fmt_args(key, &args)
     }
 
     /// The warning boxes of one place of the page: one a kind, each listing every warning of

@@ -243,35 +243,9 @@ impl Study {
                 if search.is_none() && Some(a.number) != standing {
                     continue;
                 }
-                let results: Vec<(u32, &super::Run)> = match a.run.as_ref().filter(|_| a.succeeded()) {
-                    Some(first) => std::iter::once((1, first)).chain(a.repeats.iter().map(|(k, r)| (*k, r))).collect(),
-                    None => Vec::new(),
-                };
-                let failure = a.failure().cloned();
-                if results.is_empty() && failure.is_none() {
+                let points = self.attempt_points(key, a, load, &slo, &derived);
+                if points.is_empty() {
                     continue;
-                }
-                let provenance = self.provenance_of(key, a);
-                let point = |measurement: u32, run: Option<super::Run>| {
-                    let run = run.map(|mut r| {
-                        self.derive_into(&derived, key, &mut r.block);
-                        r
-                    });
-                    let verdict = self.judge(profile, run.as_ref().map(|r| &r.block));
-                    let goodput = run.as_ref().and_then(|r| goodput_of(&slo, r));
-                    let failure = if run.is_none() { failure.clone() } else { None };
-                    let (key, attempt, provenance) = (key.clone(), a.number, provenance.clone());
-                    Point { load, key, run, failure, measurement, verdict, goodput, attempt, provenance }
-                };
-                let mut points: Vec<Point> = match results.is_empty() {
-                    true => vec![point(1, None)],
-                    false => results.into_iter().map(|(k, r)| point(k, Some(r.clone()))).collect(),
-                };
-                // The measurements that failed in a start whose others succeeded come after them.
-                for f in a.manifest.iter().flat_map(|m| &m.failed_measurements) {
-                    let mut p = point(points.len() as u32 + 1, None);
-                    p.failure = Some(f.clone());
-                    points.push(p);
                 }
                 if a.number == 0 && a.manifest.is_none() {
                     by_hand.extend(points.iter().cloned());
@@ -304,6 +278,51 @@ impl Study {
                 Search { id, points, repeats: repeats.get(&id).is_some_and(|r| r.1), answer }
             })
             .collect()
+    }
+
+    /// The points one attempt at a curve's point run measured (`key`, at `load`): a point a
+    /// result, or one for its failure, then one for each measurement that failed in a start
+    /// whose others ended. None when it left neither.
+    fn attempt_points(
+        &self,
+        key: &super::RunKey,
+        a: &super::Attempt,
+        load: u64,
+        slo: &Slo,
+        derived: &[(&str, crate::metric::expr::Expr)],
+    ) -> Vec<Point> {
+        let results: Vec<(u32, &super::Run)> = match a.run.as_ref().filter(|_| a.succeeded()) {
+            Some(first) => std::iter::once((1, first)).chain(a.repeats.iter().map(|(k, r)| (*k, r))).collect(),
+            None => Vec::new(),
+        };
+        let failure = a.failure().cloned();
+        if results.is_empty() && failure.is_none() {
+            return Vec::new();
+        }
+        let profile = split_point(&key.profile).map_or(key.profile.as_str(), |(p, _)| p);
+        let provenance = self.provenance_of(key, a);
+        let point = |measurement: u32, run: Option<super::Run>| {
+            let run = run.map(|mut r| {
+                self.derive_into(derived, key, &mut r.block);
+                r
+            });
+            let verdict = self.judge(profile, run.as_ref().map(|r| &r.block));
+            let goodput = run.as_ref().and_then(|r| goodput_of(slo, r));
+            let failure = if run.is_none() { failure.clone() } else { None };
+            let (key, attempt, provenance) = (key.clone(), a.number, provenance.clone());
+            Point { load, key, run, failure, measurement, verdict, goodput, attempt, provenance }
+        };
+        let mut points: Vec<Point> = match results.is_empty() {
+            true => vec![point(1, None)],
+            false => results.into_iter().map(|(k, r)| point(k, Some(r.clone()))).collect(),
+        };
+        // The measurements that failed in a start whose others succeeded come after them.
+        for f in a.manifest.iter().flat_map(|m| &m.failed_measurements) {
+            let mut p = point(points.len() as u32 + 1, None);
+            p.failure = Some(f.clone());
+            points.push(p);
+        }
+        points
     }
 
     /// Where a configuration's searches on a curve profile stand against what the study says
@@ -409,23 +428,7 @@ impl Study {
         }
         let mut sample: Vec<(super::Run, Option<u32>, Option<super::Manifest>)> = Vec::new();
         for k in &counted {
-            let search = &searches[*k];
-            let edge = answers[*k].boundary.and_then(|b| search.points.iter().find(|p| p.load == b && p.run.is_some()));
-            let Some(edge) = edge else {
-                continue;
-            };
-            let Some(mut run) = edge.run.clone() else { continue };
-            run.block.metrics.insert(BOUNDARY_METRIC.into(), edge.load as f64);
-            if let Some(band) = answers[*k].band {
-                run.block.metrics.insert(BAND_HIGH_METRIC.into(), band.high as f64);
-            }
-            let best = search.points.iter().filter_map(|p| p.goodput.map(|g| g.request_goodput)).reduce(f64::max);
-            if let Some(g) = best {
-                run.block.metrics.insert(GOODPUT_METRIC.into(), g);
-            }
-            let manifest = self.point_manifest(edge).cloned();
-            let start = search.id.or((edge.attempt > 0).then_some(edge.attempt));
-            sample.push((run, start, manifest));
+            sample.extend(self.boundary_run(&searches[*k]));
         }
         if sample.is_empty() {
             // Finished searches where no load met the SLO: the configuration failed the profile,
@@ -457,6 +460,27 @@ impl Study {
             self.repeats.insert(key.clone(), rest);
         }
         self.runs.insert(key.clone(), run);
+    }
+
+    /// A finished search as one measurement of its configuration's curve: its boundary point's
+    /// result with the boundary (`slo_load`, and the band's top when it is one) and the best
+    /// goodput of the search as metrics, the engine start it counts as, and the point's record.
+    /// None when no load met the SLO.
+    fn boundary_run(&self, search: &Search) -> Option<(super::Run, Option<u32>, Option<super::Manifest>)> {
+        let answer = &search.answer;
+        let edge = answer.boundary.and_then(|b| search.points.iter().find(|p| p.load == b && p.run.is_some()))?;
+        let mut run = edge.run.clone()?;
+        run.block.metrics.insert(BOUNDARY_METRIC.into(), edge.load as f64);
+        if let Some(band) = answer.band {
+            run.block.metrics.insert(BAND_HIGH_METRIC.into(), band.high as f64);
+        }
+        let best = search.points.iter().filter_map(|p| p.goodput.map(|g| g.request_goodput)).reduce(f64::max);
+        if let Some(g) = best {
+            run.block.metrics.insert(GOODPUT_METRIC.into(), g);
+        }
+        let manifest = self.point_manifest(edge).cloned();
+        let start = search.id.or((edge.attempt > 0).then_some(edge.attempt));
+        Some((run, start, manifest))
     }
 }
 
