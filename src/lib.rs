@@ -2,11 +2,12 @@
 //!
 //! The modules follow the pipeline: [`study`] (a study's spec and its stored runs) →
 //! [`parse`] (benchmark output → numbers) → [`analysis`] (configurations, winners, gains,
-//! warnings) → the command line in [`cli`].
+//! warnings) → [`render`] and [`site`] (pages, charts, the site), with [`exec`] (running a study)
+//! and [`bench`] (the benchmark client) beside them. The command line is the `perflab` binary's
+//! own (`src/cli/`), not part of the library.
 
 pub mod analysis;
 pub mod bench;
-pub mod cli;
 pub mod curve;
 pub mod diag;
 pub mod durable;

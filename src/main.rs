@@ -3,6 +3,8 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod cli;
+
 fn main() -> std::process::ExitCode {
-    perflab::cli::main()
+    cli::main()
 }

@@ -1,8 +1,8 @@
 //! `perflab bench`: its flags (those of `vllm bench serve`), the progress bar and what it prints.
 
 use super::Exit;
-use crate::bench::{self, BenchOptions, DatasetName, Progress};
 use clap::{Args, ValueEnum};
+use perflab::bench::{self, BenchOptions, DatasetName, Progress};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -1,7 +1,7 @@
 //! `perflab build`: the whole site from the studies under `results/`.
 
 use super::Exit;
-use crate::render::Flavor;
+use perflab::render::Flavor;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -21,8 +21,8 @@ pub fn run(
     out: &Path,
     templates: &Path,
     flavor: Flavor,
-    url: Option<&crate::site::SiteUrl>,
-    reuse: crate::site::Reuse,
+    url: Option<&perflab::site::SiteUrl>,
+    reuse: perflab::site::Reuse,
 ) -> anyhow::Result<ExitCode> {
     small_pages();
     let renderer = super::renderer(templates)?;
@@ -30,7 +30,7 @@ pub fn run(
     // A study that does not load does not stop the others: its pages stay as last published.
     let mut broken: Vec<(String, anyhow::Error)> = Vec::new();
     let dirs = super::study_dirs(&[], results)?;
-    let loaded = crate::parallel::map(dirs.len(), |i| super::load_study(&dirs[i].display().to_string(), results));
+    let loaded = perflab::parallel::map(dirs.len(), |i| super::load_study(&dirs[i].display().to_string(), results));
     for (dir, study) in dirs.iter().zip(loaded) {
         match study {
             Ok(study) => studies.push(study),
@@ -42,7 +42,7 @@ pub fn run(
         }
     }
     // The site folder of another results folder is not this build's to replace.
-    let published = crate::site::published_studies(out);
+    let published = perflab::site::published_studies(out);
     let ours = studies.iter().map(|s| s.id.clone()).chain(broken.iter().map(|(id, _)| id.clone()));
     let ours: std::collections::BTreeSet<String> = ours.collect();
     if !published.is_empty() && published.is_disjoint(&ours) {
@@ -58,7 +58,7 @@ pub fn run(
         );
     }
     let broken_ids: Vec<String> = broken.iter().map(|(id, _)| id.clone()).collect();
-    let built = crate::site::build_into(&studies, &renderer, flavor, url, out, &broken_ids, reuse)?;
+    let built = perflab::site::build_into(&studies, &renderer, flavor, url, out, &broken_ids, reuse)?;
     let unchanged = match built.reused {
         0 => String::new(),
         n => format!(" ({n} as the previous build made them, not rendered again)"),

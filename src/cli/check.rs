@@ -1,8 +1,8 @@
 //! `perflab check [STUDY...]`
 
 use super::Exit;
-use crate::analysis;
-use crate::study::Study;
+use perflab::analysis;
+use perflab::study::Study;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -16,7 +16,7 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
     }
     // The languages a build publishes (its catalogs, from its default `templates` folder when
     // there is one): a study text in another is a warning.
-    let published = crate::render::i18n::locales(Some(Path::new("templates")));
+    let published = perflab::render::i18n::locales(Some(Path::new("templates")));
     let mut problems = 0;
     for dir in &dirs {
         let found = match Study::load(dir) {
@@ -24,14 +24,14 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
             Ok(study) => {
                 let found = analysis::check(&study);
                 // What `perflab import` chose and the study's author has not yet confirmed.
-                for w in crate::import::unresolved(&study.file, &study.source) {
+                for w in perflab::import::unresolved(&study.file, &study.source) {
                     writeln!(out, "{w}")?;
                 }
-                for w in crate::study::translations::unpublished(&study.file, &study.source, &published) {
+                for w in perflab::study::translations::unpublished(&study.file, &study.source, &published) {
                     writeln!(out, "{w}")?;
                 }
                 // Engines `perflab run` could not benchmark: their port cannot be known.
-                for w in crate::study::command::address_warnings(&study) {
+                for w in perflab::study::command::address_warnings(&study) {
                     writeln!(out, "{w}")?;
                 }
                 if found.is_empty() {

@@ -1,9 +1,9 @@
 //! `perflab diff STUDY [--since REV] [--json]`
 
 use super::Exit;
-use crate::analysis::{self, Diff};
-use crate::study::Study;
 use anyhow::{Context, bail};
+use perflab::analysis::{self, Diff};
+use perflab::study::Study;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, ExitCode};

@@ -8,18 +8,18 @@ pub fn run(page: &Path, id: Option<&str>, force: bool, results: &Path) -> anyhow
     let pages = pages(page, id)?;
     let mut failed = 0;
     for (file, id) in &pages {
-        if let Some(why) = crate::study::id_problem(id) {
+        if let Some(why) = perflab::study::id_problem(id) {
             eprintln!("error: {}: `{id}` is not a study id: {why}", file.display());
             failed += 1;
             continue;
         }
-        if let Some(taken) = crate::study::reserved_study_id(id) {
+        if let Some(taken) = perflab::study::reserved_study_id(id) {
             eprintln!("error: {}: `{id}` is taken by {taken}; choose another id with --id", file.display());
             failed += 1;
             continue;
         }
         let dir = results.join(id);
-        match crate::import::import_file(file, &dir, force) {
+        match perflab::import::import_file(file, &dir, force) {
             Ok(imported) => {
                 for c in &imported.choices {
                     let at =

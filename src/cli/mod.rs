@@ -116,7 +116,7 @@ pub enum Command {
         /// Where the site will be served (https://…/): each study page then names its address
         /// and the summary image a link preview shows (Open Graph wants both absolute).
         #[arg(long, value_name = "URL")]
-        site_url: Option<crate::site::SiteUrl>,
+        site_url: Option<perflab::site::SiteUrl>,
         /// Render every study again, also those whose pages the site holds as this build would
         /// make them.
         #[arg(long)]
@@ -193,7 +193,7 @@ pub enum Command {
         /// What --until-confident may add: a number of benchmark runs (`20`) or a time for
         /// the whole run (`90m`, `2h`).
         #[arg(long, value_name = "RUNS|TIME")]
-        budget: Option<crate::exec::Budget>,
+        budget: Option<perflab::exec::Budget>,
         /// Folder holding the studies.
         #[arg(long, default_value = "results", value_name = "DIR")]
         results: PathBuf,
@@ -327,12 +327,12 @@ pub fn main() -> ExitCode {
             let how = run::How { jobs: jobs.map(|j| j as usize), backend, config, until_confident };
             run::run(&study, &results, stage, variant, rerun, rerun_stale, dry_run, how)
         }
-        Command::JobRun { dir } => crate::exec::slurm::run_job(&dir).map(|()| ExitCode::SUCCESS),
+        Command::JobRun { dir } => perflab::exec::slurm::run_job(&dir).map(|()| ExitCode::SUCCESS),
         Command::Report { study, locale, flavor, results, templates } => {
             report::run(&study, &locale, flavor.into(), &results, &templates)
         }
         Command::Build { results, out, templates, flavor, site_url, render_all } => {
-            let reuse = if render_all { crate::site::Reuse::RenderAll } else { crate::site::Reuse::Unchanged };
+            let reuse = if render_all { perflab::site::Reuse::RenderAll } else { perflab::site::Reuse::Unchanged };
             build::run(&results, &out, &templates, flavor.into(), site_url.as_ref(), reuse)
         }
         Command::Diff { study, since, json, locale, results, templates } => {
@@ -356,19 +356,19 @@ pub fn main() -> ExitCode {
 }
 
 /// The renderer with the templates folder when it exists (the built-in templates otherwise).
-pub(crate) fn renderer(templates: &std::path::Path) -> anyhow::Result<crate::render::Renderer> {
+pub(crate) fn renderer(templates: &std::path::Path) -> anyhow::Result<perflab::render::Renderer> {
     let dir = templates.is_dir().then_some(templates);
-    Ok(crate::render::Renderer::new(dir)?)
+    Ok(perflab::render::Renderer::new(dir)?)
 }
 
 /// Loads one study named on the command line; its problems become the error.
-pub(crate) fn load_study(name: &str, results: &std::path::Path) -> anyhow::Result<crate::study::Study> {
+pub(crate) fn load_study(name: &str, results: &std::path::Path) -> anyhow::Result<perflab::study::Study> {
     let dirs = study_dirs(&[name.to_string()], results)?;
     let dir = &dirs[0];
-    let study = crate::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
-    let problems = crate::analysis::check(&study);
+    let study = perflab::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
+    let problems = perflab::analysis::check(&study);
     if !problems.is_empty() {
-        anyhow::bail!("{}", crate::diag::Diagnostics(problems));
+        anyhow::bail!("{}", perflab::diag::Diagnostics(problems));
     }
     Ok(study)
 }
@@ -377,7 +377,7 @@ pub(crate) fn load_study(name: &str, results: &std::path::Path) -> anyhow::Resul
 pub(crate) fn study_dirs(names: &[String], results: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
     use anyhow::Context;
     if names.is_empty() {
-        return crate::study::discover(results)
+        return perflab::study::discover(results)
             .with_context(|| format!("cannot list studies in '{}'", results.display()));
     }
     names
@@ -390,24 +390,24 @@ pub(crate) fn study_dirs(names: &[String], results: &std::path::Path) -> anyhow:
             {
                 path = full;
             }
-            if path.join(crate::study::SPEC_FILE).is_file() {
+            if path.join(perflab::study::SPEC_FILE).is_file() {
                 return Ok(path);
             }
             let under = results.join(name);
-            if under.join(crate::study::SPEC_FILE).is_file() {
+            if under.join(perflab::study::SPEC_FILE).is_file() {
                 return Ok(under);
             }
             anyhow::bail!(
                 "no study '{name}': neither '{}' nor '{}' holds a {}",
                 path.display(),
                 under.display(),
-                crate::study::SPEC_FILE
+                perflab::study::SPEC_FILE
             )
         })
         .collect()
 }
 
-/// `--flavor`: the command line's names of [`crate::render::Flavor`].
+/// `--flavor`: the command line's names of [`perflab::render::Flavor`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FlavorArg {
     /// CommonMark with GFM tables and `<details>`: reads well on GitHub and in mdBook.
@@ -416,11 +416,11 @@ pub enum FlavorArg {
     Mkdocs,
 }
 
-impl From<FlavorArg> for crate::render::Flavor {
+impl From<FlavorArg> for perflab::render::Flavor {
     fn from(flavor: FlavorArg) -> Self {
         match flavor {
-            FlavorArg::Commonmark => crate::render::Flavor::Commonmark,
-            FlavorArg::Mkdocs => crate::render::Flavor::Mkdocs,
+            FlavorArg::Commonmark => perflab::render::Flavor::Commonmark,
+            FlavorArg::Mkdocs => perflab::render::Flavor::Mkdocs,
         }
     }
 }

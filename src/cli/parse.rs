@@ -1,7 +1,7 @@
 //! `perflab parse FILE...`
 
 use super::Exit;
-use crate::parse::stream::{self, Failure, JsonList};
+use perflab::parse::stream::{self, Failure, JsonList};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -42,7 +42,7 @@ pub fn run(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
         spoiled |= !summary.errors.is_empty();
         incomplete |= summary.incomplete;
         if summary.blocks == 0 && summary.errors.is_empty() {
-            eprintln!("{name}:{}", crate::parse::no_result());
+            eprintln!("{name}:{}", perflab::parse::no_result());
             unreadable = true;
         }
     }

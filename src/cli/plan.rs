@@ -1,8 +1,8 @@
 //! `perflab plan STUDY`
 
-use crate::exec::{Status, plan, record_hand_placed, runner::clock};
-use crate::study::Stale;
-use crate::study::Study;
+use perflab::exec::{Status, plan, record_hand_placed, runner::clock};
+use perflab::study::Stale;
+use perflab::study::Study;
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
@@ -19,15 +19,15 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
     if recorded > 0 {
         eprintln!(
             "recorded the engine version and command of {} placed by hand in '{}'",
-            crate::exec::runner::runs_count(recorded),
-            study.dir.join(crate::study::RUNS_DIR).join(crate::study::RECORDED_FILE).display()
+            perflab::exec::runner::runs_count(recorded),
+            study.dir.join(perflab::study::RUNS_DIR).join(perflab::study::RECORDED_FILE).display()
         );
         study = load()?;
     }
     let plan = plan(&study, &BTreeSet::new(), false)?;
     let width = plan.runs.iter().map(|r| r.stage.len() + r.variant.len() + 1).max().unwrap_or(0);
     for r in &plan.runs {
-        let name = crate::study::VariantRef::new(&r.stage, &r.variant);
+        let name = perflab::study::VariantRef::new(&r.stage, &r.variant);
         writeln!(out, "{name:<width$}  {:<18} {:<8} {}", r.profile, word(&r.status), detail(r))?;
     }
     let count = |f: fn(&Status) -> bool| plan.count(f);
@@ -83,7 +83,7 @@ fn word(status: &Status) -> &'static str {
 }
 
 /// What a run's line says after its status: when, why, from where, how far its curve got.
-fn detail(r: &crate::exec::PlannedRun) -> String {
+fn detail(r: &perflab::exec::PlannedRun) -> String {
     let detail = match &r.status {
         Status::Done { date } => date.clone().unwrap_or_else(|| "recorded by hand".to_string()),
         Status::Stale { reasons, failed: None } => Stale::describe_all(reasons),

@@ -1,6 +1,6 @@
 //! `perflab report STUDY --locale LANG`
 
-use crate::render::Flavor;
+use perflab::render::Flavor;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -8,8 +8,8 @@ use std::process::ExitCode;
 pub fn run(name: &str, locale: &str, flavor: Flavor, results: &Path, templates: &Path) -> anyhow::Result<ExitCode> {
     let renderer = super::renderer(templates)?;
     let study = super::load_study(name, results)?;
-    let analysis = crate::analysis::analyze(&study);
-    let links = crate::render::Links::markdown(&study.id);
+    let analysis = perflab::analysis::analyze(&study);
+    let links = perflab::render::Links::markdown(&study.id);
     let page = renderer.page(&study, &analysis, locale, flavor, &links)?;
     std::io::stdout().lock().write_all(page.as_bytes())?;
     Ok(ExitCode::SUCCESS)

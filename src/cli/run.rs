@@ -1,10 +1,10 @@
 //! `perflab run STUDY`
 
 use super::Exit;
-use crate::exec::{Backend, Event, Interrupt};
-use crate::exec::{LocalBackend, RunOptions, SlurmBackend};
-use crate::study::{Cluster, LocalMachine};
 use anyhow::Context;
+use perflab::exec::{Backend, Event, Interrupt};
+use perflab::exec::{LocalBackend, RunOptions, SlurmBackend};
+use perflab::study::{Cluster, LocalMachine};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ pub struct How {
     pub backend: Option<BackendKind>,
     pub config: Option<PathBuf>,
     /// `--until-confident --budget ...`.
-    pub until_confident: Option<crate::exec::Budget>,
+    pub until_confident: Option<perflab::exec::Budget>,
 }
 
 /// A `--config` file: settings of the machine or cluster, kept out of the study.
@@ -57,20 +57,20 @@ fn backend(dir: &Path, how: &How) -> anyhow::Result<Box<dyn Backend>> {
         Some(path) => {
             let text = std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))?;
             toml::from_str::<ConfigFile>(&text).map_err(|e| {
-                let (line, col) = e.span().map_or((0, 0), |s| crate::diag::line_col(&text, s.start));
+                let (line, col) = e.span().map_or((0, 0), |s| perflab::diag::line_col(&text, s.start));
                 anyhow::anyhow!("{}:{line}:{col}: {}", path.display(), e.message())
             })?
         }
         None => ConfigFile::default(),
     };
-    let study = crate::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
+    let study = perflab::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
     match how.backend.or(file.backend).unwrap_or(BackendKind::Local) {
         BackendKind::Local => {
             let devices = devices(file.local.as_ref().or(study.spec.local.as_ref()));
             Ok(Box::new(LocalBackend { devices, in_job: false }))
         }
         BackendKind::Slurm => {
-            let cluster = crate::exec::slurm::merge(study.spec.cluster.as_ref(), file.cluster.as_ref());
+            let cluster = perflab::exec::slurm::merge(study.spec.cluster.as_ref(), file.cluster.as_ref());
             Ok(Box::new(SlurmBackend::new(cluster, dir)?))
         }
     }
@@ -112,7 +112,7 @@ pub fn run(
     };
     let started = std::time::Instant::now();
     let mut printer = Progress::new(std::io::stderr(), std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    let summary = crate::exec::run(dir, &options, backend.as_ref(), &interrupt, &mut |e| printer.event(e));
+    let summary = perflab::exec::run(dir, &options, backend.as_ref(), &interrupt, &mut |e| printer.event(e));
     printer.finish();
     let summary = summary?;
     if dry_run {
@@ -126,12 +126,12 @@ fn rerun_selection(
     dir: &Path,
     stage: Option<&str>,
     variant: Option<&str>,
-) -> anyhow::Result<BTreeSet<crate::study::VariantRef>> {
-    let study = crate::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
+) -> anyhow::Result<BTreeSet<perflab::study::VariantRef>> {
+    let study = perflab::study::Study::load(dir).map_err(|d| anyhow::anyhow!("{d}"))?;
     let mut selected = BTreeSet::new();
     for s in &study.spec.stages {
         for v in &s.variants {
-            let reference = crate::study::VariantRef::new(s.id.get_ref(), v.id.get_ref());
+            let reference = perflab::study::VariantRef::new(s.id.get_ref(), v.id.get_ref());
             let stage_ok = stage.is_none_or(|x| x == s.id.get_ref());
             let variant_ok = variant.is_none_or(|x| reference == x || x == v.id.get_ref());
             if stage_ok && variant_ok {
@@ -143,7 +143,7 @@ fn rerun_selection(
 }
 
 /// The run's closing lines on standard error, and how it ends.
-fn report(summary: &crate::exec::Summary, took: std::time::Duration, dir: &Path) -> Exit {
+fn report(summary: &perflab::exec::Summary, took: std::time::Duration, dir: &Path) -> Exit {
     // Standard error may be gone (a dropped SSH session): writing to it must not end the run.
     let mut err = std::io::stderr();
     let _ = writeln!(
@@ -152,7 +152,7 @@ fn report(summary: &crate::exec::Summary, took: std::time::Duration, dir: &Path)
         summary.engine_starts,
         summary.benchmark_runs,
         summary.failed,
-        crate::exec::runner::clock(took.as_secs_f64()),
+        perflab::exec::runner::clock(took.as_secs_f64()),
         summary.naive_starts
     );
     if let Some(c) = &summary.confidence {
@@ -185,8 +185,8 @@ fn report(summary: &crate::exec::Summary, took: std::time::Duration, dir: &Path)
 
 /// What `--until-confident` spent, against measuring every variant as often, and what it left
 /// undecided.
-pub fn confidence_line(c: &crate::exec::Confidence) -> String {
-    let runs = crate::exec::runner::runs_count;
+pub fn confidence_line(c: &perflab::exec::Confidence) -> String {
+    let runs = perflab::exec::runner::runs_count;
     let mut line = format!(
         "until confident: {} added; {} on the target profile in all, where measuring every variant {} {} would take {}",
         runs(c.added_runs),
@@ -251,7 +251,7 @@ impl<W: Write> Progress<W> {
                 self.last.clear();
             }
             Event::Waiting { config, elapsed, timeout, last_line } => {
-                let text = crate::exec::runner::waiting_line(config, elapsed, timeout, last_line);
+                let text = perflab::exec::runner::waiting_line(config, elapsed, timeout, last_line);
                 if self.terminal {
                     let _ = write!(self.out, "\r\x1b[2K{text}");
                     let _ = self.out.flush();

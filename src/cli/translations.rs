@@ -1,8 +1,8 @@
 //! `perflab translations [STUDY...]`
 
 use super::Exit;
-use crate::render::i18n;
-use crate::study::Study;
+use perflab::render::i18n;
+use perflab::study::Study;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -35,7 +35,7 @@ pub fn run(names: &[String], results: &Path, templates: &Path, langs: &[String])
             Err(d) => {
                 broken += 1;
                 eprintln!("{d}");
-                let file = dir.join(crate::study::SPEC_FILE);
+                let file = dir.join(perflab::study::SPEC_FILE);
                 match std::fs::read_to_string(&file) {
                     Ok(source) => studies.push((file, source)),
                     Err(e) => eprintln!("{}: cannot read: {e}", file.display()),
@@ -47,7 +47,7 @@ pub fn run(names: &[String], results: &Path, templates: &Path, langs: &[String])
     for locale in &locales {
         let found: Vec<_> = studies
             .iter()
-            .flat_map(|(file, source)| crate::study::translations::untranslated(file, source, locale))
+            .flat_map(|(file, source)| perflab::study::translations::untranslated(file, source, locale))
             .collect();
         for d in &found {
             println!("{d}");
