@@ -349,15 +349,26 @@ impl Catalog {
 /// under `dir` whose names are languages, sorted.
 pub fn locales(dir: Option<&Path>) -> Vec<String> {
     let mut found: std::collections::BTreeSet<String> = BUILT_IN.iter().map(|(l, _)| l.to_string()).collect();
-    if let Some(Ok(entries)) = dir.map(|d| std::fs::read_dir(d.join("i18n"))) {
-        for path in entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "ftl")) {
+    let files = catalog_files(dir).unwrap_or_default();
+    found.extend(files.into_iter().map(|(locale, _)| locale).filter(|l| is_locale(l)));
+    found.into_iter().collect()
+}
+
+/// The catalog files `templates/i18n/*.ftl` under `dir`, each with the name it gives its
+/// language (checked by the caller: `load_all` refuses a name that is not a language, `locales`
+/// leaves it out).
+fn catalog_files(dir: Option<&Path>) -> Result<Vec<(String, PathBuf)>, I18nError> {
+    let Some(folder) = dir.map(|d| d.join("i18n")).filter(|f| f.is_dir()) else { return Ok(Vec::new()) };
+    let entries = std::fs::read_dir(&folder).map_err(|source| I18nError::Io { path: folder.clone(), source })?;
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|source| I18nError::Io { path: folder.clone(), source })?.path();
+        if path.extension().is_some_and(|e| e == "ftl") {
             let locale = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            if is_locale(&locale) {
-                found.insert(locale);
-            }
+            out.push((locale, path));
         }
     }
-    found.into_iter().collect()
+    Ok(out)
 }
 
 /// Every available catalog: the built-in ones, then `templates/i18n/*.ftl` under `dir`, which
@@ -367,23 +378,12 @@ pub fn load_all(dir: Option<&Path>) -> Result<BTreeMap<String, Catalog>, I18nErr
         .iter()
         .map(|(l, s)| (l.to_string(), (s.to_string(), PathBuf::from(format!("templates/i18n/{l}.ftl")))))
         .collect();
-    if let Some(dir) = dir {
-        let folder = dir.join("i18n");
-        if folder.is_dir() {
-            let entries =
-                std::fs::read_dir(&folder).map_err(|source| I18nError::Io { path: folder.clone(), source })?;
-            for entry in entries {
-                let path = entry.map_err(|source| I18nError::Io { path: folder.clone(), source })?.path();
-                if path.extension().is_some_and(|e| e == "ftl") {
-                    let locale = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-                    if !is_locale(&locale) {
-                        return Err(I18nError::BadLocale { path, name: locale });
-                    }
-                    let text = read_catalog(&path)?;
-                    sources.insert(locale, (text, path));
-                }
-            }
+    for (locale, path) in catalog_files(dir)? {
+        if !is_locale(&locale) {
+            return Err(I18nError::BadLocale { path, name: locale });
         }
+        let text = read_catalog(&path)?;
+        sources.insert(locale, (text, path));
     }
     sources.into_iter().map(|(l, (s, p))| Catalog::parse(&l, &s, &p).map(|c| (l, c))).collect()
 }
