@@ -249,6 +249,15 @@ pub struct Scenario {
     pub secondary: Option<Delta>,
     /// The optimized configuration is worse than the baseline beyond the noise threshold.
     pub regression: bool,
+    /// When stages are left out of the recommended command: the run of that command's own
+    /// configuration on this profile (a measured configuration identical to it), which is what
+    /// a reader who runs the command gets. `None` when nothing is left out, or when nothing
+    /// measured that configuration here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recommended: Option<Measure>,
+    /// The recommended command against the baseline, objective, in percent, with `recommended`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recommended_change: Option<f64>,
 }
 
 /// Everything a page shows, computed from the runs.
@@ -281,6 +290,10 @@ pub struct Analysis {
     /// Its 95% confidence interval, when both runs were repeated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_gain_interval: Option<Interval>,
+    /// The recommended command against the baseline on the target profile, in percent, when
+    /// stages are left out of it and its configuration was measured: the page's headline then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recommended_gain: Option<f64>,
     /// How many times the figures were measured, and what the study shows of run-to-run spread.
     pub evidence: warnings::Evidence,
     pub scenarios: Vec<Scenario>,
@@ -400,6 +413,8 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
     let total_gain = last.value.zip(chain.baseline.value).and_then(|(a, b)| x.objective.improvement(a, b));
     // The configuration whose runs stand for a point (an identical one's, when reused).
     let measured = |p: &Point| p.run.as_ref().map(RunKey::config).or_else(|| p.source.variant().cloned());
+    let left_out = (!excluded_stages.is_empty()).then(|| recommended(&chain, &excluded_stages));
+    let scenarios = x.scenarios(left_out.as_ref());
     let mut analysis = Analysis {
         curves: curves::curves(study, &chain, measured(&chain.baseline).as_ref(), measured(last).as_ref()),
         study: study.id.clone(),
@@ -411,13 +426,14 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
         optimized: command::shown(study, &last.source, &last.config),
         optimized_measure: last.run.as_ref().and_then(|k| measure(study, k)),
         recommended: command::shown(study, &last.source, &recommended(&chain, &excluded_stages)),
+        recommended_gain: scenarios.iter().find(|s| s.target).and_then(|s| s.recommended_change),
         excluded_stages,
         stages,
         options,
         total_gain,
         total_gain_interval: total_gain.and(x.gain_interval(&target)),
         evidence: warnings::evidence(study, &chain),
-        scenarios: x.scenarios(),
+        scenarios,
         warnings: warnings::find(study, &chain),
         objective: x.objective.clone(),
         secondary: x.secondary.clone(),
@@ -561,7 +577,8 @@ impl Replayed<'_> {
     }
 
     /// The baseline against the optimized configuration on every compared profile.
-    fn scenarios(&self) -> Vec<Scenario> {
+    /// `recommended`: the recommended command's configuration, when stages are left out of it.
+    fn scenarios(&self, recommended: Option<&Config>) -> Vec<Scenario> {
         let (study, chain) = (self.study, self.chain);
         let target = study.spec.target_profile.get_ref();
         let measure_on = |p: &Point, profile: &str| self.run_on(p, profile).and_then(|k| measure(study, &k));
@@ -575,7 +592,16 @@ impl Replayed<'_> {
                 let pair =
                     |f: fn(&Measure) -> Option<f64>| baseline.as_ref().and_then(f).zip(optimized.as_ref().and_then(f));
                 let change = pair(|m| m.value).and_then(|(b, o)| self.objective.improvement(o, b));
+                let command =
+                    recommended.and_then(|c| chain.registry.by_identity(c, &id)).and_then(|k| measure(study, &k));
+                let recommended_change = command
+                    .as_ref()
+                    .and_then(|m| m.value)
+                    .zip(baseline.as_ref().and_then(|m| m.value))
+                    .and_then(|(c, b)| self.objective.improvement(c, b));
                 Scenario {
+                    recommended: command,
+                    recommended_change,
                     change_interval: change.and(self.gain_interval(&id)),
                     target: id == *target,
                     secondary: pair(|m| m.secondary).map(|(b, o)| Delta::new(o, b)),

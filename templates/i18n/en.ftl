@@ -25,12 +25,14 @@ heading-conclusion = Conclusion
 label-goal = Goal
 # The page's answer above the command: "Total TPS on Balanced: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)."
 conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }) on { $profile }.
+conclusion-result-command = { $metric }: { $baseline } → { $command } ({ $change }) on { $profile } with the recommended command; with the settings measured but left out of it as well, { $optimized } ({ $all }).
 conclusion-intro = Recommended configuration for serving { $model } on { $hardware }:
 conclusion-excluded = Measured but left out of this command: { $stage }. { $reason }
 heading-comparison = Before and after
 comparison-intro = Baseline and optimized configuration side by side, one row per benchmark profile. The change column compares { $metric }; a loss beyond the noise threshold is marked as a regression.
 table-profile = Benchmark profile
 table-target = { $profile } (optimization target)
+table-target-command = { $profile } (optimization target, recommended command)
 table-baseline = Baseline ({ $baseline }, default settings)
 table-optimized = Optimized
 table-change = { $metric } change

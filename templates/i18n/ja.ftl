@@ -28,12 +28,14 @@ heading-conclusion = 結論
 label-goal = 目的
 # The page's answer above the command
 conclusion-result = { $profile }での{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
+conclusion-result-command = { $profile }での{ $metric }、推奨コマンドの場合：{ $baseline } → { $command }（{ $change }）。計測したもののコマンドに含めなかった設定も加えると：{ $optimized }（{ $all }）。
 conclusion-intro = { $hardware }で{ $model }をサービングする推奨構成：
 conclusion-excluded = 測定はしたものの、このコマンドには含めていません：{ $stage }。{ $reason }
 heading-comparison = 最適化前後の比較
 comparison-intro = ベースラインと最適化後の構成を、すべてのベンチマークプロファイルで比べたものです。「変化」の列は{ $metric }の比較で、ノイズしきい値を超える悪化は性能低下（リグレッション）として示します。
 table-profile = ベンチマークプロファイル
 table-target = { $profile }（最適化の対象）
+table-target-command = { $profile }（最適化の対象、推奨コマンド）
 table-baseline = ベースライン（{ $baseline }、デフォルト設定）
 table-optimized = 最適化後
 table-change = { $metric }の変化

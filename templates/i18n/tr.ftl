@@ -25,12 +25,14 @@ heading-conclusion = Sonuç
 label-goal = Optimizasyon hedefi
 # The page's answer above the command
 conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }), hedef profil “{ $profile }”.
+conclusion-result-command = { $metric }: önerilen komutla { $baseline } → { $command } ({ $change }), hedef profil “{ $profile }”. Ölçülüp komuta alınmayan ayarlar da eklendiğinde: { $optimized } ({ $all }).
 conclusion-intro = { $model } modelini { $hardware } üzerinde sunmak için önerilen yapılandırma:
 conclusion-excluded = { $stage } aşaması ölçüldü, ancak bu komuta alınmadı. { $reason }
 heading-comparison = Optimizasyon öncesi ve sonrası
 comparison-intro = Temel ve optimize edilmiş yapılandırmanın sonuçları yan yana; her benchmark profili bir satırda. Değişim sütunu { $metric } değerini karşılaştırır; gürültü eşiğini aşan kayıplar gerileme olarak işaretlenir.
 table-profile = Benchmark profili
 table-target = { $profile } (optimizasyon hedefi)
+table-target-command = { $profile } (optimizasyon hedefi, önerilen komut)
 table-baseline = Temel yapılandırma ({ $baseline }, varsayılan ayarlar)
 table-optimized = Optimize edilmiş
 table-change = { $metric } değişimi

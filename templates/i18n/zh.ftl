@@ -28,12 +28,14 @@ heading-conclusion = 结论
 label-goal = 目标
 # The page's answer above the command
 conclusion-result = { $profile }上的{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
+conclusion-result-command = { $profile }上的{ $metric }，采用推荐命令：{ $baseline } → { $command }（{ $change }）；若再启用已测量但未写入该命令的设置：{ $optimized }（{ $all }）。
 conclusion-intro = 在 { $hardware } 上部署 { $model } 的推荐配置：
 conclusion-excluded = 已测量但未写入此命令：{ $stage }。{ $reason }
 heading-comparison = 优化前后对比
 comparison-intro = 下表列出基线配置与优化后配置在每个基准测试场景上的结果。“变化”一列比较的是 { $metric }；损失超过噪声阈值时标为性能回退。
 table-profile = 基准测试场景
 table-target = { $profile }（优化目标）
+table-target-command = { $profile }（优化目标，推荐命令）
 table-baseline = 基线（{ $baseline }，默认参数）
 table-optimized = 优化后
 table-change = { $metric } 变化

@@ -19,6 +19,7 @@ mod engine;
 mod faults;
 mod figures;
 mod format;
+mod headline;
 mod help;
 mod hostile;
 mod hostile_site;

@@ -81,6 +81,24 @@ impl Ctx<'_> {
     fn result(&self, s: &crate::analysis::Scenario) -> Result<Option<String>, I18nError> {
         let a = self.analysis;
         let (Some(base), Some(best)) = (&s.baseline, &s.optimized) else { return Ok(None) };
+        // Stages left out of the command: what the command gets comes first, then the figure
+        // with everything the search adopted.
+        if let (Some(command), Some(change)) = (&s.recommended, s.recommended_change) {
+            let trusted = [base, command].iter().all(|m| m.status == crate::analysis::RunStatus::Ok);
+            let line = self.c.fmt(
+                "conclusion-result-command",
+                &[
+                    ("metric", &self.metric_name(&a.objective)?),
+                    ("profile", &self.profile_name(&s.profile)),
+                    ("baseline", &self.value(&a.objective, base.value)?),
+                    ("command", &self.value(&a.objective, command.value)?),
+                    ("change", &self.gain(change, None, super::gains::How::HEADLINE.marked(trusted))?),
+                    ("optimized", &self.value(&a.objective, best.value)?),
+                    ("all", &self.change_cell(s)?),
+                ],
+            )?;
+            return Ok(Some(line));
+        }
         let line = self.c.fmt(
             "conclusion-result",
             &[

@@ -596,14 +596,16 @@ fn shown_version(version: &str) -> String {
     if version.starts_with(|c: char| c.is_ascii_digit()) { format!("v{version}") } else { version.to_string() }
 }
 
-/// The index line of a study: its total gain on the target profile, as HTML.
+/// The index line of a study: its gain on the target profile (the recommended command's), as HTML.
 pub fn headline(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
     let x = Ctx::new(study, analysis, c);
     // A latency study's gain is said as the page says it, "1.9× faster", not as a percentage
     // that reads as latency going up.
-    let gain = match analysis.total_gain {
-        Some(g) => x.gain(g, analysis.total_gain_interval, gains::How::HEADLINE)?,
-        None => c.msg("value-missing")?,
+    // The recommended command's own gain when stages are left out of it: what a reader gets.
+    let gain = match (analysis.recommended_gain, analysis.total_gain) {
+        (Some(g), _) => x.gain(g, None, gains::How::HEADLINE)?,
+        (None, Some(g)) => x.gain(g, analysis.total_gain_interval, gains::How::HEADLINE)?,
+        (None, None) => c.msg("value-missing")?,
     };
     let profile = super::html::escape(study.profile(&analysis.target_profile).map_or("", |p| p.name.get(&c.locale)));
     c.fmt("site-headline", &[("gain", &gain), ("metric", &x.metric_name(&analysis.objective)?), ("profile", &profile)])

@@ -22,20 +22,41 @@ pub fn summary_chart(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<
 
 impl Ctx<'_> {
     fn pair(&self, s: &Scenario) -> Result<Pair, I18nError> {
-        let a = self.analysis;
-        let value = |m: &Option<crate::analysis::Measure>| m.as_ref().and_then(|m| m.value);
         // Drawn as it is written: no Markdown reaches a bitmap.
         let name = self.study.profile(&s.profile).map_or(s.profile.as_str(), |p| p.name.get(&self.c.locale));
         let mut label: String = name.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+        // The target's bar is the recommended command's when stages are left out of it and its
+        // configuration was measured: what a reader who runs it gets.
+        let command = s.recommended.as_ref().zip(s.recommended_change);
         if s.target {
-            label = self.c.fmt("table-target", &[("profile", &label)])?;
+            let key = if command.is_some() { "table-target-command" } else { "table-target" };
+            label = self.c.fmt(key, &[("profile", &label)])?;
         }
+        let (optimized, change, interval) = match command {
+            Some((m, change)) => (Some(m), Some(change), None),
+            None => (s.optimized.as_ref(), s.change, s.change_interval),
+        };
+        self.pair_of(s, label, optimized, change, interval)
+    }
+
+    /// The pair of a profile: its baseline, the configuration beside it (`optimized`) and the
+    /// change between them.
+    fn pair_of(
+        &self,
+        s: &Scenario,
+        label: String,
+        optimized: Option<&crate::analysis::Measure>,
+        change: Option<f64>,
+        interval: Option<crate::analysis::Interval>,
+    ) -> Result<Pair, I18nError> {
+        let a = self.analysis;
+        let value = |m: Option<&crate::analysis::Measure>| m.and_then(|m| m.value);
         // As the before/after table marks it: a change from a run that lost requests or was cut
         // off is neither a gain nor a loss.
-        let trusted = [&s.baseline, &s.optimized].into_iter().flatten().all(|m| m.status == RunStatus::Ok);
-        let (change, trend) = match s.change {
+        let trusted = s.baseline.iter().chain(optimized).all(|m| m.status == RunStatus::Ok);
+        let (change, trend) = match change {
             Some(p) => {
-                let text = self.gain(p, s.change_interval, super::gains::How::CHART.marked(trusted))?;
+                let text = self.gain(p, interval, super::gains::How::CHART.marked(trusted))?;
                 let trend = if trusted { self.figures().mark_of(p) } else { Trend::Same };
                 (text, trend)
             }
@@ -43,10 +64,10 @@ impl Ctx<'_> {
         };
         Ok(Pair {
             label,
-            baseline: value(&s.baseline),
-            optimized: value(&s.optimized),
-            baseline_text: self.value(&a.objective, value(&s.baseline))?,
-            optimized_text: self.value(&a.objective, value(&s.optimized))?,
+            baseline: value(s.baseline.as_ref()),
+            optimized: value(optimized),
+            baseline_text: self.value(&a.objective, value(s.baseline.as_ref()))?,
+            optimized_text: self.value(&a.objective, value(optimized))?,
             change,
             trend,
         })
