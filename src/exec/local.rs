@@ -7,7 +7,8 @@ use super::port::{
     Backoff, PortLease, ephemeral_range, fill_port, pick_port, port_free, port_taken, ready, still_serving,
 };
 use super::process::{
-    EngineRecord, LOADING_GRACE, ProcessIdentity, die_with_parent, listener_in_group, program, stop_group, tail,
+    EngineRecord, LOADING_GRACE, ProcessIdentity, die_with_parent, listener_in_group, own_folder, program, stop_group,
+    tail,
 };
 use crate::study::FailureClass;
 use crate::study::command::Port;
@@ -53,7 +54,13 @@ impl Backend for LocalBackend {
         let argv = fill_port(&launch.job.argv, port);
         let mut engine = match self.spawn(launch, &argv) {
             Ok(engine) => engine,
-            Err(failure) => return fail_all(report, launch, failure),
+            Err(seen) => {
+                if let Some(why) = seen.machines_fault() {
+                    report.refused = Some(why);
+                    return report;
+                }
+                return fail_all(report, launch, seen.failure());
+            }
         };
         let pgid = engine.id();
         report.pid = Some(pgid);
@@ -97,12 +104,12 @@ impl Backend for LocalBackend {
 
 impl LocalBackend {
     /// Starts the engine's process group, its output into the start's log.
-    fn spawn(&self, launch: &Launch, argv: &[String]) -> Result<std::process::Child, (FailureClass, String)> {
+    fn spawn(&self, launch: &Launch, argv: &[String]) -> Result<std::process::Child, Observed<'static>> {
         if argv.is_empty() {
-            return Err(Observed::NotStarted("the engine's command is empty".to_string()).failure());
+            return Err(Observed::NotStarted("the engine's command is empty".to_string()));
         }
         let log = std::fs::File::create(&launch.log)
-            .map_err(|e| Observed::NotStarted(format!("cannot write {}: {e}", launch.log.display())).failure())?;
+            .map_err(|e| Observed::NotStarted(format!("cannot write {}: {e}", launch.log.display())))?;
         let mut command = Command::new(program(&argv[0]));
         command
             .args(&argv[1..])
@@ -115,7 +122,12 @@ impl LocalBackend {
         if self.in_job {
             die_with_parent(&mut command);
         }
-        command.spawn().map_err(|e| Observed::NotStarted(format!("cannot start `{}`: {e}", argv[0])).failure())
+        command.spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                Observed::ProgramMissing { program: argv[0].clone(), beside: own_folder(&argv[0]), why: e.to_string() }
+            }
+            _ => Observed::NotStarted(format!("cannot start `{}`: {e}", argv[0])),
+        })
     }
 
     /// The start's benchmarks, then its load curves, until the engine dies or the run is stopped.

@@ -27,6 +27,13 @@ pub(super) fn program(name: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The folder [`program`] looks in for `name` before PATH: the running binary's, when `name` is
+/// one of perflab's own programs.
+pub(super) fn own_folder(name: &str) -> Option<PathBuf> {
+    let own = name == "perflab" || name == "perflab-engine";
+    own.then(|| std::env::current_exe().ok()?.parent().map(Path::to_path_buf)).flatten()
+}
+
 /// Sends `signal` to a process group; `None` only asks whether the group still exists.
 pub fn signal_group(pgid: u32, signal: Option<Signal>) -> bool {
     let Some(pgid) = pid(pgid) else { return false };

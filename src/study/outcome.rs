@@ -62,6 +62,10 @@ pub enum Observed<'a> {
     /// The engine was not started: its command is empty, its log cannot be written, its program
     /// cannot be run, or no port is free. Why.
     NotStarted(String),
+    /// The engine's program could not be run at all (not found, not executable): the machine's
+    /// fault, not the configuration's ([`Observed::machines_fault`]). The program as the command
+    /// names it, the folder perflab looked beside when it is one of perflab's own, and why.
+    ProgramMissing { program: String, beside: Option<std::path::PathBuf>, why: String },
     /// Another server answered on the engine's port before it started. Which port.
     PortTaken(u16),
     /// The engine exited before it served: the end of its log, and the study's patterns. Another
@@ -86,10 +90,30 @@ pub enum Observed<'a> {
 }
 
 impl Observed<'_> {
+    /// What was seen when it says nothing of the configuration but something of the machine
+    /// (a program that is not there): the run records nothing and stops with this, and the next
+    /// run tries again.
+    pub fn machines_fault(&self) -> Option<String> {
+        let Observed::ProgramMissing { program, beside, why } = self else { return None };
+        let looked = match beside {
+            _ if program.contains('/') => "at that path".to_string(),
+            Some(dir) => format!("beside perflab in '{}' and on PATH", dir.display()),
+            None => "on PATH".to_string(),
+        };
+        let fix = match program.as_str() {
+            "perflab-engine" | "perflab" => "`cargo build --release` builds it beside perflab",
+            _ => "install it, or give its full path in the engine's `command`",
+        };
+        Some(format!("cannot start `{program}` ({why}); perflab looked for it {looked}: {fix}"))
+    }
+
     /// The failure class of what was seen, and the message that says it.
     pub fn failure(self) -> (FailureClass, String) {
         match self {
             Observed::NotStarted(why) => (FailureClass::StartFailure, why),
+            Observed::ProgramMissing { program, why, .. } => {
+                (FailureClass::StartFailure, format!("cannot start `{program}`: {why}"))
+            }
             Observed::PortTaken(port) => (
                 FailureClass::PortInUse,
                 format!(

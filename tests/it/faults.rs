@@ -671,3 +671,43 @@ fn an_engine_that_misses_one_health_check_after_a_benchmark_still_served_it() {
     assert_eq!(manifest(&dir, "engine/sim-a/attempts/1/mixed.manifest.json").state, RunState::Done, "{err}");
     no_engine_left(&dir);
 }
+
+/// An engine program that is not there is the machine's fault, not the configuration's: the run
+/// stops with exit 2 and says what was missing, where perflab looked and how to get it, records
+/// nothing, and the next run, once the program is there, measures everything.
+#[test]
+fn a_missing_engine_program_stops_the_run_records_nothing_and_is_tried_again() {
+    let (_tmp, dir) = tiny("no-such-engine-program --port {port}", "");
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot start `no-such-engine-program`"), "{err}");
+    assert!(err.contains("looked for it on PATH") && err.contains("install it"), "{err}");
+    assert!(err.contains("nothing was recorded"), "{err}");
+    assert!(common::manifests(&dir).is_empty(), "nothing recorded");
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("no-such-engine-program", "perflab-engine --sim-startup-seconds 0.05")).unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("1 engine starts and 1 benchmark runs (0 failed)"), "{err}");
+}
+
+/// `perflab-engine` not built beside `perflab` (the README's first command builds only
+/// `perflab`): the message names the folder it looked in and the command that builds it.
+#[test]
+fn the_simulated_engine_not_built_names_where_it_was_looked_for_and_how_to_build_it() {
+    let (tmp, dir) = tiny("perflab-engine --port {port}", "");
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_perflab"), bin.join("perflab")).unwrap();
+    let out = Command::new(bin.join("perflab"))
+        .args(["run", dir.to_str().unwrap()])
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("beside perflab in '{}'", bin.display())), "{err}");
+    assert!(err.contains("`cargo build --release` builds it beside perflab"), "{err}");
+    assert!(common::manifests(&dir).is_empty(), "nothing recorded");
+}
