@@ -1,9 +1,12 @@
 //! Where a build writes: a new folder beside the old site, which replaces it whole when the
 //! build is finished, or memory; and which files of the old site a build keeps or links.
 
-use super::{FILE_LIST, MAX_LIST_BYTES, RECORD, belongs_to, reuse, study_of};
+use super::{FILE_LIST, MAX_LIST_BYTES, RECORD, Reuse, SiteUrl, belongs_to, reuse, study_of};
+use crate::render::{Flavor, Renderer};
+use crate::study::Study;
 use anyhow::Context;
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
 use std::path::Path;
 
 /// The files the previous build in `out` wrote for the studies `ids` that this build does not
@@ -244,4 +247,78 @@ pub(super) fn link_file(file: &std::fs::File, path: &Path) -> bool {
     use rustix::fs::{AtFlags, CWD, linkat};
     let from = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(file));
     linkat(CWD, from.as_str(), CWD, path, AtFlags::SYMLINK_FOLLOW).is_ok()
+}
+
+impl Folder {
+    /// Works out every study's key for this build's record; with [`Reuse::Unchanged`], gives the
+    /// new site the files of each study whose key and files are those the previous build
+    /// recorded, and those studies are then not rendered ([`Folder::reused`]).
+    pub(super) fn record_keys(
+        &mut self,
+        studies: &[Study],
+        renderer: &Renderer,
+        flavor: Flavor,
+        url: Option<&SiteUrl>,
+        reuse: Reuse,
+    ) {
+        let Some(shared) = reuse::shared(renderer, flavor, url) else { return };
+        let keys = crate::parallel::map(studies.len(), |i| reuse::key(&shared, &studies[i]));
+        let record = match reuse {
+            Reuse::Unchanged => reuse::Record::read(&self.out),
+            Reuse::RenderAll => reuse::Record::default(),
+        };
+        let taken = crate::parallel::map(studies.len(), |i| {
+            record.files(&studies[i].id, keys[i]).is_some_and(|files| self.take(files))
+        });
+        for ((study, key), taken) in studies.iter().zip(keys).zip(taken) {
+            if taken {
+                self.reused.insert(study.id.clone());
+            }
+            self.keys.insert(study.id.clone(), key);
+        }
+    }
+
+    /// Gives the new site the old site's `files`, where each is a plain file that holds the
+    /// bytes of its hash: all of them, or (false) none.
+    fn take(&self, files: &[(String, blake3::Hash)]) -> bool {
+        // Each file is read and checked before any is linked.
+        let mut checked = Vec::with_capacity(files.len());
+        for (rel, hash) in files {
+            let real = match rel.rsplit_once('/') {
+                Some((dir, _)) => self.folder(dir).unwrap_or(false),
+                None => true,
+            };
+            let Some(mut file) = real.then(|| open_plain(&self.out.join(rel))).flatten() else {
+                return false;
+            };
+            let mut read = blake3::Hasher::new();
+            let mut chunk = [0u8; 64 << 10];
+            loop {
+                match file.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        read.update(&chunk[..n]);
+                    }
+                    Err(_) => return false,
+                }
+            }
+            if read.finalize() != *hash {
+                return false;
+            }
+            checked.push((file, rel, hash));
+        }
+        for (k, (file, rel, _)) in checked.iter().enumerate() {
+            if !link_file(file, &self.fresh.join(rel)) {
+                for (_, rel, _) in &checked[..k] {
+                    let _ = std::fs::remove_file(self.fresh.join(rel));
+                }
+                return false;
+            }
+        }
+        let mut written = self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (_, rel, hash) in checked {
+            written.insert(rel.clone(), Some(*hash));
+        }
+        true
+    }
 }

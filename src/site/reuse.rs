@@ -11,11 +11,10 @@
 //! files as a build into an empty folder. The record is written into the new folder with the
 //! rest, so it always describes the site beside it.
 
-use super::{Folder, Reuse, SiteUrl, study_of};
+use super::{SiteUrl, study_of};
 use crate::render::{Flavor, Renderer};
 use crate::study::Study;
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
 use std::path::Path;
 
 /// The record of what made each study's files, at the site folder's root.
@@ -32,7 +31,7 @@ pub(super) struct Key(blake3::Hash);
 /// holds the code, the fonts and the built-in templates), the templates and catalogs it
 /// renders with, the flavour of the Markdown and the site's address. None where the program
 /// cannot read its own file: then nothing is taken from the old site.
-fn shared(renderer: &Renderer, flavor: Flavor, url: Option<&SiteUrl>) -> Option<blake3::Hasher> {
+pub(super) fn shared(renderer: &Renderer, flavor: Flavor, url: Option<&SiteUrl>) -> Option<blake3::Hasher> {
     let program = std::fs::File::open("/proc/self/exe").ok()?;
     let mut own = blake3::Hasher::new();
     own.update_reader(program).ok()?;
@@ -43,7 +42,7 @@ fn shared(renderer: &Renderer, flavor: Flavor, url: Option<&SiteUrl>) -> Option<
 }
 
 /// The key of `study`: the shared part, then [`key_text`].
-fn key(shared: &blake3::Hasher, study: &Study) -> Key {
+pub(super) fn key(shared: &blake3::Hasher, study: &Study) -> Key {
     let mut into = Feed { hash: shared.clone(), pending: Vec::with_capacity(Feed::CHUNK) };
     // Writing into a hasher does not fail.
     let _ = key_text(study, &mut into);
@@ -116,12 +115,12 @@ impl std::fmt::Write for Feed {
 
 /// What the previous build recorded: each study's key and its files, each with its hash.
 #[derive(Debug, Default, PartialEq)]
-struct Record(HashMap<String, (Key, Vec<(String, blake3::Hash)>)>);
+pub(super) struct Record(HashMap<String, (Key, Vec<(String, blake3::Hash)>)>);
 
 impl Record {
     /// The record of the site in `out`; an empty one where there is none, or it is not one
     /// this program wrote whole (then every study is rendered).
-    fn read(out: &Path) -> Record {
+    pub(super) fn read(out: &Path) -> Record {
         // A record that is not a plain file of a sensible size (a FIFO would hang the build) is
         // no record: every study is rendered.
         let text = crate::durable::read_text(&out.join(RECORD), super::MAX_LIST_BYTES).unwrap_or_default();
@@ -167,7 +166,7 @@ impl Record {
     }
 
     /// The files the previous build made for study `id`, where it made them from `key`.
-    fn files(&self, id: &str, key: Key) -> Option<&[(String, blake3::Hash)]> {
+    pub(super) fn files(&self, id: &str, key: Key) -> Option<&[(String, blake3::Hash)]> {
         let (recorded, files) = self.0.get(id)?;
         (*recorded == key && !files.is_empty()).then_some(files.as_slice())
     }
@@ -205,80 +204,6 @@ fn list_hash<'a>(files: impl Iterator<Item = (&'a str, &'a blake3::Hash)>) -> bl
         h.update(b"\n");
     }
     h.finalize()
-}
-
-impl Folder {
-    /// Works out every study's key for this build's record; with [`Reuse::Unchanged`], gives the
-    /// new site the files of each study whose key and files are those the previous build
-    /// recorded, and those studies are then not rendered ([`Folder::reused`]).
-    pub(super) fn record_keys(
-        &mut self,
-        studies: &[Study],
-        renderer: &Renderer,
-        flavor: Flavor,
-        url: Option<&SiteUrl>,
-        reuse: Reuse,
-    ) {
-        let Some(shared) = shared(renderer, flavor, url) else { return };
-        let keys = crate::parallel::map(studies.len(), |i| key(&shared, &studies[i]));
-        let record = match reuse {
-            Reuse::Unchanged => Record::read(&self.out),
-            Reuse::RenderAll => Record::default(),
-        };
-        let taken = crate::parallel::map(studies.len(), |i| {
-            record.files(&studies[i].id, keys[i]).is_some_and(|files| self.take(files))
-        });
-        for ((study, key), taken) in studies.iter().zip(keys).zip(taken) {
-            if taken {
-                self.reused.insert(study.id.clone());
-            }
-            self.keys.insert(study.id.clone(), key);
-        }
-    }
-
-    /// Gives the new site the old site's `files`, where each is a plain file that holds the
-    /// bytes of its hash: all of them, or (false) none.
-    fn take(&self, files: &[(String, blake3::Hash)]) -> bool {
-        // Each file is read and checked before any is linked.
-        let mut checked = Vec::with_capacity(files.len());
-        for (rel, hash) in files {
-            let real = match rel.rsplit_once('/') {
-                Some((dir, _)) => self.folder(dir).unwrap_or(false),
-                None => true,
-            };
-            let Some(mut file) = real.then(|| super::folder::open_plain(&self.out.join(rel))).flatten() else {
-                return false;
-            };
-            let mut read = blake3::Hasher::new();
-            let mut chunk = [0u8; 64 << 10];
-            loop {
-                match file.read(&mut chunk) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        read.update(&chunk[..n]);
-                    }
-                    Err(_) => return false,
-                }
-            }
-            if read.finalize() != *hash {
-                return false;
-            }
-            checked.push((file, rel, hash));
-        }
-        for (k, (file, rel, _)) in checked.iter().enumerate() {
-            if !super::folder::link_file(file, &self.fresh.join(rel)) {
-                for (_, rel, _) in &checked[..k] {
-                    let _ = std::fs::remove_file(self.fresh.join(rel));
-                }
-                return false;
-            }
-        }
-        let mut written = self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        for (_, rel, hash) in checked {
-            written.insert(rel.clone(), Some(*hash));
-        }
-        true
-    }
 }
 
 #[cfg(test)]
