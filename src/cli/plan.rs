@@ -25,10 +25,16 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
         study = load()?;
     }
     let plan = plan(&study, &BTreeSet::new(), false)?;
-    let width = plan.runs.iter().map(|r| r.stage.len() + r.variant.len() + 1).max().unwrap_or(0);
-    for r in &plan.runs {
-        let name = perflab::study::VariantRef::new(&r.stage, &r.variant);
-        writeln!(out, "{name:<width$}  {:<18} {:<8} {}", r.profile, word(&r.status), detail(r))?;
+    // Each column as wide as its longest entry, so that the columns line up whatever the names.
+    let names: Vec<String> =
+        plan.runs.iter().map(|r| perflab::study::VariantRef::new(&r.stage, &r.variant).to_string()).collect();
+    let wide = |f: &dyn Fn(usize) -> usize| (0..plan.runs.len()).map(f).max().unwrap_or(0);
+    let (name_w, profile_w) = (wide(&|i| names[i].chars().count()), wide(&|i| plan.runs[i].profile.chars().count()));
+    let status_w = wide(&|i| word(&plan.runs[i].status).chars().count());
+    for (r, name) in plan.runs.iter().zip(&names) {
+        let status = word(&r.status);
+        let line = format!("{name:<name_w$}  {:<profile_w$}  {status:<status_w$}  {}", r.profile, detail(r));
+        writeln!(out, "{}", line.trim_end())?;
     }
     let count = |f: fn(&Status) -> bool| plan.count(f);
     let stale = count(|s| matches!(s, Status::Stale { .. }));

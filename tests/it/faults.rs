@@ -109,7 +109,7 @@ fn an_engine_that_crashes_mid_benchmark_fails_its_runs_and_the_search_goes_on() 
     assert!(study.runs.keys().any(|k| k.variant == "sim-b"));
     let (code, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(out.lines().any(|l| l.starts_with("engine/sim-a") && l.contains("failed   crash")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("engine/sim-a") && l.contains("failed  crash")), "{out}");
 }
 
 #[test]
@@ -418,7 +418,7 @@ fn a_failed_rerun_keeps_the_result_and_the_study_loads() {
     }
     let (code, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(out.contains("engine/only  p                  done"), "{out}");
+    assert!(out.contains("engine/only  p  done"), "{out}");
     let site = tmp.path().join("site");
     let (code, _, err) =
         perflab(&["build", "--results", tmp.path().to_str().unwrap(), "--out", site.to_str().unwrap()]);

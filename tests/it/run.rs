@@ -192,7 +192,7 @@ fn a_failing_benchmark_is_recorded() {
     assert!(message.contains("unexpected argument '--no-such-flag'"), "{message}");
     let (code, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(out.contains("engine/only  p                  failed   benchmark-failure"), "{out}");
+    assert!(out.contains("engine/only  p  failed  benchmark-failure"), "{out}");
 }
 
 #[test]
@@ -348,4 +348,35 @@ fn until_confident_measures_an_unclear_stage_again_within_its_budget() {
     let (code, _, err) = run(&dir, &["--until-confident", "--budget", "soon"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("is not a budget"), "{err}");
+}
+
+/// `plan` lines its columns up whatever the lengths of the names (`context-length/32k` beside
+/// `engine/sim-a`), and ends no line in spaces.
+#[test]
+fn plan_lines_up_its_columns() {
+    let (_tmp, dir) = common::example(None);
+    let (_, out, err) = common::perflab(&["plan", dir.to_str().unwrap()]);
+    // The run rows, not the closing count ("0 done, ... 3 pending, 14 waiting").
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| !l.starts_with(|c: char| c.is_ascii_digit()) && (l.contains(" pending") || l.contains(" waiting")))
+        .collect();
+    assert!(rows.len() > 10, "{out}{err}");
+    // Where each of the first three columns begins.
+    let starts = |l: &str| -> Vec<usize> {
+        let b = l.as_bytes();
+        let mut at = vec![0];
+        for i in 2..b.len() {
+            if at.len() < 3 && b[i] != b' ' && b[i - 1] == b' ' && b[i - 2] == b' ' {
+                at.push(i);
+            }
+        }
+        at
+    };
+    let first = starts(rows[0]);
+    assert_eq!(first.len(), 3, "{}", rows[0]);
+    for row in &rows {
+        assert_eq!(starts(row), first, "{out}");
+        assert_eq!(row.trim_end(), *row, "{row:?}");
+    }
 }
