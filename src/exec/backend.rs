@@ -109,6 +109,10 @@ pub struct BenchResult {
     /// The warnings `perflab bench` printed (a server's usage it did not believe).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// The benchmark's program is not there: the machine's fault, not the configuration's; the
+    /// run records nothing and stops with this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_fault: Option<String>,
 }
 
 /// How an engine start went (a cluster's node hands it back as JSON).

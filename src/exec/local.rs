@@ -124,7 +124,7 @@ impl LocalBackend {
         }
         command.spawn().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-                Observed::ProgramMissing { program: argv[0].clone(), beside: own_folder(&argv[0]), why: e.to_string() }
+                missing(&argv[0], "the engine's `command`", &e)
             }
             _ => Observed::NotStarted(format!("cannot start `{}`: {e}", argv[0])),
         })
@@ -145,6 +145,10 @@ impl LocalBackend {
             let argv = fill_port(bench_argv, port);
             let again = Served { pgid: served.pgid, child: &mut *served.child, ready_url: served.ready_url };
             let (result, died) = run_benchmark(&argv, out, again, interrupt, launch, self.in_job);
+            if let Some(why) = result.machine_fault.clone() {
+                report.refused = Some(why);
+                return;
+            }
             report.interrupted |= interrupt.requested();
             report.benchmarks.push(BenchResult { profile: profile.clone(), ..result });
             if died {
@@ -175,6 +179,7 @@ fn fail_all(mut report: Report, launch: &Launch, failure: (FailureClass, String)
             seconds: 0.0,
             failure: Some(failure.clone()),
             warnings: Vec::new(),
+            machine_fault: None,
         })
         .collect();
     report.start_failure = Some(failure);
@@ -285,6 +290,10 @@ fn run_curve(
         );
         let again = Served { pgid: served.pgid, child: &mut *served.child, ready_url: served.ready_url };
         let (result, died) = run_benchmark(&argv, &out, again, interrupt, launch, in_job);
+        if let Some(why) = result.machine_fault.clone() {
+            report.refused = Some(why);
+            break;
+        }
         let ended = result.failure.is_none() && result.exit_status.is_some();
         report.benchmarks.push(BenchResult { profile: id.clone(), ..result });
         report.interrupted |= interrupt.requested();
@@ -344,6 +353,7 @@ fn run_benchmark(
         seconds: 0.0,
         failure: None,
         warnings: Vec::new(),
+        machine_fault: None,
     };
     let started = Instant::now();
     // Its standard error (progress bars, error summaries) goes to a file beside the output, so
@@ -352,8 +362,9 @@ fn run_benchmark(
     let _cleanup = RemoveOnDrop(err_path.clone());
     let mut child = match spawn_benchmark(argv, &launch.bench_env, out, &err_path, pgid, in_job) {
         Ok(c) => c,
-        Err(message) => {
-            result.failure = Some(Observed::BenchmarkBroke(message).failure());
+        Err(seen) => {
+            result.machine_fault = seen.machines_fault();
+            result.failure = Some(seen.failure());
             return (result, false);
         }
     };
@@ -396,8 +407,9 @@ fn spawn_benchmark(
     err_path: &Path,
     pgid: u32,
     in_job: bool,
-) -> Result<Child, String> {
-    let file = std::fs::File::create(out).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+) -> Result<Child, Observed<'static>> {
+    let file = std::fs::File::create(out)
+        .map_err(|e| Observed::BenchmarkBroke(format!("cannot write {}: {e}", out.display())))?;
     let err_file = std::fs::File::create(err_path).map(Stdio::from).unwrap_or(Stdio::null());
     let mut command = Command::new(program(&argv[0]));
     command
@@ -410,7 +422,17 @@ fn spawn_benchmark(
     if in_job {
         die_with_parent(&mut command);
     }
-    command.spawn().map_err(|e| format!("cannot start `{}`: {e}", argv[0]))
+    command.spawn().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+            missing(&argv[0], "`benchmark.command`", &e)
+        }
+        _ => Observed::BenchmarkBroke(format!("cannot start `{}`: {e}", argv[0])),
+    })
+}
+
+/// A program that could not be run at all, named in the study at `in_key`.
+fn missing(program: &str, in_key: &'static str, e: &std::io::Error) -> Observed<'static> {
+    Observed::ProgramMissing { program: program.to_string(), in_key, beside: own_folder(program), why: e.to_string() }
 }
 
 /// A benchmark that ended on its own.

@@ -62,10 +62,11 @@ pub enum Observed<'a> {
     /// The engine was not started: its command is empty, its log cannot be written, its program
     /// cannot be run, or no port is free. Why.
     NotStarted(String),
-    /// The engine's program could not be run at all (not found, not executable): the machine's
-    /// fault, not the configuration's ([`Observed::machines_fault`]). The program as the command
-    /// names it, the folder perflab looked beside when it is one of perflab's own, and why.
-    ProgramMissing { program: String, beside: Option<std::path::PathBuf>, why: String },
+    /// The engine's or the benchmark's program could not be run at all (not found, not
+    /// executable): the machine's fault, not the configuration's ([`Observed::machines_fault`]).
+    /// The program as the command names it, the study key that names it (`in_key`), the folder
+    /// perflab looked beside when it is one of perflab's own, and why.
+    ProgramMissing { program: String, in_key: &'static str, beside: Option<std::path::PathBuf>, why: String },
     /// Another server answered on the engine's port before it started. Which port.
     PortTaken(u16),
     /// The engine exited before it served: the end of its log, and the study's patterns. Another
@@ -94,15 +95,15 @@ impl Observed<'_> {
     /// (a program that is not there): the run records nothing and stops with this, and the next
     /// run tries again.
     pub fn machines_fault(&self) -> Option<String> {
-        let Observed::ProgramMissing { program, beside, why } = self else { return None };
+        let Observed::ProgramMissing { program, in_key, beside, why } = self else { return None };
         let looked = match beside {
             _ if program.contains('/') => "at that path".to_string(),
             Some(dir) => format!("beside perflab in '{}' and on PATH", dir.display()),
             None => "on PATH".to_string(),
         };
         let fix = match program.as_str() {
-            "perflab-engine" | "perflab" => "`cargo build --release` builds it beside perflab",
-            _ => "install it, or give its full path in the engine's `command`",
+            "perflab-engine" | "perflab" => "`cargo build --release` builds it beside perflab".to_string(),
+            _ => format!("install it, or give its full path in {in_key}"),
         };
         Some(format!("cannot start `{program}` ({why}); perflab looked for it {looked}: {fix}"))
     }

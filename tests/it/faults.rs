@@ -711,3 +711,23 @@ fn the_simulated_engine_not_built_names_where_it_was_looked_for_and_how_to_build
     assert!(err.contains("`cargo build --release` builds it beside perflab"), "{err}");
     assert!(common::manifests(&dir).is_empty(), "nothing recorded");
 }
+
+/// A benchmark program that is not there is the machine's fault too: the engine is stopped, the
+/// run stops with exit 2 naming the program and the key that names it, records nothing, and
+/// measures the run once the command is mended.
+#[test]
+fn a_missing_benchmark_program_stops_the_run_and_records_nothing() {
+    let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.05", "");
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let broken = "tool = \"perflab bench\"\ncommand = \"no-such-benchmark --port {port}\"";
+    std::fs::write(&spec, text.replace("tool = \"perflab bench\"", broken)).unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot start `no-such-benchmark`") && err.contains("`benchmark.command`"), "{err}");
+    assert!(common::manifests(&dir).is_empty(), "nothing recorded");
+    std::fs::write(&spec, text).unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("1 engine starts and 1 benchmark runs (0 failed)"), "{err}");
+}

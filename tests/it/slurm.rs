@@ -158,11 +158,21 @@ fn slurm_runs_the_example_study_with_the_local_backends_results() {
     let cluster = Cluster::up();
     let (_a, local) = example(None);
     let (_b, remote) = example(None);
+    // The example's `triton` runs exactly as fast as its base on the simulated engine: that
+    // stage is decided by the engine's noise, which two runs need not agree on.
+    for dir in [&local, &remote] {
+        let spec = dir.join("study.toml");
+        let text = std::fs::read_to_string(&spec).unwrap();
+        let tie =
+            "[[stage.variant]]\nid = \"triton\"\nlabel = \"triton\"\nflags = [\"--attention-backend triton\"]\n\n";
+        assert!(text.contains(tie));
+        std::fs::write(&spec, text.replace(tie, "")).unwrap();
+    }
     let (code, _, err) = common::run(&local, &[]);
     assert_eq!(code, 0, "{err}");
     let (code, err) = cluster.run(&remote);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("11 engine starts and 10 benchmark runs (2 failed)"), "{err}");
+    assert!(err.contains("10 engine starts and 9 benchmark runs (2 failed)"), "{err}");
     assert!(err.contains("submitted Slurm job"), "{err}");
     // The stages of two or more variants had them in flight at once.
     assert!(err.contains("; in flight: "), "{err}");
@@ -173,7 +183,7 @@ fn slurm_runs_the_example_study_with_the_local_backends_results() {
     assert_eq!(jobs.len(), remote_manifests.len(), "every manifest names its job");
     jobs.sort();
     jobs.dedup();
-    assert_eq!(jobs.len(), 11, "one job an engine start");
+    assert_eq!(jobs.len(), 10, "one job an engine start");
     assert!(remote_manifests.iter().all(|m| matches!(m.node.as_deref(), Some("n1" | "n2"))));
     assert!(job_records(&remote).is_empty(), "no attempt still waits for a job");
     assert!(cluster.queue().trim().is_empty(), "{}", cluster.queue());
