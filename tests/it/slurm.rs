@@ -150,29 +150,45 @@ fn outcome(dir: &Path) -> (Vec<String>, Vec<String>, String) {
     (states, adopted, command)
 }
 
+/// The example without the variants and the stage whose outcome a loaded machine decides.
+fn decisive_only(spec: &Path) {
+    let mut text = std::fs::read_to_string(spec).unwrap();
+    let close = [
+        "[[stage.variant]]\nid = \"triton\"\nlabel = \"triton\"\nflags = [\"--attention-backend triton\"]\n\n",
+        "[[stage.variant]]\nid = \"4k\"\nlabel = \"4096\"\nflags = [\"--chunked-prefill-size 4096\"]\n\n",
+    ];
+    for block in close {
+        assert!(text.contains(block), "{block}");
+        text = text.replace(&block, "");
+    }
+    let (start, end) = (
+        text.find("[[stage]]\nid = \"kv-cache-dtype\"").unwrap(),
+        text.find("[[stage]]\nid = \"attention-backend\"").unwrap(),
+    );
+    text.replace_range(start..end, "");
+    std::fs::write(spec, text).unwrap();
+}
+
 #[test]
 #[ignore = "needs Slurm: .ci/run installs it"]
 fn slurm_runs_the_example_study_with_the_local_backends_results() {
     let _serial = common::serial();
-    // Its two runs are compared decision by decision on the simulated engine's wall clock.
     let cluster = Cluster::up();
     let (_a, local) = example(None);
     let (_b, remote) = example(None);
-    // The example's `triton` runs exactly as fast as its base on the simulated engine: that
-    // stage is decided by the engine's noise, which two runs need not agree on.
+    // The two runs are compared decision by decision, and each is measured on the simulated
+    // engine's wall clock while other tests load the machine. Only a decision that no plausible
+    // noise can turn is compared: the example's `triton` runs exactly as fast as its base, its
+    // `4k` chunk within 1% of it, and its FP8 KV cache gains about 13% in one measurement, which
+    // two variants sharing two cores at once have turned into a loss.
     for dir in [&local, &remote] {
-        let spec = dir.join("study.toml");
-        let text = std::fs::read_to_string(&spec).unwrap();
-        let tie =
-            "[[stage.variant]]\nid = \"triton\"\nlabel = \"triton\"\nflags = [\"--attention-backend triton\"]\n\n";
-        assert!(text.contains(tie));
-        std::fs::write(&spec, text.replace(tie, "")).unwrap();
+        decisive_only(&dir.join("study.toml"));
     }
     let (code, _, err) = common::run(&local, &[]);
     assert_eq!(code, 0, "{err}");
     let (code, err) = cluster.run(&remote);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("10 engine starts and 9 benchmark runs (2 failed)"), "{err}");
+    assert!(err.contains("8 engine starts and 7 benchmark runs (2 failed)"), "{err}");
     assert!(err.contains("submitted Slurm job"), "{err}");
     // The stages of two or more variants had them in flight at once.
     assert!(err.contains("; in flight: "), "{err}");
@@ -183,7 +199,7 @@ fn slurm_runs_the_example_study_with_the_local_backends_results() {
     assert_eq!(jobs.len(), remote_manifests.len(), "every manifest names its job");
     jobs.sort();
     jobs.dedup();
-    assert_eq!(jobs.len(), 10, "one job an engine start");
+    assert_eq!(jobs.len(), 8, "one job an engine start");
     assert!(remote_manifests.iter().all(|m| matches!(m.node.as_deref(), Some("n1" | "n2"))));
     assert!(job_records(&remote).is_empty(), "no attempt still waits for a job");
     assert!(cluster.queue().trim().is_empty(), "{}", cluster.queue());
