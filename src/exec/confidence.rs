@@ -47,12 +47,18 @@ impl std::str::FromStr for Budget {
 pub(super) const SPENT: &str = ".until-confident.json";
 
 /// The contents of [`SPENT`].
-#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Spent {
     /// Benchmark runs added (failed ones included).
     pub(super) runs: usize,
     /// Wall time of those runs, seconds.
     pub(super) seconds: f64,
+    /// The look in progress: the measurements each of its contenders (`stage/variant`) is to
+    /// have. A run stopped between the two sides of a look leaves one side measured once more
+    /// than the other; the next run measures the other side before it decides anything, so a
+    /// stage is only ever judged at the end of a look.
+    #[serde(default)]
+    pub(super) look: std::collections::BTreeMap<String, u32>,
 }
 
 impl Spent {

@@ -223,7 +223,7 @@ impl<'o> Rounds<'o> {
             summary: Summary::default(),
             started: Instant::now(),
             rerun: options.rerun.clone(),
-            more: BTreeMap::new(),
+            more: earlier.look.clone(),
             confidence,
             earlier,
             started_with: BTreeMap::new(),
@@ -358,7 +358,8 @@ impl<'o> Rounds<'o> {
             if asked_more {
                 c.added_runs += done.benchmark_runs + done.failed;
             }
-            Spent { runs: c.added_runs, seconds: spent_time.as_secs_f64() }.write(&runs_dir(study))?;
+            Spent { runs: c.added_runs, seconds: spent_time.as_secs_f64(), look: self.more.clone() }
+                .write(&runs_dir(study))?;
         }
         for job in jobs {
             self.rerun.remove(&job.reference());

@@ -159,7 +159,7 @@ fn decisive_only(spec: &Path) {
     ];
     for block in close {
         assert!(text.contains(block), "{block}");
-        text = text.replace(&block, "");
+        text = text.replace(block, "");
     }
     let (start, end) = (
         text.find("[[stage]]\nid = \"kv-cache-dtype\"").unwrap(),
