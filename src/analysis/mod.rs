@@ -333,6 +333,44 @@ impl Analysis {
     pub fn warning_groups(&self) -> Vec<warnings::WarningGroup> {
         warnings::group(&self.warnings, &|run| self.shown_in(run))
     }
+
+    /// What keeps the page from giving its answer on the target profile; `None` when it has
+    /// one (the baseline and the optimized configuration both measured).
+    pub fn unanswered(&self) -> Option<Unanswered> {
+        let target = self.scenarios.iter().find(|s| s.target);
+        let value = |m: Option<&Measure>| m.and_then(|m| m.value).is_some();
+        // A load curve that was measured answers even where no load met the SLO: the page
+        // says so.
+        let curve = self.curves.iter().find(|c| c.profile == self.target_profile);
+        let traced = |c: Option<&curves::Curve>| c.is_some_and(|c| !c.points.is_empty());
+        let baseline =
+            value(target.and_then(|s| s.baseline.as_ref())) || traced(curve.and_then(|c| c.baseline.as_ref()));
+        // The configuration the stages chose; a command that leaves some of its settings out
+        // may have no run of its own, and the page says what was measured instead.
+        let recommended =
+            value(target.and_then(|s| s.optimized.as_ref())) || traced(curve.and_then(|c| c.optimized.as_ref()));
+        if baseline && recommended {
+            return None;
+        }
+        let stages = self
+            .stages
+            .iter()
+            .filter(|s| s.variants.iter().all(|v| matches!(v.outcome, Outcome::Missing)))
+            .map(|s| s.id.clone())
+            .collect();
+        Some(Unanswered { baseline: !baseline, recommended: !recommended, stages })
+    }
+}
+
+/// Why a page has no answer yet: what was not measured on its target profile.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unanswered {
+    /// The baseline has no result.
+    pub baseline: bool,
+    /// The optimized configuration, which the stages chose, has no result.
+    pub recommended: bool,
+    /// Stages none of whose variants has a run yet, in the study's order.
+    pub stages: Vec<String>,
 }
 
 fn measure(study: &Study, key: &RunKey) -> Option<Measure> {

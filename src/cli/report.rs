@@ -12,5 +12,13 @@ pub fn run(name: &str, locale: &str, flavor: Flavor, results: &Path, templates: 
     let links = perflab::render::Links::markdown(&study.id);
     let page = renderer.page(&study, &analysis, locale, flavor, &links)?;
     std::io::stdout().lock().write_all(page.as_bytes())?;
+    // A page that cannot give its answer needs a look, as the page itself says first.
+    if analysis.unanswered().is_some() {
+        eprintln!(
+            "the page has no answer yet: its baseline or its optimized configuration has no result on `{}`; `perflab plan {name}` lists what is pending and what failed",
+            analysis.target_profile
+        );
+        return Ok(super::Exit::Attention.into());
+    }
     Ok(ExitCode::SUCCESS)
 }

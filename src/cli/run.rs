@@ -179,6 +179,14 @@ fn report(summary: &perflab::exec::Summary, took: std::time::Duration, dir: &Pat
         );
         return Exit::Attention;
     }
+    if summary.benchmark_runs == 0 && summary.failed > 0 {
+        let _ = writeln!(
+            err,
+            "nothing was measured: every start and benchmark this run tried failed; `perflab plan {}` lists the failures and their classes",
+            dir.display()
+        );
+        return Exit::Attention;
+    }
     let _ = writeln!(err, "{}", closing_hint(dir));
     Exit::Done
 }

@@ -299,11 +299,12 @@ impl EngineOptions {
         let kv = usable - self.sim_weights_gb - activations;
         if kv <= 0.0 {
             return Err(StartError::OutOfMemory(format!(
-                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {:.2} GiB for the KV cache; {:.2} GiB free after weights ({:.2} GiB) and activations ({:.2} GiB).",
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {:.2} GiB for the KV cache; the weights ({:.2} GiB) and activations ({:.2} GiB) already take {:.2} GiB more than the {:.2} GiB a replica may use.",
                 -kv + 1.0,
-                usable - self.sim_weights_gb - activations,
                 self.sim_weights_gb,
-                activations
+                activations,
+                -kv,
+                usable
             )));
         }
         let per_token = self.sim_kv_kib_per_token / if fp8 { 2.0 } else { 1.0 };

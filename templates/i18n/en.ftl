@@ -26,6 +26,13 @@ label-goal = Goal
 # The page's answer above the command: "Total TPS on Balanced: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)."
 conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }) on { $profile }.
 conclusion-result-command = { $metric }: { $baseline } → { $command } ({ $change }) on { $profile } with the recommended command; with the settings measured but left out of it as well, { $optimized } ({ $all }).
+# A page without its answer: what has no result yet, said before anything else
+conclusion-unanswered = { $what ->
+    [baseline] The baseline has no result on { $profile } yet
+    [command] The configuration the stages chose has no result on { $profile } yet
+   *[both] Neither the baseline nor the configuration the stages chose has a result on { $profile } yet
+}, so this page gives no answer and recommends no command. `perflab plan` lists what is pending and what failed.
+conclusion-unanswered-stages = Stages with nothing measured yet: { $stages }.
 conclusion-intro = Recommended configuration for serving { $model } on { $hardware }:
 conclusion-excluded = Measured but left out of this command: { $stage }. { $reason }
 heading-comparison = Before and after

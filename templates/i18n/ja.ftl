@@ -29,6 +29,12 @@ label-goal = 目的
 # The page's answer above the command
 conclusion-result = { $profile }での{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
 conclusion-result-command = { $profile }での{ $metric }、推奨コマンドの場合：{ $baseline } → { $command }（{ $change }）。計測したもののコマンドに含めなかった設定も加えると：{ $optimized }（{ $all }）。
+conclusion-unanswered = { $what ->
+    [baseline] ベースラインには { $profile } での結果がまだありません
+    [command] 各ステージが選んだ構成には { $profile } での結果がまだありません
+   *[both] ベースラインにも各ステージが選んだ構成にも { $profile } での結果がまだありません
+}。そのため、このページは結論を示さず、コマンドも推奨しません。未測定の項目と失敗した項目は `perflab plan` で確認できます。
+conclusion-unanswered-stages = まだ何も測定されていないステージ：{ $stages }。
 conclusion-intro = { $hardware }で{ $model }をサービングする推奨構成：
 conclusion-excluded = 測定はしたものの、このコマンドには含めていません：{ $stage }。{ $reason }
 heading-comparison = 最適化前後の比較

@@ -26,6 +26,12 @@ label-goal = Optimizasyon hedefi
 # The page's answer above the command
 conclusion-result = { $metric }: { $baseline } → { $optimized } ({ $change }), hedef profil “{ $profile }”.
 conclusion-result-command = { $metric }: önerilen komutla { $baseline } → { $command } ({ $change }), hedef profil “{ $profile }”. Ölçülüp komuta alınmayan ayarlar da eklendiğinde: { $optimized } ({ $all }).
+conclusion-unanswered = { $what ->
+    [baseline] Temel yapılandırmanın { $profile } üzerinde henüz bir sonucu yok
+    [command] Aşamaların seçtiği yapılandırmanın { $profile } üzerinde henüz bir sonucu yok
+   *[both] { $profile } üzerinde ne temel yapılandırmanın ne de aşamaların seçtiği yapılandırmanın henüz bir sonucu var
+}; bu yüzden sayfa bir yanıt vermiyor ve bir komut önermiyor. Neyin beklediğini ve neyin başarısız olduğunu `perflab plan` listeler.
+conclusion-unanswered-stages = Henüz hiçbir ölçümü olmayan aşamalar: { $stages }.
 conclusion-intro = { $model } modelini { $hardware } üzerinde sunmak için önerilen yapılandırma:
 conclusion-excluded = { $stage } aşaması ölçüldü, ancak bu komuta alınmadı. { $reason }
 heading-comparison = Optimizasyon öncesi ve sonrası

@@ -29,6 +29,12 @@ label-goal = 目标
 # The page's answer above the command
 conclusion-result = { $profile }上的{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
 conclusion-result-command = { $profile }上的{ $metric }，采用推荐命令：{ $baseline } → { $command }（{ $change }）；若再启用已测量但未写入该命令的设置：{ $optimized }（{ $all }）。
+conclusion-unanswered = { $what ->
+    [baseline] 基线在 { $profile } 上还没有结果
+    [command] 各阶段选出的配置在 { $profile } 上还没有结果
+   *[both] 基线和各阶段选出的配置在 { $profile } 上都还没有结果
+}，因此本页不给出结论，也不推荐命令。`perflab plan` 会列出待测和失败的项。
+conclusion-unanswered-stages = 尚无任何测量的阶段：{ $stages }。
 conclusion-intro = 在 { $hardware } 上部署 { $model } 的推荐配置：
 conclusion-excluded = 已测量但未写入此命令：{ $stage }。{ $reason }
 heading-comparison = 优化前后对比

@@ -168,7 +168,7 @@ fn min_completed_is_a_study_key() {
     let (_tmp, dir) =
         tiny("perflab-engine --port {port} --sim-startup-seconds 0.1 --sim-fail-every 3", "min_completed = 0.9\n");
     let (code, _, err) = run(&dir, &[]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     let (class, _) = failure(&manifest(&dir, "engine/only/attempts/1/p.manifest.json"));
     assert_eq!(class, FailureClass::RequestsFailed);
 
@@ -221,7 +221,7 @@ fn a_server_that_takes_the_port_while_the_engine_loads_is_not_taken_for_it() {
     let (code, err) = finish(child, Duration::from_secs(120));
     let _ = foreign.kill();
     let _ = foreign.wait();
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     let m = manifest(&dir, "engine/only/attempts/1/p.manifest.json");
     let (class, message) = failure(&m);
     assert_eq!(class, FailureClass::PortInUse, "{message}");
@@ -237,7 +237,7 @@ fn an_engine_that_exits_while_loading_is_never_ready() {
     let (_tmp, dir) =
         tiny("perflab-engine --port {port} --sim-startup-seconds 0.4 --sim-die-while-loading --sim-bind-late", "");
     let (code, _, err) = run(&dir, &[]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     let m = manifest(&dir, "engine/only/attempts/1/p.manifest.json");
     let (class, message) = failure(&m);
     assert_eq!(class, FailureClass::StartFailure);
@@ -404,7 +404,7 @@ fn a_failed_rerun_keeps_the_result_and_the_study_loads() {
     // The same configuration measured again fails (its port is taken this time).
     let busy = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
     let (code, _, err) = run(&dir, &["--rerun"]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     drop(busy);
     assert_eq!(failure(&manifest(&dir, "engine/only/attempts/2/p.manifest.json")).0, FailureClass::PortInUse);
     assert_eq!(std::fs::read_to_string(dir.join("runs/engine/only/attempts/1/p.txt")).unwrap(), first);
@@ -430,7 +430,7 @@ fn a_failed_rerun_keeps_the_result_and_the_study_loads() {
         .unwrap();
     let busy = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
     let (code, _, err) = run(&dir, &["--rerun-stale"]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     drop(busy);
     let study = Study::load(&dir).unwrap();
     assert!(study.runs.is_empty(), "version 2 has no result");
@@ -592,7 +592,7 @@ fn an_error_far_above_the_end_of_the_log_is_found_and_classified() {
         "perflab-engine --port {port} --sim-startup-seconds 0.1 --gpu-memory-utilization 0.5 --sim-log-after-error 95";
     let (_tmp, dir) = tiny(engine, "");
     let (code, _, err) = run(&dir, &[]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     let (class, message) = failure(&manifest(&dir, "engine/only/attempts/1/p.manifest.json"));
     assert_eq!(class, FailureClass::Oom, "{message}");
     assert!(message.contains("CUDA out of memory"), "{message}");
@@ -600,7 +600,7 @@ fn an_error_far_above_the_end_of_the_log_is_found_and_classified() {
     let patterns = "[[failure_patterns]]\nclass = \"unsupported\"\nregex = \"Tried to allocate\"\n";
     let (_tmp, dir) = tiny(engine, patterns);
     let (code, _, err) = run(&dir, &[]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     let (class, message) = failure(&manifest(&dir, "engine/only/attempts/1/p.manifest.json"));
     assert_eq!(class, FailureClass::Unsupported, "{message}");
 }
@@ -614,7 +614,7 @@ fn an_engine_that_ignores_sigterm_while_loading_is_killed_without_the_full_grace
     std::fs::write(&spec, text).unwrap();
     let child = spawn_run(&dir);
     let (code, err) = finish(child, Duration::from_secs(120));
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     let m = manifest(&dir, "engine/only/attempts/1/p.manifest.json");
     assert_eq!(failure(&m).0, FailureClass::StartTimeout);
     no_engine_left(&dir);
@@ -730,4 +730,33 @@ fn a_missing_benchmark_program_stops_the_run_and_records_nothing() {
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("1 engine starts and 1 benchmark runs (0 failed)"), "{err}");
+}
+
+#[test]
+fn a_run_that_measured_nothing_needs_a_look_and_its_page_recommends_nothing() {
+    // Every engine start of the example's first stage runs out of memory while loading.
+    let (_tmp, dir) = example(Some(1));
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("--sim-weights-gb 100 ", "--sim-weights-gb 1000 ")).unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("0 benchmark runs (3 failed)"), "{err}");
+    assert!(err.contains("nothing was measured"), "{err}");
+    // The message says how short the memory is, not a negative amount free.
+    let m = manifest(&dir, "engine/sim-a/attempts/1/mixed.manifest.json");
+    let failure = m.failure.expect("a recorded failure");
+    assert_eq!(failure.class, FailureClass::Oom);
+    assert!(failure.message.contains("more than the 128.00 GiB a replica may use"), "{}", failure.message);
+    assert!(!failure.message.contains("-"), "{}", failure.message);
+
+    // The page says first that it has no answer, and shows no command; `report` needs a look.
+    let (code, page, err) = perflab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("the page has no answer yet"), "{err}");
+    let conclusion = &page[page.find("## Conclusion").unwrap()..page.find("### Before and after").unwrap()];
+    assert!(conclusion.contains("> **⚠** The baseline has no result on Mixed long prompts"), "{conclusion}");
+    assert!(conclusion.contains("recommends no command"), "{conclusion}");
+    assert!(!conclusion.contains("```bash"), "{conclusion}");
+    assert!(!page.contains("summary.png"), "{page}");
 }

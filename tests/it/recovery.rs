@@ -72,7 +72,7 @@ fn the_workers_of_an_engine_that_died_are_stopped_and_the_log_says_so() {
     let (_tmp, dir) =
         tiny("perflab-engine --port {port} --sim-startup-seconds 0.1 --sim-worker --sim-crash-after 2", "");
     let (code, _, err) = run(&dir, &[]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     let worker = workers(&engine_log(&dir));
     assert_eq!(worker.len(), 1, "{err}");
     assert!(

@@ -153,7 +153,7 @@ fn a_port_in_use_is_a_failure_of_its_own() {
     let port = busy.local_addr().unwrap().port();
     let (_tmp, dir) = tiny(&format!("perflab-engine --port {port} --sim-startup-seconds 0.1"), "");
     let (code, _, err) = run(&dir, &[]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     let (class, message) = recorded_failure(&dir);
     assert_eq!(class, FailureClass::PortInUse);
     assert!(message.contains(&format!("port {port} already accepted connections")), "{message}");
@@ -165,7 +165,7 @@ fn an_engine_that_never_becomes_ready_times_out_and_is_stopped() {
     let (_tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 100", "");
     let started = Instant::now();
     let (code, _, err) = run(&dir, &[]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     // Stopped at its timeout, not after the 100 s it would take to load (a wide margin: this
     // says what happened, not how fast).
     assert!(started.elapsed() < Duration::from_secs(60));
@@ -186,7 +186,7 @@ fn a_failing_benchmark_is_recorded() {
     );
     std::fs::write(&spec, text).unwrap();
     let (code, _, err) = run(&dir, &[]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     let (class, message) = recorded_failure(&dir);
     assert_eq!(class, FailureClass::BenchmarkFailure);
     assert!(message.contains("unexpected argument '--no-such-flag'"), "{message}");
@@ -223,7 +223,7 @@ fn study_patterns_classify_before_the_built_in_ones() {
     let (_tmp, dir) =
         tiny("perflab-engine --port {port} --sim-startup-seconds 0.1 --attention-backend cutlass", patterns);
     let (code, _, err) = run(&dir, &[]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     let (class, message) = recorded_failure(&dir);
     assert_eq!(class, FailureClass::StartFailure);
     assert!(message.contains("Selected backend AttentionBackendEnum.CUTLASS is not valid"), "{message}");

@@ -321,7 +321,7 @@ fn slurm_a_job_past_its_time_limit_fails_as_time_limit_and_leaves_no_engine() {
     let cluster = Cluster::up();
     let (_tmp, dir) = hung_engine("[cluster]\ntime_limit = \"1\"\n");
     let (code, err) = cluster.run(&dir);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "nothing measured: {err}");
     let m = manifests(&dir).pop().unwrap();
     assert_eq!(m.state, RunState::Failed, "{m:?}");
     let failure = m.failure.clone().unwrap();

@@ -8,6 +8,8 @@ use crate::render::markdown;
 
 /// The conclusion's parts of a page.
 pub(super) struct Conclusion {
+    /// What has no result yet, when the page cannot give its answer.
+    pub unanswered: Option<String>,
     pub recommended_intro: String,
     pub excluded: Vec<String>,
     pub comparison: Table,
@@ -73,7 +75,30 @@ impl Ctx<'_> {
             _ => false,
         });
         let comparison_note = if waiting { Some(c.msg("comparison-tpot-note")?) } else { None };
-        Ok(Conclusion { recommended_intro, excluded, comparison, result, comparison_note, data_warnings })
+        let unanswered = x.unanswered()?;
+        Ok(Conclusion { unanswered, recommended_intro, excluded, comparison, result, comparison_note, data_warnings })
+    }
+
+    /// "The baseline has no result on Chat yet, so this page gives no answer …", with the
+    /// stages nothing was measured in.
+    fn unanswered(&self) -> Result<Option<String>, I18nError> {
+        let Some(u) = self.analysis.unanswered() else { return Ok(None) };
+        // A command that is the baseline's own is one configuration, said once.
+        let same = self.analysis.recommended == self.analysis.baseline;
+        let what = match (u.baseline, u.recommended) {
+            (true, false) => "baseline",
+            (true, true) if same => "baseline",
+            (false, true) => "command",
+            _ => "both",
+        };
+        let profile = self.profile_name(&self.analysis.target_profile);
+        let mut text = self.c.fmt("conclusion-unanswered", &[("what", what), ("profile", &profile)])?;
+        if !u.stages.is_empty() {
+            let stages: Vec<String> = u.stages.iter().map(|s| self.stage_title(s)).collect();
+            let list = self.c.list(&stages);
+            text = format!("{text} {}", self.c.fmt("conclusion-unanswered-stages", &[("stages", &list)])?);
+        }
+        Ok(Some(text))
     }
 
     /// "Total TPS on Balanced: 5481.90 tok/s → 17525.76 tok/s (▲ +219.70%)." for the target

@@ -262,6 +262,9 @@ pub struct PageView {
     pub flavor: Flavor,
     pub title: String,
     pub goal: Option<String>,
+    /// Why the page has no answer yet (what has no result), said first; then it shows no
+    /// result line and no command.
+    pub unanswered: Option<String>,
     pub recommended_intro: String,
     /// The target profile before and after, in one line.
     pub result: Option<String>,
@@ -513,6 +516,7 @@ pub fn build(
         flavor,
         title: x.text(&spec.title),
         goal: spec.goal.as_ref().map(|g| x.text(g)),
+        unanswered: conclusion.unanswered,
         recommended_intro: conclusion.recommended_intro,
         result: conclusion.result,
         recommended: shell(&a.recommended),
