@@ -188,6 +188,7 @@ mod tests {
             repeats: values.len(),
             interval: sample.and_then(|s| s.interval()),
             sample,
+            at_least: false,
         }
     }
 

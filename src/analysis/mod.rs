@@ -48,6 +48,10 @@ pub struct Measure {
     /// The objective's measurements, summarised (for intervals of differences).
     #[serde(skip)]
     pub sample: Option<Sample>,
+    /// The value is a lower bound, not a measurement: a load curve's search met the SLO up to
+    /// the top of the range it searched, so the configuration may carry more.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub at_least: bool,
 }
 
 fn is_one(n: &usize) -> bool {
@@ -170,6 +174,9 @@ pub struct OptionRow {
     /// The stage's best variant that ranks.
     pub best: Option<String>,
     pub value: Option<f64>,
+    /// `value` is a lower bound (see [`Measure::at_least`]), and so are its gains.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub at_least: bool,
     pub secondary: Option<f64>,
     /// The best's values of the further secondary metrics.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -387,6 +394,8 @@ fn measure(study: &Study, key: &RunKey) -> Option<Measure> {
         repeats: study.counted(key).len(),
         interval: objective.and_then(|s| s.interval()),
         sample: objective,
+        at_least: study.spec.objective.get_ref() == crate::study::curve::BOUNDARY_METRIC
+            && study.start_values(key, crate::study::curve::AT_LIMIT_METRIC).iter().any(|x| *x > 0.0),
     })
 }
 
@@ -581,16 +590,15 @@ impl Replayed<'_> {
             Some(b) => (Some(b), None),
             None => lost_one().map_or((None, None), |(v, counts)| (Some(v), Some(counts))),
         };
+        let measured = shown.and_then(|b| b.point.run.as_ref()).and_then(|k| measure(self.study, k));
         OptionRow {
             stage: outcome.id.clone(),
             best: shown.map(|b| b.id.clone()),
             value: shown.and_then(|b| b.point.value),
+            at_least: measured.as_ref().is_some_and(|m| m.at_least),
             secondary: shown.and_then(|b| self.secondary_of(&b.point)),
             lost,
-            also: shown
-                .and_then(|b| b.point.run.as_ref())
-                .and_then(|k| measure(self.study, k))
-                .map_or_else(|| vec![None; self.study.spec.secondary.len() - 1], |m| m.also),
+            also: measured.map_or_else(|| vec![None; self.study.spec.secondary.len() - 1], |m| m.also),
             vs_baseline: best
                 .and_then(|b| b.point.value)
                 .zip(self.chain.baseline.value)

@@ -119,6 +119,8 @@ const SCALARS: &[Known] = {
         // Where a curve's answer is a band: the smallest load above `slo_load` that missed the
         // SLO every time (loads between went both ways).
         known("slo_load_band_high", Number, None, 0, None),
+        // 1 where the search met the SLO up to the top of its range: `slo_load` is a lower bound.
+        known("slo_load_at_limit", Number, None, 0, None),
         // The most requests a second a curve's points served within every per-request limit.
         known("slo_goodput", RequestsPerSecond, Some(HigherIsBetter), 2, Some("metric-slo-goodput")),
         known("request_rate", RequestsPerSecond, None, 2, None),

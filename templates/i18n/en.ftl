@@ -57,6 +57,8 @@ comparison-tpot-note = Mean TPOT here is the figure the benchmark tool printed: 
 # Load curves under a service-level objective
 curve-heading = Load within the SLO: { $profile }
 curve-answer = The optimized configuration serves up to { $load } { $unit } within { $slo }: { $ratio }× the baseline's { $base }.
+curve-answer-at-least = At the top of the range searched, { $load } { $unit }, the optimized configuration still met { $slo }: at least { $ratio }× the baseline's { $base }.
+curve-answer-both-at-least = Both configurations met { $slo } up to the top of the range searched, { $load } { $unit }; a wider range would tell them apart.
 curve-answer-no-base = The optimized configuration serves up to { $load } { $unit } within { $slo }; the baseline met it at none of the loads measured.
 curve-answer-none = Neither configuration met { $slo } at any load measured.
 curve-unit-concurrency = requests at once
@@ -259,6 +261,7 @@ summary-secondary = { $trend ->
         }).
        *[same] { $metric } is the same for both ({ $best }).
     }
+summary-both-at-least = { $best } and { $worst } both met the SLO at the top of the range searched ({ $best_value }), so this search cannot rank them. { $secondary }
 summary-range = Of the variants,
 summary-runner-up = Against the runner-up, { $variant } at { $value }: { $gain }.
 summary-over-base = Against the stage's starting configuration, { $variant } at { $value }: { $gain }.
@@ -343,6 +346,10 @@ percent = { $sign }{ $value }%
 ratio-faster = { $value }× faster
 ratio-slower = { $value }× slower
 value-missing = n/a
+# A value that is a lower bound (a load search that met the SLO up to its limit), and a gain from one
+value-at-least = ≥ { $value }
+gain-at-least = at least { $gain }
+gain-both-at-least = not known: both met the SLO at the top of the range
 value-none = -
 unit-ms = { $value } ms
 unit-tok-s = { $value } tok/s

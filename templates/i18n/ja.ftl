@@ -56,6 +56,8 @@ comparison-tpot-note = ここでの平均TPOTはベンチマークツールが�
 # サービスレベル目標の下での負荷曲線
 curve-heading = SLO を満たす負荷：{ $profile }
 curve-answer = 最適化後の構成は { $slo } 以内で最大 { $load } リクエスト（{ $unit }）を処理でき、ベースラインの { $base } の { $ratio } 倍です。
+curve-answer-at-least = 探索範囲の上限である { $load } リクエスト（{ $unit }）でも、最適化後の構成は { $slo } を満たしました。ベースラインの { $base } の { $ratio } 倍以上です。
+curve-answer-both-at-least = どちらの構成も、探索範囲の上限である { $load } リクエスト（{ $unit }）まで { $slo } を満たしました。差を確かめるには範囲を広げてください。
 curve-answer-no-base = 最適化後の構成は { $slo } 以内で最大 { $load } リクエスト（{ $unit }）を処理できます。ベースラインは測定したどの負荷でも目標を満たしませんでした。
 curve-answer-none = どちらの構成も、測定したどの負荷でも { $slo } を満たしませんでした。
 curve-unit-concurrency = 同時
@@ -228,6 +230,7 @@ summary-secondary = { $trend ->
         }）。
        *[same] { $metric }はどちらも同じです（{ $best }）。
     }
+summary-both-at-least = { $best }と{ $worst }はどちらも探索範囲の上限（{ $best_value }）で SLO を満たしたため、この探索では順位を付けられません。{ $secondary }
 summary-range = 最速と最遅の比較：
 summary-runner-up = 2位の{ $variant }（{ $value }）との比較：{ $gain }。
 summary-over-base = このステージの土台である{ $variant }（{ $value }）との比較：{ $gain }。
@@ -310,6 +313,9 @@ percent = { $sign }{ $value }%
 ratio-faster = { $value }倍高速
 ratio-slower = { $value }倍低速
 value-missing = なし
+value-at-least = ≥ { $value }
+gain-at-least = { $gain } 以上
+gain-both-at-least = 不明：どちらも範囲の上限で SLO を満たしました
 value-none = -
 unit-ms = { $value } ms
 unit-tok-s = { $value } tok/s

@@ -53,6 +53,8 @@ comparison-tpot-note = Buradaki ortalama TPOT, benchmark aracının verdiği de�
 # Hizmet düzeyi hedefi altında yük eğrileri
 curve-heading = SLO içinde kalan yük: { $profile }
 curve-answer = Optimize edilmiş yapılandırma { $slo } sınırları içinde { $unit } { $load } isteğe kadar hizmet veriyor; bu, temel yapılandırmanın { $base } değerinin { $ratio } katı.
+curve-answer-at-least = Optimize edilmiş yapılandırma, aranan aralığın üst ucu olan { $unit } { $load } istekte bile { $slo } sınırları içinde kaldı; bu, temel yapılandırmanın { $base } değerinin en az { $ratio } katı.
+curve-answer-both-at-least = İki yapılandırma da aranan aralığın üst ucuna, { $unit } { $load } isteğe kadar { $slo } sınırları içinde kaldı; aralarındaki farkı görmek için aralığı genişletin.
 curve-answer-no-base = Optimize edilmiş yapılandırma { $slo } sınırları içinde { $unit } { $load } isteğe kadar hizmet veriyor; temel yapılandırma ölçülen yüklerin hiçbirinde bu hedefi tutturamadı.
 curve-answer-none = Ölçülen yüklerin hiçbirinde iki yapılandırma da { $slo } hedefini tutturamadı.
 curve-unit-concurrency = aynı anda
@@ -230,6 +232,7 @@ summary-secondary = { $trend ->
         }).
        *[same] { $metric } iki varyantta da { $best }.
     }
+summary-both-at-least = “{ $best }” ile “{ $worst }” aranan aralığın üst ucunda ({ $best_value }) bile SLO'yu karşıladı; bu arama ikisini sıralayamıyor. { $secondary }
 summary-range = Bu aşamada
 summary-runner-up = İkinci sıradaki “{ $variant }” varyantına ({ $value }) göre fark: { $gain }.
 summary-over-base = Aşamanın başlangıç yapılandırmasına (“{ $variant }”, { $value }) göre fark: { $gain }.
@@ -310,6 +313,9 @@ percent = { $sign }%{ $value }
 ratio-faster = { $value } kat daha hızlı
 ratio-slower = { $value } kat daha yavaş
 value-missing = yok
+value-at-least = ≥ { $value }
+gain-at-least = en az { $gain }
+gain-both-at-least = bilinmiyor: ikisi de aralığın üst ucunda SLO'yu karşıladı
 value-none = -
 unit-ms = { $value } ms
 unit-tok-s = { $value } token/sn

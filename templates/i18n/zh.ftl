@@ -56,6 +56,8 @@ comparison-tpot-note = 此处的平均 TPOT 是基准测试工具输出的数值
 # 服务等级目标下的负载曲线
 curve-heading = 满足 SLO 的负载：{ $profile }
 curve-answer = 在 { $slo } 以内，优化后的配置最多可服务 { $load } 个请求（{ $unit }），是基线 { $base } 的 { $ratio } 倍。
+curve-answer-at-least = 在搜索范围的上限 { $load } 个请求（{ $unit }）下，优化后的配置仍满足 { $slo }：至少是基线 { $base } 的 { $ratio } 倍。
+curve-answer-both-at-least = 两种配置在搜索范围的上限 { $load } 个请求（{ $unit }）下都满足 { $slo }；扩大搜索范围才能分出高下。
 curve-answer-no-base = 在 { $slo } 以内，优化后的配置最多可服务 { $load } 个请求（{ $unit }）；基线在所有测量负载下都未达到该目标。
 curve-answer-none = 两种配置在所有测量负载下都未达到 { $slo }。
 curve-unit-concurrency = 同时
@@ -228,6 +230,7 @@ summary-secondary = { $trend ->
         }）。
        *[same] 两者的 { $metric } 相同（{ $best }）。
     }
+summary-both-at-least = { $best } 和 { $worst } 在搜索范围的上限（{ $best_value }）下都满足 SLO，这次搜索无法排出先后。{ $secondary }
 summary-range = 最快与最慢相比：
 summary-runner-up = 与第二名 { $variant }（{ $value }）相比：{ $gain }。
 summary-over-base = 与本阶段所基于的配置 { $variant }（{ $value }）相比：{ $gain }。
@@ -310,6 +313,9 @@ percent = { $sign }{ $value }%
 ratio-faster = 快 { $value } 倍
 ratio-slower = 慢 { $value } 倍
 value-missing = 无
+value-at-least = ≥ { $value }
+gain-at-least = 至少 { $gain }
+gain-both-at-least = 未知：两者在范围上限处都满足 SLO
 value-none = -
 unit-ms = { $value } ms
 unit-tok-s = { $value } tok/s

@@ -712,3 +712,61 @@ fn points_from_before_searches_were_numbered_stay_one_search() {
     assert_eq!(searches[0].points.len(), before, "the older search keeps every point");
     assert_eq!(study.counted_searches("engine", "sim", "chat").len(), 2);
 }
+
+/// A search that met the SLO at the top of its range found a lower bound, not a load: the
+/// page, the tables, the site's index and the JSON say "≥ 8" and "at least", in every locale;
+/// when both sides met it at the top, no gain is claimed at all.
+#[test]
+fn a_load_found_at_the_top_of_the_range_is_shown_as_a_bound() {
+    // Past two requests at once the baseline queues a whole 160 ms response ahead of a new
+    // one; with sixteen slots nothing waits up to eight.
+    let (tmp, dir) = study("--sim-decode-ms 10 --max-num-seqs 2", "{ min = 1, max = 8 }", "mean_ttft_ms = 60", 8);
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let wide =
+        "\n[[stage.variant]]\nid = \"wide\"\nlabel = \"wide\"\nengine = \"sim\"\nflags = [\"--max-num-seqs=16\"]\n";
+    std::fs::write(&spec, format!("{text}{wide}")).unwrap();
+    run_ok(&dir);
+    let (code, json, err) = common::perflab(&["analyze", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let a: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(a["baseline_measure"].get("at_least").is_none(), "only a bound is marked: {json}");
+    assert_eq!(a["optimized_measure"]["at_least"], true, "{json}");
+    assert_eq!(a["optimized_measure"]["value"], 8.0, "{json}");
+    let (code, en, err) = common::perflab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let result = en.lines().find(|l| l.starts_with("Load within the SLO: ")).unwrap_or_default();
+    assert!(result.starts_with("Load within the SLO: ") && result.contains(" → ≥ 8 (at least "), "{en}");
+    assert!(en.contains("| wide | ≥ 8 |"), "the options table: {en}");
+    assert!(en.contains("At the top of the range searched, 8 requests at once"), "{en}");
+    assert!(en.contains("wide is adopted: at least +") && en.contains("wide does best at ≥ 8"), "{en}");
+    for (locale, words) in [("tr", "en az"), ("zh", "至少"), ("ja", "以上")] {
+        let (code, page, err) = common::perflab(&["report", dir.to_str().unwrap(), "--locale", locale]);
+        assert_eq!(code, 0, "{err}");
+        assert!(page.contains("≥ 8") && page.contains(words), "{locale}: {page}");
+    }
+    let out = tmp.path().join("site");
+    let (code, _, err) =
+        common::perflab(&["build", "--results", tmp.path().to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let index = std::fs::read_to_string(out.join("en/index.html")).unwrap();
+    assert!(index.contains("at least <span class=\"gain\">▲ +"), "{index}");
+
+    // With the SLO loose enough for both, neither load is known, and neither is a gain.
+    let (_tmp, dir) = study("--sim-decode-ms 10 --max-num-seqs 2", "{ min = 1, max = 8 }", "mean_ttft_ms = 60000", 8);
+    let spec = dir.join("study.toml");
+    std::fs::write(&spec, format!("{}{wide}", std::fs::read_to_string(&spec).unwrap())).unwrap();
+    run_ok(&dir);
+    let (_, en, _) = common::perflab(&["report", dir.to_str().unwrap()]);
+    assert!(en.contains("≥ 8 → ≥ 8 (not known: both met the SLO at the top of the range)"), "{en}");
+    assert!(en.contains("Both configurations met mean TTFT 60000 ms up to the top of the range searched"), "{en}");
+    assert!(
+        en.contains("both met the SLO at the top of the range searched (≥ 8), so this search cannot rank them"),
+        "{en}"
+    );
+    let options = en.lines().filter(|l| l.starts_with("| Total ") || l.starts_with("Load within the SLO: "));
+    assert!(
+        options.clone().count() >= 2 && options.clone().all(|l| !l.contains('%')),
+        "no gain between two bounds: {en}"
+    );
+}

@@ -115,10 +115,17 @@ impl Ctx<'_> {
                 &[
                     ("metric", &self.metric_name(&a.objective)?),
                     ("profile", &self.profile_name(&s.profile)),
-                    ("baseline", &self.value(&a.objective, base.value)?),
-                    ("command", &self.value(&a.objective, command.value)?),
-                    ("change", &self.gain(change, None, super::gains::How::HEADLINE.marked(trusted))?),
-                    ("optimized", &self.value(&a.objective, best.value)?),
+                    ("baseline", &self.objective_value(Some(base))?),
+                    ("command", &self.objective_value(Some(command))?),
+                    (
+                        "change",
+                        &self.gain_from(
+                            self.gain(change, None, super::gains::How::HEADLINE.marked(trusted))?,
+                            Some(base),
+                            Some(command),
+                        )?,
+                    ),
+                    ("optimized", &self.objective_value(Some(best))?),
                     ("all", &self.change_cell(s)?),
                 ],
             )?;
@@ -129,8 +136,8 @@ impl Ctx<'_> {
             &[
                 ("metric", &self.metric_name(&a.objective)?),
                 ("profile", &self.profile_name(&s.profile)),
-                ("baseline", &self.value(&a.objective, base.value)?),
-                ("optimized", &self.value(&a.objective, best.value)?),
+                ("baseline", &self.objective_value(Some(base))?),
+                ("optimized", &self.objective_value(Some(best))?),
                 ("change", &self.change_cell(s)?),
             ],
         )?;
@@ -141,13 +148,12 @@ impl Ctx<'_> {
     /// the other scenarios, above its raw results; a dash where a configuration has no value.
     pub(super) fn scenario_line(&self, s: &crate::analysis::Scenario) -> Result<String, I18nError> {
         let a = self.analysis;
-        let value = |m: &Option<Measure>| m.as_ref().and_then(|m| m.value);
         self.c.fmt(
             "scenario-line",
             &[
                 ("metric", &self.metric_name(&a.objective)?),
-                ("baseline", &self.value(&a.objective, value(&s.baseline))?),
-                ("optimized", &self.value(&a.objective, value(&s.optimized))?),
+                ("baseline", &self.objective_value(s.baseline.as_ref())?),
+                ("optimized", &self.objective_value(s.optimized.as_ref())?),
                 ("change", &self.change_cell(s)?),
             ],
         )
@@ -159,12 +165,14 @@ impl Ctx<'_> {
             return self.c.msg("value-missing");
         };
         let a = self.analysis;
-        let shown = [(&a.objective, m.value), (&a.secondary, m.secondary)]
-            .into_iter()
-            .chain(a.also.iter().zip(m.also.iter().copied()));
-        let parts: Vec<String> = shown
-            .map(|(metric, value)| Ok(self.c.labelled(&self.metric_name(metric)?, &self.value(metric, value)?)))
-            .collect::<Result<_, I18nError>>()?;
+        let objective = self.c.labelled(&self.metric_name(&a.objective)?, &self.objective_value(Some(m))?);
+        let shown = std::iter::once((&a.secondary, m.secondary)).chain(a.also.iter().zip(m.also.iter().copied()));
+        let parts: Vec<String> =
+            std::iter::once(Ok(objective))
+                .chain(shown.map(|(metric, value)| {
+                    Ok(self.c.labelled(&self.metric_name(metric)?, &self.value(metric, value)?))
+                }))
+                .collect::<Result<_, I18nError>>()?;
         Ok(parts.join(sep))
     }
 
@@ -176,6 +184,7 @@ impl Ctx<'_> {
         let trusted =
             [&s.baseline, &s.optimized].into_iter().flatten().all(|m| m.status == crate::analysis::RunStatus::Ok);
         let mut text = self.gain(p, s.change_interval, super::gains::How::HEADLINE.marked(trusted))?;
+        text = self.gain_from(text, s.baseline.as_ref(), s.optimized.as_ref())?;
         if s.regression {
             text = self.c.fmt("change-regression", &[("change", &text)])?;
         }

@@ -143,9 +143,17 @@ impl Ctx<'_> {
         let base = cp.baseline.as_ref().and_then(|b| b.answer.boundary);
         let opt = cp.optimized.as_ref().and_then(|b| b.answer.boundary);
         let n = |x: u64| c.number(x as f64, 0);
+        // The search met the SLO up to its top: the optimized configuration's load is a bound.
+        let bound =
+            |cv: Option<&crate::analysis::curves::Curve>| cv.is_some_and(|cv| cv.answer.stop == Some(Stop::UpperBound));
+        let (opt_bound, base_bound) = (bound(cp.optimized.as_ref()), bound(cp.baseline.as_ref()));
         let answer = match (opt, base) {
+            // Both bounds: neither load is known, so neither is their ratio.
+            (Some(o), Some(_)) if opt_bound && base_bound => {
+                c.fmt("curve-answer-both-at-least", &[("load", &n(o)), ("unit", &unit), ("slo", &slo)])?
+            }
             (Some(o), Some(b)) if b > 0 => c.fmt(
-                "curve-answer",
+                if opt_bound { "curve-answer-at-least" } else { "curve-answer" },
                 &[
                     ("load", &n(o)),
                     ("unit", &unit),

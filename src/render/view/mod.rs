@@ -353,6 +353,37 @@ impl Ctx<'_> {
         ts.iter().map(|t| self.text(t)).collect()
     }
 
+    /// The measure of variant `variant` of stage `stage`, where it has one.
+    pub(super) fn measure_of(&self, stage: &str, variant: &str) -> Option<&crate::analysis::Measure> {
+        let sa = self.analysis.stages.iter().find(|s| s.id == stage)?;
+        sa.variants.iter().find(|v| v.id == variant)?.measure.as_ref()
+    }
+
+    /// A measure's objective as [`Ctx::value`] shows it, `≥ 64` where it is a lower bound.
+    pub(super) fn objective_value(&self, m: Option<&crate::analysis::Measure>) -> Result<String, I18nError> {
+        let value = self.value(&self.analysis.objective, m.and_then(|m| m.value))?;
+        match m {
+            Some(m) if m.at_least && m.value.is_some() => self.c.fmt("value-at-least", &[("value", &value)]),
+            _ => Ok(value),
+        }
+    }
+
+    /// A gain whose far side is a lower bound (and whose near side is not) is one too:
+    /// `at least ▲ +300.00%`; between two bounds no gain is known.
+    pub(super) fn gain_from(
+        &self,
+        gain: String,
+        base: Option<&crate::analysis::Measure>,
+        best: Option<&crate::analysis::Measure>,
+    ) -> Result<String, I18nError> {
+        let bound = |m: Option<&crate::analysis::Measure>| m.is_some_and(|m| m.at_least);
+        match (bound(best), bound(base)) {
+            (true, true) => self.c.msg("gain-both-at-least"),
+            (true, false) => self.c.fmt("gain-at-least", &[("gain", &gain)]),
+            _ => Ok(gain),
+        }
+    }
+
     /// A value of `metric` in its unit and precision, e.g. `13760.98 tok/s`, `266.89 ms`.
     pub(super) fn value(&self, metric: &Metric, x: Option<f64>) -> Result<String, I18nError> {
         let Some(x) = x else {
@@ -606,9 +637,17 @@ pub fn headline(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Strin
     // A latency study's gain is said as the page says it, "1.9× faster", not as a percentage
     // that reads as latency going up.
     // The recommended command's own gain when stages are left out of it: what a reader gets.
+    let target = analysis.scenarios.iter().find(|s| s.target);
+    let base = target.and_then(|s| s.baseline.as_ref());
     let gain = match (analysis.recommended_gain, analysis.total_gain) {
-        (Some(g), _) => x.gain(g, None, gains::How::HEADLINE)?,
-        (None, Some(g)) => x.gain(g, analysis.total_gain_interval, gains::How::HEADLINE)?,
+        (Some(g), _) => {
+            x.gain_from(x.gain(g, None, gains::How::HEADLINE)?, base, target.and_then(|s| s.recommended.as_ref()))?
+        }
+        (None, Some(g)) => x.gain_from(
+            x.gain(g, analysis.total_gain_interval, gains::How::HEADLINE)?,
+            base,
+            target.and_then(|s| s.optimized.as_ref()),
+        )?,
         (None, None) => c.msg("value-missing")?,
     };
     let profile = super::html::escape(study.profile(&analysis.target_profile).map_or("", |p| p.name.get(&c.locale)));

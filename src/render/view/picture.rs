@@ -49,7 +49,6 @@ impl Ctx<'_> {
         change: Option<f64>,
         interval: Option<crate::analysis::Interval>,
     ) -> Result<Pair, I18nError> {
-        let a = self.analysis;
         let value = |m: Option<&crate::analysis::Measure>| m.and_then(|m| m.value);
         // As the before/after table marks it: a change from a run that lost requests or was cut
         // off is neither a gain nor a loss.
@@ -57,6 +56,7 @@ impl Ctx<'_> {
         let (change, trend) = match change {
             Some(p) => {
                 let text = self.gain(p, interval, super::gains::How::CHART.marked(trusted))?;
+                let text = self.gain_from(text, s.baseline.as_ref(), optimized)?;
                 let trend = if trusted { self.figures().mark_of(p) } else { Trend::Same };
                 (text, trend)
             }
@@ -66,8 +66,8 @@ impl Ctx<'_> {
             label,
             baseline: value(s.baseline.as_ref()),
             optimized: value(optimized),
-            baseline_text: self.value(&a.objective, value(s.baseline.as_ref()))?,
-            optimized_text: self.value(&a.objective, value(optimized))?,
+            baseline_text: self.objective_value(s.baseline.as_ref())?,
+            optimized_text: self.objective_value(optimized)?,
             change,
             trend,
         })

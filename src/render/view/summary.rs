@@ -32,13 +32,24 @@ impl Ctx<'_> {
                     }
                 }
                 let secondary = sentences.join(" ");
+                // A search that met the SLO at the top of its range gives a bound, and so does
+                // every gap and gain measured from it.
+                let best = x.measure_of(&sa.id, &cmp.best);
+                let bounded = |value: f64, m: Option<&crate::analysis::Measure>| match m {
+                    Some(m) if m.at_least => {
+                        c.fmt("value-at-least", &[("value", &x.value(&a.objective, Some(value))?)])
+                    }
+                    _ => x.value(&a.objective, Some(value)),
+                };
                 let versus = |key: &str, v: &crate::analysis::Versus| -> Result<String, I18nError> {
+                    let other = v.source.variant().and_then(|r| x.measure_of(r.stage(), r.variant()));
+                    let gain = v.gain.map_or(c.msg("value-missing"), |g| x.gain(g, None, How::TABLE))?;
                     c.fmt(
                         key,
                         &[
                             ("variant", &x.label_in(sa, &v.source)),
-                            ("value", &x.value(&a.objective, Some(v.value))?),
-                            ("gain", &v.gain.map_or(c.msg("value-missing"), |g| x.gain(g, None, How::TABLE))?),
+                            ("value", &bounded(v.value, other)?),
+                            ("gain", &x.gain_from(gain, other, best)?),
                         ],
                     )
                 };
@@ -49,16 +60,19 @@ impl Ctx<'_> {
                 if let Some(b) = &cmp.over_base {
                     also.push(versus("summary-over-base", b)?);
                 }
+                let worst = x.measure_of(&sa.id, &cmp.worst);
+                let is_bound = |m: Option<&crate::analysis::Measure>| m.is_some_and(|m| m.at_least);
+                let gap_bound = is_bound(best) && !is_bound(worst);
                 let range = c.fmt(
-                    "summary",
+                    if is_bound(best) && is_bound(worst) { "summary-both-at-least" } else { "summary" },
                     &[
                         ("best", &x.label(&stage_ref(&cmp.best))),
                         ("worst", &x.label(&stage_ref(&cmp.worst))),
                         ("metric", &x.metric_name(&a.objective)?),
-                        ("best_value", &x.value(&a.objective, Some(cmp.objective.value))?),
-                        ("worst_value", &x.value(&a.objective, Some(cmp.objective.reference))?),
-                        ("gap", &x.value(&a.objective, Some(cmp.objective.diff.abs()))?),
-                        ("percent", &x.range_figure(cmp)?),
+                        ("best_value", &bounded(cmp.objective.value, best)?),
+                        ("worst_value", &bounded(cmp.objective.reference, worst)?),
+                        ("gap", &bounded(cmp.objective.diff.abs(), gap_bound.then_some(best).flatten())?),
+                        ("percent", &x.gain_from(x.range_figure(cmp)?, worst, best)?),
                         ("direction", if a.lower_is_better { "lower" } else { "higher" }),
                         ("secondary", &secondary),
                     ],
@@ -83,12 +97,20 @@ impl Ctx<'_> {
         let on =
             |plain: &'static str, elsewhere: &'static str| if ss.measured_on.is_some() { elsewhere } else { plain };
         let gain = |g: Option<f64>| g.map_or(c.msg("value-missing"), |g| x.gain(g, None, How::SENTENCE));
+        let base_measure = sa.base.variant().and_then(|r| x.measure_of(r.stage(), r.variant()));
         Ok(match &sa.adoption {
             Adoption::Adopted { variant, gain_percent, interval, .. } => c.fmt(
                 "adoption-adopted",
                 &[
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
-                    ("gain", &x.gain(*gain_percent, *interval, How::SENTENCE)?),
+                    (
+                        "gain",
+                        &x.gain_from(
+                            x.gain(*gain_percent, *interval, How::SENTENCE)?,
+                            base_measure,
+                            x.measure_of(&sa.id, variant),
+                        )?,
+                    ),
                     ("base", &base),
                 ],
             )?,
@@ -189,20 +211,30 @@ impl Ctx<'_> {
         let mut option_rows = vec![vec![
             cell(&c.msg("options-baseline")?),
             cell(&baseline_label),
-            cell(&x.value(&a.objective, a.baseline_measure.as_ref().and_then(|m| m.value))?),
+            cell(&x.objective_value(a.baseline_measure.as_ref())?),
             cell(&x.value(&a.secondary, a.baseline_measure.as_ref().and_then(|m| m.secondary))?),
         ]];
         option_rows[0].extend(x.also_cells(a.baseline_measure.as_ref().map(|m| &m.also[..]))?);
         option_rows[0].extend([dash.clone(), dash.clone()]);
+        let base_bound = a.baseline_measure.as_ref().is_some_and(|m| m.at_least);
         for o in &a.options {
+            // A row whose value is a lower bound gives its gains as bounds too.
+            let bound = |text: String| match o.at_least && !base_bound {
+                true => c.fmt("gain-at-least", &[("gain", &text)]),
+                false => Ok(text),
+            };
+            let mut value = x.value(&a.objective, o.value)?;
+            if o.at_least && o.value.is_some() {
+                value = c.fmt("value-at-least", &[("value", &value)])?;
+            }
             let mut row = vec![
                 cell(&x.stage_title(&o.stage)),
                 cell(&x.option_variant(o, &dash)?),
-                cell(&x.value(&a.objective, o.value)?),
+                cell(&value),
                 cell(&x.value(&a.secondary, o.secondary)?),
             ];
             row.extend(x.also_cells(Some(&o.also))?);
-            row.push(o.vs_baseline.map_or(Ok(dash.clone()), |p| x.gain(p, None, How::TABLE))?);
+            row.push(o.vs_baseline.map_or(Ok(dash.clone()), |p| bound(x.gain(p, None, How::TABLE)?))?);
             let step = match (&o.left_out_by, o.carried_step) {
                 (Some(later), _) => match o.step {
                     Some(p) => {
@@ -211,8 +243,10 @@ impl Ctx<'_> {
                     }
                     None => dash.clone(),
                 },
-                (None, Some(p)) => x.gain(p, None, How::TABLE)?,
-                (None, None) => o.step.map_or(Ok(dash.clone()), |p| x.gain(p, o.step_interval, How::TABLE))?,
+                (None, Some(p)) => bound(x.gain(p, None, How::TABLE)?)?,
+                (None, None) => {
+                    o.step.map_or(Ok(dash.clone()), |p| bound(x.gain(p, o.step_interval, How::TABLE)?))?
+                }
             };
             row.push(step);
             option_rows.push(row);
@@ -220,11 +254,19 @@ impl Ctx<'_> {
         let mut total = vec![
             cell(&c.msg("options-total")?),
             cell(&x.label(&a.optimized.source)),
-            cell(&x.value(&a.objective, a.optimized_measure.as_ref().and_then(|m| m.value))?),
+            cell(&x.objective_value(a.optimized_measure.as_ref())?),
             cell(&x.value(&a.secondary, a.optimized_measure.as_ref().and_then(|m| m.secondary))?),
         ];
         total.extend(x.also_cells(a.optimized_measure.as_ref().map(|m| &m.also[..]))?);
-        total.push(a.total_gain.map_or(Ok(dash.clone()), |p| x.gain(p, a.total_gain_interval, How::TABLE))?);
+        let total_gain = match a.total_gain {
+            Some(p) => x.gain_from(
+                x.gain(p, a.total_gain_interval, How::TABLE)?,
+                a.baseline_measure.as_ref(),
+                a.optimized_measure.as_ref(),
+            )?,
+            None => dash.clone(),
+        };
+        total.push(total_gain);
         // The total is not a step: its step cell stays as a row without a step has it.
         total.push(dash.clone());
         option_rows.push(total);

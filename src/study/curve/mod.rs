@@ -163,6 +163,9 @@ pub const BOUNDARY_METRIC: &str = "slo_load";
 /// The metric a curve's run gets when its answer is a band: the smallest load above the
 /// boundary that missed the SLO every time (the boundary, [`BOUNDARY_METRIC`], met it every time).
 pub const BAND_HIGH_METRIC: &str = "slo_load_band_high";
+/// The metric a curve's run gets (as 1) when its search met the SLO up to the top of the range
+/// it searched: [`BOUNDARY_METRIC`] is then a lower bound.
+pub const AT_LIMIT_METRIC: &str = "slo_load_at_limit";
 /// The metric a curve's run gets for its best goodput.
 pub const GOODPUT_METRIC: &str = "slo_goodput";
 /// What a point's per-request records are named after its result: `chat@16.requests.jsonl`.
@@ -473,6 +476,9 @@ impl Study {
         run.block.metrics.insert(BOUNDARY_METRIC.into(), edge.load as f64);
         if let Some(band) = answer.band {
             run.block.metrics.insert(BAND_HIGH_METRIC.into(), band.high as f64);
+        }
+        if answer.stop == Some(crate::curve::Stop::UpperBound) {
+            run.block.metrics.insert(AT_LIMIT_METRIC.into(), 1.0);
         }
         let best = search.points.iter().filter_map(|p| p.goodput.map(|g| g.request_goodput)).reduce(f64::max);
         if let Some(g) = best {
