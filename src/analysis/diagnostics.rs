@@ -128,6 +128,10 @@ pub fn describe(w: &Warning) -> String {
         Warning::FewRequests { metric, requests, .. } => format!(
             "`{metric}` comes from {requests} requests, too few for that percentile: it is about the slowest request"
         ),
+        Warning::UnequalGpus { stage, runs, gpus } => format!(
+            "stage `{stage}` ranks configurations on different numbers of GPUs by their total, not per GPU ({}); to compare them per GPU, make the objective a `[[metric]]` that divides by `gpus`",
+            runs.iter().zip(gpus).map(|(r, n)| format!("{}: {n}", r.config())).collect::<Vec<_>>().join(", ")
+        ),
         Warning::BaselineFailed { baseline, class, instead } => format!(
             "the baseline `{baseline}` did not run ({}); the page compares with `{instead}`, the configuration the search went on from",
             class.map_or("no result".to_string(), |c| c.to_string())

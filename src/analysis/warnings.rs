@@ -107,6 +107,11 @@ pub enum Warning {
     /// comparisons rest on a smaller sample than the study planned, and with one measurement
     /// it has no interval.
     ShortSample { run: RunKey, have: usize, wanted: u32 },
+    /// A stage whose configurations run on different numbers of GPUs and that ranks them by a
+    /// total that grows with GPUs (throughput, a load carried): the runs of its variants on the
+    /// target profile, and the GPUs each configuration takes, in the same order. Per GPU their
+    /// order can differ.
+    UnequalGpus { stage: String, runs: Vec<RunKey>, gpus: Vec<u32> },
 }
 
 /// The kinds of [`Warning`], in the order a page shows them: what bears on a decision first,
@@ -115,6 +120,7 @@ pub enum Warning {
 #[serde(rename_all = "kebab-case")]
 pub enum WarningKind {
     BaselineFailed,
+    UnequalGpus,
     Noisy,
     LostRequests,
     Incomplete,
@@ -196,6 +202,7 @@ impl Warning {
             Warning::FewRequests { .. } => WarningKind::FewRequests,
             Warning::ShortSample { .. } => WarningKind::ShortSample,
             Warning::BaselineFailed { .. } => WarningKind::BaselineFailed,
+            Warning::UnequalGpus { .. } => WarningKind::UnequalGpus,
         }
     }
 
@@ -210,7 +217,7 @@ impl Warning {
     /// The runs (`stage/variant/profile`) the warning is about.
     pub fn runs(&self) -> Vec<&RunKey> {
         match self {
-            Warning::Noisy { runs, .. } => runs.iter().collect(),
+            Warning::Noisy { runs, .. } | Warning::UnequalGpus { runs, .. } => runs.iter().collect(),
             Warning::ImplausiblePeak { runs } => runs.iter().map(|p| &p.run).collect(),
             Warning::TpotIncludesWaiting { runs } => runs.iter().map(|p| &p.run).collect(),
             Warning::LostRequests { run, .. }
@@ -281,6 +288,7 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
     out.extend(short_samples(study));
     out.extend(few_requests(study));
     out.extend(noisy(study, chain));
+    out.extend(unequal_gpus(study, chain));
     if !peaks.is_empty() {
         out.push(Warning::ImplausiblePeak { runs: peaks });
     }
@@ -429,6 +437,38 @@ fn few_requests(study: &Study) -> Vec<Warning> {
             {
                 out.push(Warning::FewRequests { run: key.clone(), metric: metric.to_string(), requests });
             }
+        }
+    }
+    out
+}
+
+/// The stages that rank configurations on different numbers of GPUs by a total that grows with
+/// them ([`Warning::UnequalGpus`]). A derived objective is the study's own measure (it may
+/// already divide by `gpus`), and a latency does not grow with GPUs: neither is warned about.
+/// A configuration's GPUs are those it runs on ([`Chain::gpus`]), else the study's `gpus`; one
+/// with neither is left out, as is one without a run that ranks.
+fn unequal_gpus(study: &Study, chain: &Chain) -> Vec<Warning> {
+    use crate::metric::{Direction, Unit};
+    let objective = study.spec.objective.get_ref();
+    let metric = study.metric(objective);
+    let grows = matches!(metric.unit, Unit::TokensPerSecond | Unit::RequestsPerSecond | Unit::Requests)
+        && metric.direction == Some(Direction::HigherIsBetter);
+    if study.derived_metric(objective).is_some() || !grows {
+        return Vec::new();
+    }
+    let default = study.spec.gpus.as_ref().map(|g| *g.get_ref());
+    let mut out = Vec::new();
+    for stage in &chain.stages {
+        let (mut runs, mut gpus) = (Vec::new(), Vec::new());
+        for v in stage.variants.iter().filter(|v| v.ranks()) {
+            let r = VariantRef::new(&stage.id, &v.id);
+            if let (Some(n), Some(run)) = (chain.gpus(study, &r).or(default), &v.point.run) {
+                runs.push(run.clone());
+                gpus.push(n);
+            }
+        }
+        if gpus.iter().any(|n| Some(n) != gpus.first()) {
+            out.push(Warning::UnequalGpus { stage: stage.id.clone(), runs, gpus });
         }
     }
     out

@@ -45,6 +45,15 @@ pub enum I18nError {
     BadFile { path: PathBuf, why: String },
 }
 
+/// The language tag a page in `locale` is marked with (`<html lang>`, `hreflang`, mdBook's
+/// `language`): the locale itself, except a bare `zh`, which is written in simplified
+/// characters (the built-in catalog is) and so is `zh-Hans`: a browser then picks simplified
+/// glyphs and fonts, and a screen reader a Mandarin voice. A catalog in traditional characters is
+/// named `zh-Hant.ftl` (or `zh-TW.ftl`) and keeps its name.
+pub fn language_tag(locale: &str) -> &str {
+    if locale == "zh" { "zh-Hans" } else { locale }
+}
+
 /// The most bytes a catalog file may hold (the built-in ones are about 60 KB).
 pub const MAX_CATALOG_BYTES: u64 = 4 << 20;
 

@@ -23,7 +23,7 @@
 
 use crate::analysis::{Analysis, analyze};
 use crate::render::html;
-use crate::render::i18n::SOURCE_LOCALE;
+use crate::render::i18n::{self, SOURCE_LOCALE};
 use crate::render::markdown::{self, url_path};
 use crate::render::view::{self, Links, Relinks};
 use crate::render::{Flavor, Renderer};
@@ -90,6 +90,8 @@ pub fn published_studies(out: &Path) -> BTreeSet<String> {
 #[derive(Serialize)]
 struct Language {
     locale: String,
+    /// What `lang` and `hreflang` say: [`i18n::language_tag`].
+    tag: String,
     name: String,
     title: String,
     href: String,
@@ -321,6 +323,7 @@ fn root_page(renderer: &Renderer, locales: &[String]) -> anyhow::Result<String> 
             let c = renderer.catalog(l)?;
             Ok(Language {
                 locale: l.clone(),
+                tag: i18n::language_tag(l).to_string(),
                 name: c.msg("language-name")?,
                 title: c.msg("site-title")?,
                 href: href(&format!("{l}/index.html")),
@@ -328,7 +331,7 @@ fn root_page(renderer: &Renderer, locales: &[String]) -> anyhow::Result<String> 
             })
         })
         .collect::<anyhow::Result<_>>()?;
-    ctx.insert("lang", &root_locale);
+    ctx.insert("lang", i18n::language_tag(&root_locale));
     ctx.insert("title", &renderer.catalog(&root_locale)?.msg("site-title")?);
     ctx.insert("home", "index.html");
     ctx.insert("assets", "");
@@ -447,7 +450,7 @@ fn render_study(work: &Work<'_>, i: usize, locale: &str) -> anyhow::Result<Rende
         Some([wide, narrow].concat())
     });
     if flavor == Flavor::Commonmark && locale != SOURCE_LOCALE {
-        md = format!("<div lang=\"{}\">\n\n{md}\n</div>\n", html::escape(locale));
+        md = format!("<div lang=\"{}\">\n\n{md}\n</div>\n", html::escape(i18n::language_tag(locale)));
     }
     let mut ctx = page_context(locale, work.locales, renderer, id, &format!("{id}.html"))?;
     ctx.insert("title", study.spec.title.get(locale));
@@ -504,7 +507,7 @@ fn book_toml(title: &str, locale: &str) -> String {
          [build]\ncreate-missing = false\n\n\
          [output.html]\nadditional-css = [\"perflab.css\"]\n",
         quote(title),
-        quote(locale)
+        quote(i18n::language_tag(locale))
     )
 }
 
@@ -528,6 +531,7 @@ fn page_context(
         .map(|l| {
             Ok(Language {
                 locale: l.clone(),
+                tag: i18n::language_tag(l).to_string(),
                 name: renderer.catalog(l)?.msg("language-name")?,
                 title: String::new(),
                 href: href(&format!("../{l}/{file}")),
@@ -536,7 +540,7 @@ fn page_context(
         })
         .collect::<anyhow::Result<_>>()?;
     let mut ctx = tera::Context::new();
-    ctx.insert("lang", locale);
+    ctx.insert("lang", i18n::language_tag(locale));
     ctx.insert("home", "index.html");
     ctx.insert("assets", "../");
     ctx.insert("current", current);

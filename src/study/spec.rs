@@ -87,6 +87,11 @@ pub struct Spec {
     /// metrics divide by it.
     #[serde(default)]
     pub gpus: Option<Spanned<u32>>,
+    /// GPUs (or NPUs) the hardware the page names has: no configuration may take more, so the
+    /// page never recommends a command its own hardware cannot start (default: what `[local]`
+    /// declares; without either, nothing is checked).
+    #[serde(default)]
+    pub hardware_gpus: Option<Spanned<u32>>,
     /// Serving replicas a configuration runs when its variant does not say (default 1);
     /// per-replica metrics divide by it.
     #[serde(default)]

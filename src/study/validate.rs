@@ -27,6 +27,7 @@ impl Study {
         self.check_profile_refs(&mut out);
         self.check_commands(&mut out);
         self.check_counts(&mut out);
+        self.check_hardware(&mut out);
         let model_flags = self.model_flags();
         for (index, stage) in self.spec.stages.iter().enumerate() {
             self.check_stage(index, stage, &model_flags, &mut out);
@@ -184,6 +185,62 @@ impl Study {
                 percent_decimals,
                 format!("`display.percent_decimals`: at most {MAX_PERCENT_DECIMALS} decimals"),
             ));
+        }
+    }
+
+    /// The GPUs the hardware has: `hardware_gpus`, else what `[local]` declares.
+    pub fn hardware_gpus(&self) -> Option<u32> {
+        let local = self.spec.local.as_ref();
+        self.spec
+            .hardware_gpus
+            .as_ref()
+            .map(|g| *g.get_ref())
+            .or_else(|| local.and_then(|l| l.devices.as_ref().map(|d| d.len() as u32).or(l.gpus)))
+    }
+
+    /// No configuration takes more GPUs than the hardware has. A configuration's GPUs are
+    /// always one declared `gpus` (its variant's, one it builds on, its engine's, or the
+    /// study's), so each declared one is checked where it is written.
+    fn check_hardware(&self, out: &mut Vec<Diagnostic>) {
+        let spec = &self.spec;
+        let Some(has) = self.hardware_gpus() else { return };
+        let from = match &spec.hardware_gpus {
+            Some(_) => format!("`hardware_gpus = {has}`"),
+            None => format!("`[local]` declares {has}"),
+        };
+        if let Some(g) = &spec.hardware_gpus
+            && *g.get_ref() == 0
+        {
+            out.push(self.diag_at(g, "`hardware_gpus` must be at least 1"));
+            return;
+        }
+        let fix = "give the hardware's real count in `hardware_gpus` (and its `hardware` text), or leave the configuration out: the page would otherwise recommend a command its own hardware cannot start";
+        if let Some(g) = spec.gpus.as_ref().filter(|g| *g.get_ref() > has) {
+            let message = format!(
+                "`gpus`: a configuration takes {} GPUs by default, more than the hardware has ({from}); {fix}",
+                g.get_ref()
+            );
+            out.push(self.diag_at(g, message));
+        }
+        for e in spec.engines.iter().filter(|e| e.gpus.is_some_and(|g| g > has)) {
+            let message = format!(
+                "engine `{}` takes {} GPUs a start, more than the hardware has ({from}); {fix}",
+                e.id.get_ref(),
+                e.gpus.unwrap_or_default()
+            );
+            out.push(self.diag_at(&e.id, message));
+        }
+        for stage in &spec.stages {
+            for v in &stage.variants {
+                let Some(g) = v.gpus.as_ref().filter(|g| *g.get_ref() > has) else { continue };
+                let message = format!(
+                    "`gpus`: `{}/{}` takes {} GPUs, more than the hardware has ({from}); {fix}",
+                    stage.id.get_ref(),
+                    v.id.get_ref(),
+                    g.get_ref()
+                );
+                out.push(self.diag_at(g, message));
+            }
         }
     }
 

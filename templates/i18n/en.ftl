@@ -149,6 +149,11 @@ heading-notes = Notes
 heading-data-warnings = Data to read with care
 data-warnings-intro = These measurements are shown as recorded, but should not be taken at face value:
 warning-baseline-failed = The baseline, { $baseline }, could not be measured: { $class }. The search went on from { $instead }, the best configuration of the first stage that ran, and every gain on this page is measured against it.
+warning-unequal-gpus = The stage “{ $stage }” ranks configurations that run on different numbers of GPUs ({ $configurations }) by their total { $metric }, not per GPU: one can come out ahead only because it has more GPUs, and per GPU the order may differ.
+warning-unequal-gpus-item = { $config } on { $gpus ->
+        [one] { $gpus } GPU
+       *[other] { $gpus } GPUs
+    }
 warning-baseline-no-result = it left no result
 warning-lost-requests = { $run }: only { $completed } of { $expected ->
         [one] { $expected } request

@@ -210,3 +210,64 @@ fn a_damaged_manifest_is_named_at_its_position_once() {
     assert!(line.contains("short.manifest.json:3:17: not a run manifest (expected value): it was cut off"), "{line}");
     assert!(!line.contains("at line"), "the position is said once: {line}");
 }
+
+#[test]
+fn a_configuration_that_takes_more_gpus_than_the_hardware_has_is_refused() {
+    let (_t, dir) = broken_copy("glm-4.5-air-h100");
+    let spec = dir.join("study.toml");
+    // Four GPUs, as the hardware says: the study passes as it is.
+    edit(&spec, "gpus = 4\n", "gpus = 4\nhardware_gpus = 4\n");
+    let (code, out) = check(&dir);
+    assert_eq!(code, 0, "{out}");
+    // One layout asks for eight.
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let tp2 = text.find("id = \"tp2\"").unwrap();
+    let at = tp2 + text[tp2..].find("gpus = 2").unwrap();
+    std::fs::write(&spec, format!("{}gpus = 8{}", &text[..at], &text[at + "gpus = 2".len()..])).unwrap();
+    let line = text[..at].matches('\n').count() + 1;
+    let (code, out) = check(&dir);
+    assert_eq!(code, 1, "{out}");
+    let want = format!(
+        "{}:{line}:8: `gpus`: `parallelism/tp2` takes 8 GPUs, more than the hardware has (`hardware_gpus = 4`)",
+        spec.display()
+    );
+    assert!(out.contains(&want), "missing `{want}` in:\n{out}");
+    // Without `hardware_gpus`, the machine `[local]` declares is the hardware.
+    let (_t, dir) = broken_copy("glm-4.5-air-h100");
+    let spec = dir.join("study.toml");
+    let (line, _) = edit(&spec, "gpus = 4\n", "gpus = 4\n[local]\ngpus = 2\n");
+    std::fs::write(&spec, std::fs::read_to_string(&spec).unwrap().replacen("[local]\ngpus = 2\n", "", 1)).unwrap();
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, format!("{text}\n[local]\ngpus = 2\n")).unwrap();
+    let (code, out) = check(&dir);
+    assert_eq!(code, 1, "{out}");
+    let want = format!(
+        "{}:{line}:8: `gpus`: a configuration takes 4 GPUs by default, more than the hardware has (`[local]` declares 2)",
+        spec.display()
+    );
+    assert!(out.contains(&want), "missing `{want}` in:\n{out}");
+}
+
+#[test]
+fn a_stage_that_ranks_unequal_gpu_counts_in_total_is_warned_about() {
+    // Ranked per GPU, as the study is written: no warning.
+    let warning = "ranks configurations on different numbers of GPUs";
+    let (code, out) = check(&root().join("results/glm-4.5-air-h100"));
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains(warning), "{out}");
+    // Ranked by total throughput, its parallelism stage compares two GPUs with four.
+    let (_t, dir) = broken_copy("glm-4.5-air-h100");
+    edit(&dir.join("study.toml"), "objective = \"tps_per_gpu\"", "objective = \"total_token_throughput\"");
+    let (code, out) = check(&dir);
+    assert_eq!(code, 0, "a warning, not an error: {out}");
+    assert!(
+        out.contains(&format!(
+            "warning: stage `parallelism` {warning} by their total, not per GPU (parallelism/tp4-ep4: 4, parallelism/tp2: 2"
+        )),
+        "{out}"
+    );
+    let (code, page, err) = perflab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(page.matches("ranks configurations that run on different numbers of GPUs").count(), 1, "{page}");
+    assert!(page.contains("TP2 on 2 GPUs") && page.contains("TP4 + EP4 on 4 GPUs"), "{page}");
+}

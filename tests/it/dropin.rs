@@ -108,15 +108,32 @@ fn gains_and_losses_are_marked_in_the_text() {
 }
 
 #[test]
+fn a_page_gives_its_answer_before_its_summary_picture() {
+    // In a book at 1280 × 900 the 1200 × 792 picture would fill the first screen; the gain and
+    // the command come first, in every flavour and language.
+    for flavor in [Flavor::Commonmark, Flavor::Mkdocs] {
+        let site = build(flavor);
+        for (locale, id) in pages(&site) {
+            let md = text(&site, &format!("md/{locale}/{id}.md"));
+            let command = md.find("```bash\n").unwrap_or_else(|| panic!("{locale}/{id}: no command"));
+            let picture = md.find("summary.png)").unwrap_or_else(|| panic!("{locale}/{id}: no picture"));
+            assert!(command < picture, "{locale}/{id}: the picture comes before the command");
+            assert!(md[..command].contains("<span class=\"gain\">"), "{locale}/{id}: no gain before the command");
+        }
+    }
+}
+
+#[test]
 fn each_language_is_marked_with_its_own() {
     let site = build(Flavor::Commonmark);
     for (locale, id) in pages(&site) {
         let md = text(&site, &format!("md/{locale}/{id}.md"));
         // The bilingual book is English; a page in another language says which.
-        assert_eq!(md.starts_with(&format!("<div lang=\"{locale}\">\n\n# ")), locale != "en", "{locale}/{id}");
+        let tag = perflab::render::i18n::language_tag(&locale);
+        assert_eq!(md.starts_with(&format!("<div lang=\"{tag}\">\n\n# ")), locale != "en", "{locale}/{id}");
         let book = text(&site, &format!("md/{locale}/book.toml"));
         let book: toml::Value = toml::from_str(&book).unwrap();
-        assert_eq!(book["book"]["language"].as_str(), Some(locale.as_str()));
+        assert_eq!(book["book"]["language"].as_str(), Some(tag));
         assert_eq!(book["book"]["src"].as_str(), Some("."));
     }
     // The mkdocs flavour is written for one site a language, whose theme sets the language.

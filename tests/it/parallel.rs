@@ -139,9 +139,10 @@ fn jobs_2_without_gpus_runs_two_at_once_and_a_share_larger_than_the_machine_is_r
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("study.toml:"), "names the variant's line: {err}");
-    assert!(err.contains("`parallelism/tp4` takes 8 GPUs; `[local]` declares 4"), "{err}");
+    assert!(err.contains("`parallelism/tp4` takes 8 GPUs"), "{err}");
+    assert!(err.contains("`[local]` declares 4"), "{err}");
     // Refused before anything started, not when its stage comes.
-    assert!(manifests(&dir).is_empty());
+    assert!(!dir.join("runs").exists() || manifests(&dir).is_empty());
 }
 
 #[test]

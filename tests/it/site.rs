@@ -101,6 +101,15 @@ fn pages_link_languages_studies_and_exports() {
     assert!(en.contains(r#"Mean latency per request: <span class="gain">▲ 1.9× faster</span>"#), "{en}");
     let root_page = text(&site, "index.html");
     assert!(root_page.contains(r#"<a href="tr/index.html" hreflang="tr" lang="tr"><strong>Türkçe</strong></a>"#));
+    // The Chinese pages are marked as written in simplified characters, wherever a language is
+    // named: the page, its links to it, the root's chooser and its book.
+    let zh = text(&site, "zh/glm-5.2-fp8-h200.html");
+    assert!(zh.starts_with("<!DOCTYPE html>\n<html lang=\"zh-Hans\">"));
+    assert!(page.contains(r#"hreflang="zh-Hans" lang="zh-Hans">"#));
+    assert!(root_page.contains(r#"<a href="zh/index.html" hreflang="zh-Hans" lang="zh-Hans">"#));
+    assert!(text(&site, "md/zh/book.toml").contains("language = \"zh-Hans\"\n"));
+    assert!(!zh.contains("lang=\"zh\""));
+    assert!(zh.contains(r#"html:lang(zh) body { font-family: system-ui, -apple-system, "PingFang SC""#));
     let summary = text(&site, "md/SUMMARY.md");
     let turkish = summary.split("# Türkçe\n").nth(1).unwrap();
     assert!(

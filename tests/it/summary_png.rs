@@ -126,7 +126,8 @@ fn the_png_is_the_same_bytes_on_every_build_and_opens_every_drop_in_page() {
     }
 }
 
-/// Every Markdown page opens with its summary PNG, under its title; no HTML page shows it.
+/// Every Markdown page shows its summary PNG once, right after the recommended command (the
+/// answer comes first, and the picture sums it up); no HTML page shows it.
 fn opens_every_drop_in_page(site: &Site) {
     let mut pages = 0;
     for (path, bytes) in &site.files {
@@ -145,7 +146,21 @@ fn opens_every_drop_in_page(site: &Site) {
         let text = String::from_utf8_lossy(bytes);
         let body: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with("<div")).collect();
         assert!(body[0].starts_with("# "), "{path}: {:?}", body[0]);
-        assert!(body[1].starts_with("![") && body[1].ends_with(&format!("]({id}/summary.png)")), "{path}: {}", body[1]);
+        assert!(body[1].starts_with("## "), "{path}: the conclusion follows the title: {}", body[1]);
+        let picture = format!("]({id}/summary.png)");
+        let at: Vec<usize> = body
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.starts_with("![") && l.ends_with(&picture))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(at.len(), 1, "{path}: the picture once");
+        let command = body.iter().position(|l| *l == "```bash").unwrap_or_else(|| panic!("{path}: no command"));
+        let end =
+            command + body[command..].iter().position(|l| *l == "```").unwrap_or_else(|| panic!("{path}: open fence"));
+        assert!(at[0] > end, "{path}: the picture comes before the command");
+        let heading = body[end..].iter().position(|l| l.starts_with("### ")).map_or(usize::MAX, |i| end + i);
+        assert!(at[0] < heading, "{path}: the picture belongs to the conclusion");
     }
     assert_eq!(pages, studies().len() * 4);
 }

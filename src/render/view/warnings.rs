@@ -54,6 +54,27 @@ impl Ctx<'_> {
                     &[("baseline", &self.label(baseline)), ("class", &why), ("instead", &self.label(instead))],
                 )
             }
+            Warning::UnequalGpus { stage, runs, gpus } => {
+                let list = runs
+                    .iter()
+                    .zip(gpus)
+                    .map(|(r, n)| {
+                        let config = self.label(&r.config());
+                        c.fmt_args(
+                            "warning-unequal-gpus-item",
+                            &[("config", (&config).into()), ("gpus", Arg::count(u64::from(*n)))],
+                        )
+                    })
+                    .collect::<Result<Vec<_>, I18nError>>()?;
+                c.fmt(
+                    "warning-unequal-gpus",
+                    &[
+                        ("stage", &self.stage_title(stage)),
+                        ("configurations", &list.join(c.msg("list-separator")?.as_str())),
+                        ("metric", &self.metric_name(&self.analysis.objective)?),
+                    ],
+                )
+            }
             Warning::LeftOut { run, file, completed, expected } => c.fmt_args(
                 "warning-left-out",
                 &[
