@@ -219,6 +219,15 @@ pub struct Probe {
     pub throughput: Option<f64>,
 }
 
+/// The one rule for whether a load meets the SLO, from the measurements that judged it: when
+/// more of them met it than missed it. One measurement decides alone; of two, a miss is a tie
+/// and the load does not pass; of the three a confirmed boundary has, one miss is outvoted, as
+/// one stalled measurement on a busy machine should be, while two are not. (A load that misses
+/// as often as it meets is not one the configuration carries.)
+pub fn meets(met: u32, missed: u32) -> bool {
+    met > missed
+}
+
 /// Every measurement of one load in a search, counted.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Tally {
@@ -240,10 +249,9 @@ impl Tally {
         self.met + self.missed
     }
 
-    /// Whether the load meets the SLO: only when every measurement that judged it did; `None`
-    /// while none judged it.
+    /// Whether the load meets the SLO, by [`meets`]; `None` while no measurement judged it.
     pub fn passes(&self) -> Option<bool> {
-        (self.judged() > 0).then_some(self.missed == 0)
+        (self.judged() > 0).then(|| meets(self.met, self.missed))
     }
 
     /// Met in one measurement and missed in another.
@@ -319,8 +327,9 @@ pub fn by_load(points: &[Probe]) -> BTreeMap<u64, Tally> {
 /// number of times). Searches double from the lower bound until a load fails (never past the
 /// upper bound), then bisect between the largest passing and the smallest failing load above
 /// it; once the two are a step apart, each is measured again until it has `confirm`
-/// measurements, and a passing load that misses once no longer passes, so the bisection goes
-/// on below it. A measurement that failed is no verdict: the search asks for the same load
+/// measurements. A load passes by [`meets`]: a passing load that misses as often as it met no
+/// longer passes, so the bisection goes on below it, and a failing load that most of its
+/// measurements met passes again, so the search goes on above it. A measurement that failed is no verdict: the search asks for the same load
 /// again, and ends on [`Stop::Failed`] once it failed [`MAX_FAILURES`] times. The budget counts
 /// every measurement that judged a load, confirmations included.
 pub fn next(loads: &Loads, points: &[Probe]) -> Next {
@@ -392,8 +401,9 @@ fn plateau(seen: &BTreeMap<u64, Tally>, lo: u64) -> Option<Stop> {
     (below > 0.0 && top < below * (1.0 + PLATEAU)).then_some(Stop::Plateau)
 }
 
-/// Where a curve's boundary is not one load: `low` met the SLO in every measurement, `high` is
-/// the smallest load above it that missed it in every one, and the loads between went both ways.
+/// Where a curve's boundary is not one load: `low` met the SLO (by [`meets`]), `high` is the
+/// smallest load above it that missed it in every measurement, and the loads between went both
+/// ways, missing at least as often as they met.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Band {
     pub low: u64,
@@ -404,8 +414,8 @@ pub struct Band {
 /// contradict a monotone curve.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Answer {
-    /// The largest load that met the SLO in every measurement with no failing load below it;
-    /// `None` when none did.
+    /// The largest load that met the SLO (by [`meets`]) with no failing load below it; `None`
+    /// when none did.
     pub boundary: Option<u64>,
     /// Why the measurement ended; `None` while the search would still measure.
     pub stop: Option<Stop>,

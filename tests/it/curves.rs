@@ -248,7 +248,7 @@ fn a_failing_point_placed_by_hand_makes_its_load_fail() {
 /// A curve whose load above the boundary went both ways is a band, not a load: `analyze` gives
 /// it, the page says it, and the CSV carries its upper end beside `slo_load`. The points are
 /// placed by hand (TPOT 10 ms meets the 20 ms limit, 30 ms misses it): 14 met three times out of
-/// three, 15 twice out of three, 16 never.
+/// three, 15 once out of three (twice would outvote the miss), 16 never.
 #[test]
 fn a_boundary_whose_next_load_went_both_ways_is_a_band() {
     let (_tmp, dir) = study("", "{ min = 1, max = 32, points = 20 }", "mean_tpot_ms = 20", 100);
@@ -276,7 +276,7 @@ fn a_boundary_whose_next_load_went_both_ways_is_a_band() {
         ("chat@14.r3.txt", 10.0),
         ("chat@15.txt", 30.0),
         ("chat@15.r2.txt", 10.0),
-        ("chat@15.r3.txt", 10.0),
+        ("chat@15.r3.txt", 30.0),
         ("chat@16.txt", 30.0),
     ];
     for (file, tpot) in placed {
@@ -288,10 +288,10 @@ fn a_boundary_whose_next_load_went_both_ways_is_a_band() {
     let (code, page, err) = common::perflab(&["report", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        page.contains("the answer is a band, not one load: 14 met the SLO in every measurement and 16 missed it in every one, while the loads between went both ways (15: met in 2 of 3)"),
+        page.contains("the answer is a band, not one load: 14 met the SLO, 16 missed it in every measurement, and the loads between missed it at least as often as they met it (15: met in 1 of 3)"),
         "{page}"
     );
-    assert!(page.contains("met in 2 of 3 measurements"), "{page}");
+    assert!(page.contains("met in 1 of 3 measurements"), "{page}");
     let out = dir.parent().unwrap().join("site");
     let (code, _, err) = common::perflab(&[
         "build",
@@ -334,12 +334,11 @@ fn the_page_says_the_answer(dir: &Path, curve: &serde_json::Value, loads: &[u64]
     assert_eq!(code, 0, "{err}");
     assert!(en.contains(&format!("serves up to {boundary} requests at once within mean TPOT 5.5 ms")), "{en}");
     if curve["band"].is_null() {
-        assert!(en.contains(&format!("the boundary is exact: {boundary} met the SLO in 3 of 3 measurements")), "{en}");
+        // One miss of three is outvoted, so a boundary can be exact at 2 of 3.
+        let exact = |met: u32| format!("the boundary is exact: {boundary} met the SLO in {met} of 3 measurements");
+        assert!(en.contains(&exact(3)) || en.contains(&exact(2)), "{en}");
     } else {
-        assert!(
-            en.contains(&format!("the answer is a band, not one load: {boundary} met the SLO in every measurement")),
-            "{en}"
-        );
+        assert!(en.contains(&format!("the answer is a band, not one load: {boundary} met the SLO, ")), "{en}");
     }
     for chart in ["curve-chat.svg", "curve-chat-latency.svg", "pareto-chat.svg"] {
         assert!(en.contains(chart), "{chart}: {en}");

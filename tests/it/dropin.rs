@@ -272,7 +272,8 @@ fn mdbook_builds_each_language_as_a_book() {
         assert!(out.status.success(), "mdbook build failed for {locale}: {}", String::from_utf8_lossy(&out.stderr));
         let book = dir.join("book");
         let page = std::fs::read_to_string(book.join("glm-5.2-fp8-h200.html")).unwrap();
-        assert!(page.contains(&format!("<html lang=\"{locale}\"")), "{locale}");
+        let tag = perflab::render::i18n::language_tag(locale);
+        assert!(page.contains(&format!("<html lang=\"{tag}\"")), "{locale}");
         assert!(book.join("glm-5.2-fp8-h200/glm-5.2-fp8-h200.csv").is_file());
         assert!(book.join("perflab.css").is_file());
         assert_links_resolve(&book);

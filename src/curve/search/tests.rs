@@ -77,14 +77,44 @@ fn a_boundary_that_goes_both_ways_is_a_band_and_a_miss_below_moves_the_search_do
     assert_eq!(a.boundary, Some(14));
     assert_eq!(a.band, Some(Band { low: 14, high: 16 }), "{a:?}");
     assert!(!a.exact());
-    // 14 misses on its second measurement: it no longer passes, and 13 becomes the boundary.
+    // 14 misses on its second and third measurements: it no longer passes, and 13 becomes the
+    // boundary.
     let mut at14 = 0;
     let (probes, a) = drive(&loads, |l| {
         at14 += u32::from(l == 14);
-        outcome(l <= 13 || (l == 14 && at14 != 2))
+        outcome(l <= 13 || (l == 14 && at14 == 1))
     });
     assert_eq!((a.boundary, a.stop), (Some(13), Some(Stop::Resolution)), "{probes:?}");
     assert_eq!(a.band, Some(Band { low: 13, high: 15 }), "{a:?}");
+}
+
+#[test]
+fn one_stalled_measurement_of_three_is_outvoted_wherever_it_falls() {
+    let loads = Loads::Search { min: 1, max: 64, points: 30, step: 1, plateau: false, confirm: 3 };
+    // The edge is sharp at 14, and one measurement of 14 misses (a stalled machine): the first,
+    // the second or the third. The tie after two moves the search down for a while; the third
+    // outvotes the miss, and the boundary is 14, exact, met in 2 of 3.
+    for stalled in 1..=3 {
+        let mut at14 = 0;
+        let (probes, a) = drive(&loads, |l| {
+            at14 += u32::from(l == 14);
+            outcome(l <= 13 || (l == 14 && at14 != stalled))
+        });
+        assert_eq!((a.boundary, a.stop, a.band), (Some(14), Some(Stop::Resolution), None), "{stalled}: {probes:?}");
+        assert!(a.exact(), "{stalled}: {a:?}");
+        let sides: Vec<(u64, u32, u32)> = a.confirmed.iter().map(|t| (t.load, t.met, t.missed)).collect();
+        assert_eq!(sides, [(14, 2, 1), (15, 0, 3)], "{stalled}");
+    }
+    // A stall far below the edge, on a load measured once while doubling (8 of 1..64 with the
+    // edge at 40): the search bisects below it, confirms it, outvotes the miss and goes on up to
+    // the real edge.
+    let mut at8 = 0;
+    let (probes, a) = drive(&loads, |l| {
+        at8 += u32::from(l == 8);
+        outcome(l <= 40 && !(l == 8 && at8 == 1))
+    });
+    assert_eq!((a.boundary, a.stop), (Some(40), Some(Stop::Resolution)), "{probes:?}");
+    assert!(a.exact(), "{a:?}");
 }
 
 #[test]

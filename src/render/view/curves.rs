@@ -221,7 +221,12 @@ impl Ctx<'_> {
         let c = self.c;
         let a = &curve.answer;
         let boundary = a.boundary.unwrap_or(0);
-        let above = curve.points.iter().map(|p| p.load).filter(|l| *l > boundary && !self.met_at(curve, *l)).min();
+        let above = self
+            .tallies(curve)
+            .into_iter()
+            .filter(|t| t.load > boundary && t.passes() == Some(false))
+            .map(|t| t.load)
+            .min();
         // The message, its whole-number arguments and its text arguments.
         let (key, numbers, texts): Message<'_> = match a.stop {
             Some(Stop::Resolution) => match (a.band, a.confirmed.as_slice()) {
@@ -331,10 +336,6 @@ impl Ctx<'_> {
         crate::curve::by_load(&probes).into_values().collect()
     }
 
-    fn met_at(&self, curve: &Curve, load: u64) -> bool {
-        curve.points.iter().filter(|p| p.load == load && p.failure.is_none()).all(|p| p.verdict.met)
-    }
-
     /// The SLO as a reader says it: "p99 TTFT 500 ms and mean TPOT 50 ms".
     fn slo_text(&self, slo: &Slo) -> Result<String, I18nError> {
         let c = self.c;
@@ -395,9 +396,9 @@ impl Ctx<'_> {
         })
     }
 
-    /// A load's cell: whether it met the SLO (in how many of its measurements, when more than
-    /// one judged it), then the figures of its first measurement that judged it; a load whose
-    /// every measurement failed says why.
+    /// A load's cell: whether it met the SLO (by [`crate::curve::meets`]; in how many of its
+    /// measurements, when more than one judged it), then the figures of its first measurement
+    /// that agrees with that verdict; a load whose every measurement failed says why.
     fn load_cell(&self, points: &[CurvePoint]) -> Result<String, I18nError> {
         use crate::render::i18n::Arg;
         let c = self.c;
@@ -408,10 +409,13 @@ impl Ctx<'_> {
                 None => Ok(String::new()),
             };
         };
-        let met = judged.iter().filter(|p| p.verdict.met).count() as u64;
-        let mut cell = self.point_cell(first, met == judged.len() as u64)?;
+        let met = judged.iter().filter(|p| p.verdict.met).count() as u32;
+        let passes = crate::curve::meets(met, judged.len() as u32 - met);
+        // The figures beside the mark are of a measurement that agrees with it.
+        let shown = judged.iter().find(|p| p.verdict.met == passes).unwrap_or(first);
+        let mut cell = self.point_cell(shown, passes)?;
         if judged.len() > 1 {
-            let args = [("met", Arg::count(met)), ("runs", Arg::count(judged.len() as u64))];
+            let args = [("met", Arg::count(met.into())), ("runs", Arg::count(judged.len() as u64))];
             cell = format!("{cell}<br>{}", c.fmt_args("curve-met-of", &args)?);
         }
         Ok(cell)
