@@ -218,8 +218,9 @@ fn a_search_goes_on_from_the_points_an_earlier_start_measured() {
     the_page_says_the_answer(&dir, &second, &loads);
 }
 
-/// A result placed by hand at a load is evidence in every search: a failing one below the
-/// searched boundary makes its load fail, and the boundary falls below it.
+/// Results placed by hand at a load are evidence in every search: failing ones at the searched
+/// boundary, as many as the measurements that met it there (so that the load misses at least as
+/// often as it meets, and no longer passes), make its load fail, and the boundary falls below it.
 #[test]
 fn a_failing_point_placed_by_hand_makes_its_load_fail() {
     let _serial = common::serial();
@@ -237,8 +238,12 @@ fn a_failing_point_placed_by_hand_makes_its_load_fail() {
         .unwrap_or_else(|| panic!("{c}"));
     let load = missed["load"].as_u64().unwrap();
     let from = dir.join(format!("runs/engine/sim/attempts/1/chat@{load}.txt"));
-    let to = dir.join(format!("runs/engine/sim/chat@{boundary}.txt"));
-    std::fs::copy(&from, &to).unwrap();
+    let met = c["points"].as_array().unwrap().iter().filter(|p| p["load"] == boundary && p["verdict"]["met"] == true).count();
+    assert!(met > 0, "{c}");
+    for k in 1..=met {
+        let name = if k == 1 { format!("chat@{boundary}.txt") } else { format!("chat@{boundary}.r{k}.txt") };
+        std::fs::copy(&from, dir.join("runs/engine/sim").join(name)).unwrap();
+    }
     let (code, out, err) = common::perflab(&["check", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let c = curve(&dir);
