@@ -347,8 +347,7 @@ fn repeated(study: &Study, chain: &Chain) -> Vec<Spread> {
     for stage in &chain.stages {
         for v in &stage.variants {
             for profile in &study.spec.profiles {
-                let key =
-                    RunKey { stage: stage.id.clone(), variant: v.id.clone(), profile: profile.id.get_ref().clone() };
+                let key = RunKey::new(&stage.id, &v.id, profile.id.get_ref());
                 if let Some(x) = super::stats::Sample::of(&study.start_values(&key, objective)).map(|s| s.mean) {
                     groups.entry((v.point.config.identity(), key.profile.clone())).or_default().push((key, x));
                 }

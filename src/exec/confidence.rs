@@ -206,7 +206,7 @@ pub(super) fn confidence_report(study: &Study, c: &mut Confidence) {
     let chain = crate::analysis::resolve(study);
     let target = study.spec.target_profile.get_ref();
     let counts: Vec<usize> =
-        study.runs.keys().filter(|k| k.profile == *target).map(|k| study.sample(k).len()).collect();
+        study.runs.keys().filter(|k| k.load.is_none() && k.profile == *target).map(|k| study.sample(k).len()).collect();
     c.spent = counts.iter().sum();
     c.most = counts.iter().copied().max().unwrap_or(0);
     c.fixed = counts.len() * c.most;

@@ -375,7 +375,7 @@ fn measurements(study: &Study, config: &str) -> usize {
     // and gives up on a load that failed twice, so the loop ends.
     let counts = |k: &crate::study::RunKey, a: &crate::study::Attempt| match a.succeeded() {
         true => 1 + a.repeats.len(),
-        false => usize::from(crate::curve::split_point(&k.profile).is_some() && a.failure().is_some()),
+        false => usize::from(k.load.is_some() && a.failure().is_some()),
     };
     study
         .attempts

@@ -119,7 +119,7 @@ fn runs_of(
         if *id == analysis.target_profile {
             continue;
         }
-        let key = RunKey { stage: stage.to_string(), variant: v.id.clone(), profile: id.clone() };
+        let key = RunKey::new(stage, &v.id, id);
         if let Some(status) = crate::analysis::chain::run_status(study, &key) {
             rows.push((id.clone(), status_name(status).to_string(), Some(key)));
         }
@@ -175,7 +175,7 @@ fn point_lines<'a>(study: &'a Study, of: &Variant) -> Vec<Line<'a>> {
             };
             lines.push(Line {
                 of: of.clone(),
-                profile: point.key.profile.clone(),
+                profile: point.key.point(),
                 status,
                 run: point.key.name(),
                 attempt: point.provenance.as_ref().map(|p| p.attempt.to_string()).unwrap_or_default(),
@@ -204,7 +204,7 @@ fn superseded_lines<'a>(study: &'a Study, analysis: &'a Analysis) -> Vec<Line<'a
         };
         lines.push(Line {
             of,
-            profile: key.profile.clone(),
+            profile: key.point(),
             status: "superseded".to_string(),
             run: past.run.to_string(),
             attempt: past.attempt.to_string(),

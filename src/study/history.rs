@@ -245,8 +245,8 @@ pub fn staleness_of(study: &Study, key: &RunKey, was: &Provenance, config: &Conf
                 .collect()
         };
         // A curve's own run stands for its boundary point, whose benchmark is compared on its own.
-        let now = match crate::curve::split_point(&key.profile) {
-            Some((_, load)) => command::point_bench_argv(study, config, profile, load)?,
+        let now = match key.load {
+            Some(load) => command::point_bench_argv(study, config, profile, load)?,
             None if study.curve(&key.profile).is_some() => bench.clone(),
             None => command::bench_argv(study, config, profile)?,
         };

@@ -41,9 +41,9 @@ impl VariantRef {
         &self.text
     }
 
-    /// The run of this configuration on `profile`.
-    pub fn key(&self, profile: &str) -> RunKey {
-        RunKey { stage: self.stage().to_string(), variant: self.variant().to_string(), profile: profile.to_string() }
+    /// The run of this configuration on `point`: a profile, or a curve's point (`chat@16`).
+    pub fn key(&self, point: &str) -> RunKey {
+        RunKey::new(self.stage(), self.variant(), point)
     }
 }
 
@@ -225,5 +225,24 @@ mod tests {
         assert_eq!(Ref::parse("engine/x"), Ref::Variant(VariantRef::new("engine", "x")));
         assert_eq!(serde_json::to_string(&Source::Variant(r)).unwrap(), "\"engine/vllm\"");
         assert_eq!(Source::Nothing.as_str(), "");
+    }
+
+    #[test]
+    fn a_curves_point_carries_its_load_and_is_named_as_before() {
+        let point = VariantRef::new("engine", "vllm").key("chat@16");
+        assert_eq!((point.profile.as_str(), point.load), ("chat", Some(16)));
+        assert_eq!((point.point(), point.to_string()), ("chat@16".to_string(), "engine/vllm/chat@16".to_string()));
+        assert_eq!(RunKey::parse("engine/vllm/chat@16"), point);
+        assert_eq!(serde_json::to_string(&point).unwrap(), "\"engine/vllm/chat@16\"");
+        assert!(point == "engine/vllm/chat@16" && point != "engine/vllm/chat" && point != "engine/vllm");
+        // A profile's own run has no load; a load that is not a plain number is no load.
+        let own = RunKey::parse("engine/vllm/chat");
+        assert_eq!((own.load, own.point()), (None, "chat".to_string()));
+        assert_eq!(RunKey::parse("engine/vllm/chat@016").load, None);
+        // Ordered by name, as runs always were: `chat` < `chat@12` < `chat@4`.
+        let mut keys = [RunKey::parse("e/v/chat@4"), RunKey::parse("e/v/chat@12"), RunKey::parse("e/v/chat")];
+        keys.sort();
+        let names: Vec<String> = keys.iter().map(RunKey::point).collect();
+        assert_eq!(names, ["chat", "chat@12", "chat@4"]);
     }
 }

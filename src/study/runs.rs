@@ -215,7 +215,7 @@ impl Study {
         } else if self.profile(profile).is_none() {
             return Err(format!("no profile `{profile}` in {SPEC_FILE}"));
         }
-        Ok((RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.to_string() }, number, repeat))
+        Ok((RunKey::new(stage, variant, profile), number, repeat))
     }
 }
 

@@ -6,7 +6,7 @@ mod checks;
 
 use super::Study;
 use super::spec::Profile;
-use crate::curve::{Limit, LoadSpec, Loads, Slo, split_point};
+use crate::curve::{Limit, LoadSpec, Loads, Slo};
 use std::collections::BTreeMap;
 
 impl Study {
@@ -196,8 +196,7 @@ impl Study {
     /// The searches a configuration (`stage/variant`) made on a curve profile, oldest first
     /// (read once, when the study loads).
     pub fn searches(&self, stage: &str, variant: &str, profile: &str) -> &[Search] {
-        let key = super::RunKey { stage: stage.into(), variant: variant.into(), profile: profile.into() };
-        self.searches.get(&key).map_or(&[], Vec::as_slice)
+        self.searches.get(&super::RunKey::new(stage, variant, profile)).map_or(&[], Vec::as_slice)
     }
 
     /// The finished searches a configuration's curve stands on, oldest first: its run's
@@ -233,9 +232,7 @@ impl Study {
         let mut by_hand: Vec<Point> = Vec::new();
         let derived = self.derived();
         for (key, list) in self.attempts.iter().filter(|(k, _)| k.stage == stage && k.variant == variant) {
-            let Some(load) = split_point(&key.profile).filter(|(p, _)| *p == profile).map(|(_, l)| l) else {
-                continue;
-            };
+            let Some(load) = key.load.filter(|_| key.profile == profile) else { continue };
             // Points measured before searches were numbered form one search: of those, the
             // attempt that would stand among them.
             let unnumbered: Vec<super::Attempt> =
@@ -302,7 +299,7 @@ impl Study {
         if results.is_empty() && failure.is_none() {
             return Vec::new();
         }
-        let profile = split_point(&key.profile).map_or(key.profile.as_str(), |(p, _)| p);
+        let profile = key.profile.as_str();
         let provenance = self.provenance_of(key, a);
         let point = |measurement: u32, run: Option<super::Run>| {
             let run = run.map(|mut r| {
@@ -391,7 +388,7 @@ impl Study {
                 if searches.is_empty() {
                     continue;
                 }
-                let key = super::RunKey { stage: stage.clone(), variant: variant.clone(), profile: profile.clone() };
+                let key = super::RunKey::new(stage, variant, profile);
                 self.searches.insert(key.clone(), searches);
                 self.attach_curve(&key);
             }
