@@ -330,7 +330,7 @@ fn y_grid(
 mod bars;
 mod xy;
 pub use bars::{Group, bars, grouped, pairs, progression};
-pub use xy::{Series, xy};
+pub use xy::{AxisLabels, Series, xy};
 
 #[cfg(test)]
 mod tests;

@@ -16,44 +16,44 @@ pub struct Series {
     pub marked: Option<(usize, String)>,
 }
 
+/// One axis of an [`xy`] chart: its name, and how a tick's value is written.
+#[derive(Clone, Copy)]
+pub struct AxisLabels<'a> {
+    pub name: &'a str,
+    pub ticks: &'a dyn Fn(f64) -> String,
+}
+
+/// What an [`xy`] chart draws, at any width: its title, the description that lists every
+/// point, its two axes, its series and an optional limit (a value and its name).
+struct Drawing<'a> {
+    title: &'a str,
+    desc: String,
+    x: AxisLabels<'a>,
+    y: AxisLabels<'a>,
+    series: &'a [Series],
+    limit: Option<(f64, &'a str)>,
+}
+
 /// Points on two axes from zero: load curves (a line a configuration, the SLO as a red
-/// horizontal line) and the Pareto chart (a scatter and its frontier). `x_ticks` and `y_ticks`
-/// print tick values; the description lists every point.
-#[allow(clippy::too_many_arguments)]
-pub fn xy(
-    title: &str,
-    x_name: &str,
-    y_name: &str,
-    series: &[Series],
-    limit: Option<(f64, &str)>,
-    x_ticks: &dyn Fn(f64) -> String,
-    y_ticks: &dyn Fn(f64) -> String,
-) -> Chart {
+/// horizontal line) and the Pareto chart (a scatter and its frontier). The description lists
+/// every point, written as the axes write their ticks.
+pub fn xy(title: &str, x: AxisLabels, y: AxisLabels, series: &[Series], limit: Option<(f64, &str)>) -> Chart {
     let desc = series
         .iter()
         .map(|s| {
-            let pts: Vec<String> = s.points.iter().map(|(x, y)| format!("{} → {}", x_ticks(*x), y_ticks(*y))).collect();
+            let pts: Vec<String> =
+                s.points.iter().map(|(a, b)| format!("{} → {}", (x.ticks)(*a), (y.ticks)(*b))).collect();
             format!("{}: {}", s.name, pts.join(", "))
         })
         .collect::<Vec<_>>()
         .join("; ");
-    let draw = |width: f64, class: &str| {
-        xy_layout(title, &desc, (x_name, y_name), series, limit, (x_ticks, y_ticks), width, class)
-    };
-    Chart { wide: draw(WIDE, "wide"), narrow: draw(NARROW, "narrow") }
+    let d = Drawing { title, desc, x, y, series, limit };
+    Chart { wide: xy_layout(&d, WIDE, "wide"), narrow: xy_layout(&d, NARROW, "narrow") }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn xy_layout(
-    title: &str,
-    desc: &str,
-    (x_name, y_name): (&str, &str),
-    series: &[Series],
-    limit: Option<(f64, &str)>,
-    (x_ticks, y_ticks): (&dyn Fn(f64) -> String, &dyn Fn(f64) -> String),
-    width: f64,
-    class: &str,
-) -> String {
+fn xy_layout(d: &Drawing, width: f64, class: &str) -> String {
+    let Drawing { title, ref desc, series, limit, .. } = *d;
+    let (x_name, y_name, x_ticks, y_ticks) = (d.x.name, d.y.name, d.x.ticks, d.y.ticks);
     let mut out = String::new();
     let titles = wrap(title, width - 2.0 * MARGIN, TITLE_FONT, 3);
     let legend = legend_rows(series, width);

@@ -5,7 +5,7 @@
 use super::{Ctx, CurveChart, Image, Links, Table, cell, curve_chart};
 use crate::analysis::curves::{Curve, CurvePoint, CurveProfile};
 use crate::curve::{Axis, Limit, Slo, Stat, Stop};
-use crate::render::charts::{Chart, Series, xy};
+use crate::render::charts::{AxisLabels, Chart, Series, xy};
 use crate::render::i18n::I18nError;
 use serde::Serialize;
 
@@ -80,7 +80,9 @@ impl Ctx<'_> {
             let chart = match which {
                 CurveChart::Throughput => {
                     let tps_name = self.metric_name(&self.study.metric("output_throughput"))?;
-                    xy(&title, &load_name, &tps_name, &series(&|p| p.output_throughput)?, None, &ticks, &ticks)
+                    let (x, y) =
+                        (AxisLabels { name: &load_name, ticks: &ticks }, AxisLabels { name: &tps_name, ticks: &ticks });
+                    xy(&title, x, y, &series(&|p| p.output_throughput)?, None)
                 }
                 CurveChart::Latency => {
                     let Some(limit) = cp.slo.limits.first() else { continue };
@@ -90,7 +92,9 @@ impl Ctx<'_> {
                     let y = |p: &CurvePoint| p.limited.iter().find(|(k, _)| *k == key).and_then(|(_, v)| *v);
                     let ms = |v: f64| c.number(v, if v < 10.0 { 1 } else { 0 });
                     let axis = format!("{name} (ms)");
-                    xy(&title, &load_name, &axis, &series(&y)?, Some((limit.max_ms, &line)), &ticks, &ms)
+                    let (x, y_axis) =
+                        (AxisLabels { name: &load_name, ticks: &ticks }, AxisLabels { name: &axis, ticks: &ms });
+                    xy(&title, x, y_axis, &series(&y)?, Some((limit.max_ms, &line)))
                 }
                 CurveChart::Pareto => self.pareto_chart(cp, &title)?,
             };
@@ -129,7 +133,9 @@ impl Ctx<'_> {
                 line: false,
             },
         ];
-        Ok(xy(title, &c.msg("chart-per-user")?, &c.msg("chart-per-gpu")?, &series, None, &ticks, &ticks))
+        let (per_user, per_gpu) = (c.msg("chart-per-user")?, c.msg("chart-per-gpu")?);
+        let (x, y) = (AxisLabels { name: &per_user, ticks: &ticks }, AxisLabels { name: &per_gpu, ticks: &ticks });
+        Ok(xy(title, x, y, &series, None))
     }
 
     fn curve_view(&self, cp: &CurveProfile, links: &Links) -> Result<CurveView, I18nError> {
