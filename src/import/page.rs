@@ -228,37 +228,35 @@ pub fn split_blocks(body: &Body) -> Result<(Vec<Written>, Vec<String>), ImportEr
 pub fn read(text: &str) -> Result<Page, ImportError> {
     let r = Reader { lines: text.lines().collect() };
     let mut page = Page::default();
-    let mut h2 = String::new();
-    let mut h3 = String::new();
-    let mut h4: Option<String> = None;
+    let mut h = Headings::default();
     let mut pending_label: Option<(usize, String)> = None;
     let mut i = 0;
     while i < r.lines.len() {
         let line = r.lines[i];
         if line.trim_start().starts_with("```") {
             let (body, next) = r.fence(i)?;
-            setup_code(&mut page, &h3, h4.as_deref(), &body);
+            setup_code(&mut page, &h.h3, h.h4.as_deref(), &body);
             i = next;
             continue;
         }
         if let Some((level, title)) = heading(line) {
             match level {
                 1 => page.title = title.to_string(),
-                2 => (h2, h3, h4) = (title.to_string(), String::new(), None),
+                2 => h = Headings { h2: title.to_string(), ..Headings::default() },
                 3 => {
-                    (h3, h4) = (title.to_string(), None);
-                    if in_results(&h2) && is_stage(&h3) {
+                    (h.h3, h.h4) = (title.to_string(), None);
+                    if in_results(&h.h2) && is_stage(&h.h3) {
                         page.stages.push(StageSource { line: i + 1, title: stage_title(title), ..Default::default() });
                     }
                 }
                 _ => {
                     if level == 4 {
-                        h4 = Some(title.to_string());
+                        h.h4 = Some(title.to_string());
                     }
-                    if in_results(&h2) && is_stage(&h3) && level == 4 {
+                    if in_results(&h.h2) && is_stage(&h.h3) && level == 4 {
                         start_variant(&mut page, i + 1, Some(title.to_string()));
                     }
-                    if level == 5 && h2.contains("Setup") {
+                    if level == 5 && h.h2.contains("Setup") {
                         page.profiles.push(ProfileSource { name: title.to_string(), ..Default::default() });
                     }
                 }
@@ -269,24 +267,33 @@ pub fn read(text: &str) -> Result<Page, ImportError> {
         }
         let t = line.trim();
         if let Some(kind) = admonition(line) {
-            let next = body_or_skip(&r, i, &mut page, &h2, &h3, h4.as_deref(), kind, pending_label.take())?;
+            let next = body_or_skip(&r, i, &mut page, &h, kind, pending_label.take())?;
             i = next;
             continue;
         }
         if t.starts_with('|') {
             let (table, next) = read_table(&r, i);
-            if h2.contains("Conclusion") && page.before_after.is_none() {
+            if h.h2.contains("Conclusion") && page.before_after.is_none() {
                 page.before_after = Some(table);
-            } else if h3.contains("Summary of Optimization") {
+            } else if h.h3.contains("Summary of Optimization") {
                 page.summary = Some(table);
             }
             i = next;
             continue;
         }
-        plain_line(&mut page, &r, i, &h2, &h3, h4.as_deref(), &mut pending_label)?;
+        plain_line(&mut page, &r, i, &h, &mut pending_label)?;
         i += 1;
     }
     Ok(page)
+}
+
+/// The headings a line of the page stands under: its section (`##`), its subsection (`###`)
+/// and, where there is one, its `####` heading.
+#[derive(Default)]
+struct Headings {
+    h2: String,
+    h3: String,
+    h4: Option<String>,
 }
 
 fn in_results(h2: &str) -> bool {
@@ -334,17 +341,15 @@ fn variant_for_command(page: &mut Page, line: usize, label: Option<String>) -> O
     Some(v)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn body_or_skip(
     r: &Reader,
     i: usize,
     page: &mut Page,
-    h2: &str,
-    h3: &str,
-    h4: Option<&str>,
+    h: &Headings,
     kind: &str,
     label: Option<(usize, String)>,
 ) -> Result<usize, ImportError> {
+    let (h2, h3, h4) = (h.h2.as_str(), h.h3.as_str(), h.h4.as_deref());
     let lower = kind.to_lowercase();
     if h2.contains("Conclusion") && lower.contains("note") {
         return Ok(conclusion_notes(r, i, page));
@@ -531,11 +536,10 @@ fn plain_line(
     page: &mut Page,
     r: &Reader,
     i: usize,
-    h2: &str,
-    h3: &str,
-    h4: Option<&str>,
+    h: &Headings,
     pending: &mut Option<(usize, String)>,
 ) -> Result<(), ImportError> {
+    let (h2, h3, h4) = (h.h2.as_str(), h.h3.as_str(), h.h4.as_deref());
     let t = r.lines[i].trim();
     if t.is_empty() {
         return Ok(());
