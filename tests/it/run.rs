@@ -339,19 +339,21 @@ fn an_interrupted_until_confident_run_resumes_with_what_is_left_of_its_budget() 
 fn until_confident_measures_an_unclear_stage_again_within_its_budget() {
     let _serial = serial();
     // Two variants of the same speed under ±30% seeded noise: two runs each cannot tell them
-    // apart, nor can four more.
+    // apart, so the budget pays for two more each. Four usually cannot either; but the
+    // simulated engine's speed on a busy machine adds noise of its own, and a look at a true
+    // null may tell now and then (at the rate the calibration benchmark measures), so either
+    // ending is right as long as the budget was kept.
     let noisy = format!("{QUICK} --sim-noise 0.3 --sim-seed 11");
     let (_tmp, dir) = two_alike(&noisy, "repeats = 2\nnoise_threshold = 1");
     let (code, _, err) = run(&dir, &["--until-confident", "--budget", "4"]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("until confident: 2 runs more for engine/other and engine/only"), "{err}");
-    assert!(
-        err.contains("until confident: 4 runs added; 8 runs on the target profile in all, where measuring every variant 4 times would take 8 runs; still cannot tell, the budget is spent: engine"),
-        "{err}"
-    );
+    let spent = "until confident: 4 runs added; 8 runs on the target profile in all, where measuring every variant 4 times would take 8 runs; ";
+    let unclear = err.contains(&format!("{spent}still cannot tell, the budget is spent: engine"));
+    assert!(unclear || err.contains(&format!("{spent}every stage can tell")), "{err}");
     let study = Study::load(&dir).unwrap();
     let a = analyze(&study);
-    assert!(a.stage("engine").unwrap().adoption.unclear(), "{:?}", a.stage("engine").unwrap().adoption);
+    assert_eq!(a.stage("engine").unwrap().adoption.unclear(), unclear, "{:?}", a.stage("engine").unwrap().adoption);
     for v in ["only", "other"] {
         assert_eq!(study.sample(&perflab::study::RunKey::parse(&format!("engine/{v}/p"))).len(), 4);
     }
