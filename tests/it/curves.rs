@@ -238,7 +238,8 @@ fn a_failing_point_placed_by_hand_makes_its_load_fail() {
         .unwrap_or_else(|| panic!("{c}"));
     let load = missed["load"].as_u64().unwrap();
     let from = dir.join(format!("runs/engine/sim/attempts/1/chat@{load}.txt"));
-    let met = c["points"].as_array().unwrap().iter().filter(|p| p["load"] == boundary && p["verdict"]["met"] == true).count();
+    let met =
+        c["points"].as_array().unwrap().iter().filter(|p| p["load"] == boundary && p["verdict"]["met"] == true).count();
     assert!(met > 0, "{c}");
     for k in 1..=met {
         let name = if k == 1 { format!("chat@{boundary}.txt") } else { format!("chat@{boundary}.r{k}.txt") };
