@@ -45,41 +45,83 @@ pub enum Adoption {
     /// The best variant beat the base by more than the noise threshold (and, with repeats, its
     /// gain's interval excludes zero).
     Adopted {
+        /// The best variant's id within the stage.
         variant: String,
+        /// The best variant's objective on the target profile, in the objective's unit.
         value: f64,
+        /// The base's objective on the target profile, in the objective's unit.
         base_value: f64,
+        /// The best's gain over the base, in percent of `base_value` (12.3 for 12.3%).
         gain_percent: f64,
+        /// The gain's confidence interval, in percent like `gain_percent`; `None` unless both
+        /// were measured in more than one engine start.
         #[serde(skip_serializing_if = "Option::is_none")]
         interval: Option<Interval>,
     },
     /// The best variant beat the base, but by no more than the noise threshold.
     WithinNoise {
+        /// The best variant's id within the stage.
         variant: String,
+        /// The best variant's objective on the target profile, in the objective's unit.
         value: f64,
+        /// The base's objective on the target profile, in the objective's unit.
         base_value: f64,
+        /// The best's gain over the base, in percent of `base_value` (12.3 for 12.3%).
         gain_percent: f64,
+        /// The gain's confidence interval, in percent like `gain_percent`; `None` unless both
+        /// were measured in more than one engine start.
         #[serde(skip_serializing_if = "Option::is_none")]
         interval: Option<Interval>,
     },
     /// The best variant is no better than the base.
     NotBetter {
+        /// The best variant's id within the stage.
         variant: String,
+        /// The best variant's objective on the target profile, in the objective's unit.
         value: f64,
+        /// The base's objective on the target profile, in the objective's unit.
         base_value: f64,
+        /// The best's gain over the base, in percent of `base_value` (12.3 for 12.3%).
         gain_percent: f64,
+        /// The gain's confidence interval, in percent like `gain_percent`; `None` unless both
+        /// were measured in more than one engine start.
         #[serde(skip_serializing_if = "Option::is_none")]
         interval: Option<Interval>,
     },
     /// The runs cannot tell: the variant's gain over the base has an interval that reaches
     /// beyond the noise threshold, but it is not adopted (its gain is within the threshold, or its
     /// interval holds zero). The base stays.
-    CannotTell { variant: String, value: f64, base_value: f64, gain_percent: f64, interval: Interval },
+    CannotTell {
+        /// The variant the runs cannot tell from the base (the best, or when the base measured
+        /// best, the best of the others).
+        variant: String,
+        /// Its objective on the target profile, in the objective's unit.
+        value: f64,
+        /// The base's objective on the target profile, in the objective's unit.
+        base_value: f64,
+        /// Its gain over the base, in percent of `base_value`.
+        gain_percent: f64,
+        /// The gain's confidence interval, in percent like `gain_percent`.
+        interval: Interval,
+    },
     /// The best variant is the base's own configuration.
-    BaseIsBest { variant: String },
+    BaseIsBest {
+        /// The best variant's id, whose configuration is the base's.
+        variant: String,
+    },
     /// The study decided; `variant` is `None` when it adopted nothing.
-    Overridden { variant: Option<String>, gain_percent: Option<f64> },
+    Overridden {
+        /// The id of the variant the study's `adopt` names; `None` when it adopts nothing.
+        variant: Option<String>,
+        /// That variant's gain over the base, in percent of the base's value; `None` when it
+        /// adopts nothing or either has no value (or the base's is zero).
+        gain_percent: Option<f64>,
+    },
     /// Nothing could be compared.
-    NoResult { reason: NoResultReason },
+    NoResult {
+        /// Why.
+        reason: NoResultReason,
+    },
 }
 
 impl Adoption {
@@ -120,7 +162,9 @@ impl Adoption {
 /// A stage's best variant as the rule sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct Best<'a> {
+    /// The variant's id within its stage.
     pub variant: &'a str,
+    /// Its objective on the target profile, in the objective's unit (0 when it has none).
     pub value: f64,
     /// Its configuration is the base's own.
     pub is_base: bool,

@@ -12,10 +12,14 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum RunStatus {
+    /// Not cut off, and every request the profile sent completed with none failed: it ranks.
     Ok,
     /// Fewer requests completed than the profile sent.
     LostRequests {
+        /// Requests that completed (a count): the result's own count, else the requests it
+        /// does not count as failed.
         completed: u64,
+        /// Requests the profile sends (`total_requests`), never fewer than `completed`.
         expected: u64,
     },
     /// The block was cut off.
@@ -27,7 +31,10 @@ pub enum RunStatus {
 pub struct Point {
     /// Whose configuration this is.
     pub source: Source,
+    /// Its engine, model, flags and environment.
     pub config: Config,
+    /// The run that measured it on the target profile: its own or an identical configuration's
+    /// (`stage/variant/profile`); `None` when none did.
     pub run: Option<RunKey>,
     /// The objective: the mean of the run's measurements (the value of a single run).
     pub value: Option<f64>,
@@ -54,7 +61,9 @@ impl Point {
 /// What happened to one variant.
 #[derive(Debug, Clone)]
 pub struct VariantOutcome {
+    /// The variant's id within its stage.
     pub id: String,
+    /// Its configuration and its run on the target profile.
     pub point: Point,
     /// The configuration it built on; `None` for a variant that builds on nothing.
     pub base: Option<Source>,
@@ -65,6 +74,7 @@ pub struct VariantOutcome {
     /// The identical configuration whose recorded failure it shares (it was not started
     /// again); the failure's message is that run's own.
     pub failure_from: Option<VariantRef>,
+    /// Whether its run on the target profile can rank; `None` when it has no run.
     pub status: Option<RunStatus>,
 }
 
@@ -83,9 +93,11 @@ impl VariantOutcome {
 /// What happened in one stage.
 #[derive(Debug, Clone)]
 pub struct StageOutcome {
+    /// The stage's id.
     pub id: String,
     /// The configuration the stage is measured against.
     pub base: Point,
+    /// Its variants, in the study's order.
     pub variants: Vec<VariantOutcome>,
     /// Index of the best variant that ranks (the first of equal values).
     pub best: Option<usize>,
@@ -98,6 +110,7 @@ pub struct StageOutcome {
 /// The whole search.
 #[derive(Debug, Clone)]
 pub struct Chain {
+    /// Every stage, in the study's order.
     pub stages: Vec<StageOutcome>,
     /// What the optimized configuration is compared with: the study's baseline, or when that did
     /// not run, the configuration the search went on from after the first stage.
@@ -106,6 +119,8 @@ pub struct Chain {
     pub baseline_failed: Option<VariantRef>,
     /// Every stored run by configuration, to find the run of a configuration on any profile.
     pub registry: Registry,
+    /// What the replay found wrong in the study (a variant without a run, a `base` that drops
+    /// adopted flags, ...); empty when nothing.
     pub problems: Vec<Diagnostic>,
 }
 
@@ -182,7 +197,9 @@ pub struct Registry {
 pub struct ReusedFailure {
     /// The run that failed.
     pub run: RunKey,
+    /// How it failed (a crash, out of memory, a failed start, ...).
     pub class: crate::study::FailureClass,
+    /// The error it printed, when one was recorded.
     pub message: Option<String>,
 }
 

@@ -12,8 +12,10 @@ use serde::Serialize;
 /// was meant to measure (the client or the server could not keep up).
 pub const KEEP_UP: f64 = 0.8;
 
+/// One measurement of one load of a configuration's curve.
 #[derive(Debug, Clone, Serialize)]
 pub struct CurvePoint {
+    /// The offered load, in the axis's unit: concurrent requests at most, or requests a second.
     pub load: u64,
     /// The run that holds it (`stage/variant/profile@load`).
     pub run: RunKey,
@@ -26,9 +28,12 @@ pub struct CurvePoint {
     pub failure: Option<crate::study::FailureClass>,
     /// Each limited metric's value, in the SLO's order (`None`: not reported).
     pub limited: Vec<(String, Option<f64>)>,
+    /// Output tokens a second, as the benchmark reports it; `None` when it reports none or the
+    /// point has no result.
     pub output_throughput: Option<f64>,
     /// Mean time per output token: 1000 ÷ it is the tokens a second each user sees.
     pub mean_tpot_ms: Option<f64>,
+    /// The point against the SLO: whether it met it, and which limits it broke or left unmeasured.
     pub verdict: Verdict,
     /// What the search made of it: met, missed, or failed (no verdict on its load).
     pub outcome: crate::curve::Outcome,
@@ -46,10 +51,14 @@ pub struct CurvePoint {
     pub buffered_streams: Option<u64>,
 }
 
+/// One configuration's load curve on one profile.
 #[derive(Debug, Clone, Serialize)]
 pub struct Curve {
+    /// The configuration (`stage/variant`) whose point runs these are.
     pub config: VariantRef,
+    /// The newest search's measurements, by load, then in the order they were taken.
     pub points: Vec<CurvePoint>,
+    /// The newest search's boundary (in the axis's unit), why it stopped, and how sure it is.
     #[serde(flatten)]
     pub answer: Answer,
     /// The GPUs the configuration uses, as the study declares them.
@@ -70,19 +79,30 @@ impl Curve {
 /// One configuration's boundary on the Pareto chart.
 #[derive(Debug, Clone, Serialize)]
 pub struct ParetoPoint {
+    /// The configuration (`stage/variant`).
     pub config: VariantRef,
+    /// Its boundary point's output tokens a second per GPU, and tokens a second a user.
     #[serde(flatten)]
     pub at: Tradeoff,
+    /// No other configuration is at least as good on both and better on one.
     pub on_frontier: bool,
+    /// It is the optimized configuration (the one whose runs stand for it).
     pub recommended: bool,
 }
 
+/// The load curves measured on one curve profile.
 #[derive(Debug, Clone, Serialize)]
 pub struct CurveProfile {
+    /// The profile's id.
     pub profile: String,
+    /// What its loads are: concurrent requests, or requests a second.
     pub axis: Axis,
+    /// The SLO a load must meet on this profile.
     pub slo: Slo,
+    /// The baseline's curve (an identical configuration's when its runs stand for it); `None`
+    /// when none was measured here.
     pub baseline: Option<Curve>,
+    /// The optimized configuration's curve, the same way.
     pub optimized: Option<Curve>,
     /// Every configuration's curve on this profile (an identical configuration's stands for it).
     pub configs: Vec<Curve>,

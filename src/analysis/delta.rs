@@ -13,24 +13,31 @@ pub const SHOWN_DECIMALS: i32 = 2;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Trend {
+    /// `value` is below `reference` by at least half a unit of the last shown decimal (0.005).
     Lower,
+    /// `value` is above `reference` by at least that much.
     Higher,
+    /// The two differ by less than 0.005: no change as shown.
     Same,
 }
 
 /// A difference between two values: `value - reference`, and that in percent of `reference`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Delta {
+    /// The value compared, in its metric's unit.
     pub value: f64,
+    /// The value it is compared with, in the same unit.
     pub reference: f64,
     /// `value - reference`.
     pub diff: f64,
     /// `diff` in percent of `reference`; `None` for a zero reference.
     pub percent: Option<f64>,
+    /// Which way `value` moved from `reference`, as the figures are shown (two decimals).
     pub trend: Trend,
 }
 
 impl Delta {
+    /// `value` against `reference`.
     pub fn new(value: f64, reference: f64) -> Delta {
         let diff = value - reference;
         let half_unit = 0.5 * 10f64.powi(-SHOWN_DECIMALS);

@@ -11,7 +11,9 @@ use serde::Serialize;
 /// A figure before and after.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Change {
+    /// The objective before, in its unit.
     pub before: f64,
+    /// The objective now, in its unit.
     pub after: f64,
     /// `after` against `before`, in percent of `before` (+10: 10% more).
     pub percent: Option<f64>,
@@ -46,10 +48,17 @@ impl Change {
 /// in force after it).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StageChange {
+    /// The stage's id.
     pub stage: String,
+    /// The variant its row of options showed before (see [`super::OptionRow::best`]); `None`
+    /// when it showed none or the stage is new.
     pub best_before: Option<String>,
+    /// The variant its row of options shows now; `None` when it shows none.
     pub best_after: Option<String>,
+    /// The configuration in force after the stage before: `stage/variant`, a stage's id for a
+    /// configuration no variant names, or empty (none, or the stage is new).
     pub adopted_before: String,
+    /// The configuration in force after the stage now, written the same way.
     pub adopted_after: String,
     /// The best variant or the adopted configuration is another one now.
     pub changed: bool,
@@ -58,16 +67,22 @@ pub struct StageChange {
 /// The baseline and the optimized configuration on one profile, before and after.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProfileChange {
+    /// The profile's id.
     pub profile: String,
+    /// It is the study's target profile.
     pub target: bool,
+    /// The baseline's objective before and now; `None` unless both sides have a value.
     pub baseline: Option<Change>,
+    /// The optimized configuration's objective before and now, the same way.
     pub optimized: Option<Change>,
 }
 
 /// The recommended command before and after.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CommandChange {
+    /// The recommended command before.
     pub before: Command,
+    /// The recommended command now.
     pub after: Command,
     /// The flags' changes (by name; across engines when the engine changed too).
     pub flags: FlagChanges,
@@ -76,22 +91,35 @@ pub struct CommandChange {
 /// An engine's versions on each side.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VersionChange {
+    /// The engine's id in the study.
     pub engine: String,
+    /// The versions that measured the runs the page read before, sorted as text; empty when none.
     pub before: Vec<String>,
+    /// The versions that measure the runs it reads now, sorted as text; empty when none.
     pub after: Vec<String>,
 }
 
+/// Everything that changed between two states of a study (`perflab diff`, and an analysis's
+/// `changes`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Diff {
+    /// The study's id (its folder name).
     pub study: String,
     /// The git revision compared with; `None` for the results before the newest re-measurements.
     pub since: Option<String>,
+    /// The metric stages are ranked by now (serialised as its key).
     pub objective: Metric,
+    /// A lower objective is better (a latency).
     pub lower_is_better: bool,
+    /// The study's noise threshold, in percent (2.0 for 2%): smaller changes are noise.
     pub noise_threshold: f64,
+    /// Each engine of the study whose versions measured runs on either side, in the study's order.
     pub versions: Vec<VersionChange>,
+    /// Each stage of the study now, in its order.
     pub stages: Vec<StageChange>,
+    /// Each profile the baseline and the optimized configuration are compared on now.
     pub profiles: Vec<ProfileChange>,
+    /// The recommended command before and now, and its flags' changes.
     pub recommended: CommandChange,
 }
 

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Measured {
     /// `stage/variant/profile`.
     pub run: RunKey,
+    /// The engine (its id in the study) that measured it: as recorded, else the configuration's.
     pub engine: String,
     /// `None` when nothing recorded it: a run placed by hand that `runs/recorded.json` does not
     /// name yet (shown with the version the study names).
@@ -27,6 +28,7 @@ pub struct Measured {
 /// One engine's versions among the runs a page reads.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EngineAge {
+    /// The engine's id in the study.
     pub engine: String,
     /// The version the study names now.
     pub current: String,
@@ -34,18 +36,25 @@ pub struct EngineAge {
     pub versions: Vec<VersionAge>,
 }
 
+/// One engine version among the runs a page reads.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VersionAge {
+    /// The version as recorded (the study's current one for a run that recorded none).
     pub version: String,
+    /// How many of the runs the page reads it measured (a count).
     pub runs: usize,
+    /// The earliest date (`YYYY-MM-DD`) of those runs; `None` when none recorded a date.
     pub first: Option<String>,
+    /// The latest date (`YYYY-MM-DD`) of those runs; `None` when none recorded a date.
     pub last: Option<String>,
 }
 
 /// The age of a page's results.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Age {
+    /// Every run the page reads, in run order.
     pub runs: Vec<Measured>,
+    /// The engines that measured them, in the study's order.
     pub engines: Vec<EngineAge>,
     /// The page mixes generations of results: some engine's runs come from more than one
     /// version, or some runs were measured again after a change while others it reads were not.
@@ -62,16 +71,24 @@ impl Age {
 /// An earlier result of a run that a later attempt superseded: still on disk.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PastResult {
+    /// The run (`stage/variant/profile`).
     pub run: RunKey,
+    /// The attempt that measured it: `n` of `attempts/<n>/`, counted from 1; 0 for the file
+    /// at `runs/<stage>/<variant>/<profile>.*`.
     pub attempt: u32,
+    /// The engine that measured it; `None` when not recorded.
     pub engine: Option<String>,
+    /// The engine's version; `None` when not recorded.
     pub engine_version: Option<String>,
+    /// `YYYY-MM-DD` of the measurement; `None` when not recorded.
     pub date: Option<String>,
     /// The engine's command, when recorded.
     pub command: Option<Vec<String>>,
     /// The result file, relative to the study folder.
     pub path: String,
+    /// Its objective, in the objective's unit; `None` when its result does not report it.
     pub value: Option<f64>,
+    /// Its first secondary metric, in that metric's unit; `None` when not reported.
     pub secondary: Option<f64>,
 }
 

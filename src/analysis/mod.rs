@@ -1,6 +1,8 @@
 //! From a study's stored runs to the numbers a page shows. [`analyze`] computes everything;
 //! the result is serialisable (`perflab analyze` prints it) and is what pages are rendered from.
 
+#![warn(missing_docs)]
+
 pub mod adoption;
 pub mod chain;
 pub mod curves;
@@ -38,6 +40,7 @@ pub struct Measure {
     /// The values of the study's further secondary metrics, in their order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<Option<f64>>,
+    /// Whether the run can rank: whole, short of requests, or cut off.
     pub status: RunStatus,
     /// How many measurements the run holds (shown when more than one).
     #[serde(skip_serializing_if = "is_one")]
@@ -72,9 +75,17 @@ pub enum Outcome {
     /// Measured; it ranks in its stage.
     Ran,
     /// Could not be measured.
-    Failed { class: FailureClass },
+    Failed {
+        /// How it failed (a crash, out of memory, a failed start, ...).
+        class: FailureClass,
+    },
     /// Measured, but fewer requests completed than were sent: it does not rank.
-    LostRequests { completed: u64, expected: u64 },
+    LostRequests {
+        /// Requests that completed (a count).
+        completed: u64,
+        /// Requests the profile sends (`total_requests`), never fewer than `completed`.
+        expected: u64,
+    },
     /// Its block was cut off: it does not rank.
     Incomplete,
     /// No run yet.
@@ -96,14 +107,21 @@ impl Outcome {
     }
 }
 
+/// One variant of a stage: its configuration and what measuring it on the target profile gave.
 #[derive(Debug, Clone, Serialize)]
 pub struct VariantAnalysis {
+    /// The variant's id within its stage.
     pub id: String,
+    /// Its display name from the study, in English.
     pub label: String,
+    /// The serving command of its configuration.
     pub command: Command,
     /// The configuration it builds on.
     pub base: Option<Source>,
+    /// Whether it ranks, and if not, why.
     pub outcome: Outcome,
+    /// Its figures on the target profile (its own run or an identical configuration's); `None`
+    /// when it has no run there.
     pub measure: Option<Measure>,
     /// The variant whose run of the identical configuration is reused.
     pub reused_from: Option<VariantRef>,
@@ -117,7 +135,10 @@ pub struct VariantAnalysis {
 /// The stage's fastest and slowest variant that rank, compared.
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
+    /// The id of the best variant that ranks (the first of equal values).
     pub best: String,
+    /// The id of the worst variant that ranks (the first of equal values; when all that rank
+    /// are equal, the last of them).
     pub worst: String,
     /// The best's objective against the worst's: `diff` is the gap, `percent` in % of the worst.
     pub objective: Delta,
@@ -135,6 +156,7 @@ pub struct Comparison {
 pub struct Versus {
     /// The other configuration.
     pub source: Source,
+    /// Its objective on the target profile, in the objective's unit.
     pub value: f64,
     /// The best's improvement over it, in percent (positive: better).
     pub gain: Option<f64>,
@@ -143,24 +165,37 @@ pub struct Versus {
 /// An engine's place in a stage that compares engines.
 #[derive(Debug, Clone, Serialize)]
 pub struct Rank {
+    /// The engine's id in the study.
     pub engine: String,
+    /// The id of the stage's variant that runs it; `None` for an engine of the study the stage
+    /// has no variant for.
     pub variant: Option<String>,
     /// `None` when the engine could not be measured ("not supported").
     pub value: Option<f64>,
+    /// Whether its variant ranks, and if not, why ([`Outcome::Missing`] without a variant).
     pub outcome: Outcome,
 }
 
+/// One stage: its variants, how they compare, and what it adopted.
 #[derive(Debug, Clone, Serialize)]
 pub struct StageAnalysis {
+    /// The stage's id.
     pub id: String,
     /// The configuration the stage is measured against.
     pub base: Source,
+    /// The base's objective on the target profile, in the objective's unit; `None` when it has
+    /// no value there.
     pub base_value: Option<f64>,
+    /// Its variants, in the study's order.
     pub variants: Vec<VariantAnalysis>,
+    /// Its best and worst variant that rank; `None` when fewer than two rank.
     pub comparison: Option<Comparison>,
+    /// What it adopted, and the numbers behind the decision.
     pub adoption: Adoption,
     /// The configuration in force after the stage.
     pub after: Source,
+    /// The study keeps the stage's flags out of the recommended command
+    /// (`exclude_from_command`).
     pub excluded_from_command: bool,
     /// For a stage whose variants are the engines: engines by objective, best first; engines
     /// of the study without a measurement last.
@@ -170,13 +205,17 @@ pub struct StageAnalysis {
 /// One row of the summary of optimization options.
 #[derive(Debug, Clone, Serialize)]
 pub struct OptionRow {
+    /// The stage's id.
     pub stage: String,
     /// The stage's best variant that ranks.
     pub best: Option<String>,
+    /// `best`'s objective on the target profile, in the objective's unit; `None` with no `best`.
     pub value: Option<f64>,
     /// `value` is a lower bound (see [`Measure::at_least`]), and so are its gains.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub at_least: bool,
+    /// `best`'s first secondary metric, in its unit, as the result that stands for its run
+    /// reports it (not a mean of repeats); `None` when not reported.
     pub secondary: Option<f64>,
     /// The best's values of the further secondary metrics.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -243,9 +282,14 @@ fn carried_steps(stages: &[StageAnalysis], options: &mut [OptionRow], objective:
 /// The baseline and the optimized configuration on one profile.
 #[derive(Debug, Clone, Serialize)]
 pub struct Scenario {
+    /// The profile's id.
     pub profile: String,
+    /// It is the study's target profile.
     pub target: bool,
+    /// The baseline's figures on this profile (its own run or an identical configuration's);
+    /// `None` when it has no run here.
     pub baseline: Option<Measure>,
+    /// The optimized configuration's figures on this profile, the same way.
     pub optimized: Option<Measure>,
     /// Optimized against baseline, objective, in percent (positive: better).
     pub change: Option<f64>,
@@ -270,6 +314,7 @@ pub struct Scenario {
 /// Everything a page shows, computed from the runs.
 #[derive(Debug, Clone, Serialize)]
 pub struct Analysis {
+    /// The study's id (its folder name).
     pub study: String,
     /// The metric stages are ranked by (serialised as its key).
     pub objective: Metric,
@@ -278,19 +323,28 @@ pub struct Analysis {
     /// The study's further secondary metrics, shown in the tables after the first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<Metric>,
+    /// A lower objective is better (a latency).
     pub lower_is_better: bool,
+    /// The study's noise threshold, in percent (2.0 for 2%): a gain up to it is noise.
     pub noise_threshold: f64,
+    /// The id of the profile stages are decided on.
     pub target_profile: String,
+    /// The baseline's serving command.
     pub baseline: Command,
+    /// The baseline's figures on the target profile; `None` when it has no run there.
     pub baseline_measure: Option<Measure>,
+    /// The serving command of the configuration the stages chose, excluded stages' flags included.
     pub optimized: Command,
+    /// Its figures on the target profile; `None` when it has no run there.
     pub optimized_measure: Option<Measure>,
     /// The serving command to publish: the optimized configuration without the flags of stages
     /// kept out of it.
     pub recommended: Command,
     /// Stages whose flags are kept out of the recommended command.
     pub excluded_stages: Vec<String>,
+    /// Every stage, in the study's order.
     pub stages: Vec<StageAnalysis>,
+    /// The summary of optimization options: one row a stage, in the study's order.
     pub options: Vec<OptionRow>,
     /// Optimized against baseline on the target profile, in percent: the product of the steps.
     pub total_gain: Option<f64>,
@@ -303,7 +357,10 @@ pub struct Analysis {
     pub recommended_gain: Option<f64>,
     /// How many times the figures were measured, and what the study shows of run-to-run spread.
     pub evidence: warnings::Evidence,
+    /// The baseline against the optimized configuration on each compared profile, in the
+    /// study's order.
     pub scenarios: Vec<Scenario>,
+    /// What a reader should not trust in the stored runs; empty when nothing.
     pub warnings: Vec<Warning>,
     /// Which engine versions measured the runs read here, and when; whether they mix.
     pub age: Age,
@@ -318,6 +375,7 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// The stage with id `id`.
     pub fn stage(&self, id: &str) -> Option<&StageAnalysis> {
         self.stages.iter().find(|s| s.id == id)
     }

@@ -19,7 +19,9 @@ pub const CONFIDENCE_PERCENT: u32 = 95;
 /// A confidence interval, `low` ≤ `high`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Interval {
+    /// The lower end, in the unit of what it bounds: the metric's for a mean, percent for a gain.
     pub low: f64,
+    /// The upper end, in the same unit.
     pub high: f64,
 }
 
@@ -43,7 +45,9 @@ impl Interval {
 /// The values of one configuration's runs, summarised.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sample {
+    /// How many values (at least 1); for a run, its engine starts (see `Study::start_values`).
     pub n: usize,
+    /// Their mean, in the values' unit.
     pub mean: f64,
     /// Sample standard deviation (n − 1); zero for one value.
     pub sd: f64,

@@ -34,6 +34,7 @@ pub fn peak_ceiling(b: &crate::parse::Block) -> Option<f64> {
 /// A run whose reported peak output throughput is above its [`peak_ceiling`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Peak {
+    /// The run (`stage/variant/profile`).
     pub run: RunKey,
     /// Reported peak output throughput, tokens a second.
     pub peak: f64,
@@ -45,6 +46,7 @@ pub struct Peak {
 /// that holds the time in the queue and the first token (GPUStack's blocks, from guidellm).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LatencyPerToken {
+    /// The run (`stage/variant/profile`).
     pub run: RunKey,
     /// Printed mean TPOT, milliseconds.
     pub tpot_ms: f64,
@@ -74,44 +76,128 @@ pub fn latency_per_token(b: &crate::parse::Block) -> Option<(f64, f64, f64)> {
 #[non_exhaustive]
 pub enum Warning {
     /// Fewer requests completed than the profile sent.
-    LostRequests { run: RunKey, completed: u64, expected: u64 },
+    LostRequests {
+        /// The run (`stage/variant/profile`).
+        run: RunKey,
+        /// Requests that completed (a count).
+        completed: u64,
+        /// Requests the profile sends (`total_requests`), never fewer than `completed`.
+        expected: u64,
+    },
     /// The block was cut off before its closing line.
-    Incomplete { run: RunKey },
+    Incomplete {
+        /// The run (`stage/variant/profile`).
+        run: RunKey,
+    },
     /// The same configuration measured more than once, further apart than the noise threshold.
-    Noisy { runs: Vec<RunKey>, values: Vec<f64>, spread_percent: f64 },
+    Noisy {
+        /// The runs of the one configuration on one profile, in the study's order of stages
+        /// and variants.
+        runs: Vec<RunKey>,
+        /// Each run's objective (the mean of its engine starts), in the objective's unit, in the
+        /// order of `runs`.
+        values: Vec<f64>,
+        /// (max − min) / max of `values`, in percent (12.3 for 12.3%).
+        spread_percent: f64,
+    },
     /// Runs whose peak output throughput is more than they could have streamed: one warning
     /// for the study, listing them.
-    ImplausiblePeak { runs: Vec<Peak> },
+    ImplausiblePeak {
+        /// Each run with its peak and ceiling, in run order.
+        runs: Vec<Peak>,
+    },
     /// Runs whose TPOT is their latency over their output tokens, waiting time included: one
     /// warning for the study, listing them.
-    TpotIncludesWaiting { runs: Vec<LatencyPerToken> },
+    TpotIncludesWaiting {
+        /// Each run with its TPOT, latency and tokens a request, in run order.
+        runs: Vec<LatencyPerToken>,
+    },
     /// A mean or median TPOT or ITL of zero in a run that produced tokens after the first.
-    ZeroLatency { run: RunKey, metric: String },
+    ZeroLatency {
+        /// The run (`stage/variant/profile`).
+        run: RunKey,
+        /// The metric that is zero: `mean_tpot_ms`, `median_tpot_ms`, `mean_itl_ms` or
+        /// `median_itl_ms`.
+        metric: String,
+    },
     /// Streams whose tokens arrived in bursts (`buffered` of the `completed` requests): their
     /// TTFT and ITL measure a server's or proxy's buffering, not the engine.
-    BufferedStreams { run: RunKey, buffered: u64, completed: u64 },
+    BufferedStreams {
+        /// The run (`stage/variant/profile`).
+        run: RunKey,
+        /// Requests whose stream arrived in bursts (a count).
+        buffered: u64,
+        /// Requests the block says completed (a count; 0 when it prints none).
+        completed: u64,
+    },
     /// The block's request count does not match the profile's.
-    RequestCount { run: RunKey, counted: u64, expected: u64 },
+    RequestCount {
+        /// The run (`stage/variant/profile`).
+        run: RunKey,
+        /// Requests the block counts: completed plus failed (each 0 when it prints none).
+        counted: u64,
+        /// Requests the profile sends (`total_requests`).
+        expected: u64,
+    },
     /// A repeated measurement that fails the checks a single run must pass (lost requests, a
     /// cut-off block): left out of the run's mean and interval. `file` is its path under `runs/`.
-    LeftOut { run: RunKey, file: String, completed: u64, expected: u64 },
+    LeftOut {
+        /// The run (`stage/variant/profile`).
+        run: RunKey,
+        /// The measurement's result file, relative to `runs/`.
+        file: String,
+        /// Requests it completed (a count; 0 when its block prints none).
+        completed: u64,
+        /// Requests the profile sends (`total_requests`; 0 when the study has no such profile).
+        expected: u64,
+    },
     /// A high percentile the page shows or decides on, computed from fewer requests than it
     /// takes for one to lie beyond it (a p99 from fewer than 100): it is the slowest request,
     /// or close to it, and varies between runs far more than a mean.
-    FewRequests { run: RunKey, metric: String, requests: u64 },
+    FewRequests {
+        /// The run (`stage/variant/profile`).
+        run: RunKey,
+        /// The percentile metric's key (`p99_ttft_ms`).
+        metric: String,
+        /// Requests the run's standing result completed (a count; 0 when it prints none).
+        requests: u64,
+    },
     /// The study's baseline (`stage/variant`) did not run: the page compares with `instead`,
     /// the configuration the search went on from after the first stage.
-    BaselineFailed { baseline: VariantRef, class: Option<crate::study::FailureClass>, instead: Source },
+    BaselineFailed {
+        /// The study's baseline (`stage/variant`).
+        baseline: VariantRef,
+        /// How it failed; `None` when no failure was recorded (it simply has no run).
+        class: Option<crate::study::FailureClass>,
+        /// The configuration compared with instead (`stage/variant`, or a stage's id for a
+        /// configuration no variant names).
+        instead: Source,
+    },
     /// A run that holds fewer measurements than the study asks for (`have` of `wanted`, those
     /// its mean is taken from): repeats that could not be taken, or were left out. Its
     /// comparisons rest on a smaller sample than the study planned, and with one measurement
     /// it has no interval.
-    ShortSample { run: RunKey, have: usize, wanted: u32 },
+    ShortSample {
+        /// The run (`stage/variant/profile`).
+        run: RunKey,
+        /// Measurements its mean is taken from (a count).
+        have: usize,
+        /// Measurements the study asks for (the `repeats` that applies; more than 1).
+        wanted: u32,
+    },
     /// A stage whose configurations run on different numbers of GPUs and that ranks them by a
     /// total that grows with GPUs (throughput, a load carried): the runs of its variants on the
     /// target profile, and the GPUs each configuration takes, in the same order. Per GPU their
     /// order can differ.
-    UnequalGpus { stage: String, runs: Vec<RunKey>, gpus: Vec<u32> },
+    UnequalGpus {
+        /// The stage's id.
+        stage: String,
+        /// The runs that stand for its variants that rank (on the target profile, an identical
+        /// configuration's when reused), in the stage's order.
+        runs: Vec<RunKey>,
+        /// The GPUs each configuration takes, in the order of `runs`.
+        gpus: Vec<u32>,
+    },
 }
 
 /// The kinds of [`Warning`], in the order a page shows them: what bears on a decision first,
@@ -119,18 +205,31 @@ pub enum Warning {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WarningKind {
+    /// [`Warning::BaselineFailed`].
     BaselineFailed,
+    /// [`Warning::UnequalGpus`].
     UnequalGpus,
+    /// [`Warning::Noisy`].
     Noisy,
+    /// [`Warning::LostRequests`].
     LostRequests,
+    /// [`Warning::Incomplete`].
     Incomplete,
+    /// [`Warning::RequestCount`].
     RequestCount,
+    /// [`Warning::LeftOut`].
     LeftOut,
+    /// [`Warning::ShortSample`].
     ShortSample,
+    /// [`Warning::FewRequests`].
     FewRequests,
+    /// [`Warning::BufferedStreams`].
     BufferedStreams,
+    /// [`Warning::ZeroLatency`].
     ZeroLatency,
+    /// [`Warning::ImplausiblePeak`].
     ImplausiblePeak,
+    /// [`Warning::TpotIncludesWaiting`].
     TpotIncludesWaiting,
 }
 
@@ -149,8 +248,11 @@ pub enum Place {
 /// Every warning of one kind on a page, in one box at one place.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WarningGroup {
+    /// The kind of every warning in it.
     pub kind: WarningKind,
+    /// Where the page shows it.
     pub place: Place,
+    /// Its warnings, in the order they were found.
     pub warnings: Vec<Warning>,
 }
 
@@ -188,6 +290,7 @@ pub fn group(warnings: &[Warning], shown_in: &dyn Fn(&RunKey) -> Vec<Place>) -> 
 }
 
 impl Warning {
+    /// Its kind, which groups it on a page.
     pub fn kind(&self) -> WarningKind {
         match self {
             Warning::LostRequests { .. } => WarningKind::LostRequests,
@@ -303,7 +406,11 @@ pub fn find(study: &Study, chain: &Chain) -> Vec<Warning> {
 /// separate, each its stage's evidence; this only reports their spread.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Spread {
+    /// The runs of the one configuration on one profile, in the study's order of stages and
+    /// variants.
     pub runs: Vec<RunKey>,
+    /// Each run's objective (the mean of its engine starts), in the objective's unit, in the
+    /// order of `runs`.
     pub values: Vec<f64>,
     /// (max − min) / max, in percent.
     pub spread_percent: f64,
@@ -315,6 +422,7 @@ pub struct Evidence {
     /// The fewest and the most measurements of a run the analysis reads (1 and 1: every figure
     /// is a single run).
     pub fewest_repeats: usize,
+    /// The most measurements of a run (a count; 1 when there is no run).
     pub most_repeats: usize,
     /// Configurations measured by more than one run, the widest spread first.
     pub spread: Vec<Spread>,

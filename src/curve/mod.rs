@@ -4,6 +4,8 @@
 //! search stopped, and the Pareto frontier. A leaf of the pipeline: it imports no module of
 //! perflab above `parse`, so the study, the runner and the analysis decide the same way.
 
+#![warn(missing_docs)]
+
 pub mod point;
 pub mod search;
 pub mod spec;

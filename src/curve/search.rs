@@ -33,10 +33,15 @@ impl Axis {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stat {
+    /// The mean over the run's requests (`mean`).
     Mean,
+    /// The median, the 50th percentile (`median`).
     Median,
+    /// The 90th percentile (`p90`).
     P90,
+    /// The 95th percentile (`p95`).
     P95,
+    /// The 99th percentile (`p99`).
     P99,
 }
 
@@ -44,23 +49,31 @@ pub enum Stat {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Latency {
+    /// Time to first token: from sending a request to its first output token (`ttft`).
     Ttft,
+    /// Time per output token after the first, one request's average (`tpot`).
     Tpot,
+    /// Inter-token latency: the gap between two consecutive output tokens (`itl`).
     Itl,
+    /// End-to-end latency: from sending a request to its last token (`e2el`).
     E2el,
 }
 
 /// The statistics and latencies an SLO may limit, as their keys are spelled.
 pub const STATS: &[(&str, Stat)] =
     &[("mean", Stat::Mean), ("median", Stat::Median), ("p90", Stat::P90), ("p95", Stat::P95), ("p99", Stat::P99)];
+/// The latencies an SLO may limit, as their keys spell them (`p99_ttft_ms` is `p99` of `ttft`).
 pub const LATENCIES: &[(&str, Latency)] =
     &[("ttft", Latency::Ttft), ("tpot", Latency::Tpot), ("itl", Latency::Itl), ("e2el", Latency::E2el)];
 
 /// One limit: `stat` of `latency` at most `max_ms` milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Limit {
+    /// The statistic over the run's requests that is held (mean, median or a percentile).
     pub stat: Stat,
+    /// The latency the statistic is of.
     pub latency: Latency,
+    /// The most the statistic may be, in milliseconds; a point at exactly this meets it.
     pub max_ms: f64,
 }
 
@@ -79,10 +92,12 @@ impl Limit {
         format!("{}_{}_ms", self.stat_name(), self.latency_name())
     }
 
+    /// The statistic as its key spells it (`p99`).
     pub fn stat_name(&self) -> &'static str {
         STATS.iter().find(|(_, s)| *s == self.stat).map_or("", |(k, _)| k)
     }
 
+    /// The latency as its key spells it (`ttft`).
     pub fn latency_name(&self) -> &'static str {
         LATENCIES.iter().find(|(_, l)| *l == self.latency).map_or("", |(k, _)| k)
     }
@@ -101,6 +116,7 @@ impl Limit {
 /// A service-level objective: latency limits and a minimum share of requests that succeed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Slo {
+    /// The latency limits, each of which a point must hold; empty when the SLO sets none.
     pub limits: Vec<Limit>,
     /// The least share of requests (0 to 1) that must succeed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,6 +126,7 @@ pub struct Slo {
 /// Whether a point met the SLO, and which limits it broke or could not be judged on.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Verdict {
+    /// The point met the SLO: `broken` and `unmeasured` are both empty.
     pub met: bool,
     /// Keys of the limits the point broke (`p99_ttft_ms`, `success_rate`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -133,6 +150,7 @@ impl Slo {
         }
     }
 
+    /// It sets no limit and no minimum success rate: every measured point meets it.
     pub fn is_empty(&self) -> bool {
         self.limits.is_empty() && self.min_success_rate.is_none()
     }
@@ -165,16 +183,26 @@ impl Slo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Loads {
+    /// The loads to measure, in the axis's unit (concurrent requests or requests a second),
+    /// in the order given.
     List(Vec<u64>),
     /// `plateau`: stop once throughput stops growing while the SLO holds (for a search after
     /// the most throughput rather than the most load). `confirm`: how many measurements the
     /// boundary and the load above it each need before the search ends on [`Stop::Resolution`].
     Search {
+        /// The smallest load searched and the first measured, in the axis's unit (at least 1).
         min: u64,
+        /// The largest load searched, in the axis's unit: doubling stops there.
         max: u64,
+        /// The most measurements the search takes, confirmations included (a count).
         points: u32,
+        /// The search resolves once a passing and a failing load are at most this far apart,
+        /// in the axis's unit (0 reads as 1).
         step: u64,
+        /// Stop once throughput grows less than [`PLATEAU`] a doubling while the SLO holds.
         plateau: bool,
+        /// The measurements the boundary and the load above it each need (a count; 1 takes
+        /// each load once).
         confirm: u32,
     },
 }
@@ -213,9 +241,13 @@ pub enum Outcome {
 /// One measurement as the search sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Probe {
+    /// The load measured, in the axis's unit: concurrent requests or requests a second.
     pub load: u64,
+    /// Whether the measurement met the SLO, missed it or measured nothing.
     pub outcome: Outcome,
-    /// The point's throughput (the figure whose growth tells a plateau).
+    /// The point's throughput (the figure whose growth tells a plateau): output tokens a
+    /// second, else requests a second when the run reported no output throughput; `None` when
+    /// it reported neither or measured nothing.
     pub throughput: Option<f64>,
 }
 
@@ -231,6 +263,7 @@ pub fn meets(met: u32, missed: u32) -> bool {
 /// Every measurement of one load in a search, counted.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Tally {
+    /// The load counted, in the axis's unit: concurrent requests or requests a second.
     pub load: u64,
     /// Measurements that met the SLO.
     pub met: u32,
@@ -296,7 +329,10 @@ pub const DEFAULT_CONFIRM: u32 = 3;
 /// What the search does next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Next {
+    /// Measure this load next (in the axis's unit); it may be one already measured, to
+    /// confirm it or after a measurement that failed.
     Measure(u64),
+    /// The search is over, for this reason.
     Done(Stop),
 }
 
@@ -406,7 +442,11 @@ fn plateau(seen: &BTreeMap<u64, Tally>, lo: u64) -> Option<Stop> {
 /// ways, missing at least as often as they met.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Band {
+    /// The largest load that met the SLO below the loads that went both ways: the boundary
+    /// (in the axis's unit).
     pub low: u64,
+    /// The smallest load above `low` that missed in every measurement, else the largest load
+    /// measured (in the axis's unit).
     pub high: u64,
 }
 

@@ -21,6 +21,8 @@ pub struct LoadSpec {
     /// The search's bounds: the largest load in [min, max] that meets the SLO.
     #[serde(default)]
     pub min: Option<Spanned<u64>>,
+    /// The search's upper bound, in the axis's unit like `min`; `None` for a list. A search
+    /// needs both.
     #[serde(default)]
     pub max: Option<Spanned<u64>>,
     /// The most points the search measures (default 10).
