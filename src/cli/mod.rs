@@ -386,8 +386,12 @@ pub(crate) fn load_study(name: &str, results: &std::path::Path) -> anyhow::Resul
 pub(crate) fn study_dirs(names: &[String], results: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
     use anyhow::Context;
     if names.is_empty() {
-        return perflab::study::discover(results)
-            .with_context(|| format!("cannot list studies in '{}'", results.display()));
+        return perflab::study::discover(results).with_context(|| {
+            format!(
+                "cannot list studies in '{}': name a study folder, or give the folder that holds the studies with --results DIR",
+                results.display()
+            )
+        });
     }
     names
         .iter()
