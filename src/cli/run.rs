@@ -148,8 +148,9 @@ fn report(summary: &perflab::exec::Summary, took: std::time::Duration, dir: &Pat
     let mut err = std::io::stderr();
     let _ = writeln!(
         err,
-        "{} engine starts and {} benchmark runs ({} failed) in {}, where one start a (variant, profile) would take {}",
+        "{} engine starts ({} served) and {} benchmark runs ({} failed) in {}, where one start a (variant, profile) would take {}",
         summary.engine_starts,
+        summary.served_starts,
         summary.benchmark_runs,
         summary.failed,
         perflab::exec::runner::clock(took.as_secs_f64()),

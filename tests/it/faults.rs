@@ -689,7 +689,7 @@ fn a_missing_engine_program_stops_the_run_records_nothing_and_is_tried_again() {
     std::fs::write(&spec, text.replace("no-such-engine-program", "perflab-engine --sim-startup-seconds 0.05")).unwrap();
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("1 engine starts and 1 benchmark runs (0 failed)"), "{err}");
+    assert!(err.contains("1 engine starts (1 served) and 1 benchmark runs (0 failed)"), "{err}");
 }
 
 /// `perflab-engine` not built beside `perflab` (the README's first command builds only
@@ -729,7 +729,7 @@ fn a_missing_benchmark_program_stops_the_run_and_records_nothing() {
     std::fs::write(&spec, text).unwrap();
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("1 engine starts and 1 benchmark runs (0 failed)"), "{err}");
+    assert!(err.contains("1 engine starts (1 served) and 1 benchmark runs (0 failed)"), "{err}");
 }
 
 #[test]
@@ -741,7 +741,7 @@ fn a_run_that_measured_nothing_needs_a_look_and_its_page_recommends_nothing() {
     std::fs::write(&spec, text.replace("--sim-weights-gb 100 ", "--sim-weights-gb 1000 ")).unwrap();
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("0 benchmark runs (3 failed)"), "{err}");
+    assert!(err.contains("2 engine starts (0 served) and 0 benchmark runs (3 failed)"), "{err}");
     assert!(err.contains("nothing was measured"), "{err}");
     // The message says how short the memory is, not a negative amount free.
     let m = manifest(&dir, "engine/sim-a/attempts/1/mixed.manifest.json");
