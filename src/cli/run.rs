@@ -159,6 +159,9 @@ fn report(summary: &perflab::exec::Summary, took: std::time::Duration, dir: &Pat
     if let Some(c) = &summary.confidence {
         let _ = writeln!(err, "{}", confidence_line(c));
     }
+    if let Some(standing) = summary.standing_failures.sentence() {
+        let _ = writeln!(err, "{standing}");
+    }
     if summary.interrupted {
         let _ = writeln!(err, "interrupted: `perflab run` continues where this run stopped");
         return Exit::Interrupted;

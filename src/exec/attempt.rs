@@ -494,6 +494,8 @@ pub struct Summary {
     pub cluster_ended: Vec<(String, String)>,
     /// What `--until-confident` added, when asked.
     pub confidence: Option<Confidence>,
+    /// The recorded failures that stand for their runs when the run ends.
+    pub standing_failures: super::StandingFailures,
 }
 
 pub(super) fn runs_dir(study: &Study) -> PathBuf {

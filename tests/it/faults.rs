@@ -760,3 +760,52 @@ fn a_run_that_measured_nothing_needs_a_look_and_its_page_recommends_nothing() {
     assert!(!conclusion.contains("```bash"), "{conclusion}");
     assert!(!page.contains("summary.png"), "{page}");
 }
+
+/// A recorded failure stands: `plan` counts it and says what `--rerun` does, and so does the end
+/// of `run`. Once the study names another engine version, the failure (and an identical
+/// configuration's that reused it) is stale: `plan` says so, a plain `run` leaves it, and
+/// `run --rerun-stale` tries it again.
+#[test]
+fn a_standing_failure_is_said_and_a_stale_one_is_tried_again_with_rerun_stale() {
+    let (_tmp, dir) = example(Some(1));
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap().replace("--sim-weights-gb 100 ", "--sim-weights-gb 1000 ");
+    std::fs::write(&spec, &text).unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 1, "{err}");
+    // A copy of sim-b, added after the run: its configuration is sim-b's, so sim-b's recorded
+    // failure stands for it and it is not started.
+    let copy = "\n[[stage.variant]]\nid = \"sim-b-copy\"\nlabel = \"Sim-B again\"\nengine = \"sim-b\"\nflags = [\"--tp-size 2\"]\n";
+    std::fs::write(&spec, format!("{}\n{copy}", text.trim_end())).unwrap();
+    let (code, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let failed = out.lines().filter(|l| l.contains(" failed ") || l.ends_with("oom")).count();
+    assert!(failed >= 4, "{out}");
+    assert!(out.contains("4 runs stand as failed: `perflab run` reuses their recorded failure"), "{out}");
+    assert!(out.contains("`perflab run --rerun --variant STAGE/VARIANT` tries one again"), "{out}");
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("0 engine starts (0 served)"), "{err}");
+    assert_eq!(err.matches("stand as failed").count(), 1, "said once: {err}");
+    assert!(!dir.join("runs/engine/sim-b-copy").exists(), "the copy reused sim-b's failure");
+
+    // sim-b's version changes: its failure, and the copy's reused one, are stale.
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replacen("version = \"2.1\"", "version = \"2.2\"", 1)).unwrap();
+    let (_, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
+    for variant in ["engine/sim-b ", "engine/sim-b-copy "] {
+        let line = out.lines().find(|l| l.starts_with(variant)).unwrap_or_else(|| panic!("{out}"));
+        assert!(line.contains("stale") && line.contains("failed (oom)") && line.contains("2.1"), "{line}");
+    }
+    assert!(out.contains("2 runs stand as failed"), "{out}");
+    assert!(out.contains("2 runs failed under another engine version or command"), "{out}");
+    assert!(out.contains("`perflab run --rerun-stale` tries them again"), "{out}");
+    let (_, _, err) = run(&dir, &[]);
+    assert!(err.contains("0 engine starts (0 served)") && err.contains("`perflab run --rerun-stale`"), "{err}");
+    assert!(!dir.join("runs/engine/sim-b/attempts/2").exists());
+    let (_, _, err) = run(&dir, &["--rerun-stale"]);
+    assert!(!err.contains("\n0 engine starts"), "{err}");
+    assert!(dir.join("runs/engine/sim-b/attempts/2").exists(), "{err}");
+    let (_, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
+    assert!(!out.contains("under another engine version"), "{out}");
+}
