@@ -809,3 +809,60 @@ fn a_standing_failure_is_said_and_a_stale_one_is_tried_again_with_rerun_stale() 
     let (_, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
     assert!(!out.contains("under another engine version"), "{out}");
 }
+
+/// An engine whose program cannot run on this machine (the loader misses a shared library, a
+/// script's interpreter is missing, the shell finds no program: exit status 127) is the
+/// machine's fault, as a missing program is: exit 2, one message naming what is missing,
+/// nothing recorded, and the run is measured once the machine is mended. An engine that runs
+/// and fails on its own is the configuration's failure, recorded.
+#[test]
+fn an_engine_that_cannot_run_here_is_the_machines_fault_and_records_nothing() {
+    let cases = [
+        (
+            "echo './engine: error while loading shared libraries: libcudart.so.12: cannot open shared object file: No such file or directory' >&2; exit 127",
+            "the shared library `libcudart.so.12` is missing",
+        ),
+        (
+            "echo 'bash: ./serve.py: /opt/py/bin/python3.12: bad interpreter: No such file or directory' >&2; exit 126",
+            "the interpreter `/opt/py/bin/python3.12` is missing",
+        ),
+        (
+            "echo 'engine.sh: line 2: vllm: command not found' >&2; exit 127",
+            "the program `vllm` is missing (exit status 127)",
+        ),
+    ];
+    for (body, missing) in cases {
+        let (tmp, dir) = tiny("ENGINE --port {port}", "");
+        let script = tmp.path().join("engine.sh");
+        std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let spec = dir.join("study.toml");
+        let text = std::fs::read_to_string(&spec).unwrap();
+        std::fs::write(&spec, text.replace("ENGINE", &format!("sh {}", script.display()))).unwrap();
+        let (code, _, err) = run(&dir, &[]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("the engine cannot run on this machine") && err.contains(missing), "{err}");
+        assert!(err.contains("nothing was recorded"), "{err}");
+        assert!(common::manifests(&dir).is_empty(), "nothing recorded: {err}");
+        let (_, plan, _) = perflab(&["plan", dir.to_str().unwrap()]);
+        assert!(plan.contains("pending") && !plan.contains("failed  "), "{plan}");
+        if body.contains("vllm") {
+            // Mended, the same run is measured.
+            let text = std::fs::read_to_string(&spec).unwrap();
+            let engine = format!("sh {}", script.display());
+            std::fs::write(&spec, text.replace(&engine, "perflab-engine --sim-startup-seconds 0.05")).unwrap();
+            let (code, _, err) = run(&dir, &[]);
+            assert_eq!(code, 0, "{err}");
+            assert!(err.contains("1 engine starts (1 served)"), "{err}");
+        }
+    }
+    // An engine that runs and exits with an error of its own is the configuration's failure.
+    let (tmp, dir) = tiny("ENGINE --port {port}", "");
+    let script = tmp.path().join("engine.sh");
+    std::fs::write(&script, "#!/bin/sh\necho 'ValueError: --tp-size 3 does not divide 8 heads' >&2\nexit 1\n").unwrap();
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("ENGINE", &format!("sh {}", script.display()))).unwrap();
+    let (_, _, err) = run(&dir, &[]);
+    assert!(!err.contains("cannot run on this machine"), "{err}");
+    assert_eq!(common::manifests(&dir).len(), 1, "{err}");
+}
