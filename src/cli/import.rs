@@ -7,6 +7,7 @@ use std::process::ExitCode;
 pub fn run(page: &Path, id: Option<&str>, force: bool, results: &Path) -> anyhow::Result<ExitCode> {
     let pages = pages(page, id)?;
     let mut failed = 0;
+    let mut imported_ids = Vec::new();
     for (file, id) in &pages {
         if let Some(why) = perflab::study::id_problem(id) {
             eprintln!("error: {}: `{id}` is not a study id: {why}", file.display());
@@ -27,6 +28,7 @@ pub fn run(page: &Path, id: Option<&str>, force: bool, results: &Path) -> anyhow
                     eprintln!("{at}: chose: {}", c.message);
                 }
                 eprintln!("{}: imported into {} ({} runs)", file.display(), dir.display(), imported.runs.len());
+                imported_ids.push(id.as_str());
             }
             Err(e) => {
                 eprintln!("error: {e}");
@@ -34,7 +36,26 @@ pub fn run(page: &Path, id: Option<&str>, force: bool, results: &Path) -> anyhow
             }
         }
     }
+    next_steps(&imported_ids, results);
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(Exit::Attention) })
+}
+
+/// What to run on the studies just written: `check`, which warns at each `# import:` choice
+/// until it is removed, then `report` for each page.
+fn next_steps(ids: &[&str], results: &Path) {
+    if ids.is_empty() {
+        return;
+    }
+    let results = results.to_string_lossy();
+    let command = |words: &[&str]| shell_words::join(["perflab"].iter().chain(words).chain(&["--results", &results]));
+    let check: Vec<&str> = std::iter::once("check").chain(ids.iter().copied()).collect();
+    eprintln!(
+        "next: {}   # warns at each `# import:` choice until you confirm it and remove the comment",
+        command(&check)
+    );
+    for id in ids {
+        eprintln!("then: {}", command(&["report", id]));
+    }
 }
 
 /// The pages to import with their ids: the one page, or every `.md` of a folder but its README.

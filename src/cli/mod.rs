@@ -74,6 +74,11 @@ pub enum Command {
         templates: PathBuf,
     },
     /// Print a study's page in one language as Markdown.
+    ///
+    /// Printed, the page shows no chart and links no file: it says that `perflab build` writes
+    /// them. With --out DIR, the page is written as DIR/<study>.md instead, and its charts,
+    /// summary image and exports (CSV, JSON) into DIR/<study>/, where the page links them.
+    /// Exit code 1 when the page has no answer yet.
     #[command(display_order = 8)]
     Report {
         /// A study folder, or an id under --results.
@@ -91,6 +96,10 @@ pub enum Command {
         /// Folder whose templates and i18n/*.ftl catalogs replace or add to the built-in ones.
         #[arg(long, default_value = "templates", value_name = "DIR")]
         templates: PathBuf,
+        /// Write the page into DIR as <study>.md, with its charts and exports in DIR/<study>/,
+        /// instead of printing it; other files of DIR are left as they are.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
     /// Write every page of every study in every language into the site folder.
     ///
@@ -328,8 +337,8 @@ pub fn main() -> ExitCode {
             run::run(&study, &results, stage, variant, rerun, rerun_stale, dry_run, how)
         }
         Command::JobRun { dir } => perflab::exec::slurm::run_job(&dir).map(|()| ExitCode::SUCCESS),
-        Command::Report { study, locale, flavor, results, templates } => {
-            report::run(&study, &locale, flavor.into(), &results, &templates)
+        Command::Report { study, locale, flavor, results, templates, out } => {
+            report::run(&study, &locale, flavor.into(), &results, &templates, out.as_deref())
         }
         Command::Build { results, out, templates, flavor, site_url, render_all } => {
             let reuse = if render_all { perflab::site::Reuse::RenderAll } else { perflab::site::Reuse::Unchanged };
@@ -377,8 +386,12 @@ pub(crate) fn load_study(name: &str, results: &std::path::Path) -> anyhow::Resul
 pub(crate) fn study_dirs(names: &[String], results: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
     use anyhow::Context;
     if names.is_empty() {
-        return perflab::study::discover(results)
-            .with_context(|| format!("cannot list studies in '{}'", results.display()));
+        return perflab::study::discover(results).with_context(|| {
+            format!(
+                "cannot list studies in '{}': name a study folder, or give the folder that holds the studies with --results DIR",
+                results.display()
+            )
+        });
     }
     names
         .iter()

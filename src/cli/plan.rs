@@ -73,6 +73,9 @@ pub fn run(name: &str, results: &Path) -> anyhow::Result<ExitCode> {
         count(|s| matches!(s, Status::Pending)),
         count(|s| matches!(s, Status::Waiting { .. })),
     )?;
+    if let Some(standing) = plan.standing_failures().sentence() {
+        writeln!(out, "{standing}")?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -148,8 +148,9 @@ fn report(summary: &perflab::exec::Summary, took: std::time::Duration, dir: &Pat
     let mut err = std::io::stderr();
     let _ = writeln!(
         err,
-        "{} engine starts and {} benchmark runs ({} failed) in {}, where one start a (variant, profile) would take {}",
+        "{} engine starts ({} served) and {} benchmark runs ({} failed) in {}, where one start a (variant, profile) would take {}",
         summary.engine_starts,
+        summary.served_starts,
         summary.benchmark_runs,
         summary.failed,
         perflab::exec::runner::clock(took.as_secs_f64()),
@@ -157,6 +158,9 @@ fn report(summary: &perflab::exec::Summary, took: std::time::Duration, dir: &Pat
     );
     if let Some(c) = &summary.confidence {
         let _ = writeln!(err, "{}", confidence_line(c));
+    }
+    if let Some(standing) = summary.standing_failures.sentence() {
+        let _ = writeln!(err, "{standing}");
     }
     if summary.interrupted {
         let _ = writeln!(err, "interrupted: `perflab run` continues where this run stopped");

@@ -169,6 +169,9 @@ pub(super) fn execute(
     });
     nothing_to_record(&report, &dir, &name)?;
     summary.engine_starts += 1;
+    if report.ready_at.is_some() {
+        summary.served_starts += 1;
+    }
     let start =
         Start { study, job, launch: &launch, report: &report, dir: &dir, name: &name, followed: adopted.is_some() };
     for measured in start.measured() {
@@ -475,6 +478,9 @@ pub(super) fn persist(from: &Path, to: &Path) -> anyhow::Result<()> {
 #[derive(Debug, Clone, Default)]
 pub struct Summary {
     pub engine_starts: usize,
+    /// The engine starts whose engine became ready and served (a start that never became
+    /// ready, or was refused its port, is not one).
+    pub served_starts: usize,
     pub benchmark_runs: usize,
     pub failed: usize,
     /// One start a (variant, profile) run the study needs, reused or not.
@@ -488,6 +494,8 @@ pub struct Summary {
     pub cluster_ended: Vec<(String, String)>,
     /// What `--until-confident` added, when asked.
     pub confidence: Option<Confidence>,
+    /// The recorded failures that stand for their runs when the run ends.
+    pub standing_failures: super::StandingFailures,
 }
 
 pub(super) fn runs_dir(study: &Study) -> PathBuf {
@@ -497,6 +505,7 @@ pub(super) fn runs_dir(study: &Study) -> PathBuf {
 impl Summary {
     pub(super) fn add(&mut self, other: &Summary) {
         self.engine_starts += other.engine_starts;
+        self.served_starts += other.served_starts;
         self.benchmark_runs += other.benchmark_runs;
         self.failed += other.failed;
         self.interrupted |= other.interrupted;

@@ -226,8 +226,17 @@ fn wait_ready(
         if let Ok(Some(status)) = engine.try_wait() {
             report.engine_exit = status.code();
             let log = tail(&launch.log, FAILURE_WINDOW);
-            let seen =
-                Observed::ExitedBeforeReady { log: &log, patterns: &launch.patterns, foreign: foreign.then_some(port) };
+            let seen = Observed::ExitedBeforeReady {
+                log: &log,
+                patterns: &launch.patterns,
+                foreign: foreign.then_some(port),
+                exit: report.engine_exit,
+            };
+            // A program that could not run here at all says nothing of the configuration.
+            if let Some(why) = seen.machines_fault() {
+                report.refused = Some(why);
+                return report;
+            }
             return fail_all(report, launch, seen.failure());
         }
         if started.elapsed() > launch.start_timeout {

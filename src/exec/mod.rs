@@ -21,6 +21,6 @@ pub use attempt::Summary;
 pub use backend::{Backend, Event, Interrupt, Launch, Report};
 pub use confidence::{Budget, Confidence};
 pub use local::LocalBackend;
-pub use plan::{Job, Plan, PlannedRun, Status, plan, record_hand_placed};
+pub use plan::{Job, Plan, PlannedRun, StandingFailures, Status, plan, record_hand_placed};
 pub use runner::{RunOptions, run};
 pub use slurm::SlurmBackend;

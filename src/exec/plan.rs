@@ -136,6 +136,51 @@ impl Plan {
     pub fn count(&self, f: impl Fn(&Status) -> bool) -> usize {
         self.runs.iter().filter(|r| f(&r.status)).count()
     }
+
+    /// The recorded failures that stand for their runs: those a run reuses and does not start
+    /// again (`--rerun` does), and those the study changed since, which are stale
+    /// (`--rerun-stale` starts them again).
+    pub fn standing_failures(&self) -> StandingFailures {
+        StandingFailures {
+            kept: self.count(|s| matches!(s, Status::Failed { .. })),
+            stale: self.count(|s| matches!(s, Status::Stale { failed: Some(_), .. })),
+        }
+    }
+}
+
+/// How many recorded failures stand for their runs ([`Plan::standing_failures`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StandingFailures {
+    /// Failures that still hold for what the study says: not started again.
+    pub kept: usize,
+    /// Failures recorded under another engine, version or command than the study names now.
+    pub stale: usize,
+}
+
+impl StandingFailures {
+    /// One sentence for `perflab plan` and the end of `perflab run`, when any failure stands.
+    pub fn sentence(&self) -> Option<String> {
+        let runs = |n: usize| if n == 1 { "1 run".to_string() } else { format!("{n} runs") };
+        let kept = (self.kept > 0).then(|| {
+            let (its, it) = if self.kept == 1 { ("its", "it") } else { ("their", "them") };
+            format!(
+                "{} stand as failed: `perflab run` reuses {its} recorded failure and does not start {it} again (`perflab run --rerun --variant STAGE/VARIANT` tries one again)",
+                runs(self.kept)
+            )
+        });
+        let stale = (self.stale > 0).then(|| {
+            let it = if self.stale == 1 { "it" } else { "them" };
+            format!(
+                "{} failed under another engine version or command than the study names now: stale, and `perflab run --rerun-stale` tries {it} again",
+                runs(self.stale)
+            )
+        });
+        match (kept, stale) {
+            (None, None) => None,
+            (Some(one), None) | (None, Some(one)) => Some(one),
+            (Some(kept), Some(stale)) => Some(format!("{kept}; {stale}")),
+        }
+    }
 }
 
 /// Which earlier stages must be settled before a variant's configuration is known.
@@ -377,9 +422,16 @@ fn status_of(
     if let Some((from, true)) = registry.find(study, point, &key.profile).filter(|_| !rerun) {
         return Ok(Status::Reused { from: from.config().to_string() });
     }
-    // An identical configuration failed: started again, it would fail the same way.
+    // An identical configuration failed: started again, it would fail the same way, unless
+    // that failure was recorded under another engine, version or command than the study names
+    // now, which makes it as stale as the configuration's own would be.
     if let Some(f) = registry.failure_of(&point.config, &key.profile).filter(|_| !rerun) {
-        return Ok(Status::Failed { class: f.class });
+        let stale = staleness(study, &f.run, &point.config)?;
+        return Ok(match stale.is_empty() {
+            true => Status::Failed { class: f.class },
+            false if rerun_stale => Status::Pending,
+            false => Status::Stale { reasons: stale, failed: Some(f.class) },
+        });
     }
     Ok(Status::Pending)
 }

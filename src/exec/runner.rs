@@ -99,6 +99,7 @@ pub fn run(
         let plan = super::plan::plan_with(&study, &state.rerun, options.rerun_stale, &state.more)?;
         state.summary.naive_starts =
             plan.runs.iter().filter(|r| !matches!(r.status, super::Status::Waiting { .. })).count();
+        state.summary.standing_failures = plan.standing_failures();
         state.say_not_retried(&plan, log);
         let first = plan.jobs.iter().find(|j| state.runnable(j));
         if state.more_wanted(&study, first, log) {

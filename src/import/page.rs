@@ -603,7 +603,7 @@ fn setup_line(page: &mut Page, h3: &str, t: &str) {
     if h3 == "Model" && page.model.is_none() {
         page.model = Some(t.to_string());
     } else if h3 == "Hardware" && page.hardware.is_none() {
-        page.hardware = Some(t.trim_end_matches('.').to_string());
+        page.hardware = Some(mid_sentence(t.trim_end_matches('.')));
     } else if h3.starts_with("Engine Version") {
         let item = t.trim_start_matches(['-', '*', ' ']);
         let (name, version) = match item.split_once(':') {
@@ -622,6 +622,22 @@ fn setup_line(page: &mut Page, h3: &str, t: &str) {
             page.benchmark_tool = Some("guidellm".into());
         }
     }
+}
+
+/// The hardware as a sentence reads it after "on": a page's paragraph that opens with an
+/// article or a count word ("A single NVIDIA A100") gets it in lower case; a name or an acronym
+/// ("NVIDIA H200", "AN…") keeps its capitals.
+fn mid_sentence(text: &str) -> String {
+    const ARTICLE_LIKE: [&str; 10] = ["a", "an", "the", "one", "two", "four", "eight", "single", "dual", "each"];
+    let word = text.split_whitespace().next().unwrap_or_default();
+    let mut letters = word.chars();
+    let capital = letters.next().is_some_and(char::is_uppercase);
+    let then_lower = letters.next().is_none_or(char::is_lowercase);
+    if !(capital && then_lower && ARTICLE_LIKE.contains(&word.to_lowercase().as_str())) {
+        return text.to_string();
+    }
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_lowercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// `1. ShareGPT`, `- Long prompt: 4000 input tokens, 200 output tokens`.

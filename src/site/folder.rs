@@ -183,6 +183,24 @@ impl Sink for InMemory {
     }
 }
 
+/// Files written straight into a folder, each durably, beside whatever else it holds: one
+/// page and its files (`perflab report --out`), not a site that replaces the folder.
+pub(super) struct Plain(pub(super) std::path::PathBuf);
+
+impl Sink for Plain {
+    fn put(&self, rel: String, bytes: Vec<u8>) -> anyhow::Result<()> {
+        let path = self.0.join(&rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
+        }
+        crate::durable::write(&path, &bytes).with_context(|| format!("cannot write '{}'", path.display()))
+    }
+
+    fn copy(&self, rel: String, _: &str, bytes: &[u8]) -> anyhow::Result<()> {
+        self.put(rel, bytes.to_vec())
+    }
+}
+
 impl Sink for Folder {
     fn put(&self, rel: String, bytes: Vec<u8>) -> anyhow::Result<()> {
         self.write(rel, &bytes)

@@ -250,15 +250,9 @@ fn make(
         // A study's charts and pages in this language, rendered and handed on on every core.
         let done = crate::parallel::map(studies.len(), |i| -> anyhow::Result<()> {
             let id = &studies[i].id;
-            let Some((csv, json)) = &exports[i] else { return Ok(()) };
-            let Rendered { charts, png, md, html } = render_study(&work, i, locale)?;
-            for (name, svg) in charts {
-                to.put(format!("md/{locale}/{id}/{name}"), svg.into_bytes())?;
-            }
-            to.put(format!("md/{locale}/{id}/{}", crate::render::png::SUMMARY_PNG), png)?;
-            to.copy(format!("md/{locale}/{id}/{id}.csv"), &format!("md/data/{id}.csv"), csv)?;
-            to.copy(format!("md/{locale}/{id}/{id}.json"), &format!("md/data/{id}.json"), json)?;
-            to.put(format!("md/{locale}/{id}.md"), md.into_bytes())?;
+            let Some(exports) = &exports[i] else { return Ok(()) };
+            let (page, html) = render_study(&work, i, locale)?;
+            put_drop_in(to, &format!("md/{locale}/"), id, page, exports)?;
             to.put(format!("{locale}/{id}.html"), html.into_bytes())
         });
         let mut index = Vec::new();
@@ -340,13 +334,52 @@ fn root_page(renderer: &Renderer, locales: &[String]) -> anyhow::Result<String> 
     Ok(renderer.html(&root_locale, "root.html.tera", ctx)?)
 }
 
-/// page and its HTML page.
-struct Rendered {
+/// page.
+struct DropIn {
     charts: Vec<(String, String)>,
     /// The summary chart the Markdown page opens with.
     png: Vec<u8>,
     md: String,
-    html: String,
+}
+
+/// Hands on a study's drop-in Markdown page as `<dir><id>.md`, with the folder `<dir><id>/`
+/// beside it holding its charts, its summary chart and its exports (CSV, JSON), as
+/// [`Links::markdown`] links them: the page and its folder can be copied elsewhere as they are.
+fn put_drop_in(
+    to: &dyn Sink,
+    dir: &str,
+    id: &str,
+    page: DropIn,
+    (csv, json): &(Vec<u8>, Vec<u8>),
+) -> anyhow::Result<()> {
+    for (name, svg) in page.charts {
+        to.put(format!("{dir}{id}/{name}"), svg.into_bytes())?;
+    }
+    to.put(format!("{dir}{id}/{}", crate::render::png::SUMMARY_PNG), page.png)?;
+    to.copy(format!("{dir}{id}/{id}.csv"), &format!("md/data/{id}.csv"), csv)?;
+    to.copy(format!("{dir}{id}/{id}.json"), &format!("md/data/{id}.json"), json)?;
+    to.put(format!("{dir}{id}.md"), page.md.into_bytes())
+}
+
+/// Writes the page of `study` in `locale` into the folder `out` as `perflab report --out`
+/// does: `<out>/<id>.md`, the page `perflab report` prints, and `<out>/<id>/` with its charts,
+/// summary chart and exports, the files the site's drop-in page in that language has beside
+/// it. Files of `out` that are not the page's are left alone. Returns the page's path.
+pub fn write_page(
+    study: &Study,
+    renderer: &Renderer,
+    flavor: Flavor,
+    locale: &str,
+    out: &Path,
+) -> anyhow::Result<std::path::PathBuf> {
+    let analysis = analyze(study);
+    let exports = (crate::render::exports::csv(study, &analysis)?, crate::render::exports::json(&analysis)?);
+    let (catalog, links) = (renderer.catalog(locale)?, Links::markdown(&study.id));
+    let charts = view::charts(study, &analysis, catalog)?;
+    let png = crate::render::png::summary(&view::summary_chart(study, &analysis, catalog)?)?;
+    let md = renderer.page(study, &analysis, locale, flavor, &links)?;
+    put_drop_in(&folder::Plain(out.to_path_buf()), "", &study.id, DropIn { charts, png, md }, &exports)?;
+    Ok(out.join(format!("{}.md", study.id)))
 }
 
 /// Summary charts this build has drawn, by everything they show: studies whose charts say the
@@ -382,7 +415,12 @@ struct Work<'a> {
 
 /// The links of a study's HTML page in `locale` to its charts and exports.
 fn html_links(locale: &str, id: &str) -> Links {
-    Links { charts: format!("../md/{locale}/{id}/"), data: "../md/data/".to_string(), summary_image: false }
+    Links {
+        charts: format!("../md/{locale}/{id}/"),
+        data: "../md/data/".to_string(),
+        summary_image: false,
+        files: true,
+    }
 }
 
 /// The heading ids study `i`'s HTML page in `locale` borrows from the source language, where
@@ -406,8 +444,9 @@ fn source_ids<'w>(
     Ok(cell.get().map(Vec::as_slice))
 }
 
-/// Study `i`'s charts and pages in `locale`.
-fn render_study(work: &Work<'_>, i: usize, locale: &str) -> anyhow::Result<Rendered> {
+/// Study `i`'s charts and pages in `locale`: the drop-in Markdown page with its charts, and
+/// the HTML page.
+fn render_study(work: &Work<'_>, i: usize, locale: &str) -> anyhow::Result<(DropIn, String)> {
     let (study, analysis, renderer, flavor) = (&work.studies[i], &work.analyses[i], work.renderer, work.flavor);
     let (id, catalog) = (&study.id, renderer.catalog(locale)?);
     let charts = view::charts(study, analysis, catalog)?;
@@ -465,7 +504,7 @@ fn render_study(work: &Work<'_>, i: usize, locale: &str) -> anyhow::Result<Rende
     ctx.insert("body", &page.body);
     ctx.insert("toc", &page.toc);
     let html = renderer.html(locale, "page.html.tera", ctx)?;
-    Ok(Rendered { charts, png, md, html })
+    Ok((DropIn { charts, png, md }, html))
 }
 
 /// What the index's filter matches for a guide: the words of `texts` in lower case, split at

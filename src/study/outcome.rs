@@ -69,9 +69,16 @@ pub enum Observed<'a> {
     ProgramMissing { program: String, in_key: &'static str, beside: Option<std::path::PathBuf>, why: String },
     /// Another server answered on the engine's port before it started. Which port.
     PortTaken(u16),
-    /// The engine exited before it served: the end of its log, and the study's patterns. Another
-    /// process answered on its port meanwhile when `foreign` names the port.
-    ExitedBeforeReady { log: &'a [String], patterns: &'a [(FailureClass, regex::Regex)], foreign: Option<u16> },
+    /// The engine exited before it served: the end of its log, the study's patterns, and its exit
+    /// status. Another process answered on its port meanwhile when `foreign` names the port. When
+    /// its program could not run here at all (a shared library or an interpreter missing, a
+    /// program the shell did not find), that is the machine's fault ([`Observed::machines_fault`]).
+    ExitedBeforeReady {
+        log: &'a [String],
+        patterns: &'a [(FailureClass, regex::Regex)],
+        foreign: Option<u16>,
+        exit: Option<i32>,
+    },
     /// The engine did not serve within its start timeout: after how many seconds, and at what URL.
     NotReady { seconds: f64, url: &'a str },
     /// The engine exited or stopped answering (`how`) while a benchmark ran: the end of its log.
@@ -91,10 +98,13 @@ pub enum Observed<'a> {
 }
 
 impl Observed<'_> {
-    /// What was seen when it says nothing of the configuration but something of the machine
-    /// (a program that is not there): the run records nothing and stops with this, and the next
-    /// run tries again.
+    /// What was seen when it says nothing of the configuration but something of the machine (a
+    /// program, a shared library or an interpreter that is not there): the run records nothing
+    /// and stops with this, and the next run tries again.
     pub fn machines_fault(&self) -> Option<String> {
+        if let Observed::ExitedBeforeReady { log, exit, foreign: None, .. } = self {
+            return cannot_run(log, *exit);
+        }
         let Observed::ProgramMissing { program, in_key, beside, why } = self else { return None };
         let looked = match beside {
             _ if program.contains('/') => "at that path".to_string(),
@@ -121,7 +131,7 @@ impl Observed<'_> {
                     "port {port} already accepted connections before the engine started: another server listens there"
                 ),
             ),
-            Observed::ExitedBeforeReady { log, patterns, foreign } => {
+            Observed::ExitedBeforeReady { log, patterns, foreign, .. } => {
                 let (class, line) = classify(log, patterns, FailureClass::StartFailure);
                 match foreign {
                     Some(port) => (
@@ -154,6 +164,42 @@ impl Observed<'_> {
             }
         }
     }
+}
+
+/// Why an engine that exited before it served could not run on this machine at all, naming what
+/// is missing: the dynamic loader found no shared library it needs, a script's interpreter is
+/// not there, or a program it runs was not found (the shell's exit status 127). None when it ran
+/// and stopped for a reason of its own, which is the configuration's failure.
+fn cannot_run(log: &[String], exit: Option<i32>) -> Option<String> {
+    // The name just before `marker`, or just after it (up to the next colon), on `line`.
+    let before = |line: &str, marker: &str| {
+        let head = line.split(marker).next()?;
+        head.rsplit(": ").next().map(|w| w.trim().to_string()).filter(|w| !w.is_empty())
+    };
+    let after = |line: &str, marker: &str| {
+        let tail = line.split_once(marker)?.1;
+        tail.split(':').next().map(|w| w.trim().to_string()).filter(|w| !w.is_empty())
+    };
+    let find = |marker: &str| log.iter().rev().find(|l| l.contains(marker)).map(|l| l.trim());
+    let (what, line) = if let Some(line) = find("error while loading shared libraries") {
+        let name = after(line, "error while loading shared libraries:").unwrap_or_else(|| "?".into());
+        (format!("the shared library `{name}` is missing"), line)
+    } else if let Some(line) = find("bad interpreter") {
+        let name = before(line, ": bad interpreter").unwrap_or_else(|| "?".into());
+        (format!("the interpreter `{name}` is missing"), line)
+    } else if exit == Some(127) {
+        let line = find("not found").or_else(|| log.iter().rev().map(|l| l.trim()).find(|l| !l.is_empty()));
+        let name = line.and_then(|l| before(l, ": command not found").or_else(|| before(l, ": not found")));
+        let what = match name {
+            Some(name) => format!("the program `{name}` is missing"),
+            None => "a program it runs is missing".to_string(),
+        };
+        (format!("{what} (exit status 127)"), line.unwrap_or_default())
+    } else {
+        return None;
+    };
+    let said = if line.is_empty() { String::new() } else { format!("; its log says: {line}") };
+    Some(format!("the engine cannot run on this machine: {what}{said}; install it, or fix the engine's command"))
 }
 
 /// How a benchmark that ran ended.

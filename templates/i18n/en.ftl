@@ -120,6 +120,7 @@ chart-recommended = recommended: { $config }
 label-data = Raw data
 export-csv = every run (CSV)
 export-json = analysis (JSON)
+export-not-written = This page was printed without its charts and data files; `perflab build` writes them beside it, and so does `perflab report --out DIR`.
 
 ## How far the figures can be trusted: repeats, engine versions and notes
 evidence-single-runs = No configuration on this page was measured more than once, so its figures carry no confidence intervals, and how much a repeated run would differ is unknown.

@@ -110,6 +110,7 @@ chart-recommended = 推奨：{ $config }
 label-data = 生データ
 export-csv = 全実行（CSV）
 export-json = 分析結果（JSON）
+export-not-written = このページはグラフとデータファイルなしで出力されたもので、それらは `perflab build` または `perflab report --out DIR` がページの隣に書き出します。
 
 ## 数値の確からしさ：繰り返し測定、エンジンのバージョン、注記
 evidence-single-runs = このページの数値はすべて1回の実行によるものです。2回以上測定した構成がないため、信頼区間も、もう一度実行したときにどれだけ結果がずれるかも示せません。

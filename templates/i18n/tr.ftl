@@ -107,6 +107,7 @@ chart-recommended = önerilen: { $config }
 label-data = Ham veri
 export-csv = tüm koşular (CSV)
 export-json = analiz (JSON)
+export-not-written = Bu sayfa grafikleri ve veri dosyaları olmadan yazdırıldı; onları sayfanın yanına `perflab build` yazar, `perflab report --out DIR` da yazar.
 
 ## Değerlere ne kadar güvenilebileceği: tekrarlar, motor sürümleri ve notlar
 evidence-single-runs = Bu sayfadaki yapılandırmaların hiçbiri birden fazla kez ölçülmedi; bu yüzden değerlerin güven aralığı yok ve bir koşu tekrarlansa sonucun ne kadar değişeceği bilinmiyor.

@@ -110,6 +110,7 @@ chart-recommended = 推荐：{ $config }
 label-data = 原始数据
 export-csv = 全部运行（CSV）
 export-json = 分析结果（JSON）
+export-not-written = 本页输出时未附带图表和数据文件；`perflab build` 会把它们写在页面旁边，`perflab report --out DIR` 也会。
 
 ## 数值的可信程度：重复测量、引擎版本与注释
 evidence-single-runs = 本页每个数字都来自单次运行：没有任何配置被测量过一次以上，因此本页无法给出置信区间，也无法说明再测一次结果会偏离多少。

@@ -149,6 +149,17 @@ fn missing_study_is_a_clear_error() {
     assert!(err.contains("no study 'no-such-study'"), "{err}");
 }
 
+/// Run where there is no results folder, check names the two ways to point it at studies.
+#[test]
+fn no_results_folder_names_the_fix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("results");
+    let (code, _, err) = perflab(&["check", "--results", missing.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot list studies in"), "{err}");
+    assert!(err.contains("name a study folder") && err.contains("--results DIR"), "{err}");
+}
+
 #[test]
 fn unset_of_a_flag_of_the_engine_command_is_refused() {
     // `unset` removes what variants set; a word of the engine's own command stays in the

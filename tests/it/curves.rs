@@ -346,8 +346,15 @@ fn the_page_says_the_answer(dir: &Path, curve: &serde_json::Value, loads: &[u64]
     } else {
         assert!(en.contains(&format!("the answer is a band, not one load: {boundary} met the SLO, ")), "{en}");
     }
+    // Printed, the page shows no chart; written with --out, it links each one beside it.
+    let page_dir = dir.parent().unwrap().join("page");
+    let (code, _, err) = common::perflab(&["report", dir.to_str().unwrap(), "--out", page_dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let id = dir.file_name().unwrap().to_str().unwrap();
+    let page = std::fs::read_to_string(page_dir.join(format!("{id}.md"))).unwrap();
     for chart in ["curve-chat.svg", "curve-chat-latency.svg", "pareto-chat.svg"] {
-        assert!(en.contains(chart), "{chart}: {en}");
+        assert!(!en.contains(chart) && page.contains(chart), "{chart}: {page}");
+        assert!(page_dir.join(id).join(chart).is_file(), "{chart}");
     }
     let (code, tr, _) = common::perflab(&["report", dir.to_str().unwrap(), "--locale", "tr"]);
     assert_eq!(code, 0);

@@ -689,7 +689,7 @@ fn a_missing_engine_program_stops_the_run_records_nothing_and_is_tried_again() {
     std::fs::write(&spec, text.replace("no-such-engine-program", "perflab-engine --sim-startup-seconds 0.05")).unwrap();
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("1 engine starts and 1 benchmark runs (0 failed)"), "{err}");
+    assert!(err.contains("1 engine starts (1 served) and 1 benchmark runs (0 failed)"), "{err}");
 }
 
 /// `perflab-engine` not built beside `perflab` (the README's first command builds only
@@ -729,7 +729,7 @@ fn a_missing_benchmark_program_stops_the_run_and_records_nothing() {
     std::fs::write(&spec, text).unwrap();
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("1 engine starts and 1 benchmark runs (0 failed)"), "{err}");
+    assert!(err.contains("1 engine starts (1 served) and 1 benchmark runs (0 failed)"), "{err}");
 }
 
 #[test]
@@ -741,7 +741,7 @@ fn a_run_that_measured_nothing_needs_a_look_and_its_page_recommends_nothing() {
     std::fs::write(&spec, text.replace("--sim-weights-gb 100 ", "--sim-weights-gb 1000 ")).unwrap();
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("0 benchmark runs (3 failed)"), "{err}");
+    assert!(err.contains("2 engine starts (0 served) and 0 benchmark runs (3 failed)"), "{err}");
     assert!(err.contains("nothing was measured"), "{err}");
     // The message says how short the memory is, not a negative amount free.
     let m = manifest(&dir, "engine/sim-a/attempts/1/mixed.manifest.json");
@@ -759,4 +759,110 @@ fn a_run_that_measured_nothing_needs_a_look_and_its_page_recommends_nothing() {
     assert!(conclusion.contains("recommends no command"), "{conclusion}");
     assert!(!conclusion.contains("```bash"), "{conclusion}");
     assert!(!page.contains("summary.png"), "{page}");
+}
+
+/// A recorded failure stands: `plan` counts it and says what `--rerun` does, and so does the end
+/// of `run`. Once the study names another engine version, the failure (and an identical
+/// configuration's that reused it) is stale: `plan` says so, a plain `run` leaves it, and
+/// `run --rerun-stale` tries it again.
+#[test]
+fn a_standing_failure_is_said_and_a_stale_one_is_tried_again_with_rerun_stale() {
+    let (_tmp, dir) = example(Some(1));
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap().replace("--sim-weights-gb 100 ", "--sim-weights-gb 1000 ");
+    std::fs::write(&spec, &text).unwrap();
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 1, "{err}");
+    // A copy of sim-b, added after the run: its configuration is sim-b's, so sim-b's recorded
+    // failure stands for it and it is not started.
+    let copy = "\n[[stage.variant]]\nid = \"sim-b-copy\"\nlabel = \"Sim-B again\"\nengine = \"sim-b\"\nflags = [\"--tp-size 2\"]\n";
+    std::fs::write(&spec, format!("{}\n{copy}", text.trim_end())).unwrap();
+    let (code, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let failed = out.lines().filter(|l| l.contains(" failed ") || l.ends_with("oom")).count();
+    assert!(failed >= 4, "{out}");
+    assert!(out.contains("4 runs stand as failed: `perflab run` reuses their recorded failure"), "{out}");
+    assert!(out.contains("`perflab run --rerun --variant STAGE/VARIANT` tries one again"), "{out}");
+    let (code, _, err) = run(&dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("0 engine starts (0 served)"), "{err}");
+    assert_eq!(err.matches("stand as failed").count(), 1, "said once: {err}");
+    assert!(!dir.join("runs/engine/sim-b-copy").exists(), "the copy reused sim-b's failure");
+
+    // sim-b's version changes: its failure, and the copy's reused one, are stale.
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replacen("version = \"2.1\"", "version = \"2.2\"", 1)).unwrap();
+    let (_, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
+    for variant in ["engine/sim-b ", "engine/sim-b-copy "] {
+        let line = out.lines().find(|l| l.starts_with(variant)).unwrap_or_else(|| panic!("{out}"));
+        assert!(line.contains("stale") && line.contains("failed (oom)") && line.contains("2.1"), "{line}");
+    }
+    assert!(out.contains("2 runs stand as failed"), "{out}");
+    assert!(out.contains("2 runs failed under another engine version or command"), "{out}");
+    assert!(out.contains("`perflab run --rerun-stale` tries them again"), "{out}");
+    let (_, _, err) = run(&dir, &[]);
+    assert!(err.contains("0 engine starts (0 served)") && err.contains("`perflab run --rerun-stale`"), "{err}");
+    assert!(!dir.join("runs/engine/sim-b/attempts/2").exists());
+    let (_, _, err) = run(&dir, &["--rerun-stale"]);
+    assert!(!err.contains("\n0 engine starts"), "{err}");
+    assert!(dir.join("runs/engine/sim-b/attempts/2").exists(), "{err}");
+    let (_, out, _) = perflab(&["plan", dir.to_str().unwrap()]);
+    assert!(!out.contains("under another engine version"), "{out}");
+}
+
+/// An engine whose program cannot run on this machine (the loader misses a shared library, a
+/// script's interpreter is missing, the shell finds no program: exit status 127) is the
+/// machine's fault, as a missing program is: exit 2, one message naming what is missing,
+/// nothing recorded, and the run is measured once the machine is mended. An engine that runs
+/// and fails on its own is the configuration's failure, recorded.
+#[test]
+fn an_engine_that_cannot_run_here_is_the_machines_fault_and_records_nothing() {
+    let cases = [
+        (
+            "echo './engine: error while loading shared libraries: libcudart.so.12: cannot open shared object file: No such file or directory' >&2; exit 127",
+            "the shared library `libcudart.so.12` is missing",
+        ),
+        (
+            "echo 'bash: ./serve.py: /opt/py/bin/python3.12: bad interpreter: No such file or directory' >&2; exit 126",
+            "the interpreter `/opt/py/bin/python3.12` is missing",
+        ),
+        (
+            "echo 'engine.sh: line 2: vllm: command not found' >&2; exit 127",
+            "the program `vllm` is missing (exit status 127)",
+        ),
+    ];
+    for (body, missing) in cases {
+        let (tmp, dir) = tiny("ENGINE --port {port}", "");
+        let script = tmp.path().join("engine.sh");
+        std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let spec = dir.join("study.toml");
+        let text = std::fs::read_to_string(&spec).unwrap();
+        std::fs::write(&spec, text.replace("ENGINE", &format!("sh {}", script.display()))).unwrap();
+        let (code, _, err) = run(&dir, &[]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("the engine cannot run on this machine") && err.contains(missing), "{err}");
+        assert!(err.contains("nothing was recorded"), "{err}");
+        assert!(common::manifests(&dir).is_empty(), "nothing recorded: {err}");
+        let (_, plan, _) = perflab(&["plan", dir.to_str().unwrap()]);
+        assert!(plan.contains("pending") && !plan.contains("failed  "), "{plan}");
+        if body.contains("vllm") {
+            // Mended, the same run is measured.
+            let text = std::fs::read_to_string(&spec).unwrap();
+            let engine = format!("sh {}", script.display());
+            std::fs::write(&spec, text.replace(&engine, "perflab-engine --sim-startup-seconds 0.05")).unwrap();
+            let (code, _, err) = run(&dir, &[]);
+            assert_eq!(code, 0, "{err}");
+            assert!(err.contains("1 engine starts (1 served)"), "{err}");
+        }
+    }
+    // An engine that runs and exits with an error of its own is the configuration's failure.
+    let (tmp, dir) = tiny("ENGINE --port {port}", "");
+    let script = tmp.path().join("engine.sh");
+    std::fs::write(&script, "#!/bin/sh\necho 'ValueError: --tp-size 3 does not divide 8 heads' >&2\nexit 1\n").unwrap();
+    let spec = dir.join("study.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("ENGINE", &format!("sh {}", script.display()))).unwrap();
+    let (_, _, err) = run(&dir, &[]);
+    assert!(!err.contains("cannot run on this machine"), "{err}");
+    assert_eq!(common::manifests(&dir).len(), 1, "{err}");
 }

@@ -377,6 +377,24 @@ fn an_imported_page_reports() {
         common::perflab(&["import", page.to_str().unwrap(), "--id", "q14", "--results", results.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("chose:"), "what import chose is printed: {err}");
+    // The next steps it prints are the commands to run, as written.
+    let steps: Vec<Vec<String>> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("next: ").or(l.strip_prefix("then: ")))
+        .map(|l| shell_words::split(l.split(" # ").next().unwrap()).unwrap())
+        .collect();
+    let r = results.to_str().unwrap().to_string();
+    let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        steps,
+        [words(&["perflab", "check", "q14", "--results", &r]), words(&["perflab", "report", "q14", "--results", &r])],
+        "{err}"
+    );
+    for step in &steps {
+        let args: Vec<&str> = step[1..].iter().map(String::as_str).collect();
+        let (code, out, err) = common::perflab(&args);
+        assert_eq!(code, 0, "{step:?}: {out}{err}");
+    }
     let study = Study::load(&results.join("q14")).unwrap();
     assert_eq!(study.spec.notes.len(), 4, "the four items of the conclusion's note box");
     let (code, out, err) = common::perflab(&["check", "q14", "--results", results.to_str().unwrap()]);
@@ -431,6 +449,29 @@ fn import_pages(pages: &[(&str, &str)], args: &[&str]) -> (i32, String, tempfile
     all.extend_from_slice(args);
     let (code, _, err) = common::perflab(&all);
     (code, err, dir)
+}
+
+/// A page's hardware lands after "on" in the page's first sentence: an article or a count word
+/// that opens it is written in lower case, a name or an acronym keeps its capitals.
+#[test]
+fn the_hardware_reads_mid_sentence() {
+    for (written, kept) in [
+        ("A single NVIDIA A100 GPU.", "a single NVIDIA A100 GPU"),
+        ("One NVIDIA H100", "one NVIDIA H100"),
+        ("NVIDIA H200 SXM", "NVIDIA H200 SXM"),
+        ("AN-1 accelerator", "AN-1 accelerator"),
+        ("Ascend 910B", "Ascend 910B"),
+        ("8 × NVIDIA H200", "8 × NVIDIA H200"),
+    ] {
+        let page = small_page("").replace("### Model", &format!("### Hardware\n\n{written}\n\n### Model"));
+        let (code, err, dir) = import_pages(&[("tiny", &page)], &[]);
+        assert_eq!(code, 0, "{err}");
+        let study = Study::load(&dir.path().join("results/tiny")).unwrap();
+        assert_eq!(study.spec.hardware.get("en"), kept, "{written}");
+        let results = dir.path().join("results");
+        let (_, out, _) = common::perflab(&["report", "tiny", "--results", results.to_str().unwrap()]);
+        assert!(out.contains(&format!(" on {kept}:")), "{written}: {out}");
+    }
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod browser;
 mod carried_steps;
 mod catalogs;
 mod check;
+mod ci;
 mod corpus;
 mod curve_failures;
 mod curves;

@@ -195,7 +195,7 @@ fn each_page_with_two_links(check: &mut PageCheck<'_>) {
         let study = Study::load(&dir).unwrap();
         let analysis = analyze(&study);
         let markdown = Links::markdown(&study.id);
-        let elsewhere = Links { charts: "../a b/".into(), data: "../data/".into(), summary_image: false };
+        let elsewhere = Links { charts: "../a b/".into(), data: "../data/".into(), summary_image: false, files: true };
         for locale in renderer.locales() {
             check(&renderer, &study, &analysis, &locale, &markdown, &elsewhere);
         }
@@ -230,4 +230,59 @@ fn a_page_built_once_for_several_links_is_the_page_built_for_each() {
             wanted.iter().map(|(f, l)| renderer.page(study, analysis, locale, *f, l).unwrap()).collect();
         assert_eq!(once, each, "{} in {locale}", study.id);
     });
+}
+
+/// The addresses of the links and images of a Markdown page that name a file (neither a web
+/// address nor an anchor), percent-decoded.
+fn relative_links(page: &str) -> Vec<String> {
+    use pulldown_cmark::{Event, Parser, Tag};
+    let decode = |url: &str| {
+        let bytes = url.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            match (bytes[i], url.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok())) {
+                (b'%', Some(byte)) => (out.push(byte), i += 3),
+                (byte, _) => (out.push(byte), i += 1),
+            };
+        }
+        String::from_utf8(out).unwrap()
+    };
+    Parser::new_ext(page, pulldown_cmark::Options::all())
+        .filter_map(|event| match event {
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => Some(dest_url.to_string()),
+            _ => None,
+        })
+        .filter(|url| !url.contains("://") && !url.starts_with('#') && !url.starts_with("mailto:"))
+        .map(|url| decode(&url))
+        .collect()
+}
+
+/// `perflab report --out DIR` writes the page with every chart and export it links beside it,
+/// in every language; printed, the page links no file at all (nothing is beside it) and says
+/// what writes them instead.
+#[test]
+fn report_out_writes_every_file_its_page_links_and_a_printed_page_links_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let id = "glm-5.2-fp8-h200";
+    for locale in ["en", "tr", "zh", "ja"] {
+        let out = tmp.path().join(locale);
+        let (code, said, err) = perflab(&["report", id, "--locale", locale, "--out", out.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        assert!(said.contains(&format!("{id}.md")), "{said}");
+        let page = std::fs::read_to_string(out.join(format!("{id}.md"))).unwrap();
+        let links = relative_links(&page);
+        assert!(links.iter().any(|l| l.ends_with("summary.png")) && links.iter().any(|l| l.ends_with(".csv")));
+        for link in links {
+            assert!(out.join(&link).is_file(), "{locale}: the page links '{link}', which --out did not write");
+        }
+        let (code, printed, err) = perflab(&["report", id, "--locale", locale]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(relative_links(&printed), Vec::<String>::new(), "{locale}");
+        assert!(printed.contains("`perflab build`"), "{locale}: {printed}");
+    }
+    for study in ["deepseek-v3.2-h200", "qwen3-14b-h100", "qwen3-8b-h100-latency"] {
+        let (_, printed, err) = perflab(&["report", study]);
+        assert_eq!(relative_links(&printed), Vec::<String>::new(), "{study}: {err}");
+    }
 }

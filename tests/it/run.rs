@@ -22,7 +22,7 @@ fn example_study_runs_end_to_end() {
 
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("11 engine starts and 10 benchmark runs (2 failed)"), "{err}");
+    assert!(err.contains("11 engine starts (9 served) and 10 benchmark runs (2 failed)"), "{err}");
     assert!(err.contains("where one start a (variant, profile) would take 18"), "{err}");
     // Stages are numbered in order; the optimized configuration's other profiles come last.
     let last_stage = err.find("[stage 7/7]").expect("the last stage ran");
@@ -57,7 +57,7 @@ fn example_study_runs_end_to_end() {
     // A second run has nothing to do; the results render.
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("0 engine starts and 0 benchmark runs"), "{err}");
+    assert!(err.contains("0 engine starts (0 served) and 0 benchmark runs"), "{err}");
     let out = tmp.path().join("site");
     let (code, _, err) = perflab(&["build", "--results", tmp.path().to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -247,7 +247,7 @@ fn repeats_are_taken_in_one_start_or_across_restarts_and_all_kept() {
     let (_tmp, dir) = two_alike(QUICK, "repeats = 3");
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("2 engine starts and 6 benchmark runs (0 failed)"), "{err}");
+    assert!(err.contains("2 engine starts (2 served) and 6 benchmark runs (0 failed)"), "{err}");
     let attempt = dir.join("runs/engine/only/attempts/1");
     for file in ["p.txt", "p.r2.txt", "p.r3.txt"] {
         assert!(attempt.join(file).is_file(), "{file}");
@@ -262,7 +262,7 @@ fn repeats_are_taken_in_one_start_or_across_restarts_and_all_kept() {
     let (_tmp, dir) = two_alike(QUICK, "repeats = 2\nrepeat_across_restarts = true");
     let (code, _, err) = run(&dir, &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("4 engine starts and 4 benchmark runs (0 failed)"), "{err}");
+    assert!(err.contains("4 engine starts (4 served) and 4 benchmark runs (0 failed)"), "{err}");
     let second = Manifest::read(&dir.join("runs/engine/other/attempts/2/p.manifest.json")).unwrap();
     assert!(second.repeat, "the second start adds to the first");
     let first = Manifest::read(&dir.join("runs/engine/other/attempts/1/p.manifest.json")).unwrap();

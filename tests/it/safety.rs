@@ -392,7 +392,7 @@ fn a_baseline_that_always_fails_gives_a_page_compared_with_the_best_that_ran() {
     assert_eq!(code, 0, "{err}");
     let starts: usize = err
         .lines()
-        .find_map(|l| l.split(" engine starts").next().filter(|_| l.contains(" engine starts and ")))
+        .find_map(|l| l.split(" engine starts").next().filter(|_| l.contains(" engine starts (")))
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("{err}"));
     assert!(starts <= variants, "{starts} engine starts for {variants} variants: {err}");

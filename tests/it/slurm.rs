@@ -188,7 +188,7 @@ fn slurm_runs_the_example_study_with_the_local_backends_results() {
     assert_eq!(code, 0, "{err}");
     let (code, err) = cluster.run(&remote);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("8 engine starts and 7 benchmark runs (2 failed)"), "{err}");
+    assert!(err.contains("8 engine starts (6 served) and 7 benchmark runs (2 failed)"), "{err}");
     assert!(err.contains("submitted Slurm job"), "{err}");
     // The stages of two or more variants had them in flight at once.
     assert!(err.contains("; in flight: "), "{err}");

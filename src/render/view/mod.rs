@@ -53,6 +53,10 @@ pub struct Links {
     /// Whether the page opens with the summary PNG (a drop-in page does; the site's HTML page
     /// opens with its answer and has the same chart as SVG further down).
     pub summary_image: bool,
+    /// Whether the charts and exports are where the links say. A page printed on its own
+    /// ([`Links::printed`]) has none beside it: it shows no image and no export, and says what
+    /// writes them instead.
+    pub files: bool,
 }
 
 impl Links {
@@ -60,7 +64,13 @@ impl Links {
     /// folder `<locale>/<study>/` beside it, so that the page and that folder can be copied into
     /// another site as they are.
     pub fn markdown(study: &str) -> Links {
-        Links { charts: format!("{study}/"), data: format!("{study}/"), summary_image: true }
+        Links { charts: format!("{study}/"), data: format!("{study}/"), summary_image: true, files: true }
+    }
+
+    /// The links of a Markdown page printed without its charts and exports (`perflab report`
+    /// without `--out`): none, so that the page points at no file that is not there.
+    pub fn printed(study: &str) -> Links {
+        Links { files: false, ..Links::markdown(study) }
     }
 }
 
@@ -111,6 +121,7 @@ impl PageView {
         for ((_, link), new) in self.exports.iter_mut().zip(export_links(links, study)) {
             *link = new;
         }
+        self.files = links.files;
     }
 
     /// What each address of this page's charts, summary image and exports (linked as `from`
@@ -158,8 +169,7 @@ impl Relinks {
 
 /// The summary PNG a page opens with where `links` want it, under the comparison chart's name.
 fn summary_image(comparison: &Image, links: &Links) -> Option<Image> {
-    links
-        .summary_image
+    (links.summary_image && links.files)
         .then(|| Image::chart(comparison.alt.clone(), links, crate::render::png::SUMMARY_PNG.to_string()))
 }
 
@@ -300,6 +310,9 @@ pub struct PageView {
     pub progression_chart: Image,
     /// (label, link) of the CSV and JSON exports.
     pub exports: Vec<(String, String)>,
+    /// Whether the charts and exports are beside the page ([`Links::files`]): where they are
+    /// not, the page shows no image and no export, and says what writes them.
+    pub files: bool,
     /// Which engine versions measured the results shown, and when.
     pub age: age::AgeView,
     /// What changed since the previous measurement, when there is one.
@@ -543,6 +556,7 @@ pub fn build(
         summary_image,
         progression_chart,
         exports,
+        files: links.files,
         locale: c.locale.clone(),
         flavor,
         title: x.text(&spec.title),
