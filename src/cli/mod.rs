@@ -334,7 +334,8 @@ pub fn main() -> ExitCode {
         } => {
             let until_confident = budget.filter(|_| until_confident);
             let how = run::How { jobs: jobs.map(|j| j as usize), backend, config, until_confident };
-            run::run(&study, &results, stage, variant, rerun, rerun_stale, dry_run, how)
+            let what = run::What { stage, variant, rerun, rerun_stale, dry_run };
+            run::run(&study, &results, what, how)
         }
         Command::JobRun { dir } => perflab::exec::slurm::run_job(&dir).map(|()| ExitCode::SUCCESS),
         Command::Report { study, locale, flavor, results, templates, out } => {

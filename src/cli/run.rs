@@ -20,6 +20,16 @@ pub enum BackendKind {
     Slurm,
 }
 
+/// What to measure: `--stage`, `--variant`, `--rerun`, `--rerun-stale`, `--dry-run`.
+#[derive(Debug, Default)]
+pub struct What {
+    pub stage: Option<String>,
+    pub variant: Option<String>,
+    pub rerun: bool,
+    pub rerun_stale: bool,
+    pub dry_run: bool,
+}
+
 /// How to run: `--jobs`, `--backend`, `--config`.
 #[derive(Debug, Default)]
 pub struct How {
@@ -76,17 +86,8 @@ fn backend(dir: &Path, how: &How) -> anyhow::Result<Box<dyn Backend>> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn run(
-    name: &str,
-    results: &Path,
-    stage: Option<String>,
-    variant: Option<String>,
-    rerun: bool,
-    rerun_stale: bool,
-    dry_run: bool,
-    how: How,
-) -> anyhow::Result<ExitCode> {
+pub fn run(name: &str, results: &Path, what: What, how: How) -> anyhow::Result<ExitCode> {
+    let What { stage, variant, rerun, rerun_stale, dry_run } = what;
     let dirs = super::study_dirs(&[name.to_string()], results)?;
     let backend = if dry_run { Box::new(LocalBackend::default()) } else { backend(&dirs[0], &how)? };
     // A cluster's nodes resolve a job's paths against the job's own folder: the study's path

@@ -28,20 +28,27 @@ impl Message {
     }
 }
 
+/// A stage's engine starts: its jobs, how many runs the study has still to go (counted down in
+/// each start's header), and the header that announces a start.
+#[derive(Clone, Copy)]
+pub(super) struct StageStarts<'a> {
+    pub jobs: &'a [&'a Job],
+    pub total: usize,
+    pub header: &'a dyn Fn(&Job, usize) -> String,
+}
+
 /// Runs a stage's engine starts, as many at once as `jobs` (else the backend's capacity), the
 /// GPUs and fixed ports allow; returns when every one has ended. A problem of perflab's own
 /// stops new starts and is returned once the running ones have ended.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn dispatch(
     study: &Study,
-    jobs: &[&Job],
-    total: usize,
+    stage: &StageStarts,
     backend: &dyn Backend,
     limit: Option<usize>,
     interrupt: &Interrupt,
-    header: &dyn Fn(&Job, usize) -> String,
     log: &mut dyn FnMut(Event),
 ) -> anyhow::Result<Summary> {
+    let StageStarts { jobs, total, header } = *stage;
     let limit = limit.or(backend.capacity()).unwrap_or(usize::MAX).max(1);
     let mut slots =
         Slots { devices: backend.devices(), busy: vec![false; backend.devices().len()], taken: BTreeMap::new() };

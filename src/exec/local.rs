@@ -75,7 +75,8 @@ impl Backend for LocalBackend {
         report = wait_ready(launch, &mut engine, port, &ready_url, interrupt, progress, report);
         if report.ready_at.is_some() && !report.interrupted {
             let mut served = Served { pgid, child: &mut engine, ready_url: &ready_url };
-            self.benchmarks(launch, &mut served, port, interrupt, progress, &mut report);
+            let bench = Bench { launch, port, interrupt, in_job: self.in_job };
+            self.benchmarks(&bench, &mut served, progress, &mut report);
         }
         progress(Event::Step("stopping the engine"));
         // An engine that never served may ignore SIGTERM while it loads (vLLM does): it gets a
@@ -131,20 +132,13 @@ impl LocalBackend {
     }
 
     /// The start's benchmarks, then its load curves, until the engine dies or the run is stopped.
-    fn benchmarks(
-        &self,
-        launch: &Launch,
-        served: &mut Served<'_>,
-        port: u16,
-        interrupt: &Interrupt,
-        progress: &mut dyn FnMut(Event),
-        report: &mut Report,
-    ) {
+    fn benchmarks(&self, bench: &Bench, served: &mut Served<'_>, progress: &mut dyn FnMut(Event), report: &mut Report) {
+        let Bench { launch, port, interrupt, .. } = *bench;
         for (profile, bench_argv, out) in &launch.benchmarks {
             progress(Event::Step(&format!("benchmark on {profile}")));
             let argv = fill_port(bench_argv, port);
             let again = Served { pgid: served.pgid, child: &mut *served.child, ready_url: served.ready_url };
-            let (result, died) = run_benchmark(&argv, out, again, interrupt, launch, self.in_job);
+            let (result, died) = run_benchmark(&argv, out, again, bench);
             if let Some(why) = result.machine_fault.clone() {
                 report.refused = Some(why);
                 return;
@@ -162,7 +156,7 @@ impl LocalBackend {
             if report.died_during.is_some() || report.interrupted {
                 break;
             }
-            run_curve(curve, served, port, interrupt, launch, self.in_job, report, progress);
+            run_curve(curve, bench, served, report, progress);
         }
     }
 }
@@ -269,19 +263,26 @@ fn wait_ready(
     }
 }
 
+/// Where a start's benchmarks run: its launch, the port its engine serves on, the run's Ctrl-C,
+/// and whether the start runs inside a Slurm job (its children then die with it).
+#[derive(Clone, Copy)]
+struct Bench<'a> {
+    launch: &'a Launch,
+    port: u16,
+    interrupt: &'a Interrupt,
+    in_job: bool,
+}
+
 /// Measures a load curve point after point while the engine serves: the search picks each
 /// load from the points before it, and stops on its own rule, when the engine dies or on Ctrl-C.
-#[allow(clippy::too_many_arguments)]
 fn run_curve(
     curve: &CurveBench,
+    bench: &Bench,
     served: &mut Served<'_>,
-    port: u16,
-    interrupt: &Interrupt,
-    launch: &Launch,
-    in_job: bool,
     report: &mut Report,
     progress: &mut dyn FnMut(Event),
 ) {
+    let Bench { launch, port, interrupt, .. } = *bench;
     use crate::curve::{Next, next};
     let mut points = curve.known.clone();
     // Measurements of each load in this start: a confirmation measures a load again.
@@ -298,7 +299,7 @@ fn run_curve(
             &curve.requests_output(&launch.dir, load, k),
         );
         let again = Served { pgid: served.pgid, child: &mut *served.child, ready_url: served.ready_url };
-        let (result, died) = run_benchmark(&argv, &out, again, interrupt, launch, in_job);
+        let (result, died) = run_benchmark(&argv, &out, again, bench);
         if let Some(why) = result.machine_fault.clone() {
             report.refused = Some(why);
             break;
@@ -346,14 +347,8 @@ fn died_during_benchmark(launch: &Launch, how: &str) -> (FailureClass, String) {
 }
 
 /// Runs one benchmark; the flag is true when the engine died during it.
-fn run_benchmark(
-    argv: &[String],
-    out: &Path,
-    served: Served<'_>,
-    interrupt: &Interrupt,
-    launch: &Launch,
-    in_job: bool,
-) -> (BenchResult, bool) {
+fn run_benchmark(argv: &[String], out: &Path, served: Served<'_>, bench: &Bench) -> (BenchResult, bool) {
+    let Bench { launch, interrupt, in_job, .. } = *bench;
     let Served { pgid, child: engine, ready_url } = served;
     let mut result = BenchResult {
         profile: String::new(),

@@ -286,7 +286,10 @@ impl Planner<'_> {
             let again = self.rerun.contains(reference.as_str());
             let status = match waiting_on {
                 Some(on) => Status::Waiting { on: on.clone() },
-                None => status_of(study, &self.chain.registry, &vo.point, &key, v, again, self.rerun_stale, wanted)?,
+                None => {
+                    let asked = Asked { rerun: again, rerun_stale: self.rerun_stale, wanted };
+                    status_of(study, &self.chain.registry, &vo.point, &key, v, asked)?
+                }
             };
             if matches!(status, Status::Pending | Status::Waiting { .. }) && profile == *target {
                 settled = false;
@@ -328,7 +331,8 @@ impl Planner<'_> {
                 continue;
             }
             let (again, wanted) = (self.rerun.contains(source.as_str()), study.repeats_wanted(stage, profile));
-            let status = status_of(study, &self.chain.registry, last, &key, v, again, self.rerun_stale, wanted)?;
+            let asked = Asked { rerun: again, rerun_stale: self.rerun_stale, wanted };
+            let status = status_of(study, &self.chain.registry, last, &key, v, asked)?;
             if status == Status::Pending {
                 measurements.add(study, &key, &last.config, again, wanted)?;
                 job_profiles.push(profile.clone());
@@ -382,19 +386,27 @@ impl Measurements {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What the command line asks of one run: to measure it again whatever stands (`--rerun`), to
+/// measure it again where what stands is stale (`--rerun-stale`), and how many measurements it
+/// should hold.
+#[derive(Debug, Clone, Copy)]
+struct Asked {
+    rerun: bool,
+    rerun_stale: bool,
+    wanted: u32,
+}
+
 fn status_of(
     study: &Study,
     registry: &crate::analysis::chain::Registry,
     point: &Point,
     key: &RunKey,
     variant: &crate::study::Variant,
-    rerun: bool,
-    rerun_stale: bool,
-    wanted: u32,
+    asked: Asked,
 ) -> anyhow::Result<Status> {
+    let Asked { rerun, rerun_stale, wanted } = asked;
     if study.curve(&key.profile).is_some() {
-        return curve_status(study, registry, point, key, rerun, rerun_stale, wanted);
+        return curve_status(study, registry, point, key, asked);
     }
     if rerun && (study.runs.contains_key(key) || study.failure(variant, key).is_some()) {
         return Ok(Status::Pending);
@@ -439,16 +451,14 @@ fn status_of(
 /// Where a configuration's load curve stands: measured once it has `wanted` finished searches
 /// that still measure what the study says (each engine start searches anew), pending while its
 /// newest search would measure more or more searches are wanted.
-#[allow(clippy::too_many_arguments)]
 fn curve_status(
     study: &Study,
     registry: &crate::analysis::chain::Registry,
     point: &Point,
     key: &RunKey,
-    rerun: bool,
-    rerun_stale: bool,
-    wanted: u32,
+    asked: Asked,
 ) -> anyhow::Result<Status> {
+    let Asked { rerun, rerun_stale, wanted } = asked;
     if rerun {
         return Ok(Status::Pending);
     }

@@ -10,7 +10,7 @@ use super::confidence::{
     Budget, Confidence, SPENT, Spent, confidence_report, contenders, plan_designs, start_cost, start_size,
     unclear_stage,
 };
-use super::dispatch::dispatch;
+use super::dispatch::{StageStarts, dispatch};
 use super::plan::{Job, plan};
 use super::recover::{Lock, recover};
 use crate::study::command::{self, Port};
@@ -118,7 +118,8 @@ pub fn run(
         let jobs = state.stage_jobs(&study, &plan, &first.stage);
         let total = plan.count(|s| matches!(s, super::Status::Pending | super::Status::Waiting { .. }));
         let header = state.header(&study, &plan, &first.stage);
-        let done = dispatch(&study, &jobs, total, backend, options.jobs, interrupt, &header, log)?;
+        let starts = StageStarts { jobs: &jobs, total, header: &header };
+        let done = dispatch(&study, &starts, backend, options.jobs, interrupt, log)?;
         state.after_stage(&study, &jobs, &done)?;
         if interrupt.requested() {
             state.summary.interrupted = true;
