@@ -29,7 +29,7 @@ mod validate;
 pub use config::{Config, Flag, FlagChanges, Identity};
 pub use history::{Provenance, RECORDED_FILE, Recorded, Stale, read_recorded, staleness, staleness_of, write_recorded};
 pub use manifest::{Manifest, RecordedFailure, RunState};
-pub use reference::{Ref, Source, VariantRef};
+pub use reference::{Ref, RunKey, Source, VariantRef};
 pub use spec::*;
 
 use crate::diag::{Diagnostic, Diagnostics};
@@ -52,99 +52,6 @@ pub const ENGINE_LOG: &str = "engine.log";
 pub const MANIFEST_SUFFIX: &str = ".manifest.json";
 /// The folder of a variant's numbered attempts: `runs/<stage>/<variant>/attempts/<n>/`.
 pub const ATTEMPTS_DIR: &str = "attempts";
-
-/// Which run: a variant of a stage measured on a profile, or on one load of a curve profile
-/// (`chat` at load 16, named `chat@16`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RunKey {
-    pub stage: String,
-    pub variant: String,
-    /// The profile's id, without a load.
-    pub profile: String,
-    /// The load of a curve's point (its concurrency or rate); `None` for a profile's own run.
-    pub load: Option<u64>,
-}
-
-impl RunKey {
-    /// The run of `stage/variant` on `point`: a profile's id, or a curve's point named
-    /// `profile@load` (as the runs folder names its files).
-    pub fn new(stage: &str, variant: &str, point: &str) -> RunKey {
-        let (profile, load) = match crate::curve::split_point(point) {
-            Some((profile, load)) => (profile, Some(load)),
-            None => (point, None),
-        };
-        RunKey { stage: stage.to_string(), variant: variant.to_string(), profile: profile.to_string(), load }
-    }
-
-    /// `stage/variant/profile` (`…/profile@load` for a curve's point), as runs are named in
-    /// analyses, exports and messages.
-    pub fn name(&self) -> String {
-        self.to_string()
-    }
-
-    /// The key of a run named `stage/variant/profile` or `stage/variant/profile@load` (missing
-    /// parts are empty).
-    pub fn parse(name: &str) -> RunKey {
-        let mut parts = name.splitn(3, '/');
-        let mut next = || parts.next().unwrap_or_default();
-        let (stage, variant) = (next(), next());
-        RunKey::new(stage, variant, next())
-    }
-
-    /// What the run measured, as its files are named: the profile, or `profile@load`.
-    pub fn point(&self) -> String {
-        match self.load {
-            Some(load) => crate::curve::point_id(&self.profile, load),
-            None => self.profile.clone(),
-        }
-    }
-}
-
-impl std::fmt::Display for RunKey {
-    /// `stage/variant/profile`, or `stage/variant/profile@load`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}/{}", self.stage, self.variant, self.profile)?;
-        match self.load {
-            Some(load) => write!(f, "{}{load}", crate::curve::POINT_SEPARATOR),
-            None => Ok(()),
-        }
-    }
-}
-
-/// Runs are ordered by their names, as they always were: a stage, its variants, then what
-/// they measured (`chat@12` before `chat@4`, as text), so lists and exports keep their order.
-impl Ord for RunKey {
-    fn cmp(&self, other: &RunKey) -> std::cmp::Ordering {
-        (&self.stage, &self.variant).cmp(&(&other.stage, &other.variant)).then_with(|| self.point().cmp(&other.point()))
-    }
-}
-
-impl PartialOrd for RunKey {
-    fn partial_cmp(&self, other: &RunKey) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// A run equals its name, `stage/variant/profile` (or `…/profile@load`).
-impl PartialEq<str> for RunKey {
-    fn eq(&self, name: &str) -> bool {
-        name.matches('/').count() >= 2 && *self == RunKey::parse(name)
-    }
-}
-
-impl PartialEq<&str> for RunKey {
-    fn eq(&self, name: &&str) -> bool {
-        self == *name
-    }
-}
-
-/// A run is written as its name, `stage/variant/profile` (or `…/profile@load`), in analyses
-/// and exports.
-impl serde::Serialize for RunKey {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
 
 /// A stored raw result.
 #[derive(Debug, Clone)]

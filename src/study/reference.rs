@@ -1,8 +1,8 @@
-//! Names of configurations in the search: `stage/variant` for a variant's configuration, a
-//! stage's id for what a stage leaves behind. A name is parsed once, here, into a type that
-//! knows its parts; everything else asks it for them.
+//! Names of configurations and runs in the search: `stage/variant` for a variant's
+//! configuration, a stage's id for what a stage leaves behind, `stage/variant/profile` (and
+//! `…/profile@load` for a curve's point) for a run. A name is parsed once, here, into a type
+//! that knows its parts; everything else asks it for them.
 
-use super::RunKey;
 use serde::{Serialize, Serializer};
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -44,13 +44,6 @@ impl VariantRef {
     /// The run of this configuration on `point`: a profile, or a curve's point (`chat@16`).
     pub fn key(&self, point: &str) -> RunKey {
         RunKey::new(self.stage(), self.variant(), point)
-    }
-}
-
-impl RunKey {
-    /// The configuration this run measures.
-    pub fn config(&self) -> VariantRef {
-        VariantRef::new(&self.stage, &self.variant)
     }
 }
 
@@ -206,6 +199,104 @@ impl PartialEq<String> for Source {
 impl PartialEq<&str> for Source {
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
+    }
+}
+
+/// Which run: a variant of a stage measured on a profile, or on one load of a curve profile
+/// (`chat` at load 16, named `chat@16`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RunKey {
+    pub stage: String,
+    pub variant: String,
+    /// The profile's id, without a load.
+    pub profile: String,
+    /// The load of a curve's point (its concurrency or rate); `None` for a profile's own run.
+    pub load: Option<u64>,
+}
+
+impl RunKey {
+    /// The run of `stage/variant` on `point`: a profile's id, or a curve's point named
+    /// `profile@load` (as the runs folder names its files).
+    pub fn new(stage: &str, variant: &str, point: &str) -> RunKey {
+        let (profile, load) = match crate::curve::split_point(point) {
+            Some((profile, load)) => (profile, Some(load)),
+            None => (point, None),
+        };
+        RunKey { stage: stage.to_string(), variant: variant.to_string(), profile: profile.to_string(), load }
+    }
+
+    /// `stage/variant/profile` (`…/profile@load` for a curve's point), as runs are named in
+    /// analyses, exports and messages.
+    pub fn name(&self) -> String {
+        self.to_string()
+    }
+
+    /// The key of a run named `stage/variant/profile` or `stage/variant/profile@load` (missing
+    /// parts are empty).
+    pub fn parse(name: &str) -> RunKey {
+        let mut parts = name.splitn(3, '/');
+        let mut next = || parts.next().unwrap_or_default();
+        let (stage, variant) = (next(), next());
+        RunKey::new(stage, variant, next())
+    }
+
+    /// The configuration this run measures.
+    pub fn config(&self) -> VariantRef {
+        VariantRef::new(&self.stage, &self.variant)
+    }
+
+    /// What the run measured, as its files are named: the profile, or `profile@load`.
+    pub fn point(&self) -> String {
+        match self.load {
+            Some(load) => crate::curve::point_id(&self.profile, load),
+            None => self.profile.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for RunKey {
+    /// `stage/variant/profile`, or `stage/variant/profile@load`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}/{}", self.stage, self.variant, self.profile)?;
+        match self.load {
+            Some(load) => write!(f, "{}{load}", crate::curve::POINT_SEPARATOR),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Runs are ordered by their names, as they always were: a stage, its variants, then what
+/// they measured (`chat@12` before `chat@4`, as text), so lists and exports keep their order.
+impl Ord for RunKey {
+    fn cmp(&self, other: &RunKey) -> std::cmp::Ordering {
+        (&self.stage, &self.variant).cmp(&(&other.stage, &other.variant)).then_with(|| self.point().cmp(&other.point()))
+    }
+}
+
+impl PartialOrd for RunKey {
+    fn partial_cmp(&self, other: &RunKey) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A run equals its name, `stage/variant/profile` (or `…/profile@load`).
+impl PartialEq<str> for RunKey {
+    fn eq(&self, name: &str) -> bool {
+        name.matches('/').count() >= 2 && *self == RunKey::parse(name)
+    }
+}
+
+impl PartialEq<&str> for RunKey {
+    fn eq(&self, name: &&str) -> bool {
+        self == *name
+    }
+}
+
+/// A run is written as its name, `stage/variant/profile` (or `…/profile@load`), in analyses
+/// and exports.
+impl serde::Serialize for RunKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 
