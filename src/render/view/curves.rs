@@ -146,31 +146,8 @@ impl Ctx<'_> {
             Axis::Concurrency => "curve-unit-concurrency",
             Axis::Rate => "curve-unit-rate",
         })?;
-        let base = cp.baseline.as_ref().and_then(|b| b.answer.boundary);
-        let opt = cp.optimized.as_ref().and_then(|b| b.answer.boundary);
+        let answer = self.curve_answer(cp, &unit, &slo)?;
         let n = |x: u64| c.number(x as f64, 0);
-        // The search met the SLO up to its top: the optimized configuration's load is a bound.
-        let bound =
-            |cv: Option<&crate::analysis::curves::Curve>| cv.is_some_and(|cv| cv.answer.stop == Some(Stop::UpperBound));
-        let (opt_bound, base_bound) = (bound(cp.optimized.as_ref()), bound(cp.baseline.as_ref()));
-        let answer = match (opt, base) {
-            // Both bounds: neither load is known, so neither is their ratio.
-            (Some(o), Some(_)) if opt_bound && base_bound => {
-                c.fmt("curve-answer-both-at-least", &[("load", &n(o)), ("unit", &unit), ("slo", &slo)])?
-            }
-            (Some(o), Some(b)) if b > 0 => c.fmt(
-                if opt_bound { "curve-answer-at-least" } else { "curve-answer" },
-                &[
-                    ("load", &n(o)),
-                    ("unit", &unit),
-                    ("slo", &slo),
-                    ("ratio", &c.number(o as f64 / b as f64, 2)),
-                    ("base", &n(b)),
-                ],
-            )?,
-            (Some(o), _) => c.fmt("curve-answer-no-base", &[("load", &n(o)), ("unit", &unit), ("slo", &slo)])?,
-            (None, _) => c.fmt("curve-answer-none", &[("slo", &slo)])?,
-        };
         let mut lines = vec![answer];
         // The baseline's and the optimized configuration's curves, then every other whose search
         // stopped on a failure: a curve that broke is said where curves are read.
@@ -220,6 +197,38 @@ impl Ctx<'_> {
             .map(|(which, title)| Image::chart(title, links, curve_chart(&cp.profile, which)))
             .collect();
         Ok(CurveView { title, lines, table: self.curve_table(cp)?, charts })
+    }
+
+    /// The curve's answer: the load the optimized configuration carries within the SLO, against
+    /// the baseline's, each said as a bound where the search met the SLO up to its top.
+    fn curve_answer(&self, cp: &CurveProfile, unit: &str, slo: &str) -> Result<String, I18nError> {
+        let c = self.c;
+        let base = cp.baseline.as_ref().and_then(|b| b.answer.boundary);
+        let opt = cp.optimized.as_ref().and_then(|b| b.answer.boundary);
+        let n = |x: u64| c.number(x as f64, 0);
+        // The search met the SLO up to its top: the optimized configuration's load is a bound.
+        let bound =
+            |cv: Option<&crate::analysis::curves::Curve>| cv.is_some_and(|cv| cv.answer.stop == Some(Stop::UpperBound));
+        let (opt_bound, base_bound) = (bound(cp.optimized.as_ref()), bound(cp.baseline.as_ref()));
+        let answer = match (opt, base) {
+            // Both bounds: neither load is known, so neither is their ratio.
+            (Some(o), Some(_)) if opt_bound && base_bound => {
+                c.fmt("curve-answer-both-at-least", &[("load", &n(o)), ("unit", unit), ("slo", slo)])?
+            }
+            (Some(o), Some(b)) if b > 0 => c.fmt(
+                if opt_bound { "curve-answer-at-least" } else { "curve-answer" },
+                &[
+                    ("load", &n(o)),
+                    ("unit", unit),
+                    ("slo", slo),
+                    ("ratio", &c.number(o as f64 / b as f64, 2)),
+                    ("base", &n(b)),
+                ],
+            )?,
+            (Some(o), _) => c.fmt("curve-answer-no-base", &[("load", &n(o)), ("unit", unit), ("slo", slo)])?,
+            (None, _) => c.fmt("curve-answer-none", &[("slo", slo)])?,
+        };
+        Ok(answer)
     }
 
     fn stop_line(&self, curve: &Curve) -> Result<String, I18nError> {

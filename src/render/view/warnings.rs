@@ -54,27 +54,7 @@ impl Ctx<'_> {
                     &[("baseline", &self.label(baseline)), ("class", &why), ("instead", &self.label(instead))],
                 )
             }
-            Warning::UnequalGpus { stage, runs, gpus } => {
-                let list = runs
-                    .iter()
-                    .zip(gpus)
-                    .map(|(r, n)| {
-                        let config = self.label(&r.config());
-                        c.fmt_args(
-                            "warning-unequal-gpus-item",
-                            &[("config", (&config).into()), ("gpus", Arg::count(u64::from(*n)))],
-                        )
-                    })
-                    .collect::<Result<Vec<_>, I18nError>>()?;
-                c.fmt(
-                    "warning-unequal-gpus",
-                    &[
-                        ("stage", &self.stage_title(stage)),
-                        ("configurations", &list.join(c.msg("list-separator")?.as_str())),
-                        ("metric", &self.metric_name(&self.analysis.objective)?),
-                    ],
-                )
-            }
+            Warning::UnequalGpus { stage, runs, gpus } => self.unequal_gpus(stage, runs, gpus),
             Warning::LeftOut { run, file, completed, expected } => c.fmt_args(
                 "warning-left-out",
                 &[
@@ -103,6 +83,30 @@ impl Ctx<'_> {
                 ],
             ),
         }
+    }
+
+    /// A stage that ranks configurations on unequal GPU counts by a total: each with its GPUs.
+    fn unequal_gpus(&self, stage: &str, runs: &[RunKey], gpus: &[u32]) -> Result<String, I18nError> {
+        let c = self.c;
+        let list = runs
+            .iter()
+            .zip(gpus)
+            .map(|(r, n)| {
+                let config = self.label(&r.config());
+                c.fmt_args(
+                    "warning-unequal-gpus-item",
+                    &[("config", (&config).into()), ("gpus", Arg::count(u64::from(*n)))],
+                )
+            })
+            .collect::<Result<Vec<_>, I18nError>>()?;
+        c.fmt(
+            "warning-unequal-gpus",
+            &[
+                ("stage", &self.stage_title(stage)),
+                ("configurations", &list.join(c.msg("list-separator")?.as_str())),
+                ("metric", &self.metric_name(&self.analysis.objective)?),
+            ],
+        )
     }
 
     /// A sentence about one run (`{ $run }`) and its counts.
