@@ -34,6 +34,7 @@ mod parallel;
 mod parse;
 mod parse_stream;
 mod profile_commands;
+mod readme;
 mod recovery;
 mod repeats;
 mod reworded;
