@@ -4,7 +4,8 @@
 
 use super::backend::{Backend, BenchResult, CurveBench, Event, Interrupt, Launch, Report, now};
 use super::port::{
-    Backoff, PortLease, ephemeral_range, fill_port, pick_port, port_free, port_taken, ready, still_serving,
+    Backoff, PortLease, ephemeral_range, fill_port, pick_port, port_free, port_refused, port_taken, ready,
+    still_serving,
 };
 use super::process::{
     EngineRecord, LOADING_GRACE, ProcessIdentity, die_with_parent, listener_in_group, own_folder, program, stop_group,
@@ -48,7 +49,13 @@ impl Backend for LocalBackend {
         // A picked port stays this start's until the engine is stopped.
         let (port, _lease) = match engine_port(launch) {
             Ok(picked) => picked,
-            Err(failure) => return fail_all(report, launch, failure),
+            Err(seen) => {
+                if let Some(why) = seen.machines_fault() {
+                    report.refused = Some(why);
+                    return report;
+                }
+                return fail_all(report, launch, seen.failure());
+            }
         };
         report.port = Some(port);
         let argv = fill_port(&launch.job.argv, port);
@@ -182,15 +189,21 @@ fn fail_all(mut report: Report, launch: &Launch, failure: (FailureClass, String)
 
 /// The port the engine listens on: its fixed one when nothing else answers there, or one
 /// picked and held until the engine stops.
-fn engine_port(launch: &Launch) -> Result<(u16, Option<PortLease>), (FailureClass, String)> {
+fn engine_port(launch: &Launch) -> Result<(u16, Option<PortLease>), Observed<'static>> {
     match launch.port {
-        Port::Fixed(port) if port_taken(port) => Err(Observed::PortTaken(port).failure()),
-        Port::Fixed(port) => Ok((port, None)),
+        Port::Fixed(port) if port_taken(port) => Err(Observed::PortTaken(port)),
+        Port::Fixed(port) => match port_refused(port) {
+            Some(why) => Err(Observed::PortRefused { port: Some(port), why }),
+            None => Ok((port, None)),
+        },
         Port::Pick => match pick_port(port_free) {
             Some(lease) => Ok((lease.0, Some(lease))),
             None => {
                 let (low, high) = ephemeral_range();
-                Err(Observed::NotStarted(format!("no free port outside the ephemeral range {low}-{high}")).failure())
+                Err(Observed::PortRefused {
+                    port: None,
+                    why: format!("no free port outside the ephemeral range {low}-{high}"),
+                })
             }
         },
     }

@@ -69,6 +69,18 @@ pub(super) fn pick_port(free: impl Fn(u16) -> bool) -> Option<PortLease> {
 }
 
 /// Whether something already accepts connections on `port`.
+/// Why this machine does not let a process bind `port` (a privileged port without the right to
+/// it, an address the machine does not have); `None` when it may, or when the port is only in
+/// use (which [`port_taken`] tells).
+pub(super) fn port_refused(port: u16) -> Option<String> {
+    match std::net::TcpListener::bind(("0.0.0.0", port)) {
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::AddrNotAvailable) => {
+            Some(e.to_string())
+        }
+        _ => None,
+    }
+}
+
 pub(super) fn port_taken(port: u16) -> bool {
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).is_ok()

@@ -69,6 +69,10 @@ pub enum Observed<'a> {
     ProgramMissing { program: String, in_key: &'static str, beside: Option<std::path::PathBuf>, why: String },
     /// Another server answered on the engine's port before it started. Which port.
     PortTaken(u16),
+    /// The machine does not let the engine have a port: the fixed one cannot be bound here
+    /// (`why`, e.g. permission denied), or no free port is left outside the ephemeral range
+    /// (`port` is `None`). The machine's fault ([`Observed::machines_fault`]).
+    PortRefused { port: Option<u16>, why: String },
     /// The engine exited before it served: the end of its log, the study's patterns, and its exit
     /// status. Another process answered on its port meanwhile when `foreign` names the port. When
     /// its program could not run here at all (a shared library or an interpreter missing, a
@@ -105,6 +109,14 @@ impl Observed<'_> {
         if let Observed::ExitedBeforeReady { log, exit, foreign: None, .. } = self {
             return cannot_run(log, *exit);
         }
+        if let Observed::PortRefused { port, why } = self {
+            return Some(match port {
+                Some(port) => format!(
+                    "port {port} cannot be bound on this machine ({why}): give the engine a port it may use, or leave `port` out so that perflab picks one"
+                ),
+                None => format!("{why} on this machine: stop what holds them, or give the engine a fixed `port`"),
+            });
+        }
         let Observed::ProgramMissing { program, in_key, beside, why } = self else { return None };
         let looked = match beside {
             _ if program.contains('/') => "at that path".to_string(),
@@ -122,6 +134,10 @@ impl Observed<'_> {
     pub fn failure(self) -> (FailureClass, String) {
         match self {
             Observed::NotStarted(why) => (FailureClass::StartFailure, why),
+            Observed::PortRefused { port, why } => {
+                let on = port.map_or(String::new(), |p| format!("port {p}: "));
+                (FailureClass::StartFailure, format!("{on}{why}"))
+            }
             Observed::ProgramMissing { program, why, .. } => {
                 (FailureClass::StartFailure, format!("cannot start `{program}`: {why}"))
             }
@@ -166,10 +182,21 @@ impl Observed<'_> {
     }
 }
 
+/// What engines and their runtimes print when the machine has no accelerator or driver they can
+/// use: the machine's fault, whatever the configuration.
+const NO_DEVICE: &[&str] = &[
+    "no CUDA-capable device is detected",
+    "No CUDA GPUs are available",
+    "Found no NVIDIA driver on your system",
+    "CUDA driver version is insufficient for CUDA runtime version",
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
+];
+
 /// Why an engine that exited before it served could not run on this machine at all, naming what
-/// is missing: the dynamic loader found no shared library it needs, a script's interpreter is
-/// not there, or a program it runs was not found (the shell's exit status 127). None when it ran
-/// and stopped for a reason of its own, which is the configuration's failure.
+/// is missing: it found no accelerator or driver it can use, the dynamic loader found no shared
+/// library it needs, a script's interpreter is not there, or a program it runs was not found
+/// (the shell's exit status 127). None when it ran and stopped for a reason of its own, which is
+/// the configuration's failure.
 fn cannot_run(log: &[String], exit: Option<i32>) -> Option<String> {
     // The name just before `marker`, or just after it (up to the next colon), on `line`.
     let before = |line: &str, marker: &str| {
@@ -181,6 +208,12 @@ fn cannot_run(log: &[String], exit: Option<i32>) -> Option<String> {
         tail.split(':').next().map(|w| w.trim().to_string()).filter(|w| !w.is_empty())
     };
     let find = |marker: &str| log.iter().rev().find(|l| l.contains(marker)).map(|l| l.trim());
+    if let Some(line) = NO_DEVICE.iter().find_map(|marker| find(marker)) {
+        return Some(format!(
+            "the engine cannot run on this machine: it finds no accelerator or driver it can use; its log says: {line}; \
+             check the driver (nvidia-smi) and the devices the run is given (CUDA_VISIBLE_DEVICES, `[local]` devices)"
+        ));
+    }
     let (what, line) = if let Some(line) = find("error while loading shared libraries") {
         let name = after(line, "error while loading shared libraries:").unwrap_or_else(|| "?".into());
         (format!("the shared library `{name}` is missing"), line)
@@ -407,6 +440,20 @@ impl Completion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A port the machine will not give is its fault, named with the way out; a port in use is
+    /// the configuration's start failure, as it always was.
+    #[test]
+    fn a_port_the_machine_refuses_is_its_fault() {
+        let refused = Observed::PortRefused { port: Some(80), why: "Permission denied (os error 13)".into() };
+        let why = refused.machines_fault().unwrap();
+        assert!(why.starts_with("port 80 cannot be bound on this machine (Permission denied"), "{why}");
+        let none =
+            Observed::PortRefused { port: None, why: "no free port outside the ephemeral range 32768-60999".into() };
+        assert!(none.machines_fault().unwrap().contains("stop what holds them, or give the engine a fixed `port`"));
+        assert_eq!(Observed::PortTaken(8000).machines_fault(), None);
+        assert_eq!(Observed::PortTaken(8000).failure().0, FailureClass::PortInUse);
+    }
 
     #[test]
     fn a_result_without_a_count_is_whole_and_one_short_or_with_a_failure_is_not() {

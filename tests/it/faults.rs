@@ -830,6 +830,10 @@ fn an_engine_that_cannot_run_here_is_the_machines_fault_and_records_nothing() {
             "echo 'engine.sh: line 2: vllm: command not found' >&2; exit 127",
             "the program `vllm` is missing (exit status 127)",
         ),
+        (
+            "echo 'RuntimeError: No CUDA GPUs are available' >&2; exit 1",
+            "it finds no accelerator or driver it can use; its log says: RuntimeError: No CUDA GPUs are available",
+        ),
     ];
     for (body, missing) in cases {
         let (tmp, dir) = tiny("ENGINE --port {port}", "");
