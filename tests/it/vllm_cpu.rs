@@ -158,14 +158,21 @@ fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
     assert_eq!(curve["boundary"].as_u64(), expected, "{curve}");
     assert_eq!(curve["stop"], "list-done");
 
-    // Its page renders in both languages, naming the failure.
+    // Its page renders in both languages, naming the failure; printed, it links no chart, and
+    // written with --out, its curve chart lies beside it.
     for locale in ["en", "tr"] {
         let (code, page, err) = common::perflab(&["report", dir.to_str().unwrap(), "--locale", locale]);
         assert_eq!(code, 0, "{err}");
         assert!(page.contains("--max-num-seqs 4"), "{page}");
         assert!(!page.contains("{port}"), "{page}");
-        assert!(page.contains("curve-curve.svg"), "{page}");
+        assert!(!page.contains("curve-curve.svg"), "{page}");
     }
+    let out = dir.parent().unwrap().join("page");
+    let (code, _, err) = common::perflab(&["report", dir.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let id = dir.file_name().unwrap().to_str().unwrap();
+    let page = std::fs::read_to_string(out.join(format!("{id}.md"))).unwrap();
+    assert!(page.contains("curve-curve.svg") && out.join(id).join("curve-curve.svg").is_file(), "{page}");
 }
 
 /// The example's committed runs, measured on a real vLLM, are what its page is built from.
