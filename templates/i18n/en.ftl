@@ -41,6 +41,7 @@ table-profile = Benchmark profile
 table-target = { $profile } (optimization target)
 table-target-command = { $profile } (optimization target, recommended command)
 table-baseline = Baseline ({ $baseline }, default settings)
+table-baseline-tuned = Baseline ({ $baseline })
 table-optimized = Optimized
 table-change = { $metric } change
 change-regression = { $change } (regression)
@@ -92,6 +93,7 @@ curve-kept-up = { $config } at { $loads }: fewer than 80% of the offered request
 curve-col-concurrency = Requests at once
 curve-col-rate = Requests a second
 curve-met = ✓ within the SLO
+curve-how-judged = A load is within the SLO when the measurement's aggregate figures meet { $slo }. Goodput counts something else: the requests that each stayed within every latency limit on their own, so a load within the SLO may still leave some requests outside the limits.
 curve-broken = ✗ outside the SLO
 curve-goodput = goodput { $value } ({ $good } of { $total } requests within the limits)
 curve-buffered = ⚠ { $count ->
@@ -109,7 +111,8 @@ slo-stat-p99 = p99
 chart-curve = { $metric } against load: { $profile }
 chart-slo-line = SLO: { $limit }
 chart-boundary = boundary: { $load }
-chart-pareto = Output tokens a second per GPU against per user: { $profile }
+chart-boundary-at-least = at least { $load } (the search's limit)
+chart-pareto = Throughput per GPU against speed per user at each configuration's SLO boundary: { $profile }
 chart-per-gpu = Output tok/s per GPU
 chart-per-user = Output tok/s per user
 chart-frontier = Pareto frontier
@@ -161,6 +164,7 @@ warning-lost-requests = { $run }: only { $completed } of { $expected ->
        *[other] { $expected } requests
     } completed, so its throughput is not comparable and it cannot win a stage.
 warning-incomplete = { $run }: the benchmark block is cut off; its numbers are not used.
+warning-at-loads = { $warning } This holds at { $loads } { $unit }.
 warning-noisy = The same configuration was measured { $count } times, and its results lie { $spread } apart, more than the { $threshold } noise threshold.
 warning-implausible-peak = { $count ->
         [one] One run reports
@@ -354,6 +358,7 @@ ratio-slower = { $value }× slower
 value-missing = n/a
 # A value that is a lower bound (a load search that met the SLO up to its limit), and a gain from one
 value-at-least = ≥ { $value }
+value-at-limit = ≥ { $value } (the search's limit)
 gain-at-least = at least { $gain }
 gain-both-at-least = not known: both met the SLO at the top of the range
 value-none = -

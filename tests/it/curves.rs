@@ -749,7 +749,7 @@ fn a_load_found_at_the_top_of_the_range_is_shown_as_a_bound() {
     assert_eq!(code, 0, "{err}");
     let result = en.lines().find(|l| l.starts_with("Load within the SLO: ")).unwrap_or_default();
     assert!(result.starts_with("Load within the SLO: ") && result.contains(" → ≥ 8 (at least "), "{en}");
-    assert!(en.contains("| wide | ≥ 8 |"), "the options table: {en}");
+    assert!(en.contains("| wide | ≥ 8 (the search's limit) |"), "the options table: {en}");
     assert!(en.contains("At the top of the range searched, 8 requests at once"), "{en}");
     assert!(en.contains("wide is adopted: at least +") && en.contains("wide does best at ≥ 8"), "{en}");
     for (locale, words) in [("tr", "en az"), ("zh", "至少"), ("ja", "以上")] {
@@ -763,6 +763,21 @@ fn a_load_found_at_the_top_of_the_range_is_shown_as_a_bound() {
     assert_eq!(code, 0, "{err}");
     let index = std::fs::read_to_string(out.join("en/index.html")).unwrap();
     assert!(index.contains("at least <span class=\"gain\">▲ +"), "{index}");
+    // The curve chart marks the bound as one: a dashed ring, an arrow, and its words; the
+    // baseline's exact boundary keeps a plain ring.
+    let id = dir.file_name().unwrap().to_str().unwrap();
+    let chart = std::fs::read_to_string(out.join("md/en").join(id).join("curve-chat.svg")).unwrap();
+    assert!(
+        chart.contains("at least 8 (the search&#39;s limit)") || chart.contains("at least 8 (the search's limit)"),
+        "{chart}"
+    );
+    assert!(chart.contains(r#"stroke-dasharray="3 2""#) && chart.contains("boundary: 2"), "{chart}");
+    // The Pareto chart names every configuration beside its point.
+    let pareto = std::fs::read_to_string(out.join("md/en").join(id).join("pareto-chat.svg")).unwrap();
+    let labels = pareto.matches("</text>").count();
+    assert!(pareto.contains(">sim<") || pareto.contains("recommended: sim"), "{pareto}");
+    assert!(pareto.contains(">wide<") || pareto.contains("recommended: wide"), "{pareto}");
+    assert!(labels > 0 && pareto.contains("at each configuration"), "{pareto}");
 
     // With the SLO loose enough for both, neither load is known, and neither is a gain.
     let (_tmp, dir) = study("--sim-decode-ms 10 --max-num-seqs 2", "{ min = 1, max = 8 }", "mean_ttft_ms = 60000", 8);

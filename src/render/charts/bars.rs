@@ -335,7 +335,7 @@ pub fn progression(
     let bottom = top + plot_h;
     let y_of = |v: f64| bottom - v / end * plot_h;
     let x_of = |i: usize| x0 + slot * (i as f64 + 0.5);
-    y_grid(&mut wide, (x0, x0 + plot_w), (end, step), &y_of, ticks);
+    y_grid(&mut wide, (x0, x0 + plot_w), (0.0, end, step), &y_of, ticks);
     let _ = write!(
         wide,
         r#"<text transform="translate({MARGIN} {:.1}) rotate(-90)" x="0" y="{FONT}" text-anchor="middle" fill="{TEXT}">{}</text>"#,

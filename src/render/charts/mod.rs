@@ -269,6 +269,16 @@ fn axis(max: f64) -> (f64, f64) {
     (end.max(step), step)
 }
 
+/// An axis over `min`–`max` only, not from zero: (start, end, step) on round ticks, with the
+/// values inside it. A single value gets the step around it that its size asks for.
+fn zoomed_axis(min: f64, max: f64) -> (f64, f64, f64) {
+    let spread = if max > min { max - min } else { max.abs().max(1.0) };
+    let step = nice(spread / 4.0);
+    let start = ((min / step + 1e-9).floor() * step).max(if min >= 0.0 { 0.0 } else { f64::MIN });
+    let end = (max / step - 1e-9).ceil() * step;
+    (start, if end > start { end } else { start + step }, step)
+}
+
 fn open(out: &mut String, width: f64, height: f64, title: &str, desc: &str, class: &str) {
     let _ = write!(
         out,
@@ -308,11 +318,11 @@ fn color(kind: BarKind) -> &'static str {
 fn y_grid(
     out: &mut String,
     (x0, x1): (f64, f64),
-    (end, step): (f64, f64),
+    (start, end, step): (f64, f64, f64),
     y_of: &dyn Fn(f64) -> f64,
     ticks: &dyn Fn(f64) -> String,
 ) {
-    let mut t = 0.0;
+    let mut t = start;
     while t <= end + step * 1e-9 {
         let y = y_of(t);
         let _ = write!(out, r#"<line x1="{x0}" y1="{y:.1}" x2="{x1:.1}" y2="{y:.1}" stroke="{GRID}"/>"#);
@@ -330,7 +340,7 @@ fn y_grid(
 mod bars;
 mod xy;
 pub use bars::{Group, bars, grouped, pairs, progression};
-pub use xy::{AxisLabels, Series, xy};
+pub use xy::{AxisLabels, Mark, Series, xy};
 
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,4 @@
-//! Charts on two axes from zero: load curves and the Pareto chart.
+//! Charts on two axes: load curves (from zero) and the Pareto chart (zoomed on its points).
 
 use super::*;
 
@@ -13,7 +13,18 @@ pub struct Series {
     /// Joins the points with a line (a curve) or leaves them apart (a scatter).
     pub line: bool,
     /// The point drawn as a ring and labelled: a boundary, or the recommended configuration.
-    pub marked: Option<(usize, String)>,
+    pub marked: Option<Mark>,
+    /// A label beside each point, in the order of `points` (none when empty).
+    pub labels: Vec<String>,
+}
+
+/// A series' marked point: its index in the points, its label, and whether it is only a bound
+/// (the search's limit, which the configuration may exceed): a dashed ring with an arrow.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    pub index: usize,
+    pub label: String,
+    pub bound: bool,
 }
 
 /// One axis of an [`xy`] chart: its name, and how a tick's value is written.
@@ -21,6 +32,8 @@ pub struct Series {
 pub struct AxisLabels<'a> {
     pub name: &'a str,
     pub ticks: &'a dyn Fn(f64) -> String,
+    /// The axis starts at zero; otherwise it spans the values drawn on it, zoomed.
+    pub from_zero: bool,
 }
 
 /// What an [`xy`] chart draws, at any width: its title, the description that lists every
@@ -34,15 +47,23 @@ struct Drawing<'a> {
     limit: Option<(f64, &'a str)>,
 }
 
-/// Points on two axes from zero: load curves (a line a configuration, the SLO as a red
-/// horizontal line) and the Pareto chart (a scatter and its frontier). The description lists
-/// every point, written as the axes write their ticks.
+/// Points on two axes: load curves (a line a configuration, the SLO as a red horizontal line)
+/// and the Pareto chart (a scatter and its frontier). Each axis starts at zero or spans its
+/// values, as its [`AxisLabels`] say. The description lists every point, written as the axes
+/// write their ticks, with its label where it has one.
 pub fn xy(title: &str, x: AxisLabels, y: AxisLabels, series: &[Series], limit: Option<(f64, &str)>) -> Chart {
     let desc = series
         .iter()
         .map(|s| {
-            let pts: Vec<String> =
-                s.points.iter().map(|(a, b)| format!("{} → {}", (x.ticks)(*a), (y.ticks)(*b))).collect();
+            let pts: Vec<String> = s
+                .points
+                .iter()
+                .enumerate()
+                .map(|(i, (a, b))| {
+                    let at = format!("{} → {}", (x.ticks)(*a), (y.ticks)(*b));
+                    s.labels.get(i).map_or(at.clone(), |l| format!("{l} ({at})"))
+                })
+                .collect();
             format!("{}: {}", s.name, pts.join(", "))
         })
         .collect::<Vec<_>>()
@@ -57,10 +78,10 @@ fn xy_layout(d: &Drawing, width: f64, class: &str) -> String {
     let mut out = String::new();
     let titles = wrap(title, width - 2.0 * MARGIN, TITLE_FONT, 3);
     let legend = legend_rows(series, width);
-    let x_max = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).fold(0.0, f64::max);
-    let y_max = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).chain(limit.map(|l| l.0)).fold(0.0, f64::max);
-    let (x_end, x_step) = axis(x_max);
-    let (y_end, y_step) = axis(y_max);
+    let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
+    let ys: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).chain(limit.map(|l| l.0)).collect();
+    let (x_start, x_end, x_step) = span(&xs, d.x.from_zero);
+    let (y_start, y_end, y_step) = span(&ys, d.y.from_zero);
     let label_w = text_width(&y_ticks(y_end), FONT).max(text_width(&y_ticks(y_step), FONT));
     let x0 = MARGIN + FONT + 8.0 + label_w + 6.0;
     let plot_w = width - x0 - MARGIN - text_width(&x_ticks(x_end), FONT) / 2.0;
@@ -70,8 +91,8 @@ fn xy_layout(d: &Drawing, width: f64, class: &str) -> String {
     open(&mut out, width, height, title, desc, class);
     let top = title_lines(&mut out, &titles, width);
     draw_legend(&mut out, &legend, series, top);
-    let plot = Plot { x0, width: plot_w, top: top0, bottom: top0 + plot_h, x_end, y_end };
-    y_grid(&mut out, (x0, x0 + plot_w), (y_end, y_step), &|y| plot.y(y), y_ticks);
+    let plot = Plot { x0, width: plot_w, top: top0, bottom: top0 + plot_h, x_start, x_end, y_start, y_end };
+    y_grid(&mut out, (x0, x0 + plot_w), (y_start, y_end, y_step), &|y| plot.y(y), y_ticks);
     plot.x_axis(&mut out, x_step, x_ticks, x_name);
     let _ = write!(
         out,
@@ -92,6 +113,17 @@ fn xy_layout(d: &Drawing, width: f64, class: &str) -> String {
         x0 + plot_w
     );
     out
+}
+
+/// An axis over `values`: (start, end, step), from zero or zoomed on them.
+fn span(values: &[f64], from_zero: bool) -> (f64, f64, f64) {
+    let max = values.iter().copied().fold(0.0, f64::max);
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    if from_zero || !min.is_finite() {
+        let (end, step) = axis(max);
+        return (0.0, end, step);
+    }
+    zoomed_axis(min, max)
 }
 
 /// The legend: a swatch and a name a series, wrapped onto as many rows as it needs.
@@ -143,22 +175,24 @@ struct Plot {
     width: f64,
     top: f64,
     bottom: f64,
+    x_start: f64,
     x_end: f64,
+    y_start: f64,
     y_end: f64,
 }
 
 impl Plot {
     fn x(&self, x: f64) -> f64 {
-        self.x0 + x / self.x_end * self.width
+        self.x0 + (x - self.x_start) / (self.x_end - self.x_start) * self.width
     }
 
     fn y(&self, y: f64) -> f64 {
-        self.bottom - y / self.y_end * (self.bottom - self.top)
+        self.bottom - (y - self.y_start) / (self.y_end - self.y_start) * (self.bottom - self.top)
     }
 
     /// The horizontal axis's ticks and its name.
     fn x_axis(&self, out: &mut String, step: f64, ticks: &dyn Fn(f64) -> String, name: &str) {
-        let mut t = 0.0;
+        let mut t = self.x_start;
         while t <= self.x_end + step * 1e-9 {
             let _ = write!(
                 out,
@@ -207,17 +241,30 @@ impl Plot {
                 path.join(" ")
             );
         }
-        for (x, y) in &s.points {
-            let _ = write!(out, r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{stroke}"/>"#, self.x(*x), self.y(*y));
+        for (i, (x, y)) in s.points.iter().enumerate() {
+            let (px, py) = (self.x(*x), self.y(*y));
+            let _ = write!(out, r#"<circle cx="{px:.1}" cy="{py:.1}" r="3" fill="{stroke}"/>"#);
+            if let Some(label) = s.labels.get(i).filter(|_| s.marked.as_ref().is_none_or(|m| m.index != i)) {
+                self.point_label(out, (px, py), label, i);
+            }
         }
-        if let Some((i, label)) = &s.marked
-            && let Some((x, y)) = s.points.get(*i)
+        if let Some(Mark { index, label, bound }) = &s.marked
+            && let Some((x, y)) = s.points.get(*index)
         {
             let (cx, cy) = (self.x(*x), self.y(*y));
+            let ring = if *bound { r#" stroke-dasharray="3 2""# } else { "" };
             let _ = write!(
                 out,
-                r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="7" fill="none" stroke="{stroke}" stroke-width="2"/>"#
+                r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="7" fill="none" stroke="{stroke}" stroke-width="2"{ring}/>"#
             );
+            if *bound {
+                // More load may fit: an arrow out of the ring, along the load axis.
+                let _ = write!(
+                    out,
+                    r#"<path d="M{:.1} {cy:.1} h12 m-4 -4 l4 4 l-4 4" fill="none" stroke="{stroke}" stroke-width="2"/>"#,
+                    cx + 7.0
+                );
+            }
             let room = self.width / 2.0;
             let anchor = if cx > self.x0 + self.width / 2.0 { "end" } else { "start" };
             let tx = if anchor == "end" { cx - 10.0 } else { cx + 10.0 };
@@ -228,6 +275,27 @@ impl Plot {
                 esc(&fit(label, room, FONT))
             );
         }
+    }
+}
+
+impl Plot {
+    /// A point's label in a smaller type, right of the point (left of it in the plot's right
+    /// half), above it for even points and below for odd ones, so that neighbours do not
+    /// overprint each other.
+    fn point_label(&self, out: &mut String, (px, py): (f64, f64), label: &str, i: usize) {
+        let small = FONT - 2.0;
+        let anchor = if px > self.x0 + self.width / 2.0 { "end" } else { "start" };
+        let tx = if anchor == "end" { px - 6.0 } else { px + 6.0 };
+        let ty = if i.is_multiple_of(2) {
+            (py - 6.0).max(self.top + small)
+        } else {
+            (py + small + 4.0).min(self.bottom - 2.0)
+        };
+        let _ = write!(
+            out,
+            r##"<text x="{tx:.1}" y="{ty:.1}" text-anchor="{anchor}" font-size="{small}" fill="{TEXT}" stroke="#ffffff" stroke-width="3" paint-order="stroke">{}</text>"##,
+            esc(&fit(label, self.width / 2.0, small))
+        );
     }
 }
 

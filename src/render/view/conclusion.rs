@@ -57,7 +57,7 @@ impl Ctx<'_> {
         let comparison = Table {
             headers: vec![
                 c.msg("table-profile")?,
-                c.fmt("table-baseline", &[("baseline", &baseline_label)])?,
+                x.baseline_header(&baseline_label)?,
                 c.msg("table-optimized")?,
                 c.fmt("table-change", &[("metric", &x.metric_name(&a.objective)?)])?,
             ],
@@ -115,8 +115,8 @@ impl Ctx<'_> {
                 &[
                     ("metric", &self.metric_name(&a.objective)?),
                     ("profile", &self.profile_name(&s.profile)),
-                    ("baseline", &self.objective_value(Some(base))?),
-                    ("command", &self.objective_value(Some(command))?),
+                    ("baseline", &self.objective_short(Some(base))?),
+                    ("command", &self.objective_short(Some(command))?),
                     (
                         "change",
                         &self.gain_from(
@@ -125,7 +125,7 @@ impl Ctx<'_> {
                             Some(command),
                         )?,
                     ),
-                    ("optimized", &self.objective_value(Some(best))?),
+                    ("optimized", &self.objective_short(Some(best))?),
                     ("all", &self.change_cell(s)?),
                 ],
             )?;
@@ -136,8 +136,8 @@ impl Ctx<'_> {
             &[
                 ("metric", &self.metric_name(&a.objective)?),
                 ("profile", &self.profile_name(&s.profile)),
-                ("baseline", &self.objective_value(Some(base))?),
-                ("optimized", &self.objective_value(Some(best))?),
+                ("baseline", &self.objective_short(Some(base))?),
+                ("optimized", &self.objective_short(Some(best))?),
                 ("change", &self.change_cell(s)?),
             ],
         )?;
@@ -152,8 +152,8 @@ impl Ctx<'_> {
             "scenario-line",
             &[
                 ("metric", &self.metric_name(&a.objective)?),
-                ("baseline", &self.objective_value(s.baseline.as_ref())?),
-                ("optimized", &self.objective_value(s.optimized.as_ref())?),
+                ("baseline", &self.objective_short(s.baseline.as_ref())?),
+                ("optimized", &self.objective_short(s.optimized.as_ref())?),
                 ("change", &self.change_cell(s)?),
             ],
         )
@@ -165,7 +165,7 @@ impl Ctx<'_> {
             return self.c.msg("value-missing");
         };
         let a = self.analysis;
-        let objective = self.c.labelled(&self.metric_name(&a.objective)?, &self.objective_value(Some(m))?);
+        let objective = self.c.labelled(&self.metric_name(&a.objective)?, &self.objective_short(Some(m))?);
         let shown = std::iter::once((&a.secondary, m.secondary)).chain(a.also.iter().zip(m.also.iter().copied()));
         let parts: Vec<String> =
             std::iter::once(Ok(objective))

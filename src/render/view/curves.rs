@@ -5,7 +5,7 @@
 use super::{Ctx, CurveChart, Image, Links, Table, cell, curve_chart};
 use crate::analysis::curves::{Curve, CurvePoint, CurveProfile};
 use crate::curve::{Axis, Limit, Slo, Stat, Stop};
-use crate::render::charts::{AxisLabels, Chart, Series, xy};
+use crate::render::charts::{AxisLabels, Chart, Mark, Series, xy};
 use crate::render::i18n::I18nError;
 use serde::Serialize;
 
@@ -65,12 +65,16 @@ impl Ctx<'_> {
                 let Some(curve) = curve else { continue };
                 let points: Vec<(f64, f64)> =
                     curve.points.iter().filter_map(|p| Some((p.load as f64, y(p)?))).collect();
+                // A boundary at the top of the range searched is a bound: the configuration may
+                // carry more, and its mark says so.
+                let bound = curve.answer.stop == Some(Stop::UpperBound);
                 let marked = curve.answer.boundary.and_then(|b| {
-                    let i = curve.points.iter().filter(|p| y(p).is_some()).position(|p| p.load == b)?;
-                    Some((i, c.fmt("chart-boundary", &[("load", &c.number(b as f64, 0))]).ok()?))
+                    let index = curve.points.iter().filter(|p| y(p).is_some()).position(|p| p.load == b)?;
+                    let key = if bound { "chart-boundary-at-least" } else { "chart-boundary" };
+                    Some(Mark { index, label: c.fmt(key, &[("load", &c.number(b as f64, 0))]).ok()?, bound })
                 });
                 let name = c.msg(if optimized { "chart-optimized" } else { "chart-baseline" })?;
-                out.push(Series { name, points, optimized, line: true, marked });
+                out.push(Series { name, points, optimized, line: true, marked, labels: Vec::new() });
             }
             Ok(out)
         };
@@ -80,8 +84,8 @@ impl Ctx<'_> {
             let chart = match which {
                 CurveChart::Throughput => {
                     let tps_name = self.metric_name(&self.study.metric("output_throughput"))?;
-                    let (x, y) =
-                        (AxisLabels { name: &load_name, ticks: &ticks }, AxisLabels { name: &tps_name, ticks: &ticks });
+                    let x = AxisLabels { name: &load_name, ticks: &ticks, from_zero: true };
+                    let y = AxisLabels { name: &tps_name, ticks: &ticks, from_zero: true };
                     xy(&title, x, y, &series(&|p| p.output_throughput)?, None)
                 }
                 CurveChart::Latency => {
@@ -92,8 +96,8 @@ impl Ctx<'_> {
                     let y = |p: &CurvePoint| p.limited.iter().find(|(k, _)| *k == key).and_then(|(_, v)| *v);
                     let ms = |v: f64| c.number(v, if v < 10.0 { 1 } else { 0 });
                     let axis = format!("{name} (ms)");
-                    let (x, y_axis) =
-                        (AxisLabels { name: &load_name, ticks: &ticks }, AxisLabels { name: &axis, ticks: &ms });
+                    let x = AxisLabels { name: &load_name, ticks: &ticks, from_zero: true };
+                    let y_axis = AxisLabels { name: &axis, ticks: &ms, from_zero: true };
                     xy(&title, x, y_axis, &series(&y)?, Some((limit.max_ms, &line)))
                 }
                 CurveChart::Pareto => self.pareto_chart(cp, &title)?,
@@ -104,37 +108,48 @@ impl Ctx<'_> {
     }
 
     /// Every configuration's boundary as throughput per GPU against per user: the frontier as
-    /// a line, the others as points, the recommended configuration marked.
+    /// a line, the others as points, each labelled with its configuration and the recommended
+    /// one marked; both axes zoomed on the points, which sit close together.
     fn pareto_chart(&self, cp: &CurveProfile, title: &str) -> Result<Chart, I18nError> {
         let c = self.c;
         let ticks = |v: f64| c.number(v, crate::render::charts::tick_decimals(v));
         let at = |p: &crate::analysis::curves::ParetoPoint| (p.at.per_user, p.at.per_gpu);
-        let mut frontier: Vec<(f64, f64)> = cp.pareto.iter().filter(|p| p.on_frontier).map(at).collect();
-        frontier.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let others: Vec<(f64, f64)> = cp.pareto.iter().filter(|p| !p.on_frontier).map(at).collect();
-        let marked = |list: &[(f64, f64)]| {
-            let r = cp.pareto.iter().find(|p| p.recommended)?;
-            let i = list.iter().position(|q| *q == at(r))?;
-            Some((i, c.fmt("chart-recommended", &[("config", &self.label(&r.config))]).ok()?))
+        let side = |on_frontier: bool| {
+            let mut list: Vec<&crate::analysis::curves::ParetoPoint> =
+                cp.pareto.iter().filter(|p| p.on_frontier == on_frontier).collect();
+            if on_frontier {
+                list.sort_by(|a, b| a.at.per_user.total_cmp(&b.at.per_user));
+            }
+            let points: Vec<(f64, f64)> = list.iter().map(|p| at(p)).collect();
+            let labels: Vec<String> = list.iter().map(|p| self.label(&p.config)).collect();
+            let marked = list.iter().position(|p| p.recommended).and_then(|index| {
+                let label = c.fmt("chart-recommended", &[("config", &labels[index])]).ok()?;
+                Some(Mark { index, label, bound: false })
+            });
+            (points, labels, marked)
         };
+        let ((frontier, on_labels, on_mark), (others, off_labels, off_mark)) = (side(true), side(false));
         let series = vec![
             Series {
                 name: c.msg("chart-frontier")?,
-                marked: marked(&frontier),
+                marked: on_mark,
                 points: frontier,
                 optimized: true,
                 line: true,
+                labels: on_labels,
             },
             Series {
                 name: c.msg("chart-others")?,
-                marked: marked(&others),
+                marked: off_mark,
                 points: others,
                 optimized: false,
                 line: false,
+                labels: off_labels,
             },
         ];
         let (per_user, per_gpu) = (c.msg("chart-per-user")?, c.msg("chart-per-gpu")?);
-        let (x, y) = (AxisLabels { name: &per_user, ticks: &ticks }, AxisLabels { name: &per_gpu, ticks: &ticks });
+        let x = AxisLabels { name: &per_user, ticks: &ticks, from_zero: false };
+        let y = AxisLabels { name: &per_gpu, ticks: &ticks, from_zero: false };
         Ok(xy(title, x, y, &series, None))
     }
 
@@ -191,6 +206,8 @@ impl Ctx<'_> {
                 )?);
             }
         }
+        // What decides (the aggregate figures) and what goodput adds (single requests).
+        lines.push(c.fmt("curve-how-judged", &[("slo", &slo)])?);
         let charts = self
             .chart_titles(cp)?
             .into_iter()
@@ -404,7 +421,7 @@ impl Ctx<'_> {
                     Axis::Concurrency => "curve-col-concurrency",
                     Axis::Rate => "curve-col-rate",
                 })?,
-                c.fmt("table-baseline", &[("baseline", &baseline)])?,
+                self.baseline_header(&baseline)?,
                 c.msg("table-optimized")?,
             ],
             rows,

@@ -372,11 +372,22 @@ impl Ctx<'_> {
         sa.variants.iter().find(|v| v.id == variant)?.measure.as_ref()
     }
 
-    /// A measure's objective as [`Ctx::value`] shows it, `≥ 64` where it is a lower bound.
+    /// A measure's objective as [`Ctx::value`] shows it, "≥ 64 (the search's limit)" where it is
+    /// a lower bound: for a table's cell, where nothing else says so.
     pub(super) fn objective_value(&self, m: Option<&crate::analysis::Measure>) -> Result<String, I18nError> {
+        self.objective_as(m, "value-at-limit")
+    }
+
+    /// A measure's objective, "≥ 64" where it is a lower bound: for a sentence or a picture
+    /// whose gain then says "at least".
+    pub(super) fn objective_short(&self, m: Option<&crate::analysis::Measure>) -> Result<String, I18nError> {
+        self.objective_as(m, "value-at-least")
+    }
+
+    fn objective_as(&self, m: Option<&crate::analysis::Measure>, bound: &str) -> Result<String, I18nError> {
         let value = self.value(&self.analysis.objective, m.and_then(|m| m.value))?;
         match m {
-            Some(m) if m.at_least && m.value.is_some() => self.c.fmt("value-at-least", &[("value", &value)]),
+            Some(m) if m.at_least && m.value.is_some() => self.c.fmt(bound, &[("value", &value)]),
             _ => Ok(value),
         }
     }
@@ -416,7 +427,18 @@ impl Ctx<'_> {
         }
         match metric.name_message {
             Some(key) => self.c.msg(key),
-            None => Ok(metric.key.clone()),
+            // A latency statistic without a name of its own (`median_tpot_ms`): its statistic
+            // and its latency, as an SLO's limits are named ("median TPOT").
+            None => match crate::parse::names::latency_stat_parts(&metric.key) {
+                Some((stat, latency)) => {
+                    let stat = match stat {
+                        "mean" | "median" | "p90" | "p95" | "p99" => self.c.msg(&format!("slo-stat-{stat}"))?,
+                        _ => stat.to_string(),
+                    };
+                    Ok(format!("{stat} {}", latency.to_uppercase()))
+                }
+                None => Ok(metric.key.clone()),
+            },
         }
     }
 
@@ -449,6 +471,19 @@ impl Ctx<'_> {
     /// `stage/variant` → "Stage › Variant".
     pub(super) fn stage_and_label(&self, reference: &str) -> String {
         format!("{} › {}", self.stage_title(reference.split('/').next().unwrap_or("")), self.label(reference))
+    }
+
+    /// A table's heading for the baseline's column: "default settings" only where the baseline
+    /// is an engine with its defaults (a variant of a stage that chooses the engine); a baseline
+    /// that sets what its stage tunes (`--max-num-seqs 16`) is named by its label alone.
+    pub(super) fn baseline_header(&self, label: &str) -> Result<String, I18nError> {
+        let source = &self.analysis.baseline.source;
+        let engine_stage = self.study.variant(source).is_some_and(|(s, _)| {
+            let engines: std::collections::BTreeSet<_> = s.variants.iter().filter_map(|v| v.engine.as_ref()).collect();
+            s.variants.len() > 1 && engines.len() == s.variants.len()
+        });
+        let key = if engine_stage { "table-baseline" } else { "table-baseline-tuned" };
+        self.c.fmt(key, &[("baseline", label)])
     }
 
     pub(super) fn profile_name(&self, id: &str) -> String {

@@ -66,8 +66,8 @@ impl Ctx<'_> {
             label,
             baseline: value(s.baseline.as_ref()),
             optimized: value(optimized),
-            baseline_text: self.objective_value(s.baseline.as_ref())?,
-            optimized_text: self.objective_value(optimized)?,
+            baseline_text: self.objective_short(s.baseline.as_ref())?,
+            optimized_text: self.objective_short(optimized)?,
             change,
             trend,
         })

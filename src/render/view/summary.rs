@@ -225,7 +225,7 @@ impl Ctx<'_> {
             };
             let mut value = x.value(&a.objective, o.value)?;
             if o.at_least && o.value.is_some() {
-                value = c.fmt("value-at-least", &[("value", &value)])?;
+                value = c.fmt("value-at-limit", &[("value", &value)])?;
             }
             let mut row = vec![
                 cell(&x.stage_title(&o.stage)),

@@ -133,8 +133,30 @@ impl Ctx<'_> {
                     && *place == Place::Study
                     && g.warnings.iter().all(|w| matches!(w, Warning::Noisy { .. })))
             })
-            .map(|g| Ok(g.warnings.iter().map(|w| self.warning(w)).collect::<Result<Vec<_>, _>>()?.join("\n\n")))
+            .map(|g| {
+                let said = at_loads(&g.warnings)
+                    .into_iter()
+                    .map(|(w, loads)| self.warning_at(&w, &loads))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(said.join("\n\n"))
+            })
             .collect()
+    }
+
+    /// A warning, and where it is about points of a load curve, the loads it holds at.
+    fn warning_at(&self, w: &Warning, loads: &[u64]) -> Result<String, I18nError> {
+        let said = self.warning(w)?;
+        let Some(run) = w.runs().first().copied().filter(|_| !loads.is_empty()) else { return Ok(said) };
+        let c = self.c;
+        let unit = match self.study.curve(&run.profile).map(|(_, l)| l.axis) {
+            Some(crate::curve::Axis::Rate) => c.msg("curve-unit-rate")?,
+            _ => c.msg("curve-unit-concurrency")?,
+        };
+        let list: Vec<String> = loads.iter().map(|l| c.number(*l as f64, 0)).collect();
+        c.fmt(
+            "warning-at-loads",
+            &[("warning", &said), ("loads", &list.join(&c.msg("list-separator")?)), ("unit", &unit)],
+        )
     }
 
     /// The table at the end of a page that holds every run a warning about many runs names:
@@ -199,5 +221,57 @@ impl Ctx<'_> {
         }
         let headers = vec![c.msg("table-warning")?, c.msg("table-run")?, c.msg("table-figures")?];
         Ok(Some(super::Table { headers, rows }))
+    }
+}
+
+/// The warnings of a box with those about points of one load curve that read the same but for
+/// their load said once, with every load they hold at (in the order first met); a warning about
+/// anything else stands alone, with no loads.
+fn at_loads(warnings: &[Warning]) -> Vec<(Warning, Vec<u64>)> {
+    let mut out: Vec<(Warning, Vec<u64>)> = Vec::new();
+    for w in warnings {
+        let mut bare = w.clone();
+        let load = match &mut bare {
+            Warning::LostRequests { run, .. }
+            | Warning::Incomplete { run }
+            | Warning::ZeroLatency { run, .. }
+            | Warning::BufferedStreams { run, .. }
+            | Warning::RequestCount { run, .. }
+            | Warning::LeftOut { run, .. }
+            | Warning::FewRequests { run, .. }
+            | Warning::ShortSample { run, .. } => run.load.take(),
+            _ => None,
+        };
+        match (load, out.iter_mut().find(|(o, loads)| !loads.is_empty() && *o == bare)) {
+            (Some(load), Some((_, loads))) => loads.push(load),
+            (Some(load), None) => out.push((bare, vec![load])),
+            (None, _) => out.push((w.clone(), Vec::new())),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Thirty alike warnings about one curve's points read as one, with their loads; a point
+    /// whose figures differ, another configuration and a run of a fixed load stay apart.
+    #[test]
+    fn warnings_about_a_curves_points_are_said_once_with_their_loads() {
+        let few = |run: &str, requests: u64| Warning::FewRequests {
+            run: RunKey::parse(run),
+            metric: "p99_ttft_ms".into(),
+            requests,
+        };
+        let mut warnings: Vec<Warning> = [1, 2, 4, 8].iter().map(|l| few(&format!("s/a/chat@{l}"), 64)).collect();
+        warnings.push(few("s/a/chat@16", 32));
+        warnings.push(few("s/b/chat@1", 64));
+        warnings.push(few("s/a/fixed", 64));
+        let grouped = at_loads(&warnings);
+        let loads: Vec<&[u64]> = grouped.iter().map(|(_, l)| l.as_slice()).collect();
+        assert_eq!(loads, [&[1, 2, 4, 8][..], &[16], &[1], &[]]);
+        assert_eq!(grouped[0].0, few("s/a/chat", 64));
+        assert_eq!(grouped[3].0, few("s/a/fixed", 64));
     }
 }
