@@ -467,7 +467,8 @@ mod tests {
         assert_eq!(ja.fmt_args("unit-s", &s(3600.0, 0)).unwrap(), "3,600秒");
         assert_eq!(zh.fmt_args("unit-tokens", &s(2048.0, 0)).unwrap(), "2,048 个 token");
         assert_eq!(ja.fmt_args("unit-tokens", &s(1.0, 0)).unwrap(), "1トークン");
-        assert_eq!(zh.fmt("ratio-faster", &[("value", "1.58")]).unwrap(), "快 1.58 倍");
+        assert_eq!(zh.fmt("ratio-faster", &[("value", "1.58")]).unwrap(), "速度为原来的 1.58 倍");
+        assert_eq!(zh.fmt("ratio-slower", &[("value", "1.2")]).unwrap(), "耗时为原来的 1.2 倍");
         assert_eq!(zh.list(&["a".into(), "b".into()]), "a、b");
         assert_eq!(ja.labelled("平均TPOT", "12.34 ms"), "平均TPOT：12.34 ms");
         assert_eq!(ja.fmt("ratio-faster", &[("value", "1.58")]).unwrap(), "1.58倍高速");

@@ -314,7 +314,7 @@ number-group-separator = ,
 # $signは "+"、"−" または空。$valueは書式化済み。
 percent = { $sign }{ $value }%
 ratio-faster = { $value }倍高速
-ratio-slower = { $value }倍低速
+ratio-slower = 所要時間{ $value }倍
 value-missing = なし
 value-at-least = ≥ { $value }
 gain-at-least = { $gain } 以上

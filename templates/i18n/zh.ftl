@@ -313,8 +313,9 @@ number-decimal-separator = .
 number-group-separator = ,
 # $sign 为 "+"、"−" 或空；$value 已格式化。
 percent = { $sign }{ $value }%
-ratio-faster = 快 { $value } 倍
-ratio-slower = 慢 { $value } 倍
+# 倍数一律相对原来的值：速度是原来的几倍，或耗时是原来的几倍（“快 1.1 倍”常被读成快了 110%）。
+ratio-faster = 速度为原来的 { $value } 倍
+ratio-slower = 耗时为原来的 { $value } 倍
 value-missing = 无
 value-at-least = ≥ { $value }
 gain-at-least = 至少 { $gain }
