@@ -372,6 +372,11 @@ unit-tokens = { $value ->
 figure-interval = { $figure } ({ $confidence }% CI { $low }–{ $high })
 list-separator = {", "}
 label-separator = {": "}
+# What joins the sentences of one paragraph, and the label before them ("Fastest against slowest: A reaches")
+sentence-separator = {" "}
+# A run: "Stage › Variant (Profile)"; where the profile's name has brackets of its own, "Stage › Variant › Profile", so that none nest
+run-title = { $stage } › { $variant } ({ $profile })
+run-title-nested = { $stage } › { $variant } › { $profile }
 
 ## Shared pieces: metric names
 metric-total-tps = Total TPS

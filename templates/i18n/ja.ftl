@@ -329,6 +329,11 @@ unit-tokens = { $value }トークン
 figure-interval = { $figure }（{ $confidence }%信頼区間{ $low }～{ $high }）
 list-separator = 、
 label-separator = ：
+# 文と文のあいだは空けない（全角の「。」「：」のあとにそのまま続ける）。
+sentence-separator = {""}
+# 1回の実行：「ステージ › バリアント（プロファイル）」。プロファイル名に括弧があるときは「ステージ › バリアント › プロファイル」とし、括弧を入れ子にしない。
+run-title = { $stage } › { $variant }（{ $profile }）
+run-title-nested = { $stage } › { $variant } › { $profile }
 
 ## 共通部品：メトリクス名
 metric-total-tps = 合計トークンスループット

@@ -329,6 +329,9 @@ unit-tokens = { $value } token
 figure-interval = { $figure } (%{ $confidence } güven aralığı { $low }–{ $high })
 list-separator = {", "}
 label-separator = {": "}
+sentence-separator = {" "}
+run-title = { $stage } › { $variant } ({ $profile })
+run-title-nested = { $stage } › { $variant } › { $profile }
 
 ## Ortak parçalar: metrik adları
 metric-total-tps = Toplam TPS

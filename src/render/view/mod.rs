@@ -456,16 +456,22 @@ impl Ctx<'_> {
     }
 
     /// `stage/variant/profile` → "Stage › Variant (Profile)", or "Stage › Variant › Profile"
-    /// where the profile's name holds parentheses of its own ("Long context (32K input / 100
-    /// output)"), so that none nest.
+    /// where the profile's name holds brackets of its own ("Long context (32K input / 100
+    /// output)", "长上下文（输入 32K / 输出 100）"), so that none nest; the catalog's `run-title`
+    /// brackets it as the language does (full-width in Chinese and Japanese).
     pub(super) fn run_title(&self, k: &RunKey) -> String {
         let (stage, variant) = (self.stage_title(&k.stage), self.label(&k.config()));
         let profile = self.profile_name(&k.profile);
-        if profile.contains('(') {
-            format!("{stage} › {variant} › {profile}")
-        } else {
-            format!("{stage} › {variant} ({profile})")
-        }
+        let nested = profile.contains(['(', '（']);
+        let key = if nested { "run-title-nested" } else { "run-title" };
+        // A catalog written before these keys existed keeps the English brackets.
+        self.c.fmt(key, &[("stage", &stage), ("variant", &variant), ("profile", &profile)]).unwrap_or_else(|_| {
+            if nested {
+                format!("{stage} › {variant} › {profile}")
+            } else {
+                format!("{stage} › {variant} ({profile})")
+            }
+        })
     }
 
     pub(super) fn failure_class(&self, class: FailureClass) -> Result<String, I18nError> {
