@@ -13,6 +13,9 @@ site-languages = 言語
 site-filter = モデル、ハードウェア、エンジンでガイドを探す：
 site-studies = ガイド
 site-headline = { $profile }で{ $metric }が{ $gain }
+# 検索結果やリンクのプレビューでタイトルの下に出るページの説明：先に答え、次に目的。
+site-description = { $profile }での{ $metric }：{ $gain }。
+site-description-command = { $profile }での{ $metric }：推奨コマンドで{ $gain }、計測したもののコマンドに含めなかった設定も加えると{ $all }。
 site-engines = エンジン：{ $engines }
 # Index cards: an engine without a result, and the dates of the card's results, said once
 site-engine-no-result = { $engine } { $version }（結果なし）

@@ -13,6 +13,9 @@ site-languages = 语言
 site-filter = 按模型、硬件或推理引擎查找指南：
 site-studies = 指南
 site-headline = { $metric }：{ $gain }（{ $profile }）
+# 搜索结果和链接预览中标题下方的页面说明：先给结论，再写目标。
+site-description = 场景“{ $profile }”下的{ $metric }：{ $gain }。
+site-description-command = 场景“{ $profile }”下的{ $metric }，推荐命令：{ $gain }；加上已测量但未写入该命令的设置：{ $all }。
 site-engines = 引擎：{ $engines }
 # Index cards: an engine without a result, and the dates of the card's results, said once
 site-engine-no-result = { $engine } { $version }（无结果）
