@@ -177,6 +177,7 @@ pub struct Catalog {
     group: String,
     list: String,
     label: String,
+    sentence: String,
     /// The hash of the language's name and the catalog's text: what its messages come from.
     source: blake3::Hash,
 }
@@ -220,6 +221,7 @@ impl Catalog {
             group: String::new(),
             list: String::new(),
             label: String::new(),
+            sentence: String::new(),
             source: blake3::Hasher::new().update(locale.as_bytes()).update(b"\n").update(source.as_bytes()).finalize(),
         };
         catalog.decimal = catalog.msg("number-decimal-separator")?;
@@ -230,13 +232,20 @@ impl Catalog {
             other => other,
         };
         let (list, label) = (optional("list-separator", ", ")?, optional("label-separator", ": ")?);
-        (catalog.list, catalog.label) = (list, label);
+        let sentence = optional("sentence-separator", " ")?;
+        (catalog.list, catalog.label, catalog.sentence) = (list, label, sentence);
         Ok(catalog)
     }
 
     /// Items in a run of text, joined as the language does (`a, b` in English, `a、b` in Chinese).
     pub fn list(&self, items: &[String]) -> String {
         items.join(&self.list)
+    }
+
+    /// Sentences of one paragraph, joined as the language does: with a space in English, with
+    /// nothing after a full-width `。` or `：` in Chinese and Japanese.
+    pub fn sentences(&self, items: &[String]) -> String {
+        items.join(&self.sentence)
     }
 
     /// A value after its name (`Total TPS: 13760.98 tok/s`, `总 token 吞吐量：13,760.98 tok/s`).
@@ -467,9 +476,13 @@ mod tests {
         assert_eq!(ja.fmt_args("unit-s", &s(3600.0, 0)).unwrap(), "3,600秒");
         assert_eq!(zh.fmt_args("unit-tokens", &s(2048.0, 0)).unwrap(), "2,048 个 token");
         assert_eq!(ja.fmt_args("unit-tokens", &s(1.0, 0)).unwrap(), "1トークン");
-        assert_eq!(zh.fmt("ratio-faster", &[("value", "1.58")]).unwrap(), "快 1.58 倍");
+        assert_eq!(zh.fmt("ratio-faster", &[("value", "1.58")]).unwrap(), "速度为原来的 1.58 倍");
+        assert_eq!(zh.fmt("ratio-slower", &[("value", "1.2")]).unwrap(), "耗时为原来的 1.2 倍");
         assert_eq!(zh.list(&["a".into(), "b".into()]), "a、b");
         assert_eq!(ja.labelled("平均TPOT", "12.34 ms"), "平均TPOT：12.34 ms");
+        assert_eq!(ja.sentences(&["比較：".into(), "A。".into(), "B。".into()]), "比較：A。B。");
+        let en = Catalog::parse("en", BUILT_IN[0].1, Path::new("en.ftl")).unwrap();
+        assert_eq!(en.sentences(&["Fastest against slowest:".into(), "A.".into()]), "Fastest against slowest: A.");
         assert_eq!(ja.fmt("ratio-faster", &[("value", "1.58")]).unwrap(), "1.58倍高速");
     }
 

@@ -493,9 +493,10 @@ fn render_study(work: &Work<'_>, i: usize, locale: &str) -> anyhow::Result<(Drop
     }
     let mut ctx = page_context(locale, work.locales, renderer, id, &format!("{id}.html"))?;
     ctx.insert("title", study.spec.title.get(locale));
-    // What a search result or a link preview shows under the title: the study's goal.
-    if let Some(goal) = &study.spec.goal {
-        ctx.insert("description", goal.get(locale));
+    // What a search result or a link preview shows under the title: the page's answer (the
+    // recommended command's gain on the target profile), then the study's goal.
+    if let Some(description) = view::description(study, analysis, catalog)? {
+        ctx.insert("description", &description);
     }
     if let Some(url) = work.url {
         ctx.insert("canonical", &url.join(&format!("{locale}/{id}.html")));

@@ -10,6 +10,9 @@ site-languages = Languages
 site-filter = Find a guide by model, hardware or engine:
 site-studies = Guides
 site-headline = { $metric }: { $gain } on { $profile }
+# A page's description under its title in a search result or a link preview: its answer, then its goal
+site-description = { $metric }: { $gain } on { $profile }.
+site-description-command = { $metric }: { $gain } on { $profile } with the recommended command, { $all } with the settings measured but left out of it as well.
 site-engines = Engines: { $engines }
 # Index cards: an engine without a result, and the dates of the card's results, said once
 site-engine-no-result = { $engine } { $version } (no result)
@@ -377,6 +380,11 @@ unit-tokens = { $value ->
 figure-interval = { $figure } ({ $confidence }% CI { $low }–{ $high })
 list-separator = {", "}
 label-separator = {": "}
+# What joins the sentences of one paragraph, and the label before them ("Fastest against slowest: A reaches")
+sentence-separator = {" "}
+# A run: "Stage › Variant (Profile)"; where the profile's name has brackets of its own, "Stage › Variant › Profile", so that none nest
+run-title = { $stage } › { $variant } ({ $profile })
+run-title-nested = { $stage } › { $variant } › { $profile }
 
 ## Shared pieces: metric names
 metric-total-tps = Total TPS

@@ -13,6 +13,9 @@ site-languages = 言語
 site-filter = モデル、ハードウェア、エンジンでガイドを探す：
 site-studies = ガイド
 site-headline = { $profile }で{ $metric }が{ $gain }
+# 検索結果やリンクのプレビューでタイトルの下に出るページの説明：先に答え、次に目的。
+site-description = { $profile }での{ $metric }：{ $gain }。
+site-description-command = { $profile }での{ $metric }：推奨コマンドで{ $gain }、計測したもののコマンドに含めなかった設定も加えると{ $all }。
 site-engines = エンジン：{ $engines }
 # Index cards: an engine without a result, and the dates of the card's results, said once
 site-engine-no-result = { $engine } { $version }（結果なし）
@@ -318,7 +321,7 @@ number-group-separator = ,
 # $signは "+"、"−" または空。$valueは書式化済み。
 percent = { $sign }{ $value }%
 ratio-faster = { $value }倍高速
-ratio-slower = { $value }倍低速
+ratio-slower = 所要時間{ $value }倍
 value-missing = なし
 value-at-least = ≥ { $value }
 value-at-limit = ≥ { $value }（探索の上限）
@@ -334,6 +337,11 @@ unit-tokens = { $value }トークン
 figure-interval = { $figure }（{ $confidence }%信頼区間{ $low }～{ $high }）
 list-separator = 、
 label-separator = ：
+# 文と文のあいだは空けない（全角の「。」「：」のあとにそのまま続ける）。
+sentence-separator = {""}
+# 1回の実行：「ステージ › バリアント（プロファイル）」。プロファイル名に括弧があるときは「ステージ › バリアント › プロファイル」とし、括弧を入れ子にしない。
+run-title = { $stage } › { $variant }（{ $profile }）
+run-title-nested = { $stage } › { $variant } › { $profile }
 
 ## 共通部品：メトリクス名
 metric-total-tps = 合計トークンスループット

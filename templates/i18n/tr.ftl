@@ -10,6 +10,9 @@ site-languages = Diller
 site-filter = Rehberi modele, donanıma ya da motora göre bulun:
 site-studies = Rehberler
 site-headline = { $metric }: { $gain } ({ $profile })
+# Arama sonucunda ve bağlantı önizlemesinde başlığın altındaki açıklama: önce sonuç, sonra hedef
+site-description = { $metric }: { $gain }, hedef profil “{ $profile }”.
+site-description-command = { $metric }: önerilen komutla { $gain }, ölçülüp komuta alınmayan ayarlar da eklendiğinde { $all }; hedef profil “{ $profile }”.
 site-engines = Motorlar: { $engines }
 # Index cards: an engine without a result, and the dates of the card's results, said once
 site-engine-no-result = { $engine } { $version } (sonuç yok)
@@ -334,6 +337,9 @@ unit-tokens = { $value } token
 figure-interval = { $figure } (%{ $confidence } güven aralığı { $low }–{ $high })
 list-separator = {", "}
 label-separator = {": "}
+sentence-separator = {" "}
+run-title = { $stage } › { $variant } ({ $profile })
+run-title-nested = { $stage } › { $variant } › { $profile }
 
 ## Ortak parçalar: metrik adları
 metric-total-tps = Toplam TPS

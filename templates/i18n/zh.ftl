@@ -12,7 +12,10 @@ site-intro = 每篇指南针对一台给定的机器，逐个阶段寻找部署�
 site-languages = 语言
 site-filter = 按模型、硬件或推理引擎查找指南：
 site-studies = 指南
-site-headline = { $profile } 上 { $metric } { $gain }
+site-headline = { $metric }：{ $gain }（{ $profile }）
+# 搜索结果和链接预览中标题下方的页面说明：先给结论，再写目标。
+site-description = 场景“{ $profile }”下的{ $metric }：{ $gain }。
+site-description-command = 场景“{ $profile }”下的{ $metric }，推荐命令：{ $gain }；加上已测量但未写入该命令的设置：{ $all }。
 site-engines = 引擎：{ $engines }
 # Index cards: an engine without a result, and the dates of the card's results, said once
 site-engine-no-result = { $engine } { $version }（无结果）
@@ -27,25 +30,25 @@ site-copied = 已复制
 heading-conclusion = 结论
 label-goal = 目标
 # The page's answer above the command
-conclusion-result = { $profile }上的{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
-conclusion-result-command = { $profile }上的{ $metric }，采用推荐命令：{ $baseline } → { $command }（{ $change }）；若再启用已测量但未写入该命令的设置：{ $optimized }（{ $all }）。
+conclusion-result = 场景“{ $profile }”下的{ $metric }：{ $baseline } → { $optimized }（{ $change }）。
+conclusion-result-command = 场景“{ $profile }”下的{ $metric }，采用推荐命令：{ $baseline } → { $command }（{ $change }）；若再启用已测量但未写入该命令的设置：{ $optimized }（{ $all }）。
 conclusion-unanswered = { $what ->
-    [baseline] 基线在 { $profile } 上还没有结果
-    [command] 各阶段选出的配置在 { $profile } 上还没有结果
-   *[both] 基线和各阶段选出的配置在 { $profile } 上都还没有结果
+    [baseline] 基线在“{ $profile }”场景下还没有结果
+    [command] 各阶段选出的配置在“{ $profile }”场景下还没有结果
+   *[both] 基线和各阶段选出的配置在“{ $profile }”场景下都还没有结果
 }，因此本页不给出结论，也不推荐命令。`perflab plan` 会列出待测和失败的项。
 conclusion-unanswered-stages = 尚无任何测量的阶段：{ $stages }。
 conclusion-intro = 在 { $hardware } 上部署 { $model } 的推荐配置：
 conclusion-excluded = 已测量但未写入此命令：{ $stage }。{ $reason }
 heading-comparison = 优化前后对比
-comparison-intro = 下表列出基线配置与优化后配置在每个基准测试场景上的结果。“变化”一列比较的是 { $metric }；损失超过噪声阈值时标为性能回退。
+comparison-intro = 下表列出基线配置与优化后配置在每个基准测试场景上的结果。“变化”一列比较的是{ $metric }；损失超过噪声阈值时标为性能回退。
 table-profile = 基准测试场景
 table-target = { $profile }（优化目标）
 table-target-command = { $profile }（优化目标，推荐命令）
 table-baseline = 基线（{ $baseline }，默认参数）
 table-baseline-tuned = 基线（{ $baseline }）
 table-optimized = 优化后
-table-change = { $metric } 变化
+table-change = 变化（{ $metric }）
 change-regression = { $change }（性能回退）
 change-lost = { $change }（{ $expected } 个请求中仅完成 { $completed } 个）
 change-incomplete = { $change }（结果被截断）
@@ -317,8 +320,9 @@ number-decimal-separator = .
 number-group-separator = ,
 # $sign 为 "+"、"−" 或空；$value 已格式化。
 percent = { $sign }{ $value }%
-ratio-faster = 快 { $value } 倍
-ratio-slower = 慢 { $value } 倍
+# 倍数一律相对原来的值：速度是原来的几倍，或耗时是原来的几倍（“快 1.1 倍”常被读成快了 110%）。
+ratio-faster = 速度为原来的 { $value } 倍
+ratio-slower = 耗时为原来的 { $value } 倍
 value-missing = 无
 value-at-least = ≥ { $value }
 value-at-limit = ≥ { $value }（搜索上限）
@@ -334,13 +338,18 @@ unit-tokens = { $value } 个 token
 figure-interval = { $figure }（{ $confidence }% 置信区间 { $low }–{ $high }）
 list-separator = 、
 label-separator = ：
+# 句与句之间不留空格：全角的“。”“：”之后直接接下一句。
+sentence-separator = {""}
+# 一次运行：“阶段 › 变体（场景）”；场景名自带括号时写成“阶段 › 变体 › 场景”，避免括号套括号。
+run-title = { $stage } › { $variant }（{ $profile }）
+run-title-nested = { $stage } › { $variant } › { $profile }
 
 ## 通用部分：指标名称
 metric-total-tps = 总 token 吞吐量
 metric-output-tps = 输出 token 吞吐量
 metric-request-throughput = 请求吞吐量
 metric-slo-load = 满足 SLO 的最大负载
-metric-slo-goodput = SLO 内的有效吞吐量
+metric-slo-goodput = 满足 SLO 的有效吞吐量
 metric-mean-tpot = 平均 TPOT
 metric-mean-ttft = 平均 TTFT
 metric-mean-itl = 平均 ITL

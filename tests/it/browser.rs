@@ -334,8 +334,8 @@ fn tidy_every_page_is_valid_html() {
 
 /// A page that loads `target` in a frame of `width` × 844 pixels (a phone's first screen at 390)
 /// and reports where the answer is: the header's height, the first line of the recommended
-/// command, the first gain or loss, the change column of the before/after table, and whether
-/// the table of contents takes room.
+/// command, the first gain or loss, the change column of the before/after table (its second
+/// column), and whether the table of contents takes room.
 fn first_screen_harness(dir: &std::path::Path, target: &std::path::Path, width: u32, name: &str) -> std::path::PathBuf {
     let html = format!(
         r#"<!DOCTYPE html><html><body style="margin:0"><iframe id="f" style="width:{width}px;height:844px;border:0" src="file://{target}"></iframe>
@@ -357,7 +357,7 @@ frame.onload = () => {{
   if (gain) out.gain = gain.getBoundingClientRect().bottom;
   const row = d.querySelector('main table tbody tr');
   if (row) {{
-    const change = row.lastElementChild.getBoundingClientRect();
+    const change = row.children[1].getBoundingClientRect();
     out.change = [Math.round(change.left), Math.round(change.right), Math.round(change.width)];
   }}
   const toc = d.querySelector('nav.toc');

@@ -123,6 +123,30 @@ fn a_page_gives_its_answer_before_its_summary_picture() {
     }
 }
 
+/// The before/after table puts its change column second, beside the profile: a 390 px phone
+/// shows the profile and the answer without scrolling sideways, in every flavour and language.
+#[test]
+fn the_comparison_table_puts_the_change_beside_the_profile() {
+    let renderer = Renderer::new(None).unwrap();
+    for flavor in [Flavor::Commonmark, Flavor::Mkdocs] {
+        let site = build(flavor);
+        for (locale, id) in pages(&site) {
+            let c = renderer.catalog(&locale).unwrap();
+            let md = text(&site, &format!("md/{locale}/{id}.md"));
+            let heading = format!("### {}", c.msg("heading-comparison").unwrap());
+            let at = md.find(&heading).unwrap_or_else(|| panic!("{locale}/{id}: no comparison"));
+            let header = md[at..].lines().find(|l| l.starts_with("| ")).unwrap();
+            let cells: Vec<&str> = header.trim_matches('|').split(" | ").map(str::trim).collect();
+            assert_eq!(cells.len(), 4, "{locale}/{id}: {header}");
+            assert_eq!(cells[0], c.msg("table-profile").unwrap(), "{locale}/{id}");
+            let change = c.fmt("table-change", &[("metric", "\u{1}")]).unwrap();
+            let (before, after) = change.split_once('\u{1}').unwrap();
+            assert!(cells[1].starts_with(before) && cells[1].ends_with(after), "{locale}/{id}: {header}");
+            assert_eq!(cells[3], c.msg("table-optimized").unwrap(), "{locale}/{id}: {header}");
+        }
+    }
+}
+
 #[test]
 fn each_language_is_marked_with_its_own() {
     let site = build(Flavor::Commonmark);

@@ -66,3 +66,25 @@ fn without_a_stage_left_out_the_headline_is_the_total_gain() {
         }
     }
 }
+
+/// What a search result or a link preview shows under the page's title carries the answer too:
+/// the command's gain first, the gain with the settings left out of it second, then the goal.
+#[test]
+fn the_page_description_names_the_commands_gain_first() {
+    let study = deepseek();
+    let a = analyze(&study);
+    let renderer = Renderer::new(None).unwrap();
+    for locale in ["en", "tr", "zh", "ja"] {
+        let c = renderer.catalog(locale).unwrap();
+        let text = perflab::render::view::description(&study, &a, c).unwrap().unwrap();
+        let at = |figure: &str| text.find(figure).or_else(|| text.find(&figure.replace('.', ",")));
+        let (command, all) = (at("46.60").unwrap(), at("56.95").unwrap());
+        assert!(command < all, "{locale}: {text}");
+        assert!(text.ends_with(study.spec.goal.as_ref().unwrap().get(locale)), "{locale}: {text}");
+        assert!(!text.contains('<'), "plain text, no mark-up: {locale}: {text}");
+    }
+    let page = std::fs::read_to_string(root().join("site/en/deepseek-v3.2-h200.html")).unwrap();
+    let meta = page.lines().find(|l| l.starts_with("<meta name=\"description\"")).unwrap();
+    let (command, all) = (meta.find("+46.60%").unwrap(), meta.find("+56.95%").unwrap());
+    assert!(command < all, "{meta}");
+}

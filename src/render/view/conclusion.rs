@@ -47,19 +47,21 @@ impl Ctx<'_> {
             if s.target {
                 name = c.fmt("table-target", &[("profile", &name)])?;
             }
+            // The change second, beside the profile: what a phone shows without scrolling
+            // sideways, and the answer before the figures it comes from.
             rows.push(vec![
                 cell(&name),
+                cell(&x.change_cell(s)?),
                 cell(&x.measure_cell(s.baseline.as_ref(), "<br>")?),
                 cell(&x.measure_cell(s.optimized.as_ref(), "<br>")?),
-                cell(&x.change_cell(s)?),
             ]);
         }
         let comparison = Table {
             headers: vec![
                 c.msg("table-profile")?,
+                c.fmt("table-change", &[("metric", &x.metric_name(&a.objective)?)])?,
                 x.baseline_header(&baseline_label)?,
                 c.msg("table-optimized")?,
-                c.fmt("table-change", &[("metric", &x.metric_name(&a.objective)?)])?,
             ],
             rows,
         };
@@ -96,7 +98,7 @@ impl Ctx<'_> {
         if !u.stages.is_empty() {
             let stages: Vec<String> = u.stages.iter().map(|s| self.stage_title(s)).collect();
             let list = self.c.list(&stages);
-            text = format!("{text} {}", self.c.fmt("conclusion-unanswered-stages", &[("stages", &list)])?);
+            text = self.c.sentences(&[text, self.c.fmt("conclusion-unanswered-stages", &[("stages", &list)])?]);
         }
         Ok(Some(text))
     }

@@ -6,7 +6,8 @@
 //! and what changed since the previous measurement), `stages` (the variants of each stage),
 //! `summary` (each stage's summary, decision and ranking, and the table of options),
 //! `warnings`, `results` (other scenarios, accuracy, raw results), `gains` (how a
-//! gain is shown) and `chart_data` (the charts' bars and points).
+//! gain is shown), `chart_data` (the charts' bars and points) and `headline` (the page's answer
+//! in one line, for the index and the page's description).
 
 pub mod age;
 mod chart_data;
@@ -14,6 +15,8 @@ mod conclusion;
 pub mod curves;
 mod evidence;
 mod gains;
+mod headline;
+pub use headline::{description, headline};
 mod picture;
 pub use picture::summary_chart;
 mod results;
@@ -491,16 +494,22 @@ impl Ctx<'_> {
     }
 
     /// `stage/variant/profile` → "Stage › Variant (Profile)", or "Stage › Variant › Profile"
-    /// where the profile's name holds parentheses of its own ("Long context (32K input / 100
-    /// output)"), so that none nest.
+    /// where the profile's name holds brackets of its own ("Long context (32K input / 100
+    /// output)", "长上下文（输入 32K / 输出 100）"), so that none nest; the catalog's `run-title`
+    /// brackets it as the language does (full-width in Chinese and Japanese).
     pub(super) fn run_title(&self, k: &RunKey) -> String {
         let (stage, variant) = (self.stage_title(&k.stage), self.label(&k.config()));
         let profile = self.profile_name(&k.profile);
-        if profile.contains('(') {
-            format!("{stage} › {variant} › {profile}")
-        } else {
-            format!("{stage} › {variant} ({profile})")
-        }
+        let nested = profile.contains(['(', '（']);
+        let key = if nested { "run-title-nested" } else { "run-title" };
+        // A catalog written before these keys existed keeps the English brackets.
+        self.c.fmt(key, &[("stage", &stage), ("variant", &variant), ("profile", &profile)]).unwrap_or_else(|_| {
+            if nested {
+                format!("{stage} › {variant} › {profile}")
+            } else {
+                format!("{stage} › {variant} ({profile})")
+            }
+        })
     }
 
     pub(super) fn failure_class(&self, class: FailureClass) -> Result<String, I18nError> {
@@ -678,27 +687,4 @@ pub fn card_engines(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<(
 /// An engine version as the index cards write it: with a "v" before one that starts with a digit.
 fn shown_version(version: &str) -> String {
     if version.starts_with(|c: char| c.is_ascii_digit()) { format!("v{version}") } else { version.to_string() }
-}
-
-/// The index line of a study: its gain on the target profile (the recommended command's), as HTML.
-pub fn headline(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<String, I18nError> {
-    let x = Ctx::new(study, analysis, c);
-    // A latency study's gain is said as the page says it, "1.9× faster", not as a percentage
-    // that reads as latency going up.
-    // The recommended command's own gain when stages are left out of it: what a reader gets.
-    let target = analysis.scenarios.iter().find(|s| s.target);
-    let base = target.and_then(|s| s.baseline.as_ref());
-    let gain = match (analysis.recommended_gain, analysis.total_gain) {
-        (Some(g), _) => {
-            x.gain_from(x.gain(g, None, gains::How::HEADLINE)?, base, target.and_then(|s| s.recommended.as_ref()))?
-        }
-        (None, Some(g)) => x.gain_from(
-            x.gain(g, analysis.total_gain_interval, gains::How::HEADLINE)?,
-            base,
-            target.and_then(|s| s.optimized.as_ref()),
-        )?,
-        (None, None) => c.msg("value-missing")?,
-    };
-    let profile = super::html::escape(study.profile(&analysis.target_profile).map_or("", |p| p.name.get(&c.locale)));
-    c.fmt("site-headline", &[("gain", &gain), ("metric", &x.metric_name(&analysis.objective)?), ("profile", &profile)])
 }

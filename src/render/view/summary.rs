@@ -31,7 +31,7 @@ impl Ctx<'_> {
                         }
                     }
                 }
-                let secondary = sentences.join(" ");
+                let secondary = c.sentences(&sentences);
                 // A search that met the SLO at the top of its range gives a bound, and so does
                 // every gap and gain measured from it.
                 let best = x.measure_of(&sa.id, &cmp.best);
@@ -77,12 +77,9 @@ impl Ctx<'_> {
                         ("secondary", &secondary),
                     ],
                 )?;
-                let mut text = format!("{} {}", c.msg("summary-range")?, range.trim_end());
-                for sentence in also {
-                    text.push(' ');
-                    text.push_str(&sentence);
-                }
-                Some(text)
+                let mut text = vec![c.msg("summary-range")?, range.trim_end().to_string()];
+                text.extend(also);
+                Some(c.sentences(&text))
             }
         })
     }
