@@ -101,7 +101,7 @@ slo-stat-median = 中位数
 slo-stat-p90 = p90
 slo-stat-p95 = p95
 slo-stat-p99 = p99
-chart-curve = { $metric } 随负载的变化：{ $profile }
+chart-curve = { $metric }随负载的变化：{ $profile }
 chart-slo-line = SLO：{ $limit }
 chart-boundary = 边界：{ $load }
 chart-boundary-at-least = 至少 { $load }（搜索上限）
@@ -157,11 +157,11 @@ warning-implausible-peak = 有 { $count } 次运行报告的峰值输出吞吐�
 warning-implausible-peak-run = 报告 { $peak }，上限 { $ceiling }
 warning-tpot-includes-waiting = 有 { $count } 次运行输出的“TPOT”是平均请求延迟除以输出 token 数，其中包含排队时间和等待首 token 的时间，并非相邻 token 之间的间隔；每次运行的计算见页面末尾的表格。
 warning-tpot-includes-waiting-run = { $tpot } = { $latency } ÷ { $tokens } 个 token
-warning-zero-latency = { $run }：运行生成了 token，但 { $metric } 为 0。
+warning-zero-latency = { $run }：运行生成了 token，但{ $metric }为 0。
 warning-buffered-streams = { $run }：{ $completed } 个流中有 { $buffered } 个不是逐个、而是成批送达 token，因此该运行的 TTFT 和 ITL 反映的是服务器或代理对数据块的缓冲（未设置 TCP_NODELAY 时的 Nagle 算法、gzip、带缓冲的反向代理），而不是引擎本身。
 warning-request-count = { $run }：输出统计了 { $counted } 个请求，而该场景发送的是 { $expected } 个。
 warning-left-out = { $run }：`{ $file }` 中的这次测量在 { $expected } 个请求中只完成了 { $completed } 个，或输出被截断，因此不计入该运行的均值和区间。
-warning-few-requests = { $run }：其 { $metric } 仅由 { $requests } 个请求得出；请求数低于 { $needed } 时，这个数值就是最慢的那个请求或与之相差无几，不同运行之间的波动远大于均值。
+warning-few-requests = { $run }：其{ $metric }仅由 { $requests } 个请求得出；请求数低于 { $needed } 时，这个数值就是最慢的那个请求或与之相差无几，不同运行之间的波动远大于均值。
 # Data warnings: a run measured fewer times than the study asks for
 warning-short-sample = { $run }：研究要求测量 { $wanted } 次，但只取得了 { $have } 次，均值仅由这些测量得出。它与测量次数更多的运行之间的比较都基于这个较小的样本；只有一次测量时无法给出区间。
 
@@ -297,9 +297,9 @@ warning-kind-implausible-peak = 未采用的峰值吞吐量
 warning-kind-tpot = 含等待时间的“TPOT”
 
 ## 各阶段图表与优化前后对比图
-chart-stage = { $stage }：各变体的 { $metric }
-chart-comparison = 各场景下基线与优化后的 { $metric }
-chart-progression = 每个被采用阶段之后的 { $metric }
+chart-stage = { $stage }：各变体的{ $metric }
+chart-comparison = 各场景下基线与优化后的{ $metric }
+chart-progression = 每个被采用阶段之后的{ $metric }
 # Charts: the axis with its unit, and a bar's change against the bar it is compared with
 chart-axis = { $metric }（{ $unit }）
 chart-change = { $value }（{ $change }）
