@@ -188,9 +188,12 @@ pub fn curve_bench_argv(
 }
 
 /// The benchmark's command for a profile as a page shows it: a dataset path as the study
-/// writes it (relative to the study's folder), the rest as [`bench_argv`] gives it.
+/// writes it (relative to the study's folder), the rest as [`bench_argv`] gives it; a load
+/// curve's command with [`LOAD`] where a point's load goes, so that any point can be measured
+/// again from it.
 pub fn shown_bench_argv(study: &Study, config: &Config, profile: &Profile) -> anyhow::Result<Vec<String>> {
-    bench_words(study, config, profile, None, None)
+    let load = profile.load.as_ref().map(|l| l.get_ref().axis.key());
+    bench_words(study, config, profile, None, load)
 }
 
 /// A profile's benchmark command: `benchmark.command` with the profile's values filled in, or

@@ -106,6 +106,7 @@ curve-buffered = ⚠ { $count ->
 slo-limit = { $stat } { $latency } { $value }
 slo-and = { $list } and { $last }
 slo-success = a success rate of at least { $share }%
+slo-success-all = no failed request
 slo-stat-mean = mean
 slo-stat-median = median
 slo-stat-p90 = p90
@@ -236,6 +237,7 @@ label-command-template = Command template
 heading-profiles = Benchmark profiles
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = The commands connect to the engine at { $host }:{ $port }. The study does not fix the engine's port: put in the one your engine listens on.
+profiles-load = In a load curve's command, { $placeholder } stands for the load: put in the concurrency or the request rate of the point to measure.
 
 ## Experiment results: each stage's variants, ranking, summary and decision
 heading-results = Experiment results

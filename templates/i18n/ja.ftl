@@ -59,11 +59,11 @@ comparison-tpot-note = ここでの平均TPOTはベンチマークツールが�
 ## サービスレベル目標の下での負荷曲線とそのグラフ
 # サービスレベル目標の下での負荷曲線
 curve-heading = SLO を満たす負荷：{ $profile }
-curve-answer = 最適化後の構成は { $slo } 以内で最大 { $load } リクエスト（{ $unit }）を処理でき、ベースラインの { $base } の { $ratio } 倍です。
-curve-answer-at-least = 探索範囲の上限である { $load } リクエスト（{ $unit }）でも、最適化後の構成は { $slo } を満たしました。ベースラインの { $base } の { $ratio } 倍以上です。
-curve-answer-both-at-least = どちらの構成も、探索範囲の上限である { $load } リクエスト（{ $unit }）まで { $slo } を満たしました。差を確かめるには範囲を広げてください。
-curve-answer-no-base = 最適化後の構成は { $slo } 以内で最大 { $load } リクエスト（{ $unit }）を処理できます。ベースラインは測定したどの負荷でも目標を満たしませんでした。
-curve-answer-none = どちらの構成も、測定したどの負荷でも { $slo } を満たしませんでした。
+curve-answer = 最適化後の構成は、{ $slo }を満たす条件で{ $unit }最大 { $load } リクエストを処理でき、ベースライン（{ $base }）の { $ratio } 倍です。
+curve-answer-at-least = 探索範囲の上限（{ $unit } { $load } リクエスト）でも、最適化後の構成は{ $slo }を満たしました。ベースライン（{ $base }）の { $ratio } 倍以上です。
+curve-answer-both-at-least = どちらの構成も、探索範囲の上限（{ $unit } { $load } リクエスト）まで{ $slo }を満たしました。差を確かめるには範囲を広げてください。
+curve-answer-no-base = 最適化後の構成は、{ $slo }を満たす条件で{ $unit }最大 { $load } リクエストを処理できます。ベースラインは測定したどの負荷でも目標を満たしませんでした。
+curve-answer-none = どちらの構成も、測定したどの負荷でも{ $slo }を満たしませんでした。
 curve-unit-concurrency = 同時
 curve-unit-rate = 毎秒
 # Load curves searched once an engine start (repeats): each search's boundary
@@ -89,13 +89,14 @@ curve-kept-up = { $config } の負荷 { $loads }：同時に処理中のリク�
 curve-col-concurrency = 同時リクエスト数
 curve-col-rate = 毎秒リクエスト数
 curve-met = ✓ SLO を満たす
-curve-how-judged = 負荷が SLO を満たすかどうかは、その測定の集計値が { $slo } を満たすかで判定します。goodput はそれとは別に、すべてのレイテンシ制限を個々に満たしたリクエストの数を数えます。そのため、SLO を満たす負荷でも、制限を超えるリクエストが一部に出ることがあります。
+curve-how-judged = 負荷が SLO を満たすかどうかは、その測定の集計値が{ $slo }を満たすかで判定します。goodput はそれとは別に、すべてのレイテンシ制限を個々に満たしたリクエストの数を数えます。そのため、SLO を満たす負荷でも、制限を超えるリクエストが一部に出ることがあります。
 curve-broken = ✗ SLO を超える
 curve-goodput = グッドプット { $value }（{ $total } 件中 { $good } 件が上限内）
 curve-buffered = ⚠ { $count } 本のストリームがまとめて到着：レイテンシはバッファリングを測っています
 slo-limit = { $stat } { $latency } { $value }
 slo-and = { $list }、{ $last }
 slo-success = 成功率 { $share }% 以上
+slo-success-all = 全リクエストの成功
 slo-stat-mean = 平均
 slo-stat-median = 中央値
 slo-stat-p90 = p90
@@ -202,6 +203,7 @@ label-command-template = コマンドのテンプレート
 heading-profiles = ベンチマークプロファイル
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = 以下のコマンドは { $host }:{ $port } のエンジンに接続します。この検証ではエンジンのポートを固定していません。エンジンが実際に待ち受けているポートに書き換えてください。
+profiles-load = 負荷曲線のコマンドでは { $placeholder } が負荷を表します。測定したい点の同時実行数またはリクエストレートを入れてください。
 
 ## 実験結果：各ステージのバリアント、順位、まとめ、判断
 heading-results = 実験結果

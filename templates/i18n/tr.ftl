@@ -56,10 +56,10 @@ comparison-tpot-note = Buradaki ortalama TPOT, benchmark aracının verdiği de�
 ## Hizmet düzeyi hedefi altında yük eğrileri ve grafikleri
 # Hizmet düzeyi hedefi altında yük eğrileri
 curve-heading = SLO içinde kalan yük: { $profile }
-curve-answer = Optimize edilmiş yapılandırma { $slo } sınırları içinde { $unit } { $load } isteğe kadar hizmet veriyor; bu, temel yapılandırmanın { $base } değerinin { $ratio } katı.
-curve-answer-at-least = Optimize edilmiş yapılandırma, aranan aralığın üst ucu olan { $unit } { $load } istekte bile { $slo } sınırları içinde kaldı; bu, temel yapılandırmanın { $base } değerinin en az { $ratio } katı.
-curve-answer-both-at-least = İki yapılandırma da aranan aralığın üst ucuna, { $unit } { $load } isteğe kadar { $slo } sınırları içinde kaldı; aralarındaki farkı görmek için aralığı genişletin.
-curve-answer-no-base = Optimize edilmiş yapılandırma { $slo } sınırları içinde { $unit } { $load } isteğe kadar hizmet veriyor; temel yapılandırma ölçülen yüklerin hiçbirinde bu hedefi tutturamadı.
+curve-answer = Optimize edilmiş yapılandırma, { $slo } koşuluyla { $unit } { $load } isteğe kadar hizmet veriyor; bu, temel yapılandırmanın { $base } değerinin { $ratio } katı.
+curve-answer-at-least = Optimize edilmiş yapılandırma, aranan aralığın üst ucu olan { $unit } { $load } istekte bile { $slo } koşulunu sağladı; bu, temel yapılandırmanın { $base } değerinin en az { $ratio } katı.
+curve-answer-both-at-least = İki yapılandırma da aranan aralığın üst ucuna, { $unit } { $load } isteğe kadar { $slo } koşulunu sağladı; aralarındaki farkı görmek için aralığı genişletin.
+curve-answer-no-base = Optimize edilmiş yapılandırma, { $slo } koşuluyla { $unit } { $load } isteğe kadar hizmet veriyor; temel yapılandırma ölçülen yüklerin hiçbirinde bu hedefi tutturamadı.
 curve-answer-none = Ölçülen yüklerin hiçbirinde iki yapılandırma da { $slo } hedefini tutturamadı.
 curve-unit-concurrency = aynı anda
 curve-unit-rate = saniyede
@@ -93,6 +93,7 @@ curve-buffered = ⚠ { $count } akış toplu geldi: gecikmeler arabelleğe almay
 slo-limit = { $stat } { $latency } { $value }
 slo-and = { $list } ve { $last }
 slo-success = en az %{ $share } başarı oranı
+slo-success-all = isteklerin tamamının başarılı olması
 slo-stat-mean = ortalama
 slo-stat-median = medyan
 slo-stat-p90 = p90
@@ -205,6 +206,7 @@ label-command-template = Komut şablonu
 heading-profiles = Benchmark profilleri
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = Komutlar motora { $host }:{ $port } adresinden bağlanır. Çalışma motorun bağlantı noktasını sabitlemiyor; bunun yerine motorunuzun dinlediği bağlantı noktasını yazın.
+profiles-load = Yük eğrisi komutlarında { $placeholder }, ölçülecek noktanın yükünün yerini tutar: oraya o noktanın eş zamanlılığını ya da istek hızını yazın.
 
 ## Deney sonuçları: her aşamanın varyantları, sıralaması, özeti ve kararı
 heading-results = Deney sonuçları
@@ -345,7 +347,7 @@ run-title-nested = { $stage } › { $variant } › { $profile }
 metric-total-tps = Toplam TPS
 metric-output-tps = Çıkış TPS
 metric-request-throughput = İstek işlem hacmi
-metric-slo-load = SLO içinde kalan yük
+metric-slo-load = SLO'yu karşılayan en yüksek yük
 metric-slo-goodput = SLO içindeki goodput
 metric-mean-tpot = Ortalama TPOT
 metric-mean-ttft = Ortalama TTFT

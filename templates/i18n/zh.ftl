@@ -59,11 +59,11 @@ comparison-tpot-note = 此处的平均 TPOT 是基准测试工具输出的数值
 ## 服务等级目标下的负载曲线及其图表
 # 服务等级目标下的负载曲线
 curve-heading = 满足 SLO 的负载：{ $profile }
-curve-answer = 在 { $slo } 以内，优化后的配置最多可服务 { $load } 个请求（{ $unit }），是基线 { $base } 的 { $ratio } 倍。
-curve-answer-at-least = 在搜索范围的上限 { $load } 个请求（{ $unit }）下，优化后的配置仍满足 { $slo }：至少是基线 { $base } 的 { $ratio } 倍。
-curve-answer-both-at-least = 两种配置在搜索范围的上限 { $load } 个请求（{ $unit }）下都满足 { $slo }；扩大搜索范围才能分出高下。
-curve-answer-no-base = 在 { $slo } 以内，优化后的配置最多可服务 { $load } 个请求（{ $unit }）；基线在所有测量负载下都未达到该目标。
-curve-answer-none = 两种配置在所有测量负载下都未达到 { $slo }。
+curve-answer = 在满足{ $slo }的条件下，优化后的配置最多可{ $unit }服务 { $load } 个请求，是基线（{ $base }）的 { $ratio } 倍。
+curve-answer-at-least = 在搜索范围的上限（{ $unit } { $load } 个请求）下，优化后的配置仍满足{ $slo }，至少是基线（{ $base }）的 { $ratio } 倍。
+curve-answer-both-at-least = 两种配置直到搜索范围的上限（{ $unit } { $load } 个请求）都满足{ $slo }；扩大搜索范围才能分出高下。
+curve-answer-no-base = 在满足{ $slo }的条件下，优化后的配置最多可{ $unit }服务 { $load } 个请求；基线在所有测量负载下都未达到该目标。
+curve-answer-none = 两种配置在所有测量负载下都未达到{ $slo }。
 curve-unit-concurrency = 同时
 curve-unit-rate = 每秒
 # Load curves searched once an engine start (repeats): each search's boundary
@@ -89,13 +89,14 @@ curve-kept-up = { $config } 在负载 { $loads } 下：同时在处理的请求�
 curve-col-concurrency = 并发请求数
 curve-col-rate = 每秒请求数
 curve-met = ✓ 满足 SLO
-curve-how-judged = 某个负载是否满足 SLO，取决于该次测量的汇总指标是否满足 { $slo }。goodput 统计的则是另一回事：各自满足全部延迟限制的请求数。因此，即使负载满足 SLO，也可能有部分请求超出限制。
+curve-how-judged = 某个负载是否满足 SLO，取决于该次测量的汇总指标是否满足{ $slo }。goodput 统计的则是另一回事：各自满足全部延迟限制的请求数。因此，即使负载满足 SLO，也可能有部分请求超出限制。
 curve-broken = ✗ 超出 SLO
 curve-goodput = 有效吞吐量 { $value }（{ $total } 个请求中有 { $good } 个在限制内）
 curve-buffered = ⚠ { $count } 个流成批到达：延迟反映的是缓冲
 slo-limit = { $stat } { $latency } { $value }
 slo-and = { $list }、{ $last }
 slo-success = 成功率至少 { $share }%
+slo-success-all = 请求全部成功
 slo-stat-mean = 平均
 slo-stat-median = 中位数
 slo-stat-p90 = p90
@@ -202,6 +203,7 @@ label-command-template = 命令模板
 heading-profiles = 基准测试场景
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = 以下命令连接 { $host }:{ $port } 上的引擎。本研究没有固定引擎的端口，请改成引擎实际监听的端口。
+profiles-load = 在负载曲线的命令中，{ $placeholder } 代表负载：请填入要测量的那个点的并发数或请求速率。
 
 ## 实验结果：各阶段的变体、排名、小结与决定
 heading-results = 实验结果

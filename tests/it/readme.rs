@@ -68,6 +68,20 @@ fn the_readmes_first_hour_runs_as_written() {
     // The SLO example's page answers with a load and names its baseline by what it sets.
     let (_, slo, _) = said("report examples/sim-slo");
     assert!(slo.contains("Load within the SLO: ") && slo.contains("Baseline (batch 16)"), "{slo}");
+    // Its answer reads as each language says it, every request succeeding said as such.
+    for (locale, says, not) in [
+        ("tr", "isteklerin tamamının başarılı olması koşuluyla aynı anda", "sınırları içinde aynı anda"),
+        ("zh", "请求全部成功的条件下，优化后的配置最多可同时服务", "成功率至少 100%"),
+        ("ja", "全リクエストの成功を満たす条件で同時最大", "成功率 100% 以上"),
+    ] {
+        let (code, page, err) =
+            sh(tmp.path(), &format!("target/release/perflab report examples/sim-slo --locale {locale}"));
+        assert_eq!(code, 0, "{err}");
+        assert!(page.contains(says) && !page.contains(not), "{locale}: {page}");
+    }
+    assert!(slo.contains("and no failed request") && !slo.contains("at least 100%"), "{slo}");
+    // Its profile's command measures any point of the curve: the load is a placeholder it names.
+    assert!(slo.contains("--max-concurrency '{load}'") && slo.contains("`{load}` stands for the load"), "{slo}");
     let (_, page, _) = said("report examples/sim-study");
     assert!(page.starts_with("# ") && page.contains("```bash"), "{page}");
     let (code, out, err) = sh(tmp.path(), "target/release/perflab plan examples/sim-study");

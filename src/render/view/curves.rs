@@ -374,7 +374,11 @@ impl Ctx<'_> {
         let mut parts = slo.limits.iter().map(|l| self.limit_text(l)).collect::<Result<Vec<_>, _>>()?;
         if let Some(min) = slo.min_success_rate {
             let share = min * 100.0;
-            parts.push(c.fmt("slo-success", &[("share", &c.number(share, shortest_decimals(share)))])?);
+            // Every request succeeding is said so, not as "at least 100%".
+            parts.push(match share >= 100.0 {
+                true => c.msg("slo-success-all")?,
+                false => c.fmt("slo-success", &[("share", &c.number(share, shortest_decimals(share)))])?,
+            });
         }
         Ok(match parts.len() {
             0 => String::new(),

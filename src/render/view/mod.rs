@@ -300,7 +300,7 @@ pub struct PageView {
     pub benchmark_command: Option<String>,
     pub profiles: Vec<setup::ProfileView>,
     /// The host and port the profiles' commands connect to, when the study does not fix them.
-    pub profiles_port: Option<String>,
+    pub profiles_note: Option<String>,
     pub stages: Vec<StageView>,
     /// The profile every variant of every stage is measured on, said once above them.
     pub stages_profile: String,
@@ -630,7 +630,7 @@ pub fn build(
             .filter(|_| setup.profiles.iter().any(|p| p.lang != "bash"))
             .map(|c| c.get_ref().clone()),
         profiles: setup.profiles,
-        profiles_port: setup.profiles_port,
+        profiles_note: setup.profiles_note,
         stages,
         stages_profile: c.fmt("variant-profile", &[("profile", &x.profile_name(&a.target_profile))])?,
         options,

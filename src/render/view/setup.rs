@@ -14,7 +14,8 @@ pub(super) struct Setup {
     pub benchmark: Vec<String>,
     pub profiles: Vec<ProfileView>,
     /// What the profiles' commands connect to, when the study does not fix the engine's port.
-    pub profiles_port: Option<String>,
+    /// What the profiles' commands leave to the reader: the engine's port, a curve point's load.
+    pub profiles_note: Option<String>,
 }
 
 /// A benchmark profile as a page shows it.
@@ -93,12 +94,16 @@ impl Ctx<'_> {
             })
             .collect();
         let port = SHOWN_PORT.to_string();
-        let profiles_port = if assumed {
-            Some(c.fmt("profiles-port", &[("host", crate::study::command::HOST), ("port", &port)])?)
-        } else {
-            None
-        };
-        Ok(Setup { setup, age, changes, benchmark, profiles, profiles_port })
+        let mut notes = Vec::new();
+        if assumed {
+            notes.push(c.fmt("profiles-port", &[("host", crate::study::command::HOST), ("port", &port)])?);
+        }
+        if spec.profiles.iter().any(|p| p.load.is_some()) {
+            notes.push(c.fmt("profiles-load", &[("placeholder", &markdown::code(crate::study::command::LOAD))])?);
+        }
+        let profiles_note =
+            (!notes.is_empty()).then(|| notes.join(&c.msg("sentence-separator").unwrap_or_else(|_| " ".into())));
+        Ok(Setup { setup, age, changes, benchmark, profiles, profiles_note })
     }
 }
 
