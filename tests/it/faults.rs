@@ -696,7 +696,7 @@ fn a_missing_engine_program_stops_the_run_records_nothing_and_is_tried_again() {
 /// `perflab`): the message names the folder it looked in and the command that builds it.
 #[test]
 fn the_simulated_engine_not_built_names_where_it_was_looked_for_and_how_to_build_it() {
-    let (tmp, dir) = tiny("perflab-engine --port {port}", "");
+    let (tmp, dir) = tiny("perflab-engine --port {port} --sim-startup-seconds 0.05", "");
     let bin = tmp.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::copy(env!("CARGO_BIN_EXE_perflab"), bin.join("perflab")).unwrap();
@@ -710,6 +710,16 @@ fn the_simulated_engine_not_built_names_where_it_was_looked_for_and_how_to_build
     assert!(err.contains(&format!("beside perflab in '{}'", bin.display())), "{err}");
     assert!(err.contains("`cargo build --release` builds it beside perflab"), "{err}");
     assert!(common::manifests(&dir).is_empty(), "nothing recorded");
+    // Built (here: the engine put beside that perflab), the next run measures what it could not.
+    std::fs::copy(env!("CARGO_BIN_EXE_perflab-engine"), bin.join("perflab-engine")).unwrap();
+    let out = Command::new(bin.join("perflab"))
+        .args(["run", dir.to_str().unwrap()])
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("1 engine starts (1 served) and 1 benchmark runs (0 failed)"), "{err}");
 }
 
 /// A benchmark program that is not there is the machine's fault too: the engine is stopped, the
