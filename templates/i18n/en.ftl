@@ -306,6 +306,7 @@ options-vs-baseline = Against baseline
 options-step = Step gain
 options-baseline = Baseline
 options-total = Total (optimized against baseline)
+options-not-adopted = { $gain } (not adopted)
 options-lost = { $variant } (success rate { $rate }: { $completed } of { $expected } requests; not adopted)
 # Summary of options: a stage a later one builds without
 options-left-out = { $step }, measured but not in the total: “{ $stage }” builds on the configuration before this stage

@@ -272,6 +272,7 @@ options-vs-baseline = ベースライン比
 options-step = ステップの改善
 options-baseline = ベースライン
 options-total = 合計（最適化後とベースラインの比較）
+options-not-adopted = { $gain }（不採用）
 options-lost = { $variant }（成功率{ $rate }：{ $expected }件中{ $completed }件完了、採用せず）
 # Summary of options: a stage a later one builds without
 options-left-out = { $step }（測定済みだが合計には含めない。「{ $stage }」はこのステージより前の構成を土台にしている）

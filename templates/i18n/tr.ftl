@@ -274,6 +274,7 @@ options-vs-baseline = Temel yapılandırmaya göre
 options-step = Adım kazancı
 options-baseline = Temel yapılandırma
 options-total = Toplam (optimize edilmiş, temel yapılandırmaya göre)
+options-not-adopted = { $gain } (benimsenmedi)
 options-lost = { $variant } (başarı oranı { $rate }: { $expected } isteğin { $completed } tanesi; benimsenmedi)
 # Summary of options: a stage a later one builds without
 options-left-out = { $step }; ölçüldü ama toplama katılmadı, çünkü “{ $stage }” bu aşamadan önceki yapılandırmanın üzerine kurulu

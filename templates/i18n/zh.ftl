@@ -272,6 +272,7 @@ options-vs-baseline = 相对基线
 options-step = 本阶段收益
 options-baseline = 基线
 options-total = 合计（优化后相对基线）
+options-not-adopted = { $gain }（未采用）
 options-lost = { $variant }（成功率 { $rate }：{ $expected } 个请求中完成 { $completed } 个；未采用）
 # Summary of options: a stage a later one builds without
 options-left-out = { $step }，已测量但不计入总提升：“{ $stage }”建立在本阶段之前的配置之上

@@ -286,3 +286,22 @@ fn report_out_writes_every_file_its_page_links_and_a_printed_page_links_none() {
         assert_eq!(relative_links(&printed), Vec::<String>::new(), "{study}: {err}");
     }
 }
+
+/// In the options table, a stage that adopted nothing shows its best variant against the
+/// baseline as a plain figure marked "not adopted", not as a gain or a loss of the
+/// configuration; a variant that measures the stage's base again keeps its marks.
+#[test]
+fn a_variant_a_stage_did_not_adopt_is_no_gain_or_loss_in_the_options_table() {
+    let read = |study: &str| std::fs::read_to_string(common::root().join(format!("site/md/en/{study}.md"))).unwrap();
+    let row = |page: &str, start: &str| page.lines().find(|l| l.starts_with(start)).unwrap_or_default().to_string();
+    let deepseek = read("deepseek-v3.2-h200");
+    let mtp = row(&deepseek, "| Multi-token prediction (MTP) |");
+    assert!(mtp.contains("| −2.99% (not adopted) |") && !mtp.contains("class="), "{mtp}");
+    let kv = row(&deepseek, "| KV cache data type |");
+    assert!(kv.contains("| +48.66% (not adopted) |") && !kv.contains("class="), "{kv}");
+    let adopted = row(&deepseek, "| Tool-call settings |");
+    assert!(adopted.contains("<span class=\"gain\">▲ +46.60%</span>") && !adopted.contains("not adopted"), "{adopted}");
+    let latency = read("qwen3-8b-h100-latency");
+    let repeated = row(&latency, "| The optimized configuration on every batch size |");
+    assert!(repeated.contains("class=\"gain\"") && !repeated.contains("not adopted"), "{repeated}");
+}

@@ -231,7 +231,33 @@ impl Ctx<'_> {
                 cell(&x.value(&a.secondary, o.secondary)?),
             ];
             row.extend(x.also_cells(Some(&o.also))?);
-            row.push(o.vs_baseline.map_or(Ok(dash.clone()), |p| bound(x.gain(p, None, How::TABLE)?))?);
+            // A stage that adopted nothing: its best variant against the baseline is a fact, not
+            // a gain or a loss of the configuration, so it is neither coloured nor marked.
+            // (A variant that measures the stage's base again, as a repeat does, is not a setting
+            // left out: it keeps its marks.)
+            let command_of = |source: &crate::study::Source| {
+                let r = source.variant()?;
+                let sa = a.stages.iter().find(|sa| sa.id == r.stage())?;
+                Some(&sa.variants.iter().find(|v| v.id == r.variant())?.command)
+            };
+            let not_adopted = a.stages.iter().find(|sa| sa.id == o.stage).is_some_and(|sa| {
+                sa.after == sa.base
+                    && o.best.as_ref().is_some_and(|b| {
+                        sa.variants.iter().any(|v| {
+                            v.id == *b
+                                && !super::Ctx::is_stage_base(sa, v)
+                                && command_of(&sa.base).is_none_or(|c| {
+                                    let w = &v.command;
+                                    (&c.engine, &c.model, &c.flags, &c.env) != (&w.engine, &w.model, &w.flags, &w.env)
+                                })
+                        })
+                    })
+            });
+            let vs_baseline = |p: f64| match not_adopted && p.abs() > 0.0 {
+                true => c.fmt("options-not-adopted", &[("gain", &bound(x.gain(p, None, How::SENTENCE)?)?)]),
+                false => bound(x.gain(p, None, How::TABLE)?),
+            };
+            row.push(o.vs_baseline.map_or(Ok(dash.clone()), vs_baseline)?);
             let step = match (&o.left_out_by, o.carried_step) {
                 (Some(later), _) => match o.step {
                     Some(p) => {
