@@ -415,15 +415,13 @@ fn status_of(
     // another engine, version, command or benchmark makes it stale.
     let stale = staleness(study, key, &point.config)?;
     if let Some((class, _)) = study.failure(variant, key) {
-        return Ok(match stale.is_empty() {
-            false if rerun_stale && variant.failure.is_none() => Status::Pending,
-            false if variant.failure.is_none() => Status::Stale { reasons: stale, failed: Some(class) },
-            _ => Status::Failed { class },
-        });
+        // A failure the spec declares is the variant's own: never stale.
+        let stale = variant.failure.is_none().then(|| if_stale(stale, Some(class), rerun_stale)).flatten();
+        return Ok(stale.unwrap_or(Status::Failed { class }));
     }
     if study.runs.contains_key(key) {
-        if !stale.is_empty() {
-            return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reasons: stale, failed: None } });
+        if let Some(stale) = if_stale(stale, None, rerun_stale) {
+            return Ok(stale);
         }
         if study.measurements_missing(key, wanted) > 0 {
             return Ok(Status::Pending);
@@ -438,14 +436,21 @@ fn status_of(
     // that failure was recorded under another engine, version or command than the study names
     // now, which makes it as stale as the configuration's own would be.
     if let Some(f) = registry.failure_of(&point.config, &key.profile).filter(|_| !rerun) {
-        let stale = staleness(study, &f.run, &point.config)?;
-        return Ok(match stale.is_empty() {
-            true => Status::Failed { class: f.class },
-            false if rerun_stale => Status::Pending,
-            false => Status::Stale { reasons: stale, failed: Some(f.class) },
-        });
+        let stale = if_stale(staleness(study, &f.run, &point.config)?, Some(f.class), rerun_stale);
+        return Ok(stale.unwrap_or(Status::Failed { class: f.class }));
     }
     Ok(Status::Pending)
+}
+
+/// What a run stands as when the result or failure recorded for it (`failed`) was measured
+/// under what the study no longer names (`stale`, its reasons): measured again under
+/// `--rerun-stale`, else stale. `None` when nothing is stale.
+fn if_stale(stale: Vec<Stale>, failed: Option<FailureClass>, rerun_stale: bool) -> Option<Status> {
+    match (stale.is_empty(), rerun_stale) {
+        (true, _) => None,
+        (false, true) => Some(Status::Pending),
+        (false, false) => Some(Status::Stale { reasons: stale, failed }),
+    }
 }
 
 /// Where a configuration's load curve stands: measured once it has `wanted` finished searches
@@ -469,8 +474,8 @@ fn curve_status(
     {
         return Ok(Status::Reused { from: from.config().to_string() });
     }
-    if !current.stale.is_empty() {
-        return Ok(if rerun_stale { Status::Pending } else { Status::Stale { reasons: current.stale, failed: None } });
+    if let Some(stale) = if_stale(current.stale, None, rerun_stale) {
+        return Ok(stale);
     }
     let newest = study.searches(&key.stage, &key.variant, &key.profile).last();
     // A search that gave up on a load whose measurement kept failing is a failure, not done.
