@@ -49,25 +49,13 @@ impl Backend for LocalBackend {
         // A picked port stays this start's until the engine is stopped.
         let (port, _lease) = match engine_port(launch) {
             Ok(picked) => picked,
-            Err(seen) => {
-                if let Some(why) = seen.machines_fault() {
-                    report.refused = Some(why);
-                    return report;
-                }
-                return fail_all(report, launch, seen.failure());
-            }
+            Err(seen) => return start_failed(report, launch, seen),
         };
         report.port = Some(port);
         let argv = fill_port(&launch.job.argv, port);
         let mut engine = match self.spawn(launch, &argv) {
             Ok(engine) => engine,
-            Err(seen) => {
-                if let Some(why) = seen.machines_fault() {
-                    report.refused = Some(why);
-                    return report;
-                }
-                return fail_all(report, launch, seen.failure());
-            }
+            Err(seen) => return start_failed(report, launch, seen),
         };
         let pgid = engine.id();
         report.pid = Some(pgid);
@@ -168,6 +156,19 @@ impl LocalBackend {
     }
 }
 
+/// A start that failed before its engine served: refused when what was seen is the machine's
+/// fault (a program, a library, a device or a port that is not there, which says nothing of the
+/// configuration), else every benchmark of the start fails the way the start did.
+fn start_failed(mut report: Report, launch: &Launch, seen: Observed) -> Report {
+    match seen.machines_fault() {
+        Some(why) => {
+            report.refused = Some(why);
+            report
+        }
+        None => fail_all(report, launch, seen.failure()),
+    }
+}
+
 /// Every benchmark of the start fails the way the start did.
 fn fail_all(mut report: Report, launch: &Launch, failure: (FailureClass, String)) -> Report {
     report.benchmarks = launch
@@ -239,12 +240,7 @@ fn wait_ready(
                 foreign: foreign.then_some(port),
                 exit: report.engine_exit,
             };
-            // A program that could not run here at all says nothing of the configuration.
-            if let Some(why) = seen.machines_fault() {
-                report.refused = Some(why);
-                return report;
-            }
-            return fail_all(report, launch, seen.failure());
+            return start_failed(report, launch, seen);
         }
         if started.elapsed() > launch.start_timeout {
             let seen = Observed::NotReady { seconds: launch.start_timeout.as_secs_f64(), url: ready_url };
