@@ -18,7 +18,7 @@ pub fn run(
     let analysis = perflab::analysis::analyze(&study);
     match out {
         Some(out) => {
-            let page = perflab::site::write_page(&study, &renderer, flavor, locale, out)?;
+            let page = perflab::site::write_page(&study, &analysis, &renderer, flavor, locale, out)?;
             println!("wrote {} and its charts and data in {}", page.display(), out.join(&study.id).display());
         }
         // Printed alone, the page has no files beside it, so it links none.

@@ -364,20 +364,21 @@ fn put_drop_in(
 /// Writes the page of `study` in `locale` into the folder `out` as `perflab report --out`
 /// does: `<out>/<id>.md`, the page `perflab report` prints, and `<out>/<id>/` with its charts,
 /// summary chart and exports, the files the site's drop-in page in that language has beside
-/// it. Files of `out` that are not the page's are left alone. Returns the page's path.
+/// it, from the study's `analysis`. Files of `out` that are not the page's are left alone.
+/// Returns the page's path.
 pub fn write_page(
     study: &Study,
+    analysis: &Analysis,
     renderer: &Renderer,
     flavor: Flavor,
     locale: &str,
     out: &Path,
 ) -> anyhow::Result<std::path::PathBuf> {
-    let analysis = analyze(study);
-    let exports = (crate::render::exports::csv(study, &analysis)?, crate::render::exports::json(&analysis)?);
+    let exports = (crate::render::exports::csv(study, analysis)?, crate::render::exports::json(analysis)?);
     let (catalog, links) = (renderer.catalog(locale)?, Links::markdown(&study.id));
-    let charts = view::charts(study, &analysis, catalog)?;
-    let png = crate::render::png::summary(&view::summary_chart(study, &analysis, catalog)?)?;
-    let md = renderer.page(study, &analysis, locale, flavor, &links)?;
+    let charts = view::charts(study, analysis, catalog)?;
+    let png = crate::render::png::summary(&view::summary_chart(study, analysis, catalog)?)?;
+    let md = renderer.page(study, analysis, locale, flavor, &links)?;
     put_drop_in(&folder::Plain(out.to_path_buf()), "", &study.id, DropIn { charts, png, md }, &exports)?;
     Ok(out.join(format!("{}.md", study.id)))
 }
