@@ -487,7 +487,7 @@ impl Ctx<'_> {
         Ok(parts.join("<br>"))
     }
 
-    fn limit_name(&self, l: &Limit) -> Result<String, I18nError> {
+    pub(super) fn limit_name(&self, l: &Limit) -> Result<String, I18nError> {
         let stat = stat_word(self.c, l.stat)?;
         Ok(format!("{stat} {}", l.latency_name().to_uppercase()))
     }

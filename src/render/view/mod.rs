@@ -430,17 +430,14 @@ impl Ctx<'_> {
         }
         match metric.name_message {
             Some(key) => self.c.msg(key),
-            // A latency statistic without a name of its own (`median_tpot_ms`): its statistic
-            // and its latency, as an SLO's limits are named ("median TPOT").
-            None => match crate::parse::names::latency_stat_parts(&metric.key) {
-                Some((stat, latency)) => {
-                    let stat = match stat {
-                        "mean" | "median" | "p90" | "p95" | "p99" => self.c.msg(&format!("slo-stat-{stat}"))?,
-                        _ => stat.to_string(),
-                    };
-                    Ok(format!("{stat} {}", latency.to_uppercase()))
-                }
-                None => Ok(metric.key.clone()),
+            // A latency statistic without a name of its own (`median_tpot_ms`): named as an SLO's
+            // limit on it is ("median TPOT"); a statistic no limit takes (`std`) as it is spelt.
+            None => match crate::curve::Limit::parse(&metric.key, 0.0) {
+                Some(limit) => self.limit_name(&limit),
+                None => match crate::parse::names::latency_stat_parts(&metric.key) {
+                    Some((stat, latency)) => Ok(format!("{stat} {}", latency.to_uppercase())),
+                    None => Ok(metric.key.clone()),
+                },
             },
         }
     }

@@ -101,8 +101,7 @@ impl Ctx<'_> {
         if spec.profiles.iter().any(|p| p.load.is_some()) {
             notes.push(c.fmt("profiles-load", &[("placeholder", &markdown::code(crate::study::command::LOAD))])?);
         }
-        let profiles_note =
-            (!notes.is_empty()).then(|| notes.join(&c.msg("sentence-separator").unwrap_or_else(|_| " ".into())));
+        let profiles_note = (!notes.is_empty()).then(|| c.sentences(&notes));
         Ok(Setup { setup, age, changes, benchmark, profiles, profiles_note })
     }
 }

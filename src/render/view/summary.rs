@@ -233,26 +233,7 @@ impl Ctx<'_> {
             row.extend(x.also_cells(Some(&o.also))?);
             // A stage that adopted nothing: its best variant against the baseline is a fact, not
             // a gain or a loss of the configuration, so it is neither coloured nor marked.
-            // (A variant that measures the stage's base again, as a repeat does, is not a setting
-            // left out: it keeps its marks.)
-            let command_of = |source: &crate::study::Source| {
-                let r = source.variant()?;
-                let sa = a.stages.iter().find(|sa| sa.id == r.stage())?;
-                Some(&sa.variants.iter().find(|v| v.id == r.variant())?.command)
-            };
-            let not_adopted = a.stages.iter().find(|sa| sa.id == o.stage).is_some_and(|sa| {
-                sa.after == sa.base
-                    && o.best.as_ref().is_some_and(|b| {
-                        sa.variants.iter().any(|v| {
-                            v.id == *b
-                                && !super::Ctx::is_stage_base(sa, v)
-                                && command_of(&sa.base).is_none_or(|c| {
-                                    let w = &v.command;
-                                    (&c.engine, &c.model, &c.flags, &c.env) != (&w.engine, &w.model, &w.flags, &w.env)
-                                })
-                        })
-                    })
-            });
+            let not_adopted = x.not_adopted(o);
             let vs_baseline = |p: f64| match not_adopted && p.abs() > 0.0 {
                 true => c.fmt("options-not-adopted", &[("gain", &bound(x.gain(p, None, How::SENTENCE)?)?)]),
                 false => bound(x.gain(p, None, How::TABLE)?),
@@ -308,6 +289,24 @@ impl Ctx<'_> {
 
     /// The variant of a row of the options: the stage's best, or the one that lost requests with
     /// its success rate.
+    /// Whether an options row's best variant is a setting its stage measured and did not adopt:
+    /// the stage kept its base, and the variant is not that base measured again (its own
+    /// variant, or one that serves the same command, as a repeat does).
+    fn not_adopted(&self, o: &crate::analysis::OptionRow) -> bool {
+        let stages = &self.analysis.stages;
+        let Some(sa) = stages.iter().find(|sa| sa.id == o.stage).filter(|sa| sa.after == sa.base) else {
+            return false;
+        };
+        let Some(best) = o.best.as_ref().and_then(|b| sa.variants.iter().find(|v| v.id == *b)) else { return false };
+        let base = sa.base.variant().and_then(|r| {
+            let of = stages.iter().find(|s| s.id == r.stage())?;
+            Some(&of.variants.iter().find(|v| v.id == r.variant())?.command)
+        });
+        let w = &best.command;
+        !Self::is_stage_base(sa, best)
+            && base.is_none_or(|c| (&c.engine, &c.model, &c.flags, &c.env) != (&w.engine, &w.model, &w.flags, &w.env))
+    }
+
     fn option_variant(&self, o: &crate::analysis::OptionRow, dash: &str) -> Result<String, I18nError> {
         let Some(b) = &o.best else { return Ok(dash.to_string()) };
         let label = self.label(&format!("{}/{b}", o.stage));
