@@ -700,25 +700,24 @@ fn the_simulated_engine_not_built_names_where_it_was_looked_for_and_how_to_build
     let bin = tmp.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::copy(env!("CARGO_BIN_EXE_perflab"), bin.join("perflab")).unwrap();
-    let out = Command::new(bin.join("perflab"))
-        .args(["run", dir.to_str().unwrap()])
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    // `perflab run` from that folder, with a PATH that holds no perflab-engine.
+    let run = || {
+        let out = Command::new(bin.join("perflab"))
+            .args(["run", dir.to_str().unwrap()])
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, err) = run();
+    assert_eq!(code, Some(2), "{err}");
     assert!(err.contains(&format!("beside perflab in '{}'", bin.display())), "{err}");
     assert!(err.contains("`cargo build --release` builds it beside perflab"), "{err}");
     assert!(common::manifests(&dir).is_empty(), "nothing recorded");
     // Built (here: the engine put beside that perflab), the next run measures what it could not.
     std::fs::copy(env!("CARGO_BIN_EXE_perflab-engine"), bin.join("perflab-engine")).unwrap();
-    let out = Command::new(bin.join("perflab"))
-        .args(["run", dir.to_str().unwrap()])
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    let (code, err) = run();
+    assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("1 engine starts (1 served) and 1 benchmark runs (0 failed)"), "{err}");
 }
 
