@@ -5,7 +5,7 @@ use super::adoption::{self, Adoption, Best};
 use super::stats::{self, Sample};
 use crate::diag::Diagnostic;
 use crate::study::outcome::Completion;
-use crate::study::{Config, Flag, Identity, Ref, RunKey, Source, Stage, Study, Variant, VariantRef, command};
+use crate::study::{Compare, Config, Flag, Identity, Ref, RunKey, Source, Stage, Study, Variant, VariantRef, command};
 use std::collections::BTreeMap;
 
 /// Whether a run can be trusted to rank a variant.
@@ -105,6 +105,56 @@ pub struct StageOutcome {
     pub adoption: Adoption,
     /// The configuration after the stage.
     pub after: Point,
+    /// The GPUs of its configurations when they differ and the stage weighs them per GPU (its
+    /// best, its decision and its comparison are then per GPU); `None` when they are weighed as
+    /// measured.
+    pub per_gpu: Option<PerGpu>,
+}
+
+/// The GPUs of a stage's configurations, which differ, so that the stage weighs each one's
+/// objective per GPU: what a reader with a fixed number of GPUs gets from each layout. It is
+/// the default for an objective that grows with GPUs ([`grows_with_gpus`]); a stage with
+/// `compare = "total"` weighs the totals instead, and the page warns.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PerGpu {
+    /// The GPUs of the configuration the stage builds on.
+    pub base: u32,
+    /// The GPUs of each variant, in the stage's order.
+    pub variants: Vec<u32>,
+}
+
+/// Whether the study's objective grows with the GPUs a configuration runs on: a throughput, a
+/// request rate or a load carried, better higher. A derived objective is the study's own
+/// measure (it may already divide by `gpus`), and a latency does not grow with GPUs.
+pub fn grows_with_gpus(study: &Study) -> bool {
+    use crate::metric::{Direction, Unit};
+    let objective = study.spec.objective.get_ref();
+    let metric = study.metric(objective);
+    let grows = matches!(metric.unit, Unit::TokensPerSecond | Unit::RequestsPerSecond | Unit::Requests)
+        && metric.direction == Some(Direction::HigherIsBetter);
+    grows && study.derived_metric(objective).is_none()
+}
+
+impl StageOutcome {
+    /// The adopted variant; `None` keeps `base`.
+    pub fn adopted(&self) -> Option<&VariantOutcome> {
+        self.adoption.adopted().and_then(|id| self.variants.iter().find(|v| v.id == id))
+    }
+
+    /// The objective of variant `i` as the stage weighs it: per GPU when it compares per GPU.
+    pub fn weighed(&self, i: usize) -> Option<f64> {
+        let v = &self.variants[i];
+        v.point.value.map(|x| x / self.gpus_of(i))
+    }
+
+    /// The objective of the configuration the stage builds on, as the stage weighs it.
+    pub fn weighed_base(&self) -> Option<f64> {
+        self.base.value.map(|x| x / self.per_gpu.as_ref().map_or(1.0, |p| f64::from(p.base.max(1))))
+    }
+
+    fn gpus_of(&self, i: usize) -> f64 {
+        self.per_gpu.as_ref().map_or(1.0, |p| f64::from(p.variants.get(i).copied().unwrap_or(1).max(1)))
+    }
 }
 
 /// The whole search.
@@ -124,13 +174,6 @@ pub struct Chain {
     pub problems: Vec<Diagnostic>,
 }
 
-impl StageOutcome {
-    /// The adopted variant; `None` keeps `base`.
-    pub fn adopted(&self) -> Option<&VariantOutcome> {
-        self.adoption.adopted().and_then(|id| self.variants.iter().find(|v| v.id == id))
-    }
-}
-
 impl Chain {
     /// The outcome of a variant.
     pub fn variant(&self, reference: &VariantRef) -> Option<&VariantOutcome> {
@@ -146,26 +189,36 @@ impl Chain {
     /// The GPUs a variant's configuration takes, as the study declares them: its variant's
     /// `gpus`, else that of the variant it builds on, and so on back, else its engine's.
     pub fn gpus(&self, study: &Study, source: &VariantRef) -> Option<u32> {
-        let mut at = source;
-        // Each step goes to an earlier stage: the walk ends within as many steps as there are stages.
-        for _ in 0..=study.spec.stages.len() {
-            let (_, variant) = study.variant_of(at)?;
-            if let Some(gpus) = &variant.gpus {
-                return Some(*gpus.get_ref());
-            }
-            let outcome = self.variant(at)?;
-            match outcome.base.as_ref().and_then(Source::variant) {
-                Some(base) if base != at => at = base,
-                _ => return study.engine(&outcome.point.config.engine).and_then(|e| e.gpus),
-            }
-        }
-        None
+        gpus_of(study, source, &|r| self.variant(r))
     }
 
     /// The configuration after the last stage.
     pub fn last(&self) -> &Point {
         self.stages.last().map_or(&self.baseline, |s| &s.after)
     }
+}
+
+/// The GPUs `source`'s configuration takes (see [`Chain::gpus`]), with `outcome` finding the
+/// outcome of a variant replayed so far.
+fn gpus_of<'a>(
+    study: &Study,
+    source: &VariantRef,
+    outcome: &dyn Fn(&VariantRef) -> Option<&'a VariantOutcome>,
+) -> Option<u32> {
+    let mut at = source;
+    // Each step goes to an earlier stage: the walk ends within as many steps as there are stages.
+    for _ in 0..=study.spec.stages.len() {
+        let (_, variant) = study.variant_of(at)?;
+        if let Some(gpus) = &variant.gpus {
+            return Some(*gpus.get_ref());
+        }
+        let outcome = outcome(at)?;
+        match outcome.base.as_ref().and_then(Source::variant) {
+            Some(base) if base != at => at = base,
+            _ => return study.engine(&outcome.point.config.engine).and_then(|e| e.gpus),
+        }
+    }
+    None
 }
 
 /// The status of a run of `profile` by its block.
@@ -458,46 +511,87 @@ impl Replay<'_> {
                 .and_then(|b| variants.iter().find(|x| x.id == b.variant()))
                 .map_or_else(Point::nothing, |x| x.point.clone())
         });
-        let (best, adoption) = self.decide(stage, &base, &variants);
-        let after = self.after(stage, &base, &variants, best, &adoption);
-        StageOutcome { id: stage.id.get_ref().clone(), base, variants, best, adoption, after }
+        let per_gpu = self.per_gpu(stage, &base, &variants);
+        let mut outcome = StageOutcome {
+            id: stage.id.get_ref().clone(),
+            base,
+            variants,
+            best: None,
+            adoption: Adoption::NoResult { reason: adoption::NoResultReason::NoVariantRanks },
+            after: Point::nothing(),
+            per_gpu,
+        };
+        (outcome.best, outcome.adoption) = self.decide(stage, &outcome);
+        outcome.after = self.after(stage, &outcome.base, &outcome.variants, outcome.best, &outcome.adoption);
+        outcome
     }
 
-    /// The stage's best variant and its decision against `base`.
-    fn decide(&self, stage: &Stage, base: &Point, variants: &[VariantOutcome]) -> (Option<usize>, Adoption) {
-        let study = self.study;
-        let metric = &self.metric;
-        let values = variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
+    /// The GPUs of a stage's configurations, when they differ and the stage weighs them per GPU
+    /// ([`PerGpu`]): those of the variants that rank and of a base with a value. A configuration
+    /// that declares no GPUs, nor does anything it builds on, takes the study's `gpus`, else one.
+    fn per_gpu(&self, stage: &Stage, base: &Point, variants: &[VariantOutcome]) -> Option<PerGpu> {
+        let total = stage.compare.as_ref().is_some_and(|c| *c.get_ref() == Compare::Total);
+        if total || !grows_with_gpus(self.study) {
+            return None;
+        }
+        let default = self.study.spec.gpus.as_ref().map(|g| *g.get_ref());
+        let outcome = |r: &VariantRef| match r.stage() == stage.id.get_ref() {
+            true => variants.iter().find(|v| v.id == r.variant()),
+            false => self.variant_outcome(r),
+        };
+        let of = |r: &VariantRef| gpus_of(self.study, r, &outcome).or(default).unwrap_or(1);
+        let counts: Vec<u32> = variants.iter().map(|v| of(&VariantRef::new(stage.id.get_ref(), &v.id))).collect();
+        let base_gpus = base.source.variant().map_or(default.unwrap_or(1), of);
+        let mut weighed = counts
+            .iter()
+            .zip(variants)
+            .filter(|(_, v)| v.ranks())
+            .map(|(n, _)| *n)
+            .chain(base.value.map(|_| base_gpus));
+        let first = weighed.next()?;
+        (!weighed.all(|n| n == first)).then_some(PerGpu { base: base_gpus, variants: counts })
+    }
+
+    /// The stage's best variant and its decision against its base, per GPU when the stage
+    /// weighs its configurations so.
+    fn decide(&self, stage: &Stage, outcome: &StageOutcome) -> (Option<usize>, Adoption) {
+        let (study, metric) = (self.study, &self.metric);
+        let (base, variants) = (&outcome.base, &outcome.variants);
+        let base_gpus = outcome.per_gpu.as_ref().map_or(1.0, |p| f64::from(p.base.max(1)));
+        let base_sample = base.sample.map(|s| s.scaled(1.0 / base_gpus));
+        let values = (0..variants.len()).map(|i| outcome.weighed(i).filter(|_| variants[i].ranks()));
         let best = adoption::best(metric, values);
         let decided = stage.adopt.as_ref().map(|a| a.variant.as_ref().map(|v| v.get_ref().as_str()));
         let override_value =
-            decided.flatten().and_then(|id| variants.iter().find(|x| x.id == id)).and_then(|x| x.point.value);
+            decided.flatten().and_then(|id| variants.iter().position(|x| x.id == id)).and_then(|i| outcome.weighed(i));
         let as_best = |i: usize| {
             let v = &variants[i];
             let is_base = v.point.config.identity() == base.config.identity();
             let level = |n: &Sample, b: &Sample| decision_level(study, stage.id.get_ref(), n.n.min(b.n));
             Best {
                 variant: &v.id,
-                value: v.point.value.unwrap_or_default(),
+                value: outcome.weighed(i).unwrap_or_default(),
                 is_base,
                 interval: v
                     .point
                     .sample
-                    .zip(base.sample)
+                    .map(|n| n.scaled(1.0 / outcome.gpus_of(i)))
+                    .zip(base_sample)
                     .filter(|_| !is_base)
                     .and_then(|(n, b)| stats::gain_at(metric, &n, &b, level(&n, &b))),
             }
         };
         let challenger = adoption::best(
             metric,
-            variants
-                .iter()
-                .map(|v| v.point.value.filter(|_| v.ranks() && v.point.config.identity() != base.config.identity())),
+            (0..variants.len()).map(|i| {
+                let v = &variants[i];
+                outcome.weighed(i).filter(|_| v.ranks() && v.point.config.identity() != base.config.identity())
+            }),
         );
         let adoption = adoption::decide(
             metric,
             study.spec.noise_threshold,
-            base.value,
+            outcome.weighed_base(),
             best.map(as_best),
             challenger.map(as_best),
             decided,

@@ -203,6 +203,10 @@ pub struct StageAnalysis {
     /// For a stage whose variants are the engines: engines by objective, best first; engines
     /// of the study without a measurement last.
     pub ranking: Option<Vec<Rank>>,
+    /// The GPUs of its configurations when they differ and it weighs them per GPU: its
+    /// comparison and its decision (values, gains, intervals) are then per GPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_gpu: Option<chain::PerGpu>,
 }
 
 /// One row of the summary of optimization options.
@@ -226,8 +230,11 @@ pub struct OptionRow {
     /// The best against the baseline, in percent (cumulative view).
     pub vs_baseline: Option<f64>,
     /// The adopted configuration against the previously adopted one, in percent (step view);
-    /// `None` for a stage that adopted nothing.
+    /// `None` for a stage that adopted nothing. Per GPU when the stage weighs per GPU.
     pub step: Option<f64>,
+    /// The stage weighs its configurations per GPU, and so is `step`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub per_gpu: bool,
     /// The step's 95% confidence interval, when its runs were repeated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step_interval: Option<Interval>,
@@ -512,6 +519,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             after: outcome.after.source.clone(),
             excluded_from_command: stage_spec.exclude_from_command.is_some(),
             ranking: engine_ranking(study, stage_spec, outcome, &x.objective),
+            per_gpu: outcome.per_gpu.clone(),
         });
     }
     carried_steps(&stages, &mut options, &x.objective);

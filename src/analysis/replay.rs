@@ -41,8 +41,9 @@ impl Replayed<'_> {
     /// The stage's fastest and slowest variant that rank, with the runner-up and the base.
     pub(super) fn comparison(&self, outcome: &StageOutcome) -> Option<Comparison> {
         let objective = &self.objective;
-        // The best (as the adoption sees it) and the worst among the variants that rank.
-        let ranked = || outcome.variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
+        // The best (as the adoption sees it) and the worst among the variants that rank, per GPU
+        // when the stage weighs them so.
+        let ranked = || (0..outcome.variants.len()).map(|i| outcome.weighed(i).filter(|_| outcome.variants[i].ranks()));
         let worst = adoption::worst(objective, ranked());
         // All equal: the slowest is the last of them, so that the comparison is of two variants.
         let worst = match (outcome.best, worst) {
@@ -53,29 +54,28 @@ impl Replayed<'_> {
         };
         let (b, w) = outcome.best.zip(worst).filter(|_| ranked().flatten().count() >= 2)?;
         let (best, worst) = (&outcome.variants[b], &outcome.variants[w]);
-        let value = |v: &VariantOutcome| v.point.value.unwrap_or_default();
-        let versus = |source: Source, v: f64| Versus { source, value: v, gain: objective.improvement(value(best), v) };
+        let best_value = outcome.weighed(b).unwrap_or_default();
+        let versus = |source: Source, v: f64| Versus { source, value: v, gain: objective.improvement(best_value, v) };
         // The second best that ranks, better values first (the first of equal values).
         let runner_up = outcome
             .variants
             .iter()
             .enumerate()
             .filter(|(i, v)| *i != b && v.ranks())
-            .filter_map(|(i, v)| v.point.value.map(|x| (i, x)))
+            .filter_map(|(i, _)| outcome.weighed(i).map(|x| (i, x)))
             .reduce(|a, c| if objective.improvement(c.1, a.1).is_some_and(|g| g > 0.0) { c } else { a })
             .filter(|(i, _)| *i != w && outcome.variants[*i].point.run != outcome.base.run)
             .map(|(i, x)| versus(Source::Variant(VariantRef::new(&outcome.id, &outcome.variants[i].id)), x));
         // Left out when the base's run is the best's or the worst's: the decision or the
         // comparison with the slowest already says it.
         let over_base = outcome
-            .base
-            .value
+            .weighed_base()
             .filter(|_| outcome.base.run.is_some() && ![&best.point.run, &worst.point.run].contains(&&outcome.base.run))
             .map(|x| versus(outcome.base.source.clone(), x));
         Some(Comparison {
             best: best.id.clone(),
             worst: worst.id.clone(),
-            objective: Delta::new(value(best), value(worst)),
+            objective: Delta::new(best_value, outcome.weighed(w).unwrap_or_default()),
             secondary: self
                 .secondary_of(&best.point)
                 .zip(self.secondary_of(&worst.point))
@@ -115,6 +115,7 @@ impl Replayed<'_> {
                 .zip(self.chain.baseline.value)
                 .and_then(|(x, y)| self.objective.improvement(x, y)),
             step: outcome.adoption.step(),
+            per_gpu: outcome.per_gpu.is_some(),
             step_interval: outcome.adoption.step().and(outcome.adoption.interval()),
             left_out_by: None,
             carried_step: None,

@@ -66,6 +66,11 @@ impl Sample {
         Some(Sample { n, mean, sd })
     }
 
+    /// The same values multiplied by `factor` (a value per GPU from a total, say).
+    pub fn scaled(self, factor: f64) -> Sample {
+        Sample { n: self.n, mean: self.mean * factor, sd: self.sd * factor.abs() }
+    }
+
     /// The squared standard error of the mean.
     fn var_mean(&self) -> f64 {
         self.sd * self.sd / self.n as f64

@@ -550,22 +550,19 @@ fn few_requests(study: &Study) -> Vec<Warning> {
 }
 
 /// The stages that rank configurations on different numbers of GPUs by a total that grows with
-/// them ([`Warning::UnequalGpus`]). A derived objective is the study's own measure (it may
-/// already divide by `gpus`), and a latency does not grow with GPUs: neither is warned about.
+/// them ([`Warning::UnequalGpus`]): those whose study asks for totals (`compare = "total"`).
+/// A derived objective and a latency are not warned about ([`super::chain::grows_with_gpus`]).
 /// A configuration's GPUs are those it runs on ([`Chain::gpus`]), else the study's `gpus`; one
 /// with neither is left out, as is one without a run that ranks.
 fn unequal_gpus(study: &Study, chain: &Chain) -> Vec<Warning> {
-    use crate::metric::{Direction, Unit};
-    let objective = study.spec.objective.get_ref();
-    let metric = study.metric(objective);
-    let grows = matches!(metric.unit, Unit::TokensPerSecond | Unit::RequestsPerSecond | Unit::Requests)
-        && metric.direction == Some(Direction::HigherIsBetter);
-    if study.derived_metric(objective).is_some() || !grows {
+    if !super::chain::grows_with_gpus(study) {
         return Vec::new();
     }
     let default = study.spec.gpus.as_ref().map(|g| *g.get_ref());
     let mut out = Vec::new();
-    for stage in &chain.stages {
+    // A stage that weighs per GPU compares fairly; one that weighs totals (`compare = "total"`)
+    // is warned about.
+    for stage in chain.stages.iter().filter(|s| s.per_gpu.is_none()) {
         let (mut runs, mut gpus) = (Vec::new(), Vec::new());
         for v in stage.variants.iter().filter(|v| v.ranks()) {
             let r = VariantRef::new(&stage.id, &v.id);

@@ -502,12 +502,29 @@ pub struct Stage {
     /// study's `repeats`.
     #[serde(default)]
     pub repeats: Option<Spanned<u32>>,
+    /// How configurations that run on different numbers of GPUs are weighed against each other
+    /// when the objective grows with GPUs (a throughput, a load carried): `per-gpu` (the
+    /// default) or `total`.
+    #[serde(default)]
+    pub compare: Option<Spanned<Compare>>,
     #[serde(default, deserialize_with = "texts")]
     pub notes: Vec<Text>,
     #[serde(default, deserialize_with = "texts")]
     pub warnings: Vec<Text>,
     #[serde(rename = "variant")]
     pub variants: Vec<Variant>,
+}
+
+/// How a stage weighs configurations that run on different numbers of GPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Compare {
+    /// Each configuration's objective divided by its GPUs: what a reader with a fixed number of
+    /// GPUs gets from each layout.
+    PerGpu,
+    /// The objective as measured, whatever the GPUs: one may come out ahead only because it has
+    /// more of them (the page warns).
+    Total,
 }
 
 /// An adoption decided by the study's authors instead of by the numbers.

@@ -296,6 +296,9 @@ adoption-within-noise-on = { $variant } beats { $base } by { $gain }, inside the
 adoption-not-better-on = No variant beats { $base }, so nothing is adopted and the search stays on { $after }.
 adoption-overridden-none-on = Nothing is adopted, by the authors' decision; the search stays on { $after }. { $reason }
 stage-excluded = Left out of the recommended command: { $reason }
+stage-per-gpu = These configurations run on different numbers of GPUs ({ $configurations }), so the stage compares them per GPU: each one's { $metric } divided by its GPUs, which is what a fixed number of GPUs gets from each layout. The stage's summary and decision are per GPU.
+metric-per-gpu = { $metric } per GPU
+per-gpu = { $figure } per GPU
 
 ## Summary of optimization options
 heading-options = Summary of optimization options

@@ -262,6 +262,9 @@ adoption-within-noise-on = { $variant }は{ $base }を{ $gain }上回りまし�
 adoption-not-better-on = { $base }を上回るバリアントがないため採用せず、探索は{ $after }のまま続けます。
 adoption-overridden-none-on = 著者の判断で何も採用せず、探索は{ $after }のまま続けます。{ $reason }
 stage-excluded = 推奨コマンドには含めていません：{ $reason }
+stage-per-gpu = このステージの構成は、使う GPU の数がそれぞれ異なります：{ $configurations }。そのため GPU 1 基あたりで比較します。各構成の{ $metric }を GPU の数で割った値で、GPU の数が決まっているときに各構成から実際に得られるものです。このステージのまとめと判断は GPU 1 基あたりの値に基づきます。
+metric-per-gpu = GPU 1 基あたりの{ $metric }
+per-gpu = { $figure }（GPU 1 基あたり）
 
 ## 最適化オプションのまとめ
 heading-options = 最適化オプションのまとめ

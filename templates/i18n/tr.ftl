@@ -264,6 +264,9 @@ adoption-within-noise-on = “{ $variant }”, “{ $base }” karşısında { $
 adoption-not-better-on = Hiçbir varyant “{ $base }” karşısında öne geçemediği için değişiklik benimsenmedi; arama “{ $after }” üzerinden sürüyor.
 adoption-overridden-none-on = Yazarların kararıyla hiçbir varyant benimsenmedi; arama “{ $after }” üzerinden sürüyor. { $reason }
 stage-excluded = Önerilen komuta alınmadı. { $reason }
+stage-per-gpu = Bu aşamadaki yapılandırmalar farklı sayıda GPU üzerinde çalışıyor ({ $configurations }). Bu yüzden aşama onları GPU başına karşılaştırır: her yapılandırmanın { $metric } değeri GPU sayısına bölünür. Sabit sayıda GPU'ya sahip bir ekip her düzenden tam olarak bunu elde eder. Aşamanın özeti ve kararı GPU başına değerlere dayanır.
+metric-per-gpu = GPU başına { $metric }
+per-gpu = GPU başına { $figure }
 
 ## Optimizasyon seçeneklerinin özeti
 heading-options = Optimizasyon seçeneklerinin özeti

@@ -262,6 +262,9 @@ adoption-within-noise-on = { $variant } 比 { $base } 好 { $gain }，但仍在 
 adoption-not-better-on = 没有变体优于 { $base }，因此不采用，搜索继续基于 { $after } 进行。
 adoption-overridden-none-on = 按作者的决定不采用任何变体，搜索继续基于 { $after } 进行。{ $reason }
 stage-excluded = 未写入推荐命令：{ $reason }
+stage-per-gpu = 本阶段各配置使用的 GPU 数量不同：{ $configurations }。因此本阶段按单卡比较，把每个配置的{ $metric }除以它使用的 GPU 数量，也就是 GPU 数量固定时每种方案实际能带来的结果。本阶段的小结和决策都按单卡数值给出。
+metric-per-gpu = 单卡{ $metric }
+per-gpu = { $figure }（按单卡计）
 
 ## 优化选项汇总
 heading-options = 优化选项汇总

@@ -260,15 +260,41 @@ fn a_configuration_that_takes_more_gpus_than_the_hardware_has_is_refused() {
 }
 
 #[test]
-fn a_stage_that_ranks_unequal_gpu_counts_in_total_is_warned_about() {
-    // Ranked per GPU, as the study is written: no warning.
+fn a_stage_of_unequal_gpu_counts_is_compared_per_gpu_unless_the_study_asks_for_totals() {
+    use perflab::analysis::analyze;
+    use perflab::study::Study;
     let warning = "ranks configurations on different numbers of GPUs";
-    let (code, out) = check(&root().join("results/glm-4.5-air-h100"));
-    assert_eq!(code, 0, "{out}");
-    assert!(!out.contains(warning), "{out}");
-    // Ranked by total throughput, its parallelism stage compares two GPUs with four.
+    let per_gpu_objective = analyze(&Study::load(&root().join("results/glm-4.5-air-h100")).unwrap());
+    let as_written = per_gpu_objective.stage("parallelism").unwrap();
+    assert!(as_written.per_gpu.is_none(), "a derived per-GPU objective is already per GPU");
+    // Ranked by total throughput, its parallelism stage compares two GPUs with four: it weighs
+    // them per GPU, and decides as the study written per GPU does.
     let (_t, dir) = broken_copy("glm-4.5-air-h100");
     edit(&dir.join("study.toml"), "objective = \"tps_per_gpu\"", "objective = \"total_token_throughput\"");
+    let (code, out) = check(&dir);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains(warning), "{out}");
+    let a = analyze(&Study::load(&dir).unwrap());
+    let stage = a.stage("parallelism").unwrap();
+    assert_eq!(stage.per_gpu.as_ref().map(|p| p.variants.clone()), Some(vec![4, 2, 2, 4]));
+    assert_eq!(stage.per_gpu.as_ref().map(|p| p.base), Some(4));
+    assert_eq!(stage.adoption.adopted(), as_written.adoption.adopted());
+    let step = |a: &perflab::analysis::Analysis| a.options.iter().find(|o| o.stage == "parallelism").unwrap().step;
+    assert!((step(&a).unwrap() - step(&per_gpu_objective).unwrap()).abs() < 1e-9);
+    assert!(a.options.iter().find(|o| o.stage == "parallelism").unwrap().per_gpu);
+    // In total, TP4 + EP4 (four GPUs) is far ahead of TP2 (two): the comparison per GPU is
+    // what keeps TP2 within 0.3% of it.
+    let cmp = stage.comparison.as_ref().unwrap();
+    assert_eq!((cmp.best.as_str(), format!("{:.2}", cmp.objective.value)), ("tp4-ep4", "3102.81".to_string()));
+    let (code, page, err) = perflab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(page.contains("so the stage compares them per GPU"), "{page}");
+    assert!(page.contains("TP2 on 2 GPUs") && page.contains("TP4 + EP4 on 4 GPUs"), "{page}");
+    assert!(page.contains("TP4 + EP4 does best at 3102.81 tok/s per GPU"), "{page}");
+    assert!(page.contains("TP4 + EP4 is adopted: +3.5% per GPU"), "{page}");
+    assert!(!page.contains("ranks configurations that run on different numbers of GPUs"), "{page}");
+    // Asked for totals, the stage ranks by them and is warned about.
+    edit(&dir.join("study.toml"), "id = \"parallelism\"", "id = \"parallelism\"\ncompare = \"total\"");
     let (code, out) = check(&dir);
     assert_eq!(code, 0, "a warning, not an error: {out}");
     assert!(
@@ -280,5 +306,10 @@ fn a_stage_that_ranks_unequal_gpu_counts_in_total_is_warned_about() {
     let (code, page, err) = perflab(&["report", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(page.matches("ranks configurations that run on different numbers of GPUs").count(), 1, "{page}");
-    assert!(page.contains("TP2 on 2 GPUs") && page.contains("TP4 + EP4 on 4 GPUs"), "{page}");
+    assert!(!page.contains("so the stage compares them per GPU"), "{page}");
+    // A value the key does not take is refused where it is written.
+    edit(&dir.join("study.toml"), "compare = \"total\"", "compare = \"per gpu\"");
+    let (code, out, err) = perflab(&["check", dir.to_str().unwrap()]);
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("study.toml:139:11: unknown variant `per gpu`, expected `per-gpu` or `total`"), "{out}{err}");
 }

@@ -75,7 +75,7 @@ impl Ctx<'_> {
                 id: sa.id.clone(),
                 number: i + 1,
                 title: x.text(&ss.title),
-                notes: x.texts(&ss.notes),
+                notes: x.per_gpu_note(sa)?.into_iter().chain(x.texts(&ss.notes)).collect(),
                 warnings: x
                     .texts(&ss.warnings)
                     .into_iter()

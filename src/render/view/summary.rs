@@ -35,11 +35,13 @@ impl Ctx<'_> {
                 // A search that met the SLO at the top of its range gives a bound, and so does
                 // every gap and gain measured from it.
                 let best = x.measure_of(&sa.id, &cmp.best);
-                let bounded = |value: f64, m: Option<&crate::analysis::Measure>| match m {
-                    Some(m) if m.at_least => {
-                        c.fmt("value-at-least", &[("value", &x.value(&a.objective, Some(value))?)])
+                // Per GPU when the stage weighs so.
+                let bounded = |value: f64, m: Option<&crate::analysis::Measure>| {
+                    let shown = x.per_gpu_if(sa.per_gpu.is_some(), x.value(&a.objective, Some(value))?)?;
+                    match m {
+                        Some(m) if m.at_least => c.fmt("value-at-least", &[("value", &shown)]),
+                        _ => Ok(shown),
                     }
-                    _ => x.value(&a.objective, Some(value)),
                 };
                 let versus = |key: &str, v: &crate::analysis::Versus| -> Result<String, I18nError> {
                     let other = v.source.variant().and_then(|r| x.measure_of(r.stage(), r.variant()));
@@ -68,7 +70,7 @@ impl Ctx<'_> {
                     &[
                         ("best", &x.label(&stage_ref(&cmp.best))),
                         ("worst", &x.label(&stage_ref(&cmp.worst))),
-                        ("metric", &x.metric_name(&a.objective)?),
+                        ("metric", &x.stage_metric(sa)?),
                         ("best_value", &bounded(cmp.objective.value, best)?),
                         ("worst_value", &bounded(cmp.objective.reference, worst)?),
                         ("gap", &bounded(cmp.objective.diff.abs(), gap_bound.then_some(best).flatten())?),
@@ -82,6 +84,41 @@ impl Ctx<'_> {
                 Some(c.sentences(&text))
             }
         })
+    }
+
+    /// The objective's name as a stage weighs it: per GPU when it compares per GPU.
+    fn stage_metric(&self, sa: &StageAnalysis) -> Result<String, I18nError> {
+        let name = self.metric_name(&self.analysis.objective)?;
+        match sa.per_gpu {
+            Some(_) => self.c.fmt("metric-per-gpu", &[("metric", &name)]),
+            None => Ok(name),
+        }
+    }
+
+    /// A figure (a value, a gain) said per GPU when `per_gpu`.
+    fn per_gpu_if(&self, per_gpu: bool, figure: String) -> Result<String, I18nError> {
+        if per_gpu { self.c.fmt("per-gpu", &[("figure", &figure)]) } else { Ok(figure) }
+    }
+
+    /// Why a stage weighs per GPU: its configurations with their GPUs.
+    pub(super) fn per_gpu_note(&self, sa: &StageAnalysis) -> Result<Option<String>, I18nError> {
+        let (x, c) = (self, self.c);
+        let Some(per_gpu) = &sa.per_gpu else { return Ok(None) };
+        let item = |config: String, gpus: u32| {
+            c.fmt_args(
+                "warning-unequal-gpus-item",
+                &[("config", (&config).into()), ("gpus", Arg::count(u64::from(gpus)))],
+            )
+        };
+        let mut items = Vec::new();
+        if sa.base.variant().is_none_or(|r| r.stage() != sa.id) && sa.base_value.is_some() {
+            items.push(item(x.label_in(sa, &sa.base), per_gpu.base)?);
+        }
+        for (v, gpus) in sa.variants.iter().zip(&per_gpu.variants) {
+            items.push(item(x.label(&format!("{}/{}", sa.id, v.id)), *gpus)?);
+        }
+        let metric = x.metric_name(&self.analysis.objective)?;
+        Some(c.fmt("stage-per-gpu", &[("configurations", &c.list(&items)), ("metric", &metric)])).transpose()
     }
 
     /// The stage's decision: which variant is adopted, and why.
@@ -102,10 +139,13 @@ impl Ctx<'_> {
                     ("variant", &x.label(&format!("{}/{variant}", sa.id))),
                     (
                         "gain",
-                        &x.gain_from(
-                            x.gain(*gain_percent, *interval, How::SENTENCE)?,
-                            base_measure,
-                            x.measure_of(&sa.id, variant),
+                        &x.per_gpu_if(
+                            sa.per_gpu.is_some(),
+                            x.gain_from(
+                                x.gain(*gain_percent, *interval, How::SENTENCE)?,
+                                base_measure,
+                                x.measure_of(&sa.id, variant),
+                            )?,
                         )?,
                     ),
                     ("base", &base),
@@ -248,9 +288,9 @@ impl Ctx<'_> {
                     None => dash.clone(),
                 },
                 (None, Some(p)) => bound(x.gain(p, None, How::TABLE)?)?,
-                (None, None) => {
-                    o.step.map_or(Ok(dash.clone()), |p| bound(x.gain(p, o.step_interval, How::TABLE)?))?
-                }
+                (None, None) => o.step.map_or(Ok(dash.clone()), |p| {
+                    x.per_gpu_if(o.per_gpu, bound(x.gain(p, o.step_interval, How::TABLE)?)?)
+                })?,
             };
             row.push(step);
             option_rows.push(row);
