@@ -326,7 +326,15 @@ fn root_page(renderer: &Renderer, locales: &[String]) -> anyhow::Result<String> 
         })
         .collect::<anyhow::Result<_>>()?;
     ctx.insert("lang", i18n::language_tag(&root_locale));
-    ctx.insert("title", &renderer.catalog(&root_locale)?.msg("site-title")?);
+    // Every language's title, the source language's first: the page that chooses a language
+    // is headed in each of them.
+    let headed: Vec<&Language> = languages
+        .iter()
+        .filter(|l| l.locale == root_locale)
+        .chain(languages.iter().filter(|l| l.locale != root_locale))
+        .collect();
+    ctx.insert("title", &headed.iter().map(|l| l.title.as_str()).collect::<Vec<_>>().join(" · "));
+    ctx.insert("headings", &headed);
     ctx.insert("home", "index.html");
     ctx.insert("assets", "");
     ctx.insert("current", "root");
