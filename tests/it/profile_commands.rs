@@ -38,6 +38,10 @@ fn every_profile_is_a_command_a_reader_can_paste() {
             assert!(!placeholder.is_match(code), "{}: a placeholder is left in {code}", study.id);
             let lines: Vec<&str> = code.lines().collect();
             let words = shell_words::split(lines.last().unwrap()).unwrap();
+            // The benchmark's own environment comes first, as `perflab run` gives it.
+            let env: Vec<String> = study.spec.benchmark.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            assert_eq!(words[..env.len()], env[..], "{}: {code}", study.id);
+            let words = &words[env.len()..];
             assert_eq!(words[..tool.len()], tool[..], "{}: {code}", study.id);
             assert!(words.contains(&analysis.recommended.model), "{}: {code}", study.id);
             assert!(words.iter().any(|w| w.contains("127.0.0.1:")), "{}: {code}", study.id);
@@ -84,7 +88,8 @@ fn the_glm_5_2_profiles_are_guidellm_commands() {
     let page = english_page("glm-5.2-fp8-h200");
     let (_, blocks) = profile_blocks(&page);
     let long = shell_words::split(&blocks[2].1).unwrap();
-    let expected = "guidellm benchmark --target http://127.0.0.1:8000 --model zai-org/GLM-5.2-FP8 \
+    // guidellm's cap on requests in flight, which every block of the page shows.
+    let expected = "GUIDELLM__MAX_CONCURRENCY=512 guidellm benchmark --target http://127.0.0.1:8000 --model zai-org/GLM-5.2-FP8 \
         --processor zai-org/GLM-5.2-FP8 --max-requests 100 --data prompt_tokens=32000,output_tokens=100 \
         --random-seed 42 --profile constant --rate 1";
     assert_eq!(long, shell_words::split(expected).unwrap());

@@ -63,7 +63,10 @@ impl Ctx<'_> {
             (Some(url), None) => format!("curl -LO {}\n", quote(url)),
             _ => String::new(),
         };
-        Some(format!("{download}{}", join(&filled)))
+        // The benchmark's own environment (a client's setting, such as its concurrency cap), as
+        // `perflab run` gives it.
+        let env: String = self.study.spec.benchmark.env.iter().map(|(k, v)| format!("{k}={} ", quote(v))).collect();
+        Some(format!("{download}{env}{}", join(&filled)))
     }
 
     pub(super) fn setup(&self) -> Result<Setup, I18nError> {
