@@ -152,6 +152,23 @@ pub struct Comparison {
     /// The best against the configuration the stage builds on, when that is measured
     /// separately (not the best's own run); the gain is the step the adoption weighs.
     pub over_base: Option<Versus>,
+    /// A variant of the stage that runs the configuration it builds on unchanged, in a run of
+    /// its own: two figures of one configuration, whose difference a reader should weigh.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_again: Option<Remeasured>,
+}
+
+/// The configuration a stage builds on, measured again by one of its variants.
+#[derive(Debug, Clone, Serialize)]
+pub struct Remeasured {
+    /// The variant that ran it again.
+    pub source: Source,
+    /// What it measured here, as the stage weighs it (per GPU when it compares per GPU).
+    pub value: f64,
+    /// What the configuration measured before, which the stage's gains are taken against.
+    pub earlier: f64,
+    /// `value` against `earlier`, in percent (positive: better).
+    pub change: Option<f64>,
 }
 
 /// The best variant of a stage against another configuration.

@@ -72,7 +72,20 @@ impl Replayed<'_> {
             .weighed_base()
             .filter(|_| outcome.base.run.is_some() && ![&best.point.run, &worst.point.run].contains(&&outcome.base.run))
             .map(|x| versus(outcome.base.source.clone(), x));
+        // The base's configuration measured again by a variant of the stage, in a run of its own.
+        let base_again = outcome.weighed_base().filter(|_| outcome.base.run.is_some()).and_then(|earlier| {
+            let (i, v) = outcome.variants.iter().enumerate().find(|(_, v)| {
+                v.ranks()
+                    && v.point.config.identity() == outcome.base.config.identity()
+                    && v.point.run.is_some()
+                    && v.point.run != outcome.base.run
+            })?;
+            let again = outcome.weighed(i)?;
+            let source = Source::Variant(VariantRef::new(&outcome.id, &v.id));
+            Some(Remeasured { source, value: again, earlier, change: objective.improvement(again, earlier) })
+        });
         Some(Comparison {
+            base_again,
             best: best.id.clone(),
             worst: worst.id.clone(),
             objective: Delta::new(best_value, outcome.weighed(w).unwrap_or_default()),

@@ -280,6 +280,7 @@ summary-both-at-least = { $best } and { $worst } both met the SLO at the top of 
 summary-range = Of the variants,
 summary-runner-up = Against the runner-up, { $variant } at { $value }: { $gain }.
 summary-over-base = Against the stage's starting configuration, { $variant } at { $value }: { $gain }.
+summary-base-again = Measured again here unchanged, as { $variant }, the stage's starting configuration gave { $value }: { $change } against the { $earlier } it gave before. The stage's gains are taken against the earlier figure; two runs of one configuration differ by this much.
 label-decision = Decision
 adoption-adopted = { $variant } is adopted: { $gain } over the stage's starting configuration, { $base }.
 adoption-within-noise = { $variant } beats { $base } by { $gain }, inside the { $threshold } noise threshold, so nothing is adopted and { $base } stays.

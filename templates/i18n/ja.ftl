@@ -246,6 +246,7 @@ summary-both-at-least = { $best }と{ $worst }はどちらも探索範囲の上�
 summary-range = 最速と最遅の比較：
 summary-runner-up = 2位の{ $variant }（{ $value }）との比較：{ $gain }。
 summary-over-base = このステージの土台である{ $variant }（{ $value }）との比較：{ $gain }。
+summary-base-again = { $variant }はこのステージの土台となる構成をそのまま動かしたもので、ここでは{ $value }でした。同じ構成を以前に測った{ $earlier }と比べると{ $change }です。このステージの向上率は以前の値を基準にしており、同じ構成でも 2 回の実行でこれだけ差が出ます。
 label-decision = 判断
 adoption-adopted = { $variant }を採用します。このステージの出発点である{ $base }に対して{ $gain }です。
 adoption-within-noise = { $variant }は{ $base }を{ $gain }上回りましたが、{ $threshold }のノイズしきい値の範囲内のため採用せず、{ $base }のままとします。

@@ -248,6 +248,7 @@ summary-both-at-least = “{ $best }” ile “{ $worst }” aranan aralığın 
 summary-range = Bu aşamada
 summary-runner-up = İkinci sıradaki “{ $variant }” varyantına ({ $value }) göre fark: { $gain }.
 summary-over-base = Aşamanın başlangıç yapılandırmasına (“{ $variant }”, { $value }) göre fark: { $gain }.
+summary-base-again = “{ $variant }” aşamanın başlangıç yapılandırmasını hiç değiştirmeden çalıştırır ve burada { $value } ölçtü; bu, aynı yapılandırmanın daha önce ölçülen { $earlier } değerine göre { $change } fark demektir. Aşamanın kazançları önceki değere göre hesaplanır; aynı yapılandırmanın iki koşusu arasında bu kadar fark olabiliyor.
 label-decision = Karar
 adoption-adopted = “{ $variant }” benimsendi; aşamanın başladığı “{ $base }” yapılandırmasına göre kazanç { $gain }.
 adoption-within-noise = “{ $variant }”, “{ $base }” karşısında { $gain } önde; ancak bu fark { SUFFIX($threshold, case: "lik") } gürültü eşiğinin içinde kaldığı için benimsenmedi ve “{ $base }” korunuyor.

@@ -246,6 +246,7 @@ summary-both-at-least = { $best } 和 { $worst } 在搜索范围的上限（{ $b
 summary-range = 最快与最慢相比：
 summary-runner-up = 与第二名 { $variant }（{ $value }）相比：{ $gain }。
 summary-over-base = 与本阶段所基于的配置 { $variant }（{ $value }）相比：{ $gain }。
+summary-base-again = { $variant } 原样运行本阶段所基于的配置，这里测得 { $value }，与该配置此前测得的 { $earlier } 相比为 { $change }。本阶段的提升均相对此前的数值计算；同一配置的两次运行相差就有这么大。
 label-decision = 决定
 adoption-adopted = 采用 { $variant }，相对本阶段的起始配置 { $base } 提升 { $gain }。
 adoption-within-noise = { $variant } 比 { $base } 好 { $gain }，但仍在 { $threshold } 的噪声阈值之内，因此不采用，继续沿用 { $base }。

@@ -38,10 +38,33 @@ fn the_glm_memory_stage_says_what_each_figure_compares() {
         summary.contains("Against the runner-up, 0.8 at 10572.77 tok/s: <span class=\"gain\">▲ +30.15%</span>"),
         "{summary}"
     );
-    assert!(summary.contains("starting configuration, TP + DP + DP-Attention at 7011.17 tok/s"), "{summary}");
+    // The base is the previous stage's winner, named with its stage.
+    assert!(
+        summary.contains("starting configuration, Parallelism › TP + DP + DP-Attention at 7011.17 tok/s"),
+        "{summary}"
+    );
     let decision = stage.lines().find(|l| l.starts_with("**Decision:**")).unwrap();
     // One gain for the step: the summary's against the base is the decision's.
     assert!(summary.contains("+96.27%") && decision.contains("+96.27%"), "{summary}\n{decision}");
+    // `auto` runs that configuration again: both figures are said, and how far apart they are.
+    assert!(
+        summary.contains(
+            "Measured again here unchanged, as auto, the stage's starting configuration gave 5881.79 tok/s: −16.11% against the 7011.17 tok/s it gave before."
+        ),
+        "{summary}"
+    );
+    let study = Study::load(&root().join("results/glm-5.2-fp8-h200")).unwrap();
+    let a = analyze(&study);
+    let again = a.stage("memory-fraction").unwrap().comparison.as_ref().unwrap().base_again.as_ref().unwrap();
+    assert_eq!(
+        (again.source.to_string(), format!("{:.2}", again.earlier)),
+        ("memory-fraction/auto".into(), "7011.17".into())
+    );
+    // No other stage of the study measured its base again.
+    assert_eq!(a.stages.iter().filter(|s| s.comparison.as_ref().is_some_and(|c| c.base_again.is_some())).count(), 1);
+    // A later stage names its base, a winner of an earlier stage, with that stage.
+    let deepep = &md[md.find("### 5.").unwrap()..md.find("### 6.").unwrap()];
+    assert!(deepep.contains("over the stage's starting configuration, Memory fraction › 0.85."), "{deepep}");
 }
 
 #[test]

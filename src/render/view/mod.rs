@@ -457,7 +457,12 @@ impl Ctx<'_> {
     pub(super) fn label_in(&self, sa: &crate::analysis::StageAnalysis, reference: &str) -> String {
         match sa.variants.iter().find(|v| sa.base == reference && Self::is_stage_base(sa, v)) {
             Some(v) => self.label(&VariantRef::new(&sa.id, &v.id)),
-            None => self.label(reference),
+            // A configuration of an earlier stage is named with that stage: a label alone ("0.85")
+            // reads as one of this stage's settings.
+            None => match reference.split_once('/') {
+                Some((stage, _)) if stage != sa.id => self.stage_and_label(reference),
+                _ => self.label(reference),
+            },
         }
     }
 

@@ -62,6 +62,18 @@ impl Ctx<'_> {
                 if let Some(b) = &cmp.over_base {
                     also.push(versus("summary-over-base", b)?);
                 }
+                if let Some(again) = &cmp.base_again {
+                    let change = again.change.map_or(c.msg("value-missing"), |g| x.gain(g, None, How::SENTENCE))?;
+                    also.push(c.fmt(
+                        "summary-base-again",
+                        &[
+                            ("variant", &x.label_in(sa, &again.source)),
+                            ("value", &bounded(again.value, None)?),
+                            ("change", &change),
+                            ("earlier", &bounded(again.earlier, None)?),
+                        ],
+                    )?);
+                }
                 let worst = x.measure_of(&sa.id, &cmp.worst);
                 let is_bound = |m: Option<&crate::analysis::Measure>| m.is_some_and(|m| m.at_least);
                 let gap_bound = is_bound(best) && !is_bound(worst);
