@@ -199,3 +199,55 @@ fn progression_labels_wrap_within_their_slot() {
     }
     assert!(chart.narrow.contains("<desc>"));
 }
+
+/// The boxes of the labels of `svg` whose text starts with `prefix`, from their position, anchor
+/// and the width perflab measures text with.
+fn label_boxes(svg: &str, prefix: &str) -> Vec<(f64, f64, f64, f64)> {
+    svg.split("<text ")
+        .skip(1)
+        .filter_map(|t| {
+            let (tag, rest) = t.split_once('>')?;
+            let text = rest.split("</text>").next()?;
+            if !text.starts_with(prefix) {
+                return None;
+            }
+            let (x, y) = (attr(&format!(" {tag}"), "x"), attr(&format!(" {tag}"), "y"));
+            let w = text_width(text, FONT);
+            let left = if tag.contains("text-anchor=\"end\"") { x - w } else { x };
+            Some((left, left + w, y - FONT, y))
+        })
+        .collect()
+}
+
+#[test]
+fn the_labels_of_two_rings_at_one_height_do_not_overprint_each_other_nor_the_limit() {
+    let ticks = |v: f64| format!("{v}");
+    let series = |optimized: bool, points: Vec<(f64, f64)>, index: usize, load: u32| xy::Series {
+        name: if optimized { "Optimized" } else { "Baseline" }.into(),
+        points,
+        optimized,
+        line: true,
+        marked: Some(xy::Mark { index, label: format!("boundary: {load}"), bound: false }),
+        labels: Vec::new(),
+    };
+    // A baseline ring left of the middle and an optimized one right of it, at the same height,
+    // under a limit close above them: the left one's label runs right, the right one's left.
+    let drawn = [
+        series(false, vec![(4.0, 3.0), (16.0, 6.0), (32.0, 5.9)], 1, 16),
+        series(true, vec![(4.0, 2.3), (65.0, 6.1), (96.0, 5.9)], 1, 65),
+    ];
+    let x = xy::AxisLabels { name: "Requests at once", ticks: &ticks, from_zero: true };
+    let y = xy::AxisLabels { name: "mean TPOT (ms)", ticks: &ticks, from_zero: true };
+    let chart = xy::xy("mean TPOT against load", x, y, &drawn, Some((7.0, "SLO: mean TPOT 7 ms")));
+    for svg in [&chart.wide, &chart.narrow] {
+        let mut boxes = label_boxes(svg, "boundary: ");
+        assert_eq!(boxes.len(), 2, "{svg}");
+        boxes.extend(label_boxes(svg, "SLO: "));
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                let overlap = a.0 < b.1 && b.0 < a.1 && a.2 < b.3 && b.2 < a.3;
+                assert!(!overlap, "{a:?} and {b:?} overprint each other in {svg}");
+            }
+        }
+    }
+}

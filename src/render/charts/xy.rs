@@ -100,11 +100,13 @@ fn xy_layout(d: &Drawing, width: f64, class: &str) -> String {
         (plot.top + plot.bottom) / 2.0,
         esc(&fit(y_name, plot_h, FONT))
     );
+    // The boxes of the labels drawn so far, so that a ring's label is set where it clears them.
+    let mut taken = Vec::new();
     if let Some((v, name)) = limit {
-        plot.limit(&mut out, v, name);
+        taken.push(plot.limit(&mut out, v, name));
     }
     for s in series {
-        plot.series(&mut out, s);
+        plot.series(&mut out, s, &mut taken);
     }
     let (top, bottom) = (plot.top, plot.bottom);
     let _ = write!(
@@ -212,8 +214,8 @@ impl Plot {
         );
     }
 
-    /// A limit (an SLO) as a dashed line with its name.
-    fn limit(&self, out: &mut String, v: f64, name: &str) {
+    /// A limit (an SLO) as a dashed line with its name; the name's box.
+    fn limit(&self, out: &mut String, v: f64, name: &str) -> Boxed {
         let (x0, y) = (self.x0, self.y(v));
         let _ = write!(
             out,
@@ -227,10 +229,13 @@ impl Plot {
             y + FONT + 3.0,
             esc(&fit(name, self.width * 0.9, FONT))
         );
+        let w = text_width(&fit(name, self.width * 0.9, FONT), FONT);
+        Boxed { left: x0 + self.width - 4.0 - w, right: x0 + self.width - 4.0, top: y + 3.0, bottom: y + FONT + 6.0 }
     }
 
-    /// One series: its line, its points, its marked point with a label.
-    fn series(&self, out: &mut String, s: &Series) {
+    /// One series: its line, its points, its marked point with a label set clear of the labels
+    /// in `taken` (above the ring, else below it, else on its other side), which it joins.
+    fn series(&self, out: &mut String, s: &Series, taken: &mut Vec<Boxed>) {
         let (stroke, dash) = series_style(s);
         if s.line && s.points.len() > 1 {
             let path: Vec<String> =
@@ -265,16 +270,49 @@ impl Plot {
                     cx + 7.0
                 );
             }
-            let room = self.width / 2.0;
-            let anchor = if cx > self.x0 + self.width / 2.0 { "end" } else { "start" };
-            let tx = if anchor == "end" { cx - 10.0 } else { cx + 10.0 };
+            let right_half = cx > self.x0 + self.width / 2.0;
+            let above = (cy - 10.0).max(self.top + FONT);
+            let below = (cy + 10.0 + FONT).min(self.bottom - 4.0);
+            let tries = [(right_half, above), (right_half, below), (!right_half, above), (!right_half, below)];
+            let placed = tries.iter().map(|&(end, y)| self.label_box(label, (cx, y), end));
+            let all: Vec<(Boxed, String, bool)> = placed.collect();
+            let (at, text, end) =
+                all.iter().find(|(b, ..)| !taken.iter().any(|t| t.overlaps(b))).unwrap_or(&all[0]).clone();
+            let (anchor, tx) = if end { ("end", at.right) } else { ("start", at.left) };
             let _ = write!(
                 out,
                 r##"<text x="{tx:.1}" y="{:.1}" text-anchor="{anchor}" fill="{TEXT}" stroke="#ffffff" stroke-width="4" paint-order="stroke">{}</text>"##,
-                (cy - 10.0).max(self.top + FONT),
-                esc(&fit(label, room, FONT))
+                at.bottom,
+                esc(&text)
             );
+            taken.push(at);
         }
+    }
+
+    /// The box of a ring's label at baseline `y`, left of the ring (`end`) or right of it, cut to
+    /// the room the plot has on that side; with the text that fits.
+    fn label_box(&self, label: &str, (cx, y): (f64, f64), end: bool) -> (Boxed, String, bool) {
+        let (edge, room) =
+            if end { (cx - 10.0, cx - 10.0 - self.x0) } else { (cx + 10.0, self.x0 + self.width - cx - 10.0) };
+        let text = fit(label, room.max(FONT * 4.0), FONT);
+        let w = text_width(&text, FONT);
+        let (left, right) = if end { (edge - w, edge) } else { (edge, edge + w) };
+        (Boxed { left, right, top: y - FONT, bottom: y }, text, end)
+    }
+}
+
+/// A label's box on the chart.
+#[derive(Debug, Clone, Copy)]
+struct Boxed {
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+}
+
+impl Boxed {
+    fn overlaps(&self, other: &Boxed) -> bool {
+        self.left < other.right && other.left < self.right && self.top < other.bottom && other.top < self.bottom
     }
 }
 

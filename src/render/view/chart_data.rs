@@ -158,7 +158,7 @@ fn stage_bars(
 
 impl Ctx<'_> {
     /// A chart's axis title: the metric's name and its unit.
-    fn axis_title(&self, metric: &crate::metric::Metric) -> Result<String, I18nError> {
+    pub(super) fn axis_title(&self, metric: &crate::metric::Metric) -> Result<String, I18nError> {
         let name = self.metric_name(metric)?;
         let Some(key) = metric.unit.message() else { return Ok(name) };
         // The unit as the catalog writes it after a value, without the value.

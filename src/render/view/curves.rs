@@ -83,7 +83,7 @@ impl Ctx<'_> {
         for (which, title) in self.chart_titles(cp)? {
             let chart = match which {
                 CurveChart::Throughput => {
-                    let tps_name = self.metric_name(&self.study.metric("output_throughput"))?;
+                    let tps_name = self.axis_title(&self.study.metric("output_throughput"))?;
                     let x = AxisLabels { name: &load_name, ticks: &ticks, from_zero: true };
                     let y = AxisLabels { name: &tps_name, ticks: &ticks, from_zero: true };
                     xy(&title, x, y, &series(&|p| p.output_throughput)?, None)
