@@ -491,7 +491,7 @@ fn a_small_page_imports_with_the_flags_each_variant_adds() {
 /// The page's error, and that nothing was written for it.
 fn refused(text: &str, line: usize, words: &str) {
     let (code, err, dir) = import_pages(&[("bad", text)], &[]);
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains(&format!("bad.md:{line}: ")) && err.contains(words), "{err}");
     assert!(!dir.path().join("results/bad").exists(), "nothing is written for a page that fails");
     let left = std::fs::read_dir(dir.path().join("results")).map(|d| d.count()).unwrap_or(0);
@@ -570,7 +570,7 @@ fn an_existing_study_is_kept_unless_forced() {
     let results = dir.path().join("results");
     let args = ["import", page.to_str().unwrap(), "--results", results.to_str().unwrap()];
     let (code, _, err) = common::perflab(&args);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("already there") && err.contains("--force"), "{err}");
     assert_eq!(std::fs::read_to_string(&spec).unwrap(), "# edited by hand\n");
     let (code, _, err) = common::perflab(&[&args[..], &["--force"]].concat());
@@ -747,7 +747,49 @@ fn a_page_that_is_not_a_regular_file_is_refused() {
     let results = tmp.path().join("results");
     let (code, _, err) =
         common::perflab(&["import", page.to_str().unwrap(), "--id", "p", "--results", results.to_str().unwrap()]);
-    assert_ne!(code, 0, "{err}");
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains("page.md: cannot read: not a regular file"), "{err}");
     assert!(!results.join("p").exists());
+}
+
+/// The README's exit codes, row by row: 0 every page imported, 1 a folder's page not imported
+/// while the others were, 2 nothing imported because the command line, the page, its file or
+/// the study it would replace says no. (130, Ctrl-C, is the shell's: import writes its study
+/// into a folder beside it and swaps it in, so a stopped import leaves what was there.)
+#[test]
+fn import_exits_as_the_readme_says() {
+    let good = small_page("");
+    let (code, err, dir) = import_pages(&[("tiny", &good)], &[]);
+    assert_eq!(code, 0, "{err}");
+    let (code, err, _) = import_pages(&[("a-good", &good), ("b-bad", "# A page\n")], &[]);
+    assert_eq!(code, 1, "{err}");
+    let results = dir.path().join("results");
+    let page = dir.path().join("pages/tiny.md");
+    let at = |extra: &[&str]| {
+        let mut args = vec!["import", page.to_str().unwrap(), "--results", results.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        common::perflab(&args)
+    };
+    for id in ["../../x", "a/b", ""] {
+        let (code, _, err) = at(&["--id", id]);
+        assert_eq!(code, 2, "--id {id:?}: {err}");
+        assert!(err.contains("is not a study id"), "{err}");
+    }
+    let (code, _, err) = at(&[]);
+    assert_eq!(code, 2, "the study is there already: {err}");
+    let (code, err, _) = import_pages(&[("bad", "# A page\n")], &[]);
+    assert_eq!(code, 2, "a page that is wrong: {err}");
+    let missing = dir.path().join("pages/missing.md");
+    let (code, _, err) =
+        common::perflab(&["import", missing.to_str().unwrap(), "--results", results.to_str().unwrap()]);
+    assert_eq!(code, 2, "a page that cannot be read: {err}");
+    assert!(err.contains("missing.md: cannot read"), "{err}");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let (code, _, err) = common::perflab(&["import", empty.to_str().unwrap(), "--results", results.to_str().unwrap()]);
+    assert_eq!(code, 2, "a folder with no page: {err}");
+    assert!(err.contains("holds no page"), "{err}");
+    let names: Vec<String> =
+        std::fs::read_dir(&results).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["tiny"], "nothing was written for what failed: {names:?}");
 }
