@@ -467,6 +467,23 @@ pub fn closeness(base: &Cfg, cfg: &Cfg) -> Option<i64> {
     Some(2 * shared + env + model - 2 * dropped - changed - 2 * env_dropped)
 }
 
+/// Whether an environment variable changes which code a process runs: what the dynamic
+/// loader loads (`LD_PRELOAD`, `LD_LIBRARY_PATH`, `LD_AUDIT`), where Python finds its modules
+/// (`PYTHONPATH`, `PYTHONHOME`, `PYTHONSTARTUP`), where programs are found (`PATH`).
+pub fn changes_code(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "LD_AUDIT",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PYTHONSTARTUP",
+        "PYTHONUSERBASE",
+        "PATH",
+    ];
+    NAMES.contains(&name) || name.starts_with("DYLD_")
+}
+
 /// The GPUs one engine of a configuration takes: its tensor- times pipeline-parallel size.
 pub fn gpus(cfg: &Cfg) -> u32 {
     let size = |keys: &[&str]| {

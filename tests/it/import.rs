@@ -793,3 +793,30 @@ fn import_exits_as_the_readme_says() {
         std::fs::read_dir(&results).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(names, ["tiny"], "nothing was written for what failed: {names:?}");
 }
+
+/// A variable that changes which code runs (`LD_PRELOAD`) stays the variant's environment and
+/// is an `# import:` comment at that variant, printed with the page's line; a plain one is not.
+#[test]
+fn a_preloaded_library_is_kept_and_said_at_its_variant() {
+    let page = small_page("");
+    let command = "    python3 -m sglang.launch_server --model-path org/Tiny --enable-x\n";
+    let at = page.rfind(command).unwrap();
+    let export = "    export LD_PRELOAD=/opt/jemalloc/libjemalloc.so\n    export SGLANG_X=1\n";
+    let page = format!("{}{export}{}", &page[..at], &page[at..]);
+    let line = page[..at].lines().count() + 1;
+    let (code, err, dir) = import_pages(&[("tiny", &page)], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!("tiny.md:{line}: chose: `LD_PRELOAD=/opt/jemalloc/libjemalloc.so` changes which code")),
+        "{err}"
+    );
+    assert!(!err.contains("SGLANG_X=1` changes"), "{err}");
+    let spec = std::fs::read_to_string(dir.path().join("results/tiny/study.toml")).unwrap();
+    let comment = spec.find("# import: `LD_PRELOAD=").unwrap();
+    let variant = spec[comment..].lines().find(|l| l.starts_with("env =")).unwrap();
+    assert!(variant.contains("\"LD_PRELOAD\" = \"/opt/jemalloc/libjemalloc.so\""), "{spec}");
+    assert!(spec[comment..].find("[[stage.variant]]") < spec[comment..].find("env ="), "{spec}");
+    Study::load(&dir.path().join("results/tiny")).unwrap();
+    let diags = perflab::import::unresolved(Path::new("study.toml"), &spec);
+    assert!(diags.iter().any(|d| d.message.contains("LD_PRELOAD")), "check warns at it: {diags:?}");
+}
