@@ -270,7 +270,7 @@ pub enum Command {
         /// The study's id (default: the page's file name without `.md`); not with a folder.
         #[arg(long)]
         id: Option<String>,
-        /// Replace a study that is already there.
+        /// Replace a study that is already there (not while `perflab run` measures it).
         #[arg(long)]
         force: bool,
         /// Folder holding the studies.

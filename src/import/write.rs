@@ -279,6 +279,15 @@ pub fn write_study(imported: &Imported, dir: &Path, force: bool) -> std::io::Res
             "a study is already there; nothing was written (--force replaces it)",
         ));
     }
+    // A study being measured is not replaced: its run lock is held until the swap is done.
+    let runs = dir.join(crate::study::RUNS_DIR);
+    let _lock = if exists && runs.is_dir() {
+        Some(crate::exec::Lock::take(&runs).map_err(|e| {
+            std::io::Error::new(std::io::ErrorKind::ResourceBusy, format!("{e:#}; nothing was written"))
+        })?)
+    } else {
+        None
+    };
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }

@@ -820,3 +820,37 @@ fn a_preloaded_library_is_kept_and_said_at_its_variant() {
     let diags = perflab::import::unresolved(Path::new("study.toml"), &spec);
     assert!(diags.iter().any(|d| d.message.contains("LD_PRELOAD")), "check warns at it: {diags:?}");
 }
+
+/// `--force` does not replace a study while a run holds its lock: the holder is named and
+/// nothing is written; once the lock is free it replaces it.
+#[test]
+fn a_study_being_measured_is_not_replaced() {
+    let (code, err, dir) = import_pages(&[("tiny", &small_page(""))], &[]);
+    assert_eq!(code, 0, "{err}");
+    let results = dir.path().join("results");
+    let spec = results.join("tiny/study.toml");
+    std::fs::write(&spec, "# being measured\n").unwrap();
+    let lock = results.join("tiny/runs/.perflab-run.lock");
+    let held = perflab::durable::lock(&lock).unwrap().unwrap();
+    let page = dir.path().join("pages/tiny.md");
+    let args = ["import", page.to_str().unwrap(), "--results", results.to_str().unwrap(), "--force"];
+    let (code, _, err) = common::perflab(&args);
+    assert_eq!(code, 2, "{err}");
+    let holder = format!("process {}", std::process::id());
+    assert!(err.contains(&holder) && err.contains(".perflab-run.lock") && err.contains("nothing was written"), "{err}");
+    assert_eq!(std::fs::read_to_string(&spec).unwrap(), "# being measured\n");
+    drop(held);
+    let (code, _, err) = common::perflab(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read_to_string(&spec).unwrap().contains("org/Tiny"));
+}
+
+/// A run whose output went away (its study replaced under it) names the file it could not read.
+#[test]
+fn a_benchmark_output_that_cannot_be_read_is_named() {
+    let gone = Path::new("/nonexistent/runs/s/v/sharegpt.txt.tmp");
+    let perflab::study::outcome::Output::Unusable(why) = perflab::study::outcome::judge_output(gone, 10, 1.0) else {
+        panic!("a missing output is no result");
+    };
+    assert!(why.contains(&gone.display().to_string()), "{why}");
+}
