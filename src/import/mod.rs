@@ -17,21 +17,32 @@ mod write;
 use build::{EngineDraft, ProfileDraft, StageDraft, VariantDraft};
 use context::Context;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 pub use write::{UNRESOLVED, unresolved, write_study};
 
-/// Why a page could not be imported, at its 1-based line (0: the page as a whole).
+/// Why a page could not be imported, at its 1-based line (0: the page as a whole) and column
+/// (0: the whole line).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("line {line}: {message}")]
 pub struct ImportError {
     pub line: usize,
+    pub column: usize,
     pub message: String,
 }
 
 impl ImportError {
     pub fn new(line: usize, message: impl Into<String>) -> ImportError {
-        ImportError { line, message: message.into() }
+        ImportError { line, column: 0, message: message.into() }
+    }
+
+    /// `page:line:column: message`, or `page:line: message` without a column.
+    pub fn at_page(&self, page: &Path) -> String {
+        match self.column {
+            0 => format!("{}:{}: {}", page.display(), self.line, self.message),
+            c => format!("{}:{}:{c}: {}", page.display(), self.line, self.message),
+        }
     }
 }
 
@@ -87,6 +98,26 @@ pub(crate) struct Draft {
 
 /// Reads a page and makes it a study, its decisions checked against the page's.
 pub fn import(text: &str) -> Result<Imported, ImportError> {
+    import_with(text, Vec::new())
+}
+
+/// Reads a page's bytes: those that are not UTF-8 are replaced by U+FFFD, as `perflab parse`
+/// replaces them, and the lines where that happened are a choice at the study's top.
+pub fn import_bytes(bytes: &[u8]) -> Result<Imported, ImportError> {
+    let (text, replaced) = crate::parse::decode(bytes);
+    let said = replaced
+        .first()
+        .map(|first| Choice::new("", *first, crate::parse::stream::replaced_remark(&replaced, replaced.len())));
+    let remark = said.as_ref().map(|c| c.message.clone());
+    import_with(&text, said.into_iter().collect()).map_err(|mut e| {
+        if let Some(remark) = remark {
+            e.message = format!("{} ({remark})", e.message);
+        }
+        e
+    })
+}
+
+fn import_with(text: &str, said: Vec<Choice>) -> Result<Imported, ImportError> {
     let mut page = page::read(text)?;
     let regrouped = options::by_option(&page.stages);
     let by_option = regrouped.is_some();
@@ -94,6 +125,7 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
         page.stages = stages;
     }
     let mut draft = assemble(&page)?;
+    draft.choices.splice(0..0, said);
     if by_option {
         draft.choices.push(Choice::new(
             "stages",
@@ -345,8 +377,38 @@ fn analyze_draft(d: &Draft) -> Result<crate::analysis::Analysis, ImportError> {
     write::to_dir(&write::spec(d), &write::runs(d), &study_dir).map_err(|e| ImportError::new(0, e.to_string()))?;
     match crate::study::Study::load(&study_dir) {
         Ok(study) => Ok(crate::analysis::analyze(&study)),
-        Err(diags) => Err(ImportError::new(0, format!("the study made from the page does not load:\n{diags}"))),
+        Err(diags) => Err(on_page(d, &study_dir, &diags.0)),
     }
+}
+
+/// The problems of the study made from the page, at the page's lines: a run file's at its
+/// block's line and column, the spec's as the spec's (nothing of the scratch folder is named).
+fn on_page(d: &Draft, study_dir: &Path, diags: &[crate::diag::Diagnostic]) -> ImportError {
+    let blocks = write::blocks(d);
+    let placed: Vec<(usize, usize, String)> = diags
+        .iter()
+        .map(|g| {
+            let file = g.file.strip_prefix(study_dir).unwrap_or(&g.file);
+            match blocks.iter().find(|(path, _)| path == file) {
+                Some((path, w)) => {
+                    let (line, col) = w.on_page(g.line, g.col);
+                    (line, col, format!("{} (the block kept as `{}`)", g.message, path.display()))
+                }
+                None => (0, 0, format!("{}:{}:{}: {}", file.display(), g.line, g.col, g.message)),
+            }
+        })
+        .collect();
+    let Some((line, column, first)) = placed.first().cloned() else {
+        return ImportError::new(0, "the study made from the page does not load");
+    };
+    let mut message = first;
+    for (l, c, m) in &placed[1..] {
+        let _ = write!(message, "\n  also at line {l}:{c}: {m}");
+    }
+    if line == 0 {
+        message = format!("the study made from the page does not load: {message}");
+    }
+    ImportError { line, column, message }
 }
 
 /// The before/after table's measured figures that no run of the study gives, each a choice at
@@ -397,9 +459,9 @@ pub const MAX_PAGE_BYTES: u64 = 16 << 20;
 
 /// Imports one page into `results/<id>`; refuses an existing study unless `force`.
 pub fn import_file(page: &Path, dir: &Path, force: bool) -> Result<Imported, String> {
-    let text =
-        crate::durable::read_text(page, MAX_PAGE_BYTES).map_err(|e| format!("{}: cannot read: {e}", page.display()))?;
-    let imported = import(&text).map_err(|e| format!("{}:{}: {}", page.display(), e.line, e.message))?;
+    let bytes = crate::durable::read_bytes(page, MAX_PAGE_BYTES)
+        .map_err(|e| format!("{}: cannot read: {e}", page.display()))?;
+    let imported = import_bytes(&bytes).map_err(|e| e.at_page(page))?;
     write_study(&imported, dir, force).map_err(|e| format!("{}: {e}", dir.display()))?;
     Ok(imported)
 }

@@ -243,12 +243,17 @@ fn texts(o: &mut String, key: &str, items: &[String]) {
 
 /// Every block as its run file, under the study folder.
 pub(crate) fn runs(d: &Draft) -> Vec<(PathBuf, String)> {
+    blocks(d).into_iter().map(|(path, w)| (path, w.text.clone())).collect()
+}
+
+/// Every block with the path of its run file under the study folder.
+pub(crate) fn blocks(d: &Draft) -> Vec<(PathBuf, &super::page::Written)> {
     let mut out = Vec::new();
     for s in &d.stages {
         for v in &s.variants {
             for (profile, w) in &v.blocks {
                 let path = Path::new(crate::study::RUNS_DIR).join(&s.id).join(&v.id).join(format!("{profile}.txt"));
-                out.push((path, w.text.clone()));
+                out.push((path, w));
             }
         }
     }

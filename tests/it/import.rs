@@ -587,12 +587,12 @@ fn a_page_that_cannot_be_read_is_named_and_the_others_imported() {
     let pages = dir.path().join("pages");
     std::fs::create_dir(&pages).unwrap();
     std::fs::write(pages.join("good.md"), small_page("")).unwrap();
-    std::fs::write(pages.join("latin1.md"), b"# Caf\xe9\n").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("gone.md"), pages.join("dangling.md")).unwrap();
     let results = dir.path().join("results");
     let (code, _, err) = common::perflab(&["import", pages.to_str().unwrap(), "--results", results.to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("latin1.md: cannot read"), "{err}");
-    assert!(results.join("good/study.toml").is_file() && !results.join("latin1").exists(), "{err}");
+    assert!(err.contains("dangling.md: cannot read"), "{err}");
+    assert!(results.join("good/study.toml").is_file() && !results.join("dangling").exists(), "{err}");
 }
 
 /// The before/after changes of an analysis by the baseline's and the optimized values there
@@ -853,4 +853,43 @@ fn a_benchmark_output_that_cannot_be_read_is_named() {
         panic!("a missing output is no result");
     };
     assert!(why.contains(&gone.display().to_string()), "{why}");
+}
+
+/// A bad value inside a block is named at the page's line and column, not in a scratch folder.
+#[test]
+fn a_bad_value_in_a_block_is_named_at_the_page_s_line_and_column() {
+    let page = small_page("");
+    let tpot = "    Mean TPOT (ms):                          10.00\n";
+    let at = page.find(tpot).unwrap();
+    let page = format!("{}    Mean TTFT (ms):                          12abc\n{}", &page[..at], &page[at..]);
+    let line = page[..at].lines().count() + 1;
+    let column = "    Mean TTFT (ms):                          ".len() + 1;
+    let (code, err, dir) = import_pages(&[("bad", &page)], &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("bad.md:{line}:{column}: `Mean TTFT (ms)` should be a number, found `12abc`")),
+        "{err}"
+    );
+    assert!(!err.contains("draft/"), "no scratch folder is named: {err}");
+    assert!(!dir.path().join("results/bad").exists());
+}
+
+/// Bytes that are not UTF-8 are replaced, as `perflab parse` replaces them, and named at their
+/// line: printed, and an `# import:` comment at the study's top that `check` warns about.
+#[test]
+fn bytes_that_are_not_utf8_are_replaced_and_named_at_their_line() {
+    let page = small_page("").replace("Optimizing Tiny Throughput", "Optimizing Tiny Throughput CAFE");
+    let mut bytes = page.into_bytes();
+    let at = bytes.windows(4).position(|w| w == b"CAFE").unwrap();
+    bytes[at + 3] = 0xe9;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("latin1.md");
+    std::fs::write(&file, &bytes).unwrap();
+    let results = dir.path().join("results");
+    let (code, _, err) = common::perflab(&["import", file.to_str().unwrap(), "--results", results.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("latin1.md:1: chose: bytes that are not UTF-8 replaced by U+FFFD on line 1"), "{err}");
+    let spec = std::fs::read_to_string(results.join("latin1/study.toml")).unwrap();
+    assert!(spec.contains("# import: bytes that are not UTF-8 replaced by U+FFFD on line 1 (page line 1)"), "{spec}");
+    assert!(spec.contains("CAF\u{FFFD}"), "{spec}");
 }
