@@ -91,6 +91,8 @@ pub struct VariantDraft {
     /// Copies of this configuration that fill the GPUs of the largest one, on a page that
     /// scales its figures to the same GPU count.
     pub replicas: u32,
+    /// The GPUs of this configuration, written on a page that compares per GPU.
+    pub gpus: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -482,16 +484,6 @@ pub fn changes_code(name: &str) -> bool {
         "PATH",
     ];
     NAMES.contains(&name) || name.starts_with("DYLD_")
-}
-
-/// The GPUs one engine of a configuration takes: its tensor- times pipeline-parallel size.
-pub fn gpus(cfg: &Cfg) -> u32 {
-    let size = |keys: &[&str]| {
-        let f = cfg.flags.iter().find(|f| keys.contains(&f.key.as_str()));
-        f.and_then(|f| f.value.as_deref()).and_then(|v| v.trim().parse::<u32>().ok()).unwrap_or(1).max(1)
-    };
-    size(&["-tp", "--tp", "--tp-size", "--tensor-parallel-size"])
-        * size(&["-pp", "--pp", "--pp-size", "--pipeline-parallel-size"])
 }
 
 #[cfg(test)]

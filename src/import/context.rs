@@ -227,6 +227,7 @@ impl Context {
             blocks,
             failure,
             replicas: 1,
+            gpus: None,
         })
     }
 

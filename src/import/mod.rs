@@ -10,6 +10,7 @@
 mod bases;
 mod build;
 mod context;
+mod gpus;
 mod options;
 mod page;
 mod write;
@@ -84,6 +85,9 @@ pub(crate) struct Draft {
     /// Whether the page scales each configuration's throughput to the GPUs of the largest one
     /// (`Total TPS: 3019.19x2`, "scaled to same GPU count").
     pub scaled: bool,
+    /// Whether the page compares its configurations per GPU: the objective is total token
+    /// throughput per GPU, and each variant says its `gpus`.
+    pub per_gpu: bool,
     /// The expression of a latency page's objective in seconds.
     pub latency: Option<String>,
     pub percent_decimals: usize,
@@ -126,6 +130,7 @@ fn import_with(text: &str, said: Vec<Choice>) -> Result<Imported, ImportError> {
     }
     let mut draft = assemble(&page)?;
     draft.choices.splice(0..0, said);
+    gpus::assign(&mut draft, gpus::per_gpu_mark(text));
     if by_option {
         draft.choices.push(Choice::new(
             "stages",
@@ -229,6 +234,7 @@ fn assemble(page: &page::Page) -> Result<Draft, ImportError> {
         baseline: String::new(),
         latency: latency_of(page),
         scaled: scaled(page),
+        per_gpu: false,
         percent_decimals: percent_decimals(page),
         benchmark: (String::new(), String::new()),
         notes: Vec::new(),
@@ -270,11 +276,12 @@ fn replicate(d: &mut Draft) {
     if !d.scaled {
         return;
     }
-    let most = d.stages.iter().flat_map(|s| &s.variants).map(|v| build::gpus(&v.cfg)).max().unwrap_or(1);
+    let gpus = |v: &VariantDraft| gpus::count(&v.cfg, &v.label).gpus;
+    let most = d.stages.iter().flat_map(|s| &s.variants).map(gpus).max().unwrap_or(1);
     for v in d.stages.iter_mut().flat_map(|s| &mut s.variants) {
-        v.replicas = (most / build::gpus(&v.cfg)).max(1);
+        v.replicas = (most / gpus(v)).max(1);
     }
-    d.choices.push(Choice::new("objective", 0, format!("the page scales each configuration to {most} GPUs: a configuration on fewer GPUs counts as that many replicas, from its `-tp`/`-pp` sizes")));
+    d.choices.push(Choice::new("objective", 0, format!("the page scales each configuration to {most} GPUs: a configuration on fewer GPUs counts as that many replicas, from its parallel sizes")));
 }
 
 /// The decimals of the page's percentages (`+58.1%` → 1), 2 when it prints none.
@@ -420,7 +427,7 @@ fn table_against_blocks(page: &page::Page, a: &crate::analysis::Analysis, choice
         .scenarios
         .iter()
         .flat_map(|s| [&s.baseline, &s.optimized])
-        .filter_map(|m| m.as_ref().and_then(|m| m.value))
+        .flat_map(|m| m.iter().flat_map(|m| [m.value, m.secondary]).flatten())
         .collect();
     for (line, cells) in &table.rows {
         for c in figure.captures_iter(&cells.join(" ")) {

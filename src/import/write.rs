@@ -56,6 +56,8 @@ pub(crate) fn spec(d: &Draft) -> String {
         let _ = writeln!(o, "objective = \"latency_s\"\nsecondary = [\"mean_ttft_ms\", \"mean_tpot_ms\"]");
     } else if d.scaled {
         let _ = writeln!(o, "objective = \"scaled_tps\"\nsecondary = \"mean_tpot_ms\"");
+    } else if d.per_gpu {
+        let _ = writeln!(o, "objective = \"tps_per_gpu\"\nsecondary = [\"total_token_throughput\", \"mean_tpot_ms\"]");
     } else {
         let _ = writeln!(o, "objective = \"total_token_throughput\"\nsecondary = \"mean_tpot_ms\"");
     }
@@ -75,6 +77,12 @@ pub(crate) fn spec(d: &Draft) -> String {
         let _ = writeln!(
             o,
             "\n[[metric]]\nid = \"scaled_tps\"\nname = {{ en = \"Total TPS at the same GPU count\" }}\nexpr = \"total_token_throughput * replicas\"\nunit = \"tok/s\"\nbetter = \"higher\""
+        );
+    }
+    if d.per_gpu {
+        let _ = writeln!(
+            o,
+            "\n[[metric]]\nid = \"tps_per_gpu\"\nname = {{ en = \"Total TPS per GPU\" }}\nexpr = \"total_token_throughput / gpus\"\nunit = \"tok/s\"\nbetter = \"higher\""
         );
     }
     let _ = writeln!(o, "\n[title]\nen = {}\n\n[hardware]\nen = {}", q(&d.title), q(&d.hardware));
@@ -211,6 +219,9 @@ fn stage(o: &mut String, d: &Draft, s: &super::StageDraft) {
         }
         if let Some(m) = v.model.as_ref().filter(|m| **m != d.model || !first) {
             let _ = writeln!(o, "model = {}", q(m));
+        }
+        if let Some(gpus) = v.gpus {
+            let _ = writeln!(o, "gpus = {gpus}");
         }
         if v.replicas > 1 {
             let _ = writeln!(o, "replicas = {}", v.replicas);
