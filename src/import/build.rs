@@ -98,6 +98,8 @@ pub struct VariantDraft {
 #[derive(Debug, Clone)]
 pub struct StageDraft {
     pub id: String,
+    /// The page line of its section (0: a stage the page has no section for).
+    pub line: usize,
     pub title: String,
     pub variants: Vec<VariantDraft>,
     /// The variant the page went on from (`None`: it kept its base).

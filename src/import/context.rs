@@ -133,6 +133,7 @@ impl Context {
             }
             out.push(StageDraft {
                 id,
+                line: s.line,
                 title: s.title.clone(),
                 variants,
                 page_adopted: None,

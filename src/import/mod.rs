@@ -346,6 +346,7 @@ fn other_cases(page: &page::Page, d: &mut Draft, ctx: &mut Context) -> Result<()
         let reason = "Measured to compare, not to choose: the page's other cases.".to_string();
         d.stages.push(StageDraft {
             id,
+            line: 0,
             title: "Other benchmark cases".into(),
             variants: extra,
             page_adopted: None,
@@ -370,7 +371,7 @@ fn settle_adoptions(d: &mut Draft) -> Result<crate::analysis::Analysis, ImportEr
         };
         d.choices.push(Choice::new(
             format!("stage.{}", d.stages[k].id),
-            0,
+            d.stages[k].line,
             "the page's decision differs from what its numbers give: kept as `adopt`",
         ));
         d.stages[k].adopt = Some((wanted, reason));

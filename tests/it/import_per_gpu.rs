@@ -125,4 +125,7 @@ fn without_its_per_gpu_marks_the_page_ranks_by_total_throughput() {
     let imported = perflab::import::import(&plain).unwrap();
     assert!(!imported.spec.contains("tps_per_gpu") && !imported.spec.contains("gpus ="), "{}", imported.spec);
     assert!(imported.spec.contains("adopt = { variant = \"tp1\""), "{}", imported.spec);
+    let section = plain.lines().position(|l| l.starts_with("### 2. Parallelism")).unwrap() + 1;
+    let said = imported.choices.iter().find(|c| c.message.contains("decision differs")).unwrap();
+    assert_eq!((said.key.as_str(), said.line), ("stage.parallelism", section), "said at the stage's section");
 }
