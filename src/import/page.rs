@@ -26,8 +26,7 @@ pub struct Written {
 }
 
 impl Written {
-    /// The page's line and column of `line` and `col` of the block's text (each 1-based; a
-    /// column of 0, the whole line, stays 0).
+    /// The page's line and column of the block text's `line` and `col` (1-based; column 0 stays).
     pub fn on_page(&self, line: usize, col: usize) -> (usize, usize) {
         (self.line + line.max(1) - 1, if col == 0 { 0 } else { col + self.indent })
     }
@@ -214,12 +213,8 @@ pub fn split_blocks(body: &Body) -> Result<(Vec<Written>, Vec<String>), ImportEr
         if let Some((start, text)) = current.as_mut() {
             text.push(l.clone());
             if t.len() >= 10 && t.chars().all(|c| c == '=') {
-                blocks.push(Written {
-                    line: *start,
-                    indent: body.indent,
-                    label: label.take(),
-                    text: text.join("\n") + "\n",
-                });
+                let text = text.join("\n") + "\n";
+                blocks.push(Written { line: *start, indent: body.indent, label: label.take(), text });
                 current = None;
             }
             continue;

@@ -794,16 +794,19 @@ fn import_exits_as_the_readme_says() {
     assert_eq!(names, ["tiny"], "nothing was written for what failed: {names:?}");
 }
 
+/// The small page with `lines` put in at byte `at`, and the page line where they start.
+fn inserted(at: usize, lines: &str) -> (String, usize) {
+    let page = small_page("");
+    (format!("{}{lines}{}", &page[..at], &page[at..]), page[..at].lines().count() + 1)
+}
+
 /// A variable that changes which code runs (`LD_PRELOAD`) stays the variant's environment and
 /// is an `# import:` comment at that variant, printed with the page's line; a plain one is not.
 #[test]
 fn a_preloaded_library_is_kept_and_said_at_its_variant() {
-    let page = small_page("");
     let command = "    python3 -m sglang.launch_server --model-path org/Tiny --enable-x\n";
-    let at = page.rfind(command).unwrap();
     let export = "    export LD_PRELOAD=/opt/jemalloc/libjemalloc.so\n    export SGLANG_X=1\n";
-    let page = format!("{}{export}{}", &page[..at], &page[at..]);
-    let line = page[..at].lines().count() + 1;
+    let (page, line) = inserted(small_page("").rfind(command).unwrap(), export);
     let (code, err, dir) = import_pages(&[("tiny", &page)], &[]);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -858,11 +861,9 @@ fn a_benchmark_output_that_cannot_be_read_is_named() {
 /// A bad value inside a block is named at the page's line and column, not in a scratch folder.
 #[test]
 fn a_bad_value_in_a_block_is_named_at_the_page_s_line_and_column() {
-    let page = small_page("");
     let tpot = "    Mean TPOT (ms):                          10.00\n";
-    let at = page.find(tpot).unwrap();
-    let page = format!("{}    Mean TTFT (ms):                          12abc\n{}", &page[..at], &page[at..]);
-    let line = page[..at].lines().count() + 1;
+    let (page, line) =
+        inserted(small_page("").find(tpot).unwrap(), "    Mean TTFT (ms):                          12abc\n");
     let column = "    Mean TTFT (ms):                          ".len() + 1;
     let (code, err, dir) = import_pages(&[("bad", &page)], &[]);
     assert_eq!(code, 2, "{err}");
