@@ -37,7 +37,7 @@ pub fn run(page: &Path, id: Option<&str>, force: bool, results: &Path) -> anyhow
         }
     }
     next_steps(&imported_ids, results);
-    Ok(ExitCode::from(exit(failed, imported_ids.len())))
+    Ok(exit(failed, imported_ids.len()).into())
 }
 
 /// 0 when every page was imported; 1 when some were and others not (a folder); 2 when none
