@@ -430,8 +430,12 @@ fn table_against_blocks(page: &page::Page, a: &crate::analysis::Analysis, choice
         .flat_map(|s| [&s.baseline, &s.optimized])
         .flat_map(|m| m.iter().flat_map(|m| [m.value, m.secondary]).flatten())
         .collect();
+    // A gain per GPU (`+32.50%/GPU`) is one of the study's changes on a page ranked per GPU.
+    let per_gpu = regex::Regex::new(r"([+-]?\d+(?:\.\d+)?)%\s*/\s*GPU").expect("a valid pattern");
+    let changes: Vec<f64> = a.scenarios.iter().filter_map(|s| s.change).collect();
     for (line, cells) in &table.rows {
-        for c in figure.captures_iter(&cells.join(" ")) {
+        let row = cells.join(" ");
+        for c in figure.captures_iter(&row) {
             let printed = &c[1];
             let d = printed.split_once('.').map_or(0, |(_, x)| x.len());
             // Per-replica figures (`3019.19x2`) are compared as the page multiplies them.
@@ -439,6 +443,13 @@ fn table_against_blocks(page: &page::Page, a: &crate::analysis::Analysis, choice
                 format!("{v:.d$}") == printed || (2..=8).any(|n| format!("{:.d$}", v / f64::from(n)) == printed)
             }) {
                 choices.push(Choice::new("baseline", *line, format!("the before/after table prints {printed}; the comparison the study computes from the blocks does not")));
+            }
+        }
+        for c in per_gpu.captures_iter(&row) {
+            let printed = c[1].trim_start_matches('+');
+            let d = printed.split_once('.').map_or(0, |(_, x)| x.len());
+            if !changes.iter().any(|v| format!("{v:.d$}") == printed) {
+                choices.push(Choice::new("baseline", *line, format!("the before/after table prints {}%/GPU; the gain per GPU the study computes from the blocks differs", &c[1])));
             }
         }
     }

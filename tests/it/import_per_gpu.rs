@@ -129,3 +129,15 @@ fn without_its_per_gpu_marks_the_page_ranks_by_total_throughput() {
     let said = imported.choices.iter().find(|c| c.message.contains("decision differs")).unwrap();
     assert_eq!((said.key.as_str(), said.line), ("stage.parallelism", section), "said at the stage's section");
 }
+
+/// A gain per GPU the blocks do not give is named at its row of the before/after table.
+#[test]
+fn a_gain_per_gpu_the_blocks_do_not_give_is_named_at_its_row() {
+    let text = std::fs::read_to_string(root().join(PAGE)).unwrap();
+    assert!(!perflab::import::import(&text).unwrap().choices.iter().any(|c| c.message.contains("%/GPU;")));
+    let wrong = text.replace("(+32.50%/GPU)", "(+35.00%/GPU)");
+    let row = wrong.lines().position(|l| l.contains("+35.00%/GPU")).unwrap() + 1;
+    let imported = perflab::import::import(&wrong).unwrap();
+    let said = imported.choices.iter().find(|c| c.message.contains("prints +35.00%/GPU")).unwrap();
+    assert_eq!(said.line, row);
+}
