@@ -295,9 +295,10 @@ pub fn write_study(imported: &Imported, dir: &Path, force: bool) -> std::io::Res
             "a study is already there; nothing was written (--force replaces it)",
         ));
     }
-    // A study being measured is not replaced: its run lock is held until the swap is done.
+    // A study being measured is not replaced: its run lock is held until the swap is done (a
+    // run that starts meanwhile is refused).
     let runs = dir.join(crate::study::RUNS_DIR);
-    let _lock = if exists && runs.is_dir() {
+    let _lock = if exists && dir.is_dir() {
         Some(crate::exec::Lock::take(&runs).map_err(|e| {
             std::io::Error::new(std::io::ErrorKind::ResourceBusy, format!("{e:#}; nothing was written"))
         })?)
