@@ -422,6 +422,7 @@ fn on_page(d: &Draft, study_dir: &Path, diags: &[crate::diag::Diagnostic]) -> Im
 /// The before/after table's measured figures that no run of the study gives, each a choice at
 /// its row: the page's table and its blocks disagree, and the study keeps the blocks.
 fn table_against_blocks(page: &page::Page, a: &crate::analysis::Analysis, choices: &mut Vec<Choice>) {
+    gains_per_gpu(page, a, choices);
     let Some(table) = &page.before_after else { return };
     let figure = regex::Regex::new(r"(?:TPS|latency|Latency):\s*(\d+\.\d+)").expect("a valid pattern");
     let values: Vec<f64> = a
@@ -430,12 +431,8 @@ fn table_against_blocks(page: &page::Page, a: &crate::analysis::Analysis, choice
         .flat_map(|s| [&s.baseline, &s.optimized])
         .flat_map(|m| m.iter().flat_map(|m| [m.value, m.secondary]).flatten())
         .collect();
-    // A gain per GPU (`+32.50%/GPU`) is one of the study's changes on a page ranked per GPU.
-    let per_gpu = regex::Regex::new(r"([+-]?\d+(?:\.\d+)?)%\s*/\s*GPU").expect("a valid pattern");
-    let changes: Vec<f64> = a.scenarios.iter().filter_map(|s| s.change).collect();
     for (line, cells) in &table.rows {
-        let row = cells.join(" ");
-        for c in figure.captures_iter(&row) {
+        for c in figure.captures_iter(&cells.join(" ")) {
             let printed = &c[1];
             let d = printed.split_once('.').map_or(0, |(_, x)| x.len());
             // Per-replica figures (`3019.19x2`) are compared as the page multiplies them.
@@ -445,11 +442,30 @@ fn table_against_blocks(page: &page::Page, a: &crate::analysis::Analysis, choice
                 choices.push(Choice::new("baseline", *line, format!("the before/after table prints {printed}; the comparison the study computes from the blocks does not")));
             }
         }
-        for c in per_gpu.captures_iter(&row) {
-            let printed = c[1].trim_start_matches('+');
-            let d = printed.split_once('.').map_or(0, |(_, x)| x.len());
-            if !changes.iter().any(|v| format!("{v:.d$}") == printed) {
-                choices.push(Choice::new("baseline", *line, format!("the before/after table prints {}%/GPU; the gain per GPU the study computes from the blocks differs", &c[1])));
+    }
+}
+
+/// The gains a page marks per GPU (`+32.50%/GPU`) that the study does not compute, each a
+/// choice at its row: in the before/after table a profile's change, in the summary of
+/// options a stage's step or gain against the baseline, or the total.
+fn gains_per_gpu(page: &page::Page, a: &crate::analysis::Analysis, choices: &mut Vec<Choice>) {
+    let mark = regex::Regex::new(r"([+-]?\d+(?:\.\d+)?)%\s*/\s*GPU").expect("a valid pattern");
+    let changes: Vec<f64> = a.scenarios.iter().filter_map(|s| s.change).collect();
+    let mut steps: Vec<f64> = a.options.iter().flat_map(|o| [o.step, o.vs_baseline]).flatten().collect();
+    steps.extend(a.total_gain);
+    let tables = [(&page.before_after, &changes, "before/after table"), (&page.summary, &steps, "summary of options")];
+    for (table, computed, name) in tables {
+        for (line, cells) in table.iter().flat_map(|t| &t.rows) {
+            for c in mark.captures_iter(&cells.join(" ")) {
+                let printed = c[1].trim_start_matches('+');
+                let d = printed.split_once('.').map_or(0, |(_, x)| x.len());
+                if !computed.iter().any(|v| format!("{v:.d$}") == printed) {
+                    let what = format!(
+                        "the {name} prints {}%/GPU; the gain per GPU the study computes from the blocks differs",
+                        &c[1]
+                    );
+                    choices.push(Choice::new("baseline", *line, what));
+                }
             }
         }
     }

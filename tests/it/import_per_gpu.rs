@@ -130,7 +130,8 @@ fn without_its_per_gpu_marks_the_page_ranks_by_total_throughput() {
     assert_eq!((said.key.as_str(), said.line), ("stage.parallelism", section), "said at the stage's section");
 }
 
-/// A gain per GPU the blocks do not give is named at its row of the before/after table.
+/// A gain per GPU the blocks do not give is named at its row, in the before/after table and in
+/// the summary of options.
 #[test]
 fn a_gain_per_gpu_the_blocks_do_not_give_is_named_at_its_row() {
     let text = std::fs::read_to_string(root().join(PAGE)).unwrap();
@@ -138,6 +139,12 @@ fn a_gain_per_gpu_the_blocks_do_not_give_is_named_at_its_row() {
     let wrong = text.replace("(+32.50%/GPU)", "(+35.00%/GPU)");
     let row = wrong.lines().position(|l| l.contains("+35.00%/GPU")).unwrap() + 1;
     let imported = perflab::import::import(&wrong).unwrap();
-    let said = imported.choices.iter().find(|c| c.message.contains("prints +35.00%/GPU")).unwrap();
+    let said: Vec<usize> =
+        imported.choices.iter().filter(|c| c.message.contains("prints +35.00%/GPU")).map(|c| c.line).collect();
+    assert_eq!(said, [row], "the table's row; the summary's total prints +32.50%/GPU still");
+    let wrong = text.replace("+13.64%/GPU", "+14.00%/GPU");
+    let row = wrong.lines().position(|l| l.contains("+14.00%/GPU")).unwrap() + 1;
+    let imported = perflab::import::import(&wrong).unwrap();
+    let said = imported.choices.iter().find(|c| c.message.contains("summary of options prints +14.00%/GPU")).unwrap();
     assert_eq!(said.line, row);
 }
