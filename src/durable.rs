@@ -102,6 +102,12 @@ pub fn persist_with(steps: &mut dyn Steps, from: &Path, to: &Path) -> std::io::R
 /// at most `limit` bytes, in UTF-8: a FIFO, a device or an endless file is refused before it is
 /// read, where reading it would hang or fill the memory.
 pub fn read_text(path: &Path, limit: u64) -> std::io::Result<String> {
+    let bytes = read_bytes(path, limit)?;
+    String::from_utf8(bytes).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not UTF-8 text"))
+}
+
+/// The bytes of the file at `path`, refused as [`read_text`] refuses them, in any encoding.
+pub fn read_bytes(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let refuse = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
     if !std::fs::metadata(path)?.is_file() {
@@ -112,7 +118,7 @@ pub fn read_text(path: &Path, limit: u64) -> std::io::Result<String> {
     if bytes.len() as u64 > limit {
         return Err(refuse(format!("larger than {} MiB", limit >> 20)));
     }
-    String::from_utf8(bytes).map_err(|_| refuse("not UTF-8 text".to_string()))
+    Ok(bytes)
 }
 
 /// Who holds a lock another process took ([`lock`]): the process id it wrote into the file.

@@ -37,7 +37,17 @@ pub fn run(page: &Path, id: Option<&str>, force: bool, results: &Path) -> anyhow
         }
     }
     next_steps(&imported_ids, results);
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(Exit::Attention) })
+    Ok(exit(failed, imported_ids.len()).into())
+}
+
+/// 0 when every page was imported; 1 when some were and others not (a folder); 2 when none
+/// was: the page, its id or its file is wrong, or the study it would replace is kept.
+fn exit(failed: usize, imported: usize) -> Exit {
+    match (failed, imported) {
+        (0, _) => Exit::Done,
+        (_, 0) => Exit::Failed,
+        _ => Exit::Attention,
+    }
 }
 
 /// What to run on the studies just written: `check`, which warns at each `# import:` choice
@@ -73,5 +83,8 @@ fn pages(page: &Path, id: Option<&str>) -> anyhow::Result<Vec<(PathBuf, String)>
         .filter(|p| p.extension().is_some_and(|x| x == "md") && !stem(p).eq_ignore_ascii_case("readme"))
         .collect();
     found.sort();
+    if found.is_empty() {
+        anyhow::bail!("'{}' holds no page: no `.md` file but a README", page.display());
+    }
     Ok(found.into_iter().map(|p| (p.clone(), stem(&p))).collect())
 }

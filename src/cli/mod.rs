@@ -259,7 +259,9 @@ pub enum Command {
     /// What the page leaves open is printed and left in study.toml as `# import:` comments,
     /// which `perflab check` warns about until they are removed. An existing study is never
     /// replaced without --force. Given a folder, every `.md` page in it is imported (its id is
-    /// the file's name) and a page that fails does not stop the others; exit code 1 when one did.
+    /// the file's name) and a page that fails does not stop the others. Exit code 1 when a page
+    /// of a folder was not imported and others were; 2 when nothing was (the id, the page or
+    /// its file is wrong, or the study it would replace is kept).
     #[command(display_order = 11)]
     Import {
         /// A page, or a folder of pages.
@@ -268,7 +270,7 @@ pub enum Command {
         /// The study's id (default: the page's file name without `.md`); not with a folder.
         #[arg(long)]
         id: Option<String>,
-        /// Replace a study that is already there.
+        /// Replace a study that is already there (not while `perflab run` measures it).
         #[arg(long)]
         force: bool,
         /// Folder holding the studies.

@@ -32,8 +32,8 @@ pub fn run(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
         };
         if let Some(first) = summary.replaced.first() {
             eprintln!(
-                "{name}:{first}:1: warning: bytes that are not UTF-8 replaced by U+FFFD on line {}",
-                stream::line_list(&summary.replaced, summary.replaced_lines)
+                "{name}:{first}:1: warning: {}",
+                stream::replaced_remark(&summary.replaced, summary.replaced_lines)
             );
         }
         for e in &summary.errors {

@@ -155,8 +155,7 @@ pub(super) fn execute(
         std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
         let started_at = backend::now();
         for (profile, bench, _) in &launch.benchmarks {
-            manifest(study, job, profile, bench, &started_at)
-                .write(&dir.join(format!("{profile}{MANIFEST_SUFFIX}")))?;
+            write_manifest(&manifest(study, job, profile, bench, &started_at), &dir, profile)?;
         }
     }
     let name = job.reference().to_string();
@@ -432,7 +431,7 @@ impl Start<'_> {
                 }
             }
         }
-        Ok(m.write(&dir.join(format!("{profile}{MANIFEST_SUFFIX}")))?)
+        write_manifest(&m, dir, profile)
     }
 
     /// Moves the measurements that succeeded into place, in order: `<profile>.txt`,
@@ -467,6 +466,12 @@ impl Start<'_> {
         }
         Ok(())
     }
+}
+
+/// Writes a run's manifest beside its results, naming the file when it cannot.
+fn write_manifest(m: &Manifest, dir: &Path, profile: &str) -> anyhow::Result<()> {
+    let path = dir.join(format!("{profile}{MANIFEST_SUFFIX}"));
+    m.write(&path).with_context(|| format!("cannot write '{}'", path.display()))
 }
 
 /// Moves a finished output into place durably.

@@ -22,5 +22,6 @@ pub use backend::{Backend, Event, Interrupt, Launch, Report};
 pub use confidence::{Budget, Confidence};
 pub use local::LocalBackend;
 pub use plan::{Job, Plan, PlannedRun, StandingFailures, Status, plan, record_hand_placed};
+pub use recover::Lock;
 pub use runner::{RunOptions, run};
 pub use slurm::SlurmBackend;

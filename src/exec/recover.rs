@@ -150,11 +150,14 @@ pub(super) fn damaged_record(
 }
 
 /// Holds the study's run lock (an exclusive `flock` the system drops when the process ends,
-/// however it ends); released when dropped.
-pub(super) struct Lock(#[allow(dead_code)] std::fs::File);
+/// however it ends); released when dropped. `perflab run` holds it while it measures, and
+/// `perflab import --force` while it replaces the study.
+pub struct Lock(#[allow(dead_code)] std::fs::File);
 
 impl Lock {
-    pub(super) fn take(runs: &Path) -> anyhow::Result<Lock> {
+    /// Takes the lock of the study whose runs folder is `runs` (created when missing), or says
+    /// which process holds it.
+    pub fn take(runs: &Path) -> anyhow::Result<Lock> {
         std::fs::create_dir_all(runs).with_context(|| format!("cannot create '{}'", runs.display()))?;
         let path = runs.join(LOCK);
         if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {

@@ -91,11 +91,15 @@ pub struct VariantDraft {
     /// Copies of this configuration that fill the GPUs of the largest one, on a page that
     /// scales its figures to the same GPU count.
     pub replicas: u32,
+    /// The GPUs of this configuration, written on a page that compares per GPU.
+    pub gpus: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
 pub struct StageDraft {
     pub id: String,
+    /// The page line of its section (0: a stage the page has no section for).
+    pub line: usize,
     pub title: String,
     pub variants: Vec<VariantDraft>,
     /// The variant the page went on from (`None`: it kept its base).
@@ -467,14 +471,21 @@ pub fn closeness(base: &Cfg, cfg: &Cfg) -> Option<i64> {
     Some(2 * shared + env + model - 2 * dropped - changed - 2 * env_dropped)
 }
 
-/// The GPUs one engine of a configuration takes: its tensor- times pipeline-parallel size.
-pub fn gpus(cfg: &Cfg) -> u32 {
-    let size = |keys: &[&str]| {
-        let f = cfg.flags.iter().find(|f| keys.contains(&f.key.as_str()));
-        f.and_then(|f| f.value.as_deref()).and_then(|v| v.trim().parse::<u32>().ok()).unwrap_or(1).max(1)
-    };
-    size(&["-tp", "--tp", "--tp-size", "--tensor-parallel-size"])
-        * size(&["-pp", "--pp", "--pp-size", "--pipeline-parallel-size"])
+/// Whether an environment variable changes which code a process runs: what the dynamic
+/// loader loads (`LD_PRELOAD`, `LD_LIBRARY_PATH`, `LD_AUDIT`), where Python finds its modules
+/// (`PYTHONPATH`, `PYTHONHOME`, `PYTHONSTARTUP`), where programs are found (`PATH`).
+pub fn changes_code(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "LD_AUDIT",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PYTHONSTARTUP",
+        "PYTHONUSERBASE",
+        "PATH",
+    ];
+    NAMES.contains(&name) || name.starts_with("DYLD_")
 }
 
 #[cfg(test)]

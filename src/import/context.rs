@@ -38,6 +38,7 @@ impl Context {
                 format!("`{}` left out: perflab gives each engine start its own port", split.dropped.join(" ")),
             ));
         }
+        self.loader_environment(&split.env, key, line);
         let engine = match (v.parameters_only, split.engine.clone(), engine_hint) {
             (false, Some(e), _) => e,
             (true, _, Some(e)) => e,
@@ -81,6 +82,19 @@ impl Context {
         Ok(Cfg { engine, model, flags, env: split.env })
     }
 
+    /// A variable that changes which code the engine runs (a library loaded first, another
+    /// library or module path) is kept in `env`, and said once where the page sets it.
+    fn loader_environment(&mut self, env: &BTreeMap<String, String>, key: &str, line: usize) {
+        for (name, value) in env.iter().filter(|(name, _)| build::changes_code(name)) {
+            let message = format!(
+                "`{name}={value}` changes which code the engine runs: kept in `env`; make sure it names what this machine should load"
+            );
+            if !self.choices.iter().any(|c| c.message == message) {
+                self.choices.push(Choice::new(key, line, message));
+            }
+        }
+    }
+
     pub(super) fn stages(&mut self, page: &page::Page) -> Result<Vec<StageDraft>, ImportError> {
         let mut out: Vec<StageDraft> = Vec::new();
         let profile_ids: Vec<String> = self.profiles.iter().map(|p| build::slug(&p.name)).collect();
@@ -119,6 +133,7 @@ impl Context {
             }
             out.push(StageDraft {
                 id,
+                line: s.line,
                 title: s.title.clone(),
                 variants,
                 page_adopted: None,
@@ -213,6 +228,7 @@ impl Context {
             blocks,
             failure,
             replicas: 1,
+            gpus: None,
         })
     }
 

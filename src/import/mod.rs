@@ -10,6 +10,7 @@
 mod bases;
 mod build;
 mod context;
+mod gpus;
 mod options;
 mod page;
 mod write;
@@ -17,21 +18,32 @@ mod write;
 use build::{EngineDraft, ProfileDraft, StageDraft, VariantDraft};
 use context::Context;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 pub use write::{UNRESOLVED, unresolved, write_study};
 
-/// Why a page could not be imported, at its 1-based line (0: the page as a whole).
+/// Why a page could not be imported, at its 1-based line (0: the page as a whole) and column
+/// (0: the whole line).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("line {line}: {message}")]
 pub struct ImportError {
     pub line: usize,
+    pub column: usize,
     pub message: String,
 }
 
 impl ImportError {
     pub fn new(line: usize, message: impl Into<String>) -> ImportError {
-        ImportError { line, message: message.into() }
+        ImportError { line, column: 0, message: message.into() }
+    }
+
+    /// `page:line:column: message`, or `page:line: message` without a column.
+    pub fn at_page(&self, page: &Path) -> String {
+        match self.column {
+            0 => format!("{}:{}: {}", page.display(), self.line, self.message),
+            c => format!("{}:{}:{c}: {}", page.display(), self.line, self.message),
+        }
     }
 }
 
@@ -73,6 +85,9 @@ pub(crate) struct Draft {
     /// Whether the page scales each configuration's throughput to the GPUs of the largest one
     /// (`Total TPS: 3019.19x2`, "scaled to same GPU count").
     pub scaled: bool,
+    /// Whether the page compares its configurations per GPU: the objective is total token
+    /// throughput per GPU, and each variant says its `gpus`.
+    pub per_gpu: bool,
     /// The expression of a latency page's objective in seconds.
     pub latency: Option<String>,
     pub percent_decimals: usize,
@@ -87,6 +102,26 @@ pub(crate) struct Draft {
 
 /// Reads a page and makes it a study, its decisions checked against the page's.
 pub fn import(text: &str) -> Result<Imported, ImportError> {
+    import_with(text, Vec::new())
+}
+
+/// Reads a page's bytes: those that are not UTF-8 are replaced by U+FFFD, as `perflab parse`
+/// replaces them, and the lines where that happened are a choice at the study's top.
+pub fn import_bytes(bytes: &[u8]) -> Result<Imported, ImportError> {
+    let (text, replaced) = crate::parse::decode(bytes);
+    let said = replaced
+        .first()
+        .map(|first| Choice::new("", *first, crate::parse::stream::replaced_remark(&replaced, replaced.len())));
+    let remark = said.as_ref().map(|c| c.message.clone());
+    import_with(&text, said.into_iter().collect()).map_err(|mut e| {
+        if let Some(remark) = remark {
+            e.message = format!("{} ({remark})", e.message);
+        }
+        e
+    })
+}
+
+fn import_with(text: &str, said: Vec<Choice>) -> Result<Imported, ImportError> {
     let mut page = page::read(text)?;
     let regrouped = options::by_option(&page.stages);
     let by_option = regrouped.is_some();
@@ -94,6 +129,8 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
         page.stages = stages;
     }
     let mut draft = assemble(&page)?;
+    draft.choices.splice(0..0, said);
+    gpus::assign(&mut draft, gpus::per_gpu_mark(text));
     if by_option {
         draft.choices.push(Choice::new(
             "stages",
@@ -197,6 +234,7 @@ fn assemble(page: &page::Page) -> Result<Draft, ImportError> {
         baseline: String::new(),
         latency: latency_of(page),
         scaled: scaled(page),
+        per_gpu: false,
         percent_decimals: percent_decimals(page),
         benchmark: (String::new(), String::new()),
         notes: Vec::new(),
@@ -238,11 +276,12 @@ fn replicate(d: &mut Draft) {
     if !d.scaled {
         return;
     }
-    let most = d.stages.iter().flat_map(|s| &s.variants).map(|v| build::gpus(&v.cfg)).max().unwrap_or(1);
+    let gpus = |v: &VariantDraft| gpus::count(&v.cfg, &v.label).gpus;
+    let most = d.stages.iter().flat_map(|s| &s.variants).map(gpus).max().unwrap_or(1);
     for v in d.stages.iter_mut().flat_map(|s| &mut s.variants) {
-        v.replicas = (most / build::gpus(&v.cfg)).max(1);
+        v.replicas = (most / gpus(v)).max(1);
     }
-    d.choices.push(Choice::new("objective", 0, format!("the page scales each configuration to {most} GPUs: a configuration on fewer GPUs counts as that many replicas, from its `-tp`/`-pp` sizes")));
+    d.choices.push(Choice::new("objective", 0, format!("the page scales each configuration to {most} GPUs: a configuration on fewer GPUs counts as that many replicas, from its parallel sizes")));
 }
 
 /// The decimals of the page's percentages (`+58.1%` → 1), 2 when it prints none.
@@ -307,6 +346,7 @@ fn other_cases(page: &page::Page, d: &mut Draft, ctx: &mut Context) -> Result<()
         let reason = "Measured to compare, not to choose: the page's other cases.".to_string();
         d.stages.push(StageDraft {
             id,
+            line: 0,
             title: "Other benchmark cases".into(),
             variants: extra,
             page_adopted: None,
@@ -331,7 +371,7 @@ fn settle_adoptions(d: &mut Draft) -> Result<crate::analysis::Analysis, ImportEr
         };
         d.choices.push(Choice::new(
             format!("stage.{}", d.stages[k].id),
-            0,
+            d.stages[k].line,
             "the page's decision differs from what its numbers give: kept as `adopt`",
         ));
         d.stages[k].adopt = Some((wanted, reason));
@@ -345,20 +385,51 @@ fn analyze_draft(d: &Draft) -> Result<crate::analysis::Analysis, ImportError> {
     write::to_dir(&write::spec(d), &write::runs(d), &study_dir).map_err(|e| ImportError::new(0, e.to_string()))?;
     match crate::study::Study::load(&study_dir) {
         Ok(study) => Ok(crate::analysis::analyze(&study)),
-        Err(diags) => Err(ImportError::new(0, format!("the study made from the page does not load:\n{diags}"))),
+        Err(diags) => Err(on_page(d, &study_dir, &diags.0)),
     }
+}
+
+/// The problems of the study made from the page, at the page's lines: a run file's at its
+/// block's line and column, the spec's as the spec's (nothing of the scratch folder is named).
+fn on_page(d: &Draft, study_dir: &Path, diags: &[crate::diag::Diagnostic]) -> ImportError {
+    let blocks = write::blocks(d);
+    let placed: Vec<(usize, usize, String)> = diags
+        .iter()
+        .map(|g| {
+            let file = g.file.strip_prefix(study_dir).unwrap_or(&g.file);
+            match blocks.iter().find(|(path, _)| path == file) {
+                Some((path, w)) => {
+                    let (line, col) = w.on_page(g.line, g.col);
+                    (line, col, format!("{} (the block kept as `{}`)", g.message, path.display()))
+                }
+                None => (0, 0, format!("{}:{}:{}: {}", file.display(), g.line, g.col, g.message)),
+            }
+        })
+        .collect();
+    let Some((line, column, first)) = placed.first().cloned() else {
+        return ImportError::new(0, "the study made from the page does not load");
+    };
+    let mut message = first;
+    for (l, c, m) in &placed[1..] {
+        let _ = write!(message, "\n  also at line {l}:{c}: {m}");
+    }
+    if line == 0 {
+        message = format!("the study made from the page does not load: {message}");
+    }
+    ImportError { line, column, message }
 }
 
 /// The before/after table's measured figures that no run of the study gives, each a choice at
 /// its row: the page's table and its blocks disagree, and the study keeps the blocks.
 fn table_against_blocks(page: &page::Page, a: &crate::analysis::Analysis, choices: &mut Vec<Choice>) {
+    gains_per_gpu(page, a, choices);
     let Some(table) = &page.before_after else { return };
     let figure = regex::Regex::new(r"(?:TPS|latency|Latency):\s*(\d+\.\d+)").expect("a valid pattern");
     let values: Vec<f64> = a
         .scenarios
         .iter()
         .flat_map(|s| [&s.baseline, &s.optimized])
-        .filter_map(|m| m.as_ref().and_then(|m| m.value))
+        .flat_map(|m| m.iter().flat_map(|m| [m.value, m.secondary]).flatten())
         .collect();
     for (line, cells) in &table.rows {
         for c in figure.captures_iter(&cells.join(" ")) {
@@ -369,6 +440,32 @@ fn table_against_blocks(page: &page::Page, a: &crate::analysis::Analysis, choice
                 format!("{v:.d$}") == printed || (2..=8).any(|n| format!("{:.d$}", v / f64::from(n)) == printed)
             }) {
                 choices.push(Choice::new("baseline", *line, format!("the before/after table prints {printed}; the comparison the study computes from the blocks does not")));
+            }
+        }
+    }
+}
+
+/// The gains a page marks per GPU (`+32.50%/GPU`) that the study does not compute, each a
+/// choice at its row: in the before/after table a profile's change, in the summary of
+/// options a stage's step or gain against the baseline, or the total.
+fn gains_per_gpu(page: &page::Page, a: &crate::analysis::Analysis, choices: &mut Vec<Choice>) {
+    let mark = regex::Regex::new(r"([+-]?\d+(?:\.\d+)?)%\s*/\s*GPU").expect("a valid pattern");
+    let changes: Vec<f64> = a.scenarios.iter().filter_map(|s| s.change).collect();
+    let mut steps: Vec<f64> = a.options.iter().flat_map(|o| [o.step, o.vs_baseline]).flatten().collect();
+    steps.extend(a.total_gain);
+    let tables = [(&page.before_after, &changes, "before/after table"), (&page.summary, &steps, "summary of options")];
+    for (table, computed, name) in tables {
+        for (line, cells) in table.iter().flat_map(|t| &t.rows) {
+            for c in mark.captures_iter(&cells.join(" ")) {
+                let printed = c[1].trim_start_matches('+');
+                let d = printed.split_once('.').map_or(0, |(_, x)| x.len());
+                if !computed.iter().any(|v| format!("{v:.d$}") == printed) {
+                    let what = format!(
+                        "the {name} prints {}%/GPU; the gain per GPU the study computes from the blocks differs",
+                        &c[1]
+                    );
+                    choices.push(Choice::new("baseline", *line, what));
+                }
             }
         }
     }
@@ -397,9 +494,9 @@ pub const MAX_PAGE_BYTES: u64 = 16 << 20;
 
 /// Imports one page into `results/<id>`; refuses an existing study unless `force`.
 pub fn import_file(page: &Path, dir: &Path, force: bool) -> Result<Imported, String> {
-    let text =
-        crate::durable::read_text(page, MAX_PAGE_BYTES).map_err(|e| format!("{}: cannot read: {e}", page.display()))?;
-    let imported = import(&text).map_err(|e| format!("{}:{}: {}", page.display(), e.line, e.message))?;
+    let bytes = crate::durable::read_bytes(page, MAX_PAGE_BYTES)
+        .map_err(|e| format!("{}: cannot read: {e}", page.display()))?;
+    let imported = import_bytes(&bytes).map_err(|e| e.at_page(page))?;
     write_study(&imported, dir, force).map_err(|e| format!("{}: {e}", dir.display()))?;
     Ok(imported)
 }

@@ -9,15 +9,27 @@ use super::ImportError;
 #[derive(Debug, Clone)]
 pub struct Body {
     pub line: usize,
+    /// The characters of indentation taken off each line (its fence's).
+    pub indent: usize,
     pub lines: Vec<String>,
 }
 
 /// A benchmark block as written, with the `# label` line above it.
 #[derive(Debug, Clone)]
 pub struct Written {
+    /// The page line of the block's first line (1-based).
     pub line: usize,
+    /// The indentation the page gives its lines, taken off `text`.
+    pub indent: usize,
     pub label: Option<String>,
     pub text: String,
+}
+
+impl Written {
+    /// The page's line and column of the block text's `line` and `col` (1-based; column 0 stays).
+    pub fn on_page(&self, line: usize, col: usize) -> (usize, usize) {
+        (self.line + line.max(1) - 1, if col == 0 { 0 } else { col + self.indent })
+    }
 }
 
 /// A variant's part of a stage section.
@@ -135,7 +147,7 @@ impl<'a> Reader<'a> {
         while i < self.lines.len() {
             let l = self.lines[i];
             if l.trim_start().starts_with("```") && indent(l) <= pad + 1 {
-                return Ok((Body { line: at + 2, lines: out }, i + 1));
+                return Ok((Body { line: at + 2, indent: pad, lines: out }, i + 1));
             }
             out.push(l.get(pad.min(indent(l))..).unwrap_or("").to_string());
             i += 1;
@@ -201,7 +213,8 @@ pub fn split_blocks(body: &Body) -> Result<(Vec<Written>, Vec<String>), ImportEr
         if let Some((start, text)) = current.as_mut() {
             text.push(l.clone());
             if t.len() >= 10 && t.chars().all(|c| c == '=') {
-                blocks.push(Written { line: *start, label: label.take(), text: text.join("\n") + "\n" });
+                let text = text.join("\n") + "\n";
+                blocks.push(Written { line: *start, indent: body.indent, label: label.take(), text });
                 current = None;
             }
             continue;

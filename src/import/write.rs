@@ -56,6 +56,8 @@ pub(crate) fn spec(d: &Draft) -> String {
         let _ = writeln!(o, "objective = \"latency_s\"\nsecondary = [\"mean_ttft_ms\", \"mean_tpot_ms\"]");
     } else if d.scaled {
         let _ = writeln!(o, "objective = \"scaled_tps\"\nsecondary = \"mean_tpot_ms\"");
+    } else if d.per_gpu {
+        let _ = writeln!(o, "objective = \"tps_per_gpu\"\nsecondary = [\"total_token_throughput\", \"mean_tpot_ms\"]");
     } else {
         let _ = writeln!(o, "objective = \"total_token_throughput\"\nsecondary = \"mean_tpot_ms\"");
     }
@@ -75,6 +77,12 @@ pub(crate) fn spec(d: &Draft) -> String {
         let _ = writeln!(
             o,
             "\n[[metric]]\nid = \"scaled_tps\"\nname = {{ en = \"Total TPS at the same GPU count\" }}\nexpr = \"total_token_throughput * replicas\"\nunit = \"tok/s\"\nbetter = \"higher\""
+        );
+    }
+    if d.per_gpu {
+        let _ = writeln!(
+            o,
+            "\n[[metric]]\nid = \"tps_per_gpu\"\nname = {{ en = \"Total TPS per GPU\" }}\nexpr = \"total_token_throughput / gpus\"\nunit = \"tok/s\"\nbetter = \"higher\""
         );
     }
     let _ = writeln!(o, "\n[title]\nen = {}\n\n[hardware]\nen = {}", q(&d.title), q(&d.hardware));
@@ -212,6 +220,9 @@ fn stage(o: &mut String, d: &Draft, s: &super::StageDraft) {
         if let Some(m) = v.model.as_ref().filter(|m| **m != d.model || !first) {
             let _ = writeln!(o, "model = {}", q(m));
         }
+        if let Some(gpus) = v.gpus {
+            let _ = writeln!(o, "gpus = {gpus}");
+        }
         if v.replicas > 1 {
             let _ = writeln!(o, "replicas = {}", v.replicas);
         }
@@ -243,12 +254,17 @@ fn texts(o: &mut String, key: &str, items: &[String]) {
 
 /// Every block as its run file, under the study folder.
 pub(crate) fn runs(d: &Draft) -> Vec<(PathBuf, String)> {
+    blocks(d).into_iter().map(|(path, w)| (path, w.text.clone())).collect()
+}
+
+/// Every block with the path of its run file under the study folder.
+pub(crate) fn blocks(d: &Draft) -> Vec<(PathBuf, &super::page::Written)> {
     let mut out = Vec::new();
     for s in &d.stages {
         for v in &s.variants {
             for (profile, w) in &v.blocks {
                 let path = Path::new(crate::study::RUNS_DIR).join(&s.id).join(&v.id).join(format!("{profile}.txt"));
-                out.push((path, w.text.clone()));
+                out.push((path, w));
             }
         }
     }
@@ -279,6 +295,16 @@ pub fn write_study(imported: &Imported, dir: &Path, force: bool) -> std::io::Res
             "a study is already there; nothing was written (--force replaces it)",
         ));
     }
+    // A study being measured is not replaced: its run lock is held until the swap is done (a
+    // run that starts meanwhile is refused).
+    let runs = dir.join(crate::study::RUNS_DIR);
+    let _lock = if exists && dir.is_dir() {
+        Some(crate::exec::Lock::take(&runs).map_err(|e| {
+            std::io::Error::new(std::io::ErrorKind::ResourceBusy, format!("{e:#}; nothing was written"))
+        })?)
+    } else {
+        None
+    };
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }

@@ -9,6 +9,11 @@ use std::io::{BufRead, Write};
 pub const LISTED_LINES: usize = 10;
 
 /// `3, 7, 9` or `1, 2, …, 10 and 5 more`: the first lines of `shown`, out of `total`.
+/// What is said of bytes that are not UTF-8, replaced on the lines `shown` (of `total`).
+pub fn replaced_remark(shown: &[usize], total: usize) -> String {
+    format!("bytes that are not UTF-8 replaced by U+FFFD on line {}", line_list(shown, total))
+}
+
 pub fn line_list(shown: &[usize], total: usize) -> String {
     let shown: Vec<String> = shown.iter().take(LISTED_LINES).map(usize::to_string).collect();
     match total.saturating_sub(LISTED_LINES) {
@@ -82,8 +87,7 @@ impl Blocks<'_> {
         let inside: Vec<usize> = self.recent.iter().copied().filter(|l| (b.line..end).contains(l)).collect();
         self.recent.retain(|l| *l >= end);
         if !inside.is_empty() {
-            let list = line_list(&inside, inside.len());
-            b.remarks.push(format!("bytes that are not UTF-8 replaced by U+FFFD on line {list}"));
+            b.remarks.push(replaced_remark(&inside, inside.len()));
         }
         (self.emit)(b).map_err(Failure::Write)
     }

@@ -373,7 +373,7 @@ pub enum Output {
 pub fn judge_output(path: &Path, expected: u64, min_completed: f64) -> Output {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) => return Output::Unusable(format!("cannot read the benchmark's output: {e}")),
+        Err(e) => return Output::Unusable(format!("cannot read the benchmark's output '{}': {e}", path.display())),
     };
     let block = match crate::parse_str(&text) {
         Ok(mut blocks) if blocks.len() == 1 => blocks.remove(0),

@@ -25,6 +25,7 @@ mod help;
 mod hostile;
 mod hostile_site;
 mod import;
+mod import_per_gpu;
 mod invalid;
 mod measurements;
 mod no_panic;
