@@ -247,65 +247,155 @@ fn chromium_every_page_fits_a_phone_and_a_laptop() {
         let name = rel.replace('/', "-").trim_end_matches(".html").to_string();
         for width in [390, 1280] {
             let result = run(browser, &measuring_harness(tmp.path(), &page, width, &name), width);
-            let first = &result["first"];
-            assert!(
-                first["wide"].as_array().unwrap().is_empty(),
-                "{rel} at {width} px: wider than the screen: {result}"
-            );
-            assert!(
-                first["pageWidth"].as_f64().unwrap() <= first["view"].as_f64().unwrap() + 1.0,
-                "{rel} at {width}: {result}"
-            );
-            if *study {
-                assert!(first["texts"].as_u64().unwrap() > 20, "{rel}: charts drawn: {result}");
-                assert!(
-                    first["smallest"].as_f64().unwrap() >= 10.0,
-                    "{rel} at {width} px: chart text below 10 px: {result}"
-                );
-                assert!(first["toc"].as_u64().unwrap() >= 8, "{rel}: a table of contents: {result}");
-                let sticky = if width >= 1024 { "sticky" } else { "static" };
-                assert_eq!(first["tocFixed"], sticky, "{rel} at {width}: {result}");
+            assert_fits(rel, *study, width, &result);
+            // Pictures of DeepSeek's page and of the indexes in every language, for a reader.
+            if name.contains("deepseek") || !*study {
+                screenshot(browser, &page, width, &shots.join(format!("{name}-{width}.png")));
             }
-            // Every chart label (Chinese and Japanese ones included) inside its chart and clear
-            // of the others.
-            if *study {
-                assert!(
-                    first["svgProblems"].as_array().unwrap().is_empty(),
-                    "{rel} at {width} px: chart text misplaced: {result}"
-                );
-            }
-            // The switch links every language, each to this page in it.
-            let file = rel.rsplit('/').next().unwrap();
-            let links: Vec<(String, String)> = first["languages"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|l| (l[0].as_str().unwrap().to_string(), l[1].as_str().unwrap().to_string()))
-                .collect();
-            for l in ["en", "tr", "zh", "ja"] {
-                assert!(
-                    links.iter().any(|(lang, href)| {
-                        lang == perflab::render::i18n::language_tag(l) && href.ends_with(&format!("{l}/{file}"))
-                    }),
-                    "{rel} at {width}: no link to {l}/{file}: {links:?}"
-                );
-            }
-            // The language switch leads to the same page in the other language.
-            if rel != "index.html" {
-                let other = first["other"].as_str().unwrap_or_else(|| panic!("{rel}: no other language: {result}"));
-                let after = &result["after"];
-                assert_eq!(after["lang"], other, "{rel}: {result}");
-                let file = rel.split_once('/').unwrap().1;
-                let folder = ["en", "tr", "zh", "ja"]
-                    .into_iter()
-                    .find(|l| perflab::render::i18n::language_tag(l) == other)
-                    .unwrap_or_else(|| panic!("{rel}: {other} is no language of the site"));
-                assert!(
-                    after["path"].as_str().unwrap().ends_with(&format!("/site/{folder}/{file}")),
-                    "{rel}: {result}"
-                );
-            }
+        }
+    }
+}
+
+/// What every page must hold in a browser at `width` (its measuring harness's `result`): nothing
+/// wider than the screen; for a study's page, charts drawn with text of 10 px or more and every
+/// label inside its chart and clear of the others, and a table of contents; a language switch
+/// that links every language, each to this page in it, and leads to the same page in another.
+fn assert_fits(rel: &str, study: bool, width: u32, result: &serde_json::Value) {
+    let first = &result["first"];
+    assert!(first["wide"].as_array().unwrap().is_empty(), "{rel} at {width} px: wider than the screen: {result}");
+    assert!(
+        first["pageWidth"].as_f64().unwrap() <= first["view"].as_f64().unwrap() + 1.0,
+        "{rel} at {width}: {result}"
+    );
+    if study {
+        assert!(first["texts"].as_u64().unwrap() > 20, "{rel}: charts drawn: {result}");
+        assert!(first["smallest"].as_f64().unwrap() >= 10.0, "{rel} at {width} px: chart text below 10 px: {result}");
+        assert!(first["toc"].as_u64().unwrap() >= 8, "{rel}: a table of contents: {result}");
+        let sticky = if width >= 1024 { "sticky" } else { "static" };
+        assert_eq!(first["tocFixed"], sticky, "{rel} at {width}: {result}");
+    }
+    // Every chart label (Chinese and Japanese ones included) inside its chart and clear
+    // of the others.
+    if study {
+        assert!(
+            first["svgProblems"].as_array().unwrap().is_empty(),
+            "{rel} at {width} px: chart text misplaced: {result}"
+        );
+    }
+    // The switch links every language, each to this page in it.
+    let file = rel.rsplit('/').next().unwrap();
+    let links: Vec<(String, String)> = first["languages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l[0].as_str().unwrap().to_string(), l[1].as_str().unwrap().to_string()))
+        .collect();
+    for l in ["en", "tr", "zh", "ja"] {
+        assert!(
+            links.iter().any(|(lang, href)| {
+                lang == perflab::render::i18n::language_tag(l) && href.ends_with(&format!("{l}/{file}"))
+            }),
+            "{rel} at {width}: no link to {l}/{file}: {links:?}"
+        );
+    }
+    // The language switch leads to the same page in the other language.
+    if rel != "index.html" {
+        let other = first["other"].as_str().unwrap_or_else(|| panic!("{rel}: no other language: {result}"));
+        let after = &result["after"];
+        assert_eq!(after["lang"], other, "{rel}: {result}");
+        let file = rel.split_once('/').unwrap().1;
+        let folder = ["en", "tr", "zh", "ja"]
+            .into_iter()
+            .find(|l| perflab::render::i18n::language_tag(l) == other)
+            .unwrap_or_else(|| panic!("{rel}: {other} is no language of the site"));
+        assert!(after["path"].as_str().unwrap().ends_with(&format!("/site/{folder}/{file}")), "{rel}: {result}");
+    }
+}
+
+/// The page of a study that searches load curves under an SLO (`examples/sim-slo`, measured here
+/// on the simulated engine with a shorter search) holds in every language at both widths as a
+/// committed page does; its pictures are kept under `target/browser/`.
+#[test]
+#[ignore = "needs Chromium (.ci/run installs it): run with --include-ignored"]
+fn chromium_the_slo_page_fits_a_phone_and_a_laptop() {
+    let browser = chromium().expect("chromium is not installed (apt-get install chromium)");
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    let study = results.join("sim-slo");
+    common::copy_dir(&root().join("examples/sim-slo"), &study);
+    let spec = study.join("study.toml");
+    let text = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("max = 96, points = 24, confirm = 3", "max = 48, points = 6, confirm = 1")
+        .replace("total_requests = 128", "total_requests = 48");
+    assert!(text.contains("points = 6") && text.contains("total_requests = 48"), "{text}");
+    std::fs::write(&spec, text).unwrap();
+    let (code, out, err) = common::perflab(&["run", study.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let site = tmp.path().join("site");
+    let (code, _, err) =
+        common::perflab(&["build", "--results", results.to_str().unwrap(), "--out", site.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let shots = root().join("target/browser");
+    std::fs::create_dir_all(&shots).unwrap();
+    for locale in ["en", "tr", "zh", "ja"] {
+        let rel = format!("{locale}/sim-slo.html");
+        let page = site.join(&rel);
+        let name = format!("slo-{locale}");
+        for width in [390, 1280] {
+            let result = run(browser, &measuring_harness(tmp.path(), &page, width, &name), width);
+            assert_fits(&rel, true, width, &result);
             screenshot(browser, &page, width, &shots.join(format!("{name}-{width}.png")));
+        }
+    }
+}
+
+/// The Markdown drop-in built by mdBook puts the answer first: the recommended command's first
+/// line is on the first screen of a phone (390 × 844) and of a laptop (1280 × 900), in English and
+/// Turkish; pictures of both are kept under `target/browser/`.
+#[test]
+#[ignore = "needs mdBook and Chromium (.ci/run installs both): run with --include-ignored"]
+fn mdbook_chromium_the_book_shows_the_command_on_its_first_screen() {
+    let browser = chromium().expect("chromium is not installed (apt-get install chromium)");
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, _, err) = common::perflab(&["build", "--out", tmp.path().join("site").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let shots = root().join("target/browser");
+    std::fs::create_dir_all(&shots).unwrap();
+    for locale in ["en", "tr"] {
+        let dir = tmp.path().join("site/md").join(locale);
+        let out = Command::new("mdbook").arg("build").current_dir(&dir).output().expect("mdbook is not installed");
+        assert!(out.status.success(), "{locale}: {}", String::from_utf8_lossy(&out.stderr));
+        let page = dir.join("book/deepseek-v3.2-h200.html");
+        for (width, height) in [(390, 844), (1280, 900)] {
+            let harness = tmp.path().join(format!("book-{locale}-{width}.html"));
+            let html = format!(
+                r#"<!DOCTYPE html><html><body style="margin:0"><iframe id="f" style="width:{width}px;height:{height}px;border:0" src="file://{page}"></iframe>
+<script>
+const frame = document.getElementById('f');
+frame.onload = () => {{
+  const code = frame.contentDocument.querySelector('main pre code');
+  const out = {{ found: !!code }};
+  if (code) out.command = code.getBoundingClientRect().top + 24;
+  out.text = code ? code.textContent.slice(0, 40) : '';
+  document.body.setAttribute('data-result', JSON.stringify(out));
+}};
+</script></body></html>"#,
+                page = page.display()
+            );
+            std::fs::write(&harness, html).unwrap();
+            let r = run(browser, &harness, width);
+            assert_eq!(r["found"], true, "{locale} at {width}: {r}");
+            assert!(
+                r["text"].as_str().unwrap().contains("sglang"),
+                "{locale} at {width}: the first code is the command: {r}"
+            );
+            let line = r["command"].as_f64().unwrap();
+            assert!(
+                line <= height as f64,
+                "{locale} at {width}: the command starts below the first screen ({line} px): {r}"
+            );
+            screenshot(browser, &page, width, &shots.join(format!("mdbook-{locale}-deepseek-{width}.png")));
         }
     }
 }

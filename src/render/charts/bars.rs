@@ -279,14 +279,20 @@ pub fn pairs(title: &str, axis: &str, legend: (&str, &str), groups: &[Group], ti
     grouped(title, axis, groups, &[(legend.0, BarKind::Plain), (legend.1, BarKind::Optimized)], ticks)
 }
 
-/// Where the value of point `i` of a progression goes, drawn at `(x, y)`: where the line is
-/// not, above its point when neither neighbour is higher, below on the side the line does not
-/// come from otherwise. The text's position and anchor.
-fn value_place(points: &[(String, f64)], i: usize, (x, y): (f64, f64)) -> (f64, f64, &'static str) {
+/// Where the value of point `i` of a progression goes, drawn at `(x, y)` in a plot whose top is
+/// `top`: where the line is not, above its point when neither neighbour is higher and there is
+/// room under the title, below on the side the line does not come from otherwise. The text's
+/// position and anchor.
+fn value_place(points: &[(String, f64)], i: usize, (x, y): (f64, f64), top: f64) -> (f64, f64, &'static str) {
     let v = points[i].1;
     let higher = |j: Option<usize>| j.and_then(|j| points.get(j)).is_some_and(|p| p.1 > v);
+    let (first, last) = (i == 0, i + 1 == points.len());
     match (higher(i.checked_sub(1)), higher(Some(i + 1))) {
-        (false, false) => (x, y - 10.0, "middle"),
+        (false, false) if y - 10.0 - FONT >= top - 4.0 => (x, y - 10.0, "middle"),
+        // A peak at the top of the plot: below it, away from the line.
+        (false, false) if last && !first => (x + 6.0, y + 18.0, "start"),
+        (false, false) if first && !last => (x - 6.0, y + 18.0, "end"),
+        (false, false) => (x, y + 20.0, "middle"),
         (false, true) => (x + 6.0, y + 18.0, "start"),
         (true, false) => (x - 6.0, y + 18.0, "end"),
         (true, true) => (x, y + 20.0, "middle"),
@@ -353,7 +359,7 @@ pub fn progression(
         }
         let _ = write!(wide, r#"<circle cx="{x:.1}" cy="{y:.1}" r="4" fill="{OPTIMIZED}"/>"#);
         // A white halo keeps the value legible where a steep line passes close.
-        let (tx, ty, anchor) = value_place(points, i, (x, y));
+        let (tx, ty, anchor) = value_place(points, i, (x, y), top);
         let _ = write!(
             wide,
             r##"<text x="{tx:.1}" y="{ty:.1}" text-anchor="{anchor}" fill="{TEXT}" stroke="#ffffff" stroke-width="4" paint-order="stroke">{}</text>"##,
