@@ -86,7 +86,7 @@ fn a_gain_beyond_the_threshold_is_adopted() {
     assert_eq!(a.total_gain, Some(100.0));
     assert_eq!(a.options[1].step, Some(100.0));
     let text = page(&s, &a, "en");
-    assert!(text.contains("a is adopted: +100.00% over the stage's starting configuration, Base."), "{text}");
+    assert!(text.contains("a is adopted: +100.00% over the stage's starting configuration, First › Base."), "{text}");
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn a_gain_exactly_at_the_threshold_is_within_the_noise() {
     assert_eq!(a.options[1].step, None);
     assert!(
         page(&s, &a, "en")
-            .contains("a beats Base by +25.00%, inside the 25.00% noise threshold, so nothing is adopted")
+            .contains("a beats First › Base by +25.00%, inside the 25.00% noise threshold, so nothing is adopted")
     );
 }
 
@@ -161,7 +161,7 @@ fn no_variant_that_ranks_is_no_result() {
     let (_t, s) = study("total_token_throughput", 2.0, &failed, &runs);
     let a = analyze(&s);
     assert_eq!(adoption(&a, "s2"), Adoption::NoResult { reason: NoResultReason::NoVariantRanks });
-    assert!(page(&s, &a, "en").contains("No variant produced a usable result; Base stays."));
+    assert!(page(&s, &a, "en").contains("No variant produced a usable result; First › Base stays."));
 }
 
 #[test]
@@ -181,12 +181,12 @@ fn a_base_without_a_value_adopts_nothing_and_says_why() {
     assert_eq!(a.optimized.source, "s2/a", "the search goes on from the variant that ran");
     let text = page(&s, &a, "en");
     assert!(
-        text.contains("Base, which this stage builds on, has no usable result to compare with, so no gain can be claimed; the search goes on from a, the best"),
+        text.contains("First › Base, which this stage builds on, has no usable result to compare with, so no gain can be claimed; the search goes on from a, the best"),
         "{text}"
     );
     assert!(
         page(&s, &a, "tr")
-            .contains("“Base” için karşılaştırılabilir bir sonuç olmadığından kazanç hesaplanamıyor; arama, bu aşamada çalışan en iyi yapılandırma olan “a” ile sürüyor")
+            .contains("› Base” için karşılaştırılabilir bir sonuç olmadığından kazanç hesaplanamıyor; arama, bu aşamada çalışan en iyi yapılandırma olan “a” ile sürüyor")
     );
 }
 
@@ -222,7 +222,7 @@ fn a_lower_is_better_objective_end_to_end() {
     assert_eq!(a.total_gain, Some(50.0));
     let text = page(&s, &a, "en");
     assert!(text.contains("fast does best at 50.00 s and slow worst at 150.00 s, a gap of 100.00 s"), "{text}");
-    assert!(text.contains("fast is adopted: +50.00% over the stage's starting configuration, Base."), "{text}");
+    assert!(text.contains("fast is adopted: +50.00% over the stage's starting configuration, First › Base."), "{text}");
     let json = String::from_utf8(perflab::render::exports::json(&a).unwrap()).unwrap();
     assert!(json.contains("\"objective\": \"duration\""), "{json}");
 }
