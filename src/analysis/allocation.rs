@@ -83,6 +83,22 @@ impl Costs {
     }
 }
 
+/// The costs of a study: its `start_cost` and `run_cost`, else the mean start and benchmark
+/// times its manifests recorded, else a start costing as much as a run.
+pub fn study_costs(study: &crate::study::Study) -> Costs {
+    let mean = |values: Vec<f64>| {
+        let values: Vec<f64> = values.into_iter().filter(|v| v.is_finite() && *v > 0.0).collect();
+        (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+    };
+    let recorded = |f: fn(&crate::study::Manifest) -> Option<f64>| mean(study.manifests.values().filter_map(f).collect());
+    let start = study.spec.start_cost.as_ref().map(|c| *c.get_ref()).or_else(|| recorded(|m| m.start_seconds));
+    let run = study.spec.run_cost.as_ref().map(|c| *c.get_ref()).or_else(|| recorded(|m| m.benchmark_seconds));
+    match (start, run) {
+        (Some(start), Some(run)) => Costs { start, run },
+        _ => Costs { start: 1.0, run: 1.0 },
+    }
+}
+
 /// The most benchmark runs the policy puts in one engine start.
 pub const MOST_RUNS_A_START: usize = 8;
 

@@ -153,20 +153,40 @@ pub(super) fn challenger<'a>(
 /// budget (a run budget says how many it pays for).
 pub const TIME_BUDGET_STARTS: u32 = 20;
 
-/// Measurements of one engine start that `--until-confident` adds to a run of `stage`: one with
-/// `repeat_across_restarts`, else the stage's `repeats`.
+/// Measurements of one engine start that `--until-confident` adds to a run of `stage` before
+/// anything says where the variance is: one with `repeat_across_restarts`, else the stage's
+/// `repeats`.
 pub(super) fn start_size(study: &Study, stage: &str) -> usize {
     let target = study.spec.target_profile.get_ref();
     if study.one_a_start(target) { 1 } else { study.repeats_wanted(stage, target) as usize }
 }
 
-/// The benchmark runs one engine start of `--until-confident` may cost on the target profile:
-/// its measurements, or a load curve's point budget (a start searches the curve anew).
-pub(super) fn start_cost(study: &Study, stage: &str) -> usize {
+/// Measurements of the next engine start of stage `k`'s two contenders: one with
+/// `repeat_across_restarts` (the study asks for one a start), else as many as the policy picks
+/// from the two-level spread of their starts so far and the study's costs
+/// ([`crate::analysis::allocation`]).
+pub(super) fn next_start_size(study: &Study, k: usize) -> usize {
+    use crate::analysis::allocation::{MOST_RUNS_A_START, Spread, runs_a_start, study_costs};
+    let stage = study.spec.stages[k].id.get_ref();
+    let target = study.spec.target_profile.get_ref();
+    if study.one_a_start(target) {
+        return 1;
+    }
+    let objective = study.spec.objective.get_ref();
+    let groups: Vec<Vec<Vec<f64>>> =
+        contender_keys(study, k).iter().map(|key| study.start_groups(key, objective)).collect();
+    let sides: Vec<&[Vec<f64>]> = groups.iter().map(Vec::as_slice).collect();
+    runs_a_start(Spread::of(&sides), study_costs(study), start_size(study, stage), MOST_RUNS_A_START)
+}
+
+/// The benchmark runs one engine start of `--until-confident` of `per` measurements may cost
+/// on the target profile: those, or a load curve's point budget (a start searches the curve
+/// anew).
+pub(super) fn start_cost(study: &Study, per: usize) -> usize {
     let target = study.spec.target_profile.get_ref();
     match study.curve(target) {
         Some((_, load)) => load.loads().most_points().max(1),
-        None => start_size(study, stage),
+        None => per,
     }
 }
 
@@ -177,7 +197,7 @@ pub(super) fn plan_designs(study: &mut Study, budget: Budget) {
     for stage in stages {
         let first = study.first_starts(&stage);
         let added = match budget {
-            Budget::Runs(n) => (n / (2 * start_cost(study, &stage))) as u32,
+            Budget::Runs(n) => (n / (2 * start_cost(study, start_size(study, &stage)))) as u32,
             Budget::Time(_) => TIME_BUDGET_STARTS,
         };
         study.designs.entry(stage).or_insert(first + added);
@@ -185,19 +205,24 @@ pub(super) fn plan_designs(study: &mut Study, budget: Budget) {
 }
 
 /// The runs of stage `k`'s two contenders, the variant its adoption could not tell and its
-/// base, as `stage/variant` with their measurements so far that pass the single-run checks.
-pub(super) fn contenders(study: &Study, k: usize) -> Vec<(String, usize)> {
+/// base.
+fn contender_keys(study: &Study, k: usize) -> Vec<crate::study::RunKey> {
     let chain = crate::analysis::resolve(study);
     let Some(stage) = chain.stages.get(k) else { return Vec::new() };
     let challenger = challenger(study, stage);
-    let mut out: Vec<(String, usize)> = Vec::new();
+    let mut out: Vec<crate::study::RunKey> = Vec::new();
     for run in [challenger.and_then(|v| v.point.run.as_ref()), stage.base.run.as_ref()].into_iter().flatten() {
-        let source = run.config().to_string();
-        if !out.iter().any(|(s, _)| *s == source) {
-            out.push((source, study.whole_count(run)));
+        if !out.iter().any(|r| r.config() == run.config()) {
+            out.push(run.clone());
         }
     }
     out
+}
+
+/// [`contender_keys`] as `stage/variant`, with their measurements so far that pass the
+/// single-run checks.
+pub(super) fn contenders(study: &Study, k: usize) -> Vec<(String, usize)> {
+    contender_keys(study, k).iter().map(|run| (run.config().to_string(), study.whole_count(run))).collect()
 }
 
 /// Fills what `--until-confident` spent against measuring every variant as often, and the
