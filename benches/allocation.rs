@@ -17,8 +17,8 @@
 //!
 //! A trial's cost is `starts × START_COST + runs × RUN_COST`, both sides.
 //!
-//!   nice -n 19 cargo bench --bench allocation -- [TRIALS] [START_COST] [RUN_COST] [MOST]
-//!   (default 1000 trials a case, a start costing 2 runs, a design of up to 32 starts a side)
+//!   nice -n 19 cargo bench --bench allocation -- [TRIALS] [START_COST] [RUN_COST] [BUDGET]
+//!   (default 1000 trials a case, a start costing 2 runs, a budget of 240 in cost, both sides)
 
 use perflab::Metric;
 use perflab::analysis::adoption::{self, Adoption, Best};
@@ -92,19 +92,39 @@ fn decide(a: &[Vec<f64>], b: &[Vec<f64>], level: f64) -> Adoption {
     }
 }
 
-/// A sequential trial: a first start of 2 runs a side, then a start a side and a look, up to
-/// `levels.len() - 1` starts a side.
-fn sequential_trial(model: &Model, gain: f64, way: Way, costs: Costs, levels: &[f64], tally: &mut Tally) {
-    let most = levels.len() - 1;
-    let (mut a, mut b) = (vec![model.start(0, 0, 2, 1000.0)], vec![model.start(1, 0, 2, 1000.0 * (1.0 + gain))]);
+/// The most starts a side a design of budget `budget` (in cost, both sides) reaches when its
+/// two first starts take 2 runs a side and every later one `m`.
+fn most_starts(budget: f64, costs: Costs, m: usize) -> usize {
+    let first = 2.0 * costs.of(2, 4);
+    2 + ((budget - first).max(0.0) / (2.0 * costs.of(1, m))) as usize
+}
+
+/// A sequential trial: two first starts of 2 runs a side, then a start a side and a look, each
+/// new start of `m` runs (the policy's choice from the spread of the first two starts, or a
+/// fixed count), up to the starts the budget pays for at `m`; `levels[most][n]` is the
+/// nominal level of the look at `n` starts of a design of `most`.
+fn sequential_trial(
+    model: &Model,
+    gain: f64,
+    way: Way,
+    costs: Costs,
+    budget: f64,
+    levels: &[Vec<f64>],
+    tally: &mut Tally,
+) {
+    let mut a = vec![model.start(0, 0, 2, 1000.0), model.start(0, 1, 2, 1000.0)];
+    let mut b = vec![model.start(1, 0, 2, 1000.0 * (1.0 + gain)), model.start(1, 1, 2, 1000.0 * (1.0 + gain))];
+    let m = match way {
+        Way::Runs(m) => m,
+        Way::Policy => runs_a_start(Spread::of(&[&a, &b]), costs, 2, MOST_RUNS_A_START),
+    };
+    let most = most_starts(budget, costs, m).min(levels.len() - 1);
     for n in 2..=most {
-        let m = match way {
-            Way::Runs(m) => m,
-            Way::Policy => runs_a_start(Spread::of(&[&a, &b]), costs, 2, MOST_RUNS_A_START),
-        };
-        a.push(model.start(0, n as u64 - 1, m, 1000.0));
-        b.push(model.start(1, n as u64 - 1, m, 1000.0 * (1.0 + gain)));
-        let decision = decide(&a, &b, levels[n]);
+        if n > 2 {
+            a.push(model.start(0, n as u64 - 1, m, 1000.0));
+            b.push(model.start(1, n as u64 - 1, m, 1000.0 * (1.0 + gain)));
+        }
+        let decision = decide(&a, &b, levels[most][n]);
         if !decision.unclear() || n == most {
             let runs: usize = a.iter().chain(&b).map(Vec::len).sum();
             tally.add(&decision, 2 * n, runs);
@@ -152,24 +172,32 @@ fn main() {
     let arg = |i: usize, default: f64| args.get(i).and_then(|a| a.parse::<f64>().ok()).unwrap_or(default);
     let count = arg(0, 1000.0) as u64;
     let costs = Costs { start: arg(1, 2.0), run: arg(2, 1.0) };
-    let most = arg(3, 32.0) as usize;
-    let levels: Vec<f64> =
-        (0..=most).map(|n| if n < 2 { 1.0 } else { sequential::nominal_level(&sequential::looks(2, n, most)) }).collect();
+    let budget = arg(3, 240.0);
+    let longest = most_starts(budget, costs, 1);
+    let levels: Vec<Vec<f64>> = (0..=longest)
+        .map(|most| {
+            let level = |n: usize| sequential::nominal_level(&sequential::looks(2, n, most));
+            (0..=most).map(|n| if n < 2 { 1.0 } else { level(n) }).collect()
+        })
+        .collect();
     let per_trial = |t: &Tally| costs.of(t.starts, t.runs) / count as f64;
     println!(
-        "{count} seeded trials a row; noise ±{}%, threshold {THRESHOLD}%; a start costs {}, a run {}; sequential designs up to {most} starts a side",
+        "{count} seeded trials a row; noise ±{}%, threshold {THRESHOLD}%; a start costs {}, a run {}; sequential designs of a budget of {budget}",
         NOISE * 100.0,
         costs.start,
         costs.run
     );
     println!();
-    println!("| mix | way | identical: adopted | 2% faster: adopted | kept | cannot tell | starts a trial | runs a trial | cost a trial |");
+    println!(
+        "| mix | way | identical: adopted | 2% faster: adopted | kept | cannot tell | starts a trial | runs a trial | cost a trial |"
+    );
     println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for (mix, per_run) in [("start-dominated", 0.2), ("even", 0.5), ("run-dominated", 0.8)] {
         let mut policy_adopted = 0;
-        for (name, way) in [("policy", Way::Policy), ("1 run a start", Way::Runs(1)), ("2 runs a start", Way::Runs(2))] {
-            let null = trials(count, per_run, |m, t| sequential_trial(m, 0.0, way, costs, &levels, t));
-            let real = trials(count, per_run, |m, t| sequential_trial(m, 0.02, way, costs, &levels, t));
+        for (name, way) in [("policy", Way::Policy), ("1 run a start", Way::Runs(1)), ("2 runs a start", Way::Runs(2))]
+        {
+            let null = trials(count, per_run, |m, t| sequential_trial(m, 0.0, way, costs, budget, &levels, t));
+            let real = trials(count, per_run, |m, t| sequential_trial(m, 0.02, way, costs, budget, &levels, t));
             if way == Way::Policy {
                 policy_adopted = real.adopted;
             }

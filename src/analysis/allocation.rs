@@ -90,7 +90,8 @@ pub fn study_costs(study: &crate::study::Study) -> Costs {
         let values: Vec<f64> = values.into_iter().filter(|v| v.is_finite() && *v > 0.0).collect();
         (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
     };
-    let recorded = |f: fn(&crate::study::Manifest) -> Option<f64>| mean(study.manifests.values().filter_map(f).collect());
+    let recorded =
+        |f: fn(&crate::study::Manifest) -> Option<f64>| mean(study.manifests.values().filter_map(f).collect());
     let start = study.spec.start_cost.as_ref().map(|c| *c.get_ref()).or_else(|| recorded(|m| m.start_seconds));
     let run = study.spec.run_cost.as_ref().map(|c| *c.get_ref()).or_else(|| recorded(|m| m.benchmark_seconds));
     match (start, run) {
@@ -114,6 +115,79 @@ pub fn runs_a_start(spread: Option<Spread>, costs: Costs, default: usize, most: 
     let (start, run) = (costs.start.max(0.0), costs.run.max(1e-9));
     let per_cost = |m: usize| (spread.between + within / m as f64) * (start + m as f64 * run);
     (1..=most).min_by(|a, b| per_cost(*a).total_cmp(&per_cost(*b))).unwrap_or(1)
+}
+
+/// What a stage's decision cost: the engine starts and benchmark runs of its two contenders on
+/// the target profile (the variant it judged and its base), and the time they took.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct DecisionCost {
+    /// The stage; empty for the sum of every stage's (a run two stages share counted once).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub stage: String,
+    /// Engine starts of both contenders that gave a counted measurement (a count).
+    pub starts: usize,
+    /// Their counted benchmark runs (a count).
+    pub runs: usize,
+    /// Seconds of those starts (to ready) and benchmarks, as their manifests recorded them.
+    pub seconds: f64,
+}
+
+impl DecisionCost {
+    fn add(&mut self, study: &crate::study::Study, key: &crate::study::RunKey) {
+        let groups = study.start_groups(key, study.spec.objective.get_ref());
+        self.starts += groups.len();
+        self.runs += groups.iter().map(Vec::len).sum::<usize>();
+        for a in study.attempts.get(key).into_iter().flatten().filter(|a| a.succeeded()) {
+            let m = a.manifest.as_ref();
+            let bench = m.and_then(|m| m.benchmark_seconds).unwrap_or(0.0) * (1 + a.repeats.len()) as f64;
+            self.seconds += m.and_then(|m| m.start_seconds).unwrap_or(0.0) + bench;
+        }
+    }
+}
+
+/// The two contenders of every stage decided on an interval (both measured in two starts or
+/// more), in the stages' order.
+fn decided(study: &crate::study::Study, chain: &super::Chain) -> Vec<(String, Vec<crate::study::RunKey>)> {
+    use super::Adoption;
+    let target = study.spec.target_profile.get_ref();
+    let mut out = Vec::new();
+    for stage in &chain.stages {
+        let variant = match &stage.adoption {
+            Adoption::Adopted { variant, interval: Some(_), .. }
+            | Adoption::WithinNoise { variant, interval: Some(_), .. }
+            | Adoption::NotBetter { variant, interval: Some(_), .. }
+            | Adoption::CannotTell { variant, .. } => variant,
+            _ => continue,
+        };
+        let judged = crate::study::RunKey::new(&stage.id, variant, target);
+        out.push((stage.id.clone(), std::iter::once(judged).chain(stage.base.run.clone()).collect()));
+    }
+    out
+}
+
+/// What each stage decided on an interval cost, in the stages' order.
+pub fn decision_costs(study: &crate::study::Study, chain: &super::Chain) -> Vec<DecisionCost> {
+    let mut out = Vec::new();
+    for (stage, keys) in decided(study, chain) {
+        let mut cost = DecisionCost { stage, ..DecisionCost::default() };
+        keys.iter().for_each(|k| cost.add(study, k));
+        out.push(cost);
+    }
+    out
+}
+
+/// What every stage decided on an interval cost together, a run that two stages share (one's
+/// winner, the next one's base) counted once; `None` when no stage was.
+pub fn decisions_total(study: &crate::study::Study, chain: &super::Chain) -> Option<DecisionCost> {
+    let mut keys: Vec<crate::study::RunKey> = decided(study, chain).into_iter().flat_map(|(_, k)| k).collect();
+    if keys.is_empty() {
+        return None;
+    }
+    keys.sort();
+    keys.dedup();
+    let mut cost = DecisionCost::default();
+    keys.iter().for_each(|k| cost.add(study, k));
+    Some(cost)
 }
 
 #[cfg(test)]

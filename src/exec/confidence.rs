@@ -163,8 +163,9 @@ pub(super) fn start_size(study: &Study, stage: &str) -> usize {
 
 /// Measurements of the next engine start of stage `k`'s two contenders: one with
 /// `repeat_across_restarts` (the study asks for one a start), else as many as the policy picks
-/// from the two-level spread of their starts so far and the study's costs
-/// ([`crate::analysis::allocation`]).
+/// from the two-level spread of their first two starts and the study's costs
+/// ([`crate::analysis::allocation`]): once chosen, a stage's starts keep their size, so that
+/// each look adds as much information as the one before (what the design's levels assume).
 pub(super) fn next_start_size(study: &Study, k: usize) -> usize {
     use crate::analysis::allocation::{MOST_RUNS_A_START, Spread, runs_a_start, study_costs};
     let stage = study.spec.stages[k].id.get_ref();
@@ -173,8 +174,10 @@ pub(super) fn next_start_size(study: &Study, k: usize) -> usize {
         return 1;
     }
     let objective = study.spec.objective.get_ref();
-    let groups: Vec<Vec<Vec<f64>>> =
-        contender_keys(study, k).iter().map(|key| study.start_groups(key, objective)).collect();
+    let groups: Vec<Vec<Vec<f64>>> = contender_keys(study, k)
+        .iter()
+        .map(|key| study.start_groups(key, objective).into_iter().take(2).collect())
+        .collect();
     let sides: Vec<&[Vec<f64>]> = groups.iter().map(Vec::as_slice).collect();
     runs_a_start(Spread::of(&sides), study_costs(study), start_size(study, stage), MOST_RUNS_A_START)
 }

@@ -84,7 +84,9 @@ impl Study {
             out.push(Diagnostic::new(&self.file, 0, 0, "`noise_threshold` must be a percentage from 0 to 100"));
         }
         for (key, cost) in [("start_cost", &spec.start_cost), ("run_cost", &spec.run_cost)] {
-            if let Some(c) = cost.as_ref().filter(|c| !(c.get_ref().is_finite() && *c.get_ref() > 0.0 && *c.get_ref() < 1e9)) {
+            if let Some(c) =
+                cost.as_ref().filter(|c| !(c.get_ref().is_finite() && *c.get_ref() > 0.0 && *c.get_ref() < 1e9))
+            {
                 out.push(self.diag_at(c, format!("`{key}`: {} is not a number of seconds above 0", c.get_ref())));
             }
         }
