@@ -119,12 +119,12 @@ fn sequential_trial(
         Way::Policy => runs_a_start(Spread::of(&[&a, &b]), costs, 2, MOST_RUNS_A_START),
     };
     let most = most_starts(budget, costs, m).min(levels.len() - 1);
-    for n in 2..=most {
+    for (n, level) in levels[most].iter().enumerate().skip(2) {
         if n > 2 {
             a.push(model.start(0, n as u64 - 1, m, 1000.0));
             b.push(model.start(1, n as u64 - 1, m, 1000.0 * (1.0 + gain)));
         }
-        let decision = decide(&a, &b, levels[most][n]);
+        let decision = decide(&a, &b, *level);
         if !decision.unclear() || n == most {
             let runs: usize = a.iter().chain(&b).map(Vec::len).sum();
             tally.add(&decision, 2 * n, runs);
