@@ -161,25 +161,35 @@ pub(super) fn start_size(study: &Study, stage: &str) -> usize {
     if study.one_a_start(target) { 1 } else { study.repeats_wanted(stage, target) as usize }
 }
 
-/// Measurements of the next engine start of stage `k`'s two contenders: one with
-/// `repeat_across_restarts` (the study asks for one a start), else as many as the policy picks
-/// from the two-level spread of their first two starts and the study's costs
-/// ([`crate::analysis::allocation`]): once chosen, a stage's starts keep their size, so that
-/// each look adds as much information as the one before (what the design's levels assume).
+/// Measurements of the next engine start of stage `k`'s two contenders: [`chosen_start_size`],
+/// else (before it can choose) the stage's `repeats`.
 pub(super) fn next_start_size(study: &Study, k: usize) -> usize {
+    chosen_start_size(study, k).unwrap_or_else(|| start_size(study, study.spec.stages[k].id.get_ref()))
+}
+
+/// The measurements of each engine start `--until-confident` adds to stage `k`'s contenders:
+/// one with `repeat_across_restarts` (the study asks for one a start); else as many as the
+/// policy picks ([`crate::analysis::allocation`]) from the two-level spread of the contenders'
+/// first two starts and the study's costs, `None` until both have two. Once chosen, a stage's
+/// starts keep their size, so that every look adds as much information as the one before (what
+/// the design's levels assume), and the choice rests on nothing but the spread, never on the
+/// difference the decision is about.
+fn chosen_start_size(study: &Study, k: usize) -> Option<usize> {
     use crate::analysis::allocation::{MOST_RUNS_A_START, Spread, runs_a_start, study_costs};
-    let stage = study.spec.stages[k].id.get_ref();
-    let target = study.spec.target_profile.get_ref();
-    if study.one_a_start(target) {
-        return 1;
+    let stage = study.spec.stages.get(k)?.id.get_ref();
+    if study.one_a_start(study.spec.target_profile.get_ref()) {
+        return Some(1);
     }
     let objective = study.spec.objective.get_ref();
     let groups: Vec<Vec<Vec<f64>>> = contender_keys(study, k)
         .iter()
         .map(|key| study.start_groups(key, objective).into_iter().take(2).collect())
         .collect();
+    if groups.len() < 2 || groups.iter().any(|g| g.len() < 2) {
+        return None;
+    }
     let sides: Vec<&[Vec<f64>]> = groups.iter().map(Vec::as_slice).collect();
-    runs_a_start(Spread::of(&sides), study_costs(study), start_size(study, stage), MOST_RUNS_A_START)
+    Some(runs_a_start(Spread::of(&sides), study_costs(study), start_size(study, stage), MOST_RUNS_A_START))
 }
 
 /// The benchmark runs one engine start of `--until-confident` of `per` measurements may cost
@@ -194,16 +204,26 @@ pub(super) fn start_cost(study: &Study, per: usize) -> usize {
 }
 
 /// The sequential design of each stage that has none recorded: the most engine starts a side,
-/// the study's own and those the budget pays for (a look adds one to each of two sides).
+/// the study's own and those the budget pays for (a look adds one to each of two sides). A
+/// stage whose starts take several measurements gets its design once the policy has chosen
+/// their size ([`chosen_start_size`]): the first added start a side is of the stage's
+/// `repeats`, the others of that size. Until then its looks have no interval to judge (a side
+/// has one start).
 pub(super) fn plan_designs(study: &mut Study, budget: Budget) {
-    let stages: Vec<String> = study.spec.stages.iter().map(|s| s.id.get_ref().clone()).collect();
-    for stage in stages {
-        let first = study.first_starts(&stage);
+    for k in 0..study.spec.stages.len() {
+        let stage = study.spec.stages[k].id.get_ref().clone();
+        if study.designs.contains_key(&stage) {
+            continue;
+        }
+        let Some(per) = chosen_start_size(study, k) else { continue };
+        let (first, before) = (study.first_starts(&stage), start_size(study, &stage));
         let added = match budget {
-            Budget::Runs(n) => (n / (2 * start_cost(study, start_size(study, &stage)))) as u32,
-            Budget::Time(_) => TIME_BUDGET_STARTS,
+            // Starts taken one measurement each: every added start is of the chosen size (1).
+            Budget::Runs(n) if first >= 2 || before == per => n / (2 * start_cost(study, per)),
+            Budget::Runs(n) => 1 + n.saturating_sub(2 * before) / (2 * start_cost(study, per)),
+            Budget::Time(_) => TIME_BUDGET_STARTS as usize,
         };
-        study.designs.entry(stage).or_insert(first + added);
+        study.designs.insert(stage, first + added as u32);
     }
 }
 
