@@ -136,7 +136,7 @@ impl DecisionCost {
     fn add(&mut self, study: &crate::study::Study, key: &crate::study::RunKey) {
         let groups = study.start_groups(key, study.spec.objective.get_ref());
         self.starts += groups.len();
-        self.runs += groups.iter().map(Vec::len).sum::<usize>();
+        self.runs += groups.iter().map(|(_, values)| values.len()).sum::<usize>();
         for a in study.attempts.get(key).into_iter().flatten().filter(|a| a.succeeded()) {
             let m = a.manifest.as_ref();
             let bench = m.and_then(|m| m.benchmark_seconds).unwrap_or(0.0) * (1 + a.repeats.len()) as f64;

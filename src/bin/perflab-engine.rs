@@ -138,6 +138,10 @@ pub struct EngineArgs {
     /// start) to 1 (all of it at each benchmark); the rest is drawn at each engine start.
     #[arg(long, default_value_t = 0.5)]
     sim_noise_per_run: f64,
+    /// Milliseconds without a request in flight after which the next request starts a new
+    /// benchmark, with a new draw of `--sim-noise`.
+    #[arg(long, default_value_t = perflab::sim::BENCHMARK_GAP_MS)]
+    sim_benchmark_gap_ms: u64,
     /// The seed of `--sim-noise`'s draws.
     #[arg(long, default_value_t = 0)]
     sim_seed: u64,
@@ -188,6 +192,7 @@ impl From<EngineArgs> for perflab::sim::EngineOptions {
             sim_log_after_error: a.sim_log_after_error,
             sim_noise: a.sim_noise,
             sim_noise_per_run: a.sim_noise_per_run,
+            sim_benchmark_gap_ms: a.sim_benchmark_gap_ms,
             sim_seed: a.sim_seed,
             sim_noise_counter: a.sim_noise_counter,
         }

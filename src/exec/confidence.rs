@@ -183,7 +183,12 @@ fn chosen_start_size(study: &Study, k: usize) -> Option<usize> {
     let objective = study.spec.objective.get_ref();
     let groups: Vec<Vec<Vec<f64>>> = contender_keys(study, k)
         .iter()
-        .map(|key| study.start_groups(key, objective).into_iter().take(2).collect())
+        .map(|key| {
+            // The two first starts, by their attempt's number (the sample puts the standing one first).
+            let mut groups = study.start_groups(key, objective);
+            groups.sort_by_key(|(start, _)| *start);
+            groups.into_iter().take(2).map(|(_, values)| values).collect()
+        })
         .collect();
     if groups.len() < 2 || groups.iter().any(|g| g.len() < 2) {
         return None;

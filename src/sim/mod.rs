@@ -106,6 +106,9 @@ pub struct EngineOptions {
     pub sim_noise: f64,
     /// The share of `sim_noise` drawn at each benchmark (0 to 1; 0.5 by default).
     pub sim_noise_per_run: f64,
+    /// Milliseconds without a request in flight after which the next request starts a new
+    /// benchmark ([`BENCHMARK_GAP_MS`] by default).
+    pub sim_benchmark_gap_ms: u64,
     /// The seed of `sim_noise`'s draws.
     pub sim_seed: u64,
     /// A file counting the engine starts that drew from `sim_seed` (created when missing):
@@ -154,6 +157,7 @@ impl Default for EngineOptions {
             sim_log_after_error: 0,
             sim_noise: 0.0,
             sim_noise_per_run: 0.5,
+            sim_benchmark_gap_ms: BENCHMARK_GAP_MS,
             sim_seed: 0,
             sim_noise_counter: None,
         }

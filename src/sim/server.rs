@@ -65,7 +65,7 @@ impl Noise {
 
     /// A request arrives: after an idle gap it starts a new benchmark, with a new draw.
     fn busy(&mut self, args: &EngineOptions) {
-        let gap = Duration::from_millis(crate::sim::BENCHMARK_GAP_MS);
+        let gap = Duration::from_millis(args.sim_benchmark_gap_ms);
         if self.idle_since.take().is_some_and(|t| t.elapsed() >= gap) || self.benchmarks == 0 {
             let bench = crate::sim::draw(args.sim_seed, 1 + self.start, self.benchmarks);
             self.benchmarks += 1;
