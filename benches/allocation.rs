@@ -18,7 +18,7 @@
 //! A trial's cost is `starts × START_COST + runs × RUN_COST`, both sides.
 //!
 //!   nice -n 19 cargo bench --bench allocation -- [TRIALS] [START_COST] [RUN_COST] [BUDGET]
-//!   (default 1000 trials a case, a start costing 2 runs, a budget of 240 in cost, both sides)
+//!   (default 1000 trials a case, a start costing 2 and a run 1, a budget of 240 in that unit)
 
 use perflab::Metric;
 use perflab::analysis::adoption::{self, Adoption, Best};
@@ -92,10 +92,11 @@ fn decide(a: &[Vec<f64>], b: &[Vec<f64>], level: f64) -> Adoption {
     }
 }
 
-/// The most starts a side a design of budget `budget` (in cost, both sides) reaches when its
-/// two first starts take 2 runs a side and every later one `m`.
+/// The most starts a side of the design `perflab run --until-confident --budget TIME` makes
+/// (`exec::confidence::plan_designs`) for a study of one start of 2 runs a side, the budget in
+/// the costs' unit: the first added start a side is of 2 runs, every later one of `m`.
 fn most_starts(budget: f64, costs: Costs, m: usize) -> usize {
-    let first = 2.0 * costs.of(2, 4);
+    let first = 2.0 * costs.of(1, 2);
     2 + ((budget - first).max(0.0) / (2.0 * costs.of(1, m))) as usize
 }
 
@@ -182,7 +183,7 @@ fn main() {
         .collect();
     let per_trial = |t: &Tally| costs.of(t.starts, t.runs) / count as f64;
     println!(
-        "{count} seeded trials a row; noise ±{}%, threshold {THRESHOLD}%; a start costs {}, a run {}; sequential designs of a budget of {budget}",
+        "{count} seeded trials a row; noise ±{}%, threshold {THRESHOLD}%; a start costs {}, a run {}; sequential designs of a budget of {budget} (`--budget` in time)",
         NOISE * 100.0,
         costs.start,
         costs.run

@@ -149,9 +149,9 @@ pub(super) fn challenger<'a>(
     }
 }
 
-/// Engine starts a side may get beyond the study's own when `--until-confident` has a time
-/// budget (a run budget says how many it pays for).
-pub const TIME_BUDGET_STARTS: u32 = 20;
+/// The most engine starts a side a time budget's design may plan beyond the study's own (a
+/// design far longer than the run can take spends almost nothing at its early looks).
+pub const MOST_TIME_BUDGET_STARTS: u32 = 64;
 
 /// Measurements of one engine start that `--until-confident` adds to a run of `stage` before
 /// anything says where the variance is: one with `repeat_across_restarts`, else the stage's
@@ -222,11 +222,20 @@ pub(super) fn plan_designs(study: &mut Study, budget: Budget) {
         }
         let Some(per) = chosen_start_size(study, k) else { continue };
         let (first, before) = (study.first_starts(&stage), start_size(study, &stage));
+        // The first added start a side is of the stage's `repeats` when the chosen size differs.
+        let sized_before = usize::from(first < 2 && before != per);
         let added = match budget {
-            // Starts taken one measurement each: every added start is of the chosen size (1).
-            Budget::Runs(n) if first >= 2 || before == per => n / (2 * start_cost(study, per)),
-            Budget::Runs(n) => 1 + n.saturating_sub(2 * before) / (2 * start_cost(study, per)),
-            Budget::Time(_) => TIME_BUDGET_STARTS as usize,
+            Budget::Runs(n) => {
+                sized_before + n.saturating_sub(2 * before * sized_before) / (2 * start_cost(study, per))
+            }
+            // Seconds: what a start of each size costs, its engine start and its benchmarks.
+            Budget::Time(t) => {
+                let costs = crate::analysis::allocation::study_costs(study);
+                let (early, later) = (costs.of(1, before), costs.of(1, start_cost(study, per)));
+                let left = t.as_secs_f64() - 2.0 * early * sized_before as f64;
+                let starts = (left.max(0.0) / (2.0 * later)).min(f64::from(MOST_TIME_BUDGET_STARTS));
+                sized_before + starts as usize
+            }
         };
         study.designs.insert(stage, first + added as u32);
     }

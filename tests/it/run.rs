@@ -390,9 +390,9 @@ fn until_confident_puts_its_runs_where_the_variance_is() {
         let decisions = analyze(&study).evidence.decisions;
         (sizes, decisions, err)
     };
-    // Every bit of the noise within a start, a start ten times a run's cost: after the first
+    // Every bit of the noise within a start, a start a hundred times a run's cost: after the first
     // look, starts of several runs.
-    let (sizes, decisions, err) = looks("1", "start_cost = 10\nrun_cost = 1", 3, "20");
+    let (sizes, decisions, err) = looks("1", "start_cost = 100\nrun_cost = 1", 3, "20");
     assert_eq!(sizes.first(), Some(&2), "the first look's start is of the study's repeats: {err}");
     assert!(sizes.get(1).is_none_or(|m| *m >= 3), "all within a start: {sizes:?}: {err}");
     // What the decision cost: the two sides' starts and runs, as measured.
