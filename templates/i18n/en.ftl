@@ -142,6 +142,14 @@ evidence-decision-cost = The stages decided on an interval rest on { $starts ->
         [one] one benchmark run
        *[other] { $runs } benchmark runs
     } of their two contenders, { $minutes } minutes of measuring in all.
+# The same, where no start recorded its time (results placed by hand).
+evidence-decision-cost-untimed = The stages decided on an interval rest on { $starts ->
+        [one] one engine start
+       *[other] { $starts } engine starts
+    } and { $runs ->
+        [one] one benchmark run
+       *[other] { $runs } benchmark runs
+    } of their two contenders.
 age-measured-with = Measured with { $engines }.
 # One engine version among the results: "SGLang v0.5.9 (2026-11-29)".
 age-engine = { $engine } { $version } ({ $dates })

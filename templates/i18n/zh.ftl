@@ -126,6 +126,8 @@ evidence-repeats = 每个数字都是 { $most } 次运行的平均值；收益�
 evidence-repeats-range = 每个数字都是该配置 { $fewest } 到 { $most } 次运行的平均值（只运行一次的数字不给范围）；收益后面的范围是其 { $confidence }% 置信区间，收益按该区间所能支持的精度取整。
 # 依据置信区间作出决定的各阶段总共花费的测量（`--until-confident` 把预算花在方差所在之处）。
 evidence-decision-cost = 依据置信区间作出决定的各阶段，其两个候选配置共计 { $starts } 次引擎启动、{ $runs } 次基准测试运行，测量总计 { $minutes } 分钟。
+# 同上，但没有任何一次启动记录了用时（手工放入的结果）。
+evidence-decision-cost-untimed = 依据置信区间作出决定的各阶段，其两个候选配置共计 { $starts } 次引擎启动、{ $runs } 次基准测试运行。
 age-measured-with = 测量所用引擎：{ $engines }。
 # 结果中的一个引擎版本：“SGLang v0.5.9（2026-11-29）”。
 age-engine = { $engine } { $version }（{ $dates }）

@@ -58,19 +58,17 @@ impl Ctx<'_> {
     }
 
     /// What the stages decided on an interval cost, in all: engine starts, benchmark runs and
-    /// minutes of measuring; `None` when no stage was.
+    /// minutes of measuring (left out when no start recorded its time); `None` when no stage
+    /// was.
     fn decision_cost(&self) -> Result<Option<String>, I18nError> {
         let Some(total) = &self.analysis.evidence.decisions_total else { return Ok(None) };
         let (starts, runs, minutes) = (total.starts as u64, total.runs as u64, total.seconds / 60.0);
-        self.c
-            .fmt_args(
-                "evidence-decision-cost",
-                &[
-                    ("starts", Arg::count(starts)),
-                    ("runs", Arg::count(runs)),
-                    ("minutes", Arg::Number { value: minutes, decimals: 1 }),
-                ],
-            )
-            .map(Some)
+        let key = if minutes > 0.0 { "evidence-decision-cost" } else { "evidence-decision-cost-untimed" };
+        let args = [
+            ("starts", Arg::count(starts)),
+            ("runs", Arg::count(runs)),
+            ("minutes", Arg::Number { value: minutes, decimals: 1 }),
+        ];
+        self.c.fmt_args(key, &args).map(Some)
     }
 }
