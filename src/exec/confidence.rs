@@ -164,7 +164,8 @@ pub(super) fn start_size(study: &Study, stage: &str) -> usize {
 /// Measurements of the next engine start of stage `k`'s two contenders: [`chosen_start_size`],
 /// else (before it can choose) the stage's `repeats`.
 pub(super) fn next_start_size(study: &Study, k: usize) -> usize {
-    chosen_start_size(study, k).unwrap_or_else(|| start_size(study, study.spec.stages[k].id.get_ref()))
+    let chain = crate::analysis::resolve(study);
+    chosen_start_size(study, &chain, k).unwrap_or_else(|| start_size(study, study.spec.stages[k].id.get_ref()))
 }
 
 /// The measurements of each engine start `--until-confident` adds to stage `k`'s contenders:
@@ -174,14 +175,14 @@ pub(super) fn next_start_size(study: &Study, k: usize) -> usize {
 /// starts keep their size, so that every look adds as much information as the one before (what
 /// the design's levels assume), and the choice rests on nothing but the spread, never on the
 /// difference the decision is about.
-fn chosen_start_size(study: &Study, k: usize) -> Option<usize> {
+fn chosen_start_size(study: &Study, chain: &crate::analysis::Chain, k: usize) -> Option<usize> {
     use crate::analysis::allocation::{MOST_RUNS_A_START, Spread, runs_a_start, study_costs};
     let stage = study.spec.stages.get(k)?.id.get_ref();
     if study.one_a_start(study.spec.target_profile.get_ref()) {
         return Some(1);
     }
     let objective = study.spec.objective.get_ref();
-    let groups: Vec<Vec<Vec<f64>>> = contender_keys(study, k)
+    let groups: Vec<Vec<Vec<f64>>> = contender_keys(study, chain, k)
         .iter()
         .map(|key| {
             // The two first starts, by their attempt's number (the sample puts the standing one first).
@@ -215,12 +216,14 @@ pub(super) fn start_cost(study: &Study, per: usize) -> usize {
 /// `repeats`, the others of that size. Until then its looks have no interval to judge (a side
 /// has one start).
 pub(super) fn plan_designs(study: &mut Study, budget: Budget) {
+    let mut chain: Option<crate::analysis::Chain> = None;
     for k in 0..study.spec.stages.len() {
         let stage = study.spec.stages[k].id.get_ref().clone();
         if study.designs.contains_key(&stage) {
             continue;
         }
-        let Some(per) = chosen_start_size(study, k) else { continue };
+        let chain = chain.get_or_insert_with(|| crate::analysis::resolve(study));
+        let Some(per) = chosen_start_size(study, chain, k) else { continue };
         let (first, before) = (study.first_starts(&stage), start_size(study, &stage));
         // The first added start a side is of the stage's `repeats` when the chosen size differs.
         let sized_before = usize::from(first < 2 && before != per);
@@ -243,8 +246,7 @@ pub(super) fn plan_designs(study: &mut Study, budget: Budget) {
 
 /// The runs of stage `k`'s two contenders, the variant its adoption could not tell and its
 /// base.
-fn contender_keys(study: &Study, k: usize) -> Vec<crate::study::RunKey> {
-    let chain = crate::analysis::resolve(study);
+fn contender_keys(study: &Study, chain: &crate::analysis::Chain, k: usize) -> Vec<crate::study::RunKey> {
     let Some(stage) = chain.stages.get(k) else { return Vec::new() };
     let challenger = challenger(study, stage);
     let mut out: Vec<crate::study::RunKey> = Vec::new();
@@ -259,7 +261,8 @@ fn contender_keys(study: &Study, k: usize) -> Vec<crate::study::RunKey> {
 /// [`contender_keys`] as `stage/variant`, with their measurements so far that pass the
 /// single-run checks.
 pub(super) fn contenders(study: &Study, k: usize) -> Vec<(String, usize)> {
-    contender_keys(study, k).iter().map(|run| (run.config().to_string(), study.whole_count(run))).collect()
+    let chain = crate::analysis::resolve(study);
+    contender_keys(study, &chain, k).iter().map(|run| (run.config().to_string(), study.whole_count(run))).collect()
 }
 
 /// Fills what `--until-confident` spent against measuring every variant as often, and the
