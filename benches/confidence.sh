@@ -10,7 +10,8 @@
 # each way adopts B, keeps A with confidence or cannot tell, and the benchmark runs a trial took.
 # Not a test: the numbers depend on the seeds and on the machine's timing.
 #   NO_BUILD=1 JOBS=2 bash benches/confidence.sh [TRIALS] [FIXED] [BUDGET] [CASES] [WAYS]
-# (NO_BUILD: skip the release build; JOBS: trials measured at once, default 1). On a machine
+# (NO_BUILD: skip the release build; JOBS: trials measured at once, default 1; PER_RUN: the share
+# of the noise drawn at each benchmark, `--sim-noise-per-run`, default 0.5). On a machine
 # that runs other work, give the trials the CPU first (`nice -n -15`) and the other work the
 # last of it (`renice 19`, `ionice -c3`): a stall of the engine or the client is noise the
 # engine was not asked to add.
@@ -54,7 +55,7 @@ tool = "perflab bench"
 id = "sim"
 name = "Sim"
 version = "1"
-command = "perflab-engine --port {port} --model {model} --sim-startup-seconds 0.01 --sim-decode-ms 4 --sim-batch-penalty 0 --sim-noise $noise --sim-seed $seed --sim-noise-counter $dir/starts"
+command = "perflab-engine --port {port} --model {model} --sim-startup-seconds 0.01 --sim-decode-ms 4 --sim-batch-penalty 0 --sim-noise $noise --sim-noise-per-run ${PER_RUN:-0.5} --sim-seed $seed --sim-noise-counter $dir/starts"
 start_timeout = 30
 stop_grace = 5
 
@@ -129,7 +130,7 @@ trial() {
   done
 }
 export -f trial study verdict runs
-export work cases ways fixed budget same_flag faster_flag
+export work cases ways fixed budget same_flag faster_flag PER_RUN
 seq 1 "$trials" | xargs -P "$jobs" -I{} bash -c 'trial {}' | tee "$work/trials" >&2
 
 declare -A count spent done_trials

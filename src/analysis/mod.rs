@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod adoption;
+pub mod allocation;
 pub mod chain;
 pub mod curves;
 pub mod delta;

@@ -38,17 +38,20 @@ pub fn spent(t: f64) -> f64 {
 /// fractions of every look so far (increasing, the last at most 1). One look at `t = 1` is
 /// the fixed design: 5%.
 pub fn nominal_level(looks: &[f64]) -> f64 {
+    nominal_levels(looks).last().copied().unwrap_or_else(alpha)
+}
+
+/// The nominal level of each of `looks` (see [`nominal_level`]), in one pass: the level of a
+/// look depends only on the looks up to it.
+pub fn nominal_levels(looks: &[f64]) -> Vec<f64> {
     let looks: Vec<f64> = looks.iter().map(|t| t.clamp(1e-6, 1.0)).collect();
-    let Some(first) = looks.first() else { return alpha() };
-    if looks.len() == 1 {
-        return spent(*first).max(1e-12);
-    }
+    let Some(first) = looks.first() else { return Vec::new() };
+    let mut levels = vec![spent(*first).max(1e-12)];
     let phi = |x: f64| (-x * x / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt();
     // The statistic on the score scale, S = Z·√t: its density on the continuation region.
     let c = normal_upper_quantile(spent(*first) / 2.0);
     let mut grid = span(c * first.sqrt());
     let mut density: Vec<f64> = grid.iter().map(|s| phi(s / first.sqrt()) / first.sqrt()).collect();
-    let mut level = spent(*first);
     for k in 1..looks.len() {
         let (t, before) = (looks[k], looks[k - 1]);
         let step = (t - before).max(1e-9).sqrt();
@@ -68,7 +71,7 @@ pub fn nominal_level(looks: &[f64]) -> f64 {
             if exits(mid) > target { low = mid } else { high = mid }
         }
         let b = (low + high) / 2.0;
-        level = 2.0 * (1.0 - normal_cdf(b / t.sqrt()));
+        levels.push((2.0 * (1.0 - normal_cdf(b / t.sqrt()))).max(1e-12));
         let next = span(b);
         density = next
             .iter()
@@ -78,7 +81,7 @@ pub fn nominal_level(looks: &[f64]) -> f64 {
             .collect();
         grid = next;
     }
-    level.max(1e-12)
+    levels
 }
 
 /// `GRID` points evenly from `−b` to `b`.
@@ -130,6 +133,8 @@ mod tests {
             let level = nominal_level(&all[..k]);
             assert!((level / expected[k - 1] - 1.0).abs() < 0.02, "look {k}: {level}");
         }
+        assert_eq!(nominal_levels(&all).last(), Some(&nominal_level(&all)));
+        assert!((nominal_levels(&all)[2] - nominal_level(&all[..3])).abs() < 1e-15);
     }
 
     #[test]

@@ -426,6 +426,10 @@ pub struct Evidence {
     pub most_repeats: usize,
     /// Configurations measured by more than one run, the widest spread first.
     pub spread: Vec<Spread>,
+    /// What each stage decided on an interval cost, in the stages' order.
+    pub decisions: Vec<super::allocation::DecisionCost>,
+    /// What they cost together.
+    pub decisions_total: Option<super::allocation::DecisionCost>,
 }
 
 impl Evidence {
@@ -444,6 +448,8 @@ pub fn evidence(study: &Study, chain: &Chain) -> Evidence {
         fewest_repeats: counts.iter().copied().min().unwrap_or(1),
         most_repeats: counts.iter().copied().max().unwrap_or(1),
         spread,
+        decisions: super::allocation::decision_costs(study, chain),
+        decisions_total: super::allocation::decisions_total(study, chain),
     }
 }
 

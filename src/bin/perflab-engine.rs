@@ -129,11 +129,19 @@ pub struct EngineArgs {
     /// print them (vLLM: 60–95), so that the error is far above the log's end.
     #[arg(long, default_value_t = 0)]
     sim_log_after_error: usize,
-    /// Run-to-run variation of the engine's speed, as a share (0.05: up to ±5%): half of it is
-    /// drawn at each engine start, half at each benchmark (a burst of requests after the
+    /// Run-to-run variation of the engine's speed, as a share (0.05: up to ±5%): part of it is
+    /// drawn at each engine start, the rest at each benchmark (a burst of requests after the
     /// engine was idle for [`BENCHMARK_GAP_MS`] ms), from `--sim-seed`.
     #[arg(long, default_value_t = 0.0)]
     sim_noise: f64,
+    /// The share of `--sim-noise` drawn at each benchmark, from 0 (all of it at the engine's
+    /// start) to 1 (all of it at each benchmark); the rest is drawn at each engine start.
+    #[arg(long, default_value_t = 0.5)]
+    sim_noise_per_run: f64,
+    /// Milliseconds without a request in flight after which the next request starts a new
+    /// benchmark, with a new draw of `--sim-noise`.
+    #[arg(long, default_value_t = perflab::sim::BENCHMARK_GAP_MS)]
+    sim_benchmark_gap_ms: u64,
     /// The seed of `--sim-noise`'s draws.
     #[arg(long, default_value_t = 0)]
     sim_seed: u64,
@@ -183,6 +191,8 @@ impl From<EngineArgs> for perflab::sim::EngineOptions {
             sim_vocab_size: a.sim_vocab_size,
             sim_log_after_error: a.sim_log_after_error,
             sim_noise: a.sim_noise,
+            sim_noise_per_run: a.sim_noise_per_run,
+            sim_benchmark_gap_ms: a.sim_benchmark_gap_ms,
             sim_seed: a.sim_seed,
             sim_noise_counter: a.sim_noise_counter,
         }

@@ -149,55 +149,120 @@ pub(super) fn challenger<'a>(
     }
 }
 
-/// Engine starts a side may get beyond the study's own when `--until-confident` has a time
-/// budget (a run budget says how many it pays for).
-pub const TIME_BUDGET_STARTS: u32 = 20;
+/// The most engine starts a side a time budget's design may plan beyond the study's own (a
+/// design far longer than the run can take spends almost nothing at its early looks).
+pub const MOST_TIME_BUDGET_STARTS: u32 = 64;
 
-/// Measurements of one engine start that `--until-confident` adds to a run of `stage`: one with
-/// `repeat_across_restarts`, else the stage's `repeats`.
+/// Measurements of one engine start that `--until-confident` adds to a run of `stage` before
+/// anything says where the variance is: one with `repeat_across_restarts`, else the stage's
+/// `repeats`.
 pub(super) fn start_size(study: &Study, stage: &str) -> usize {
     let target = study.spec.target_profile.get_ref();
     if study.one_a_start(target) { 1 } else { study.repeats_wanted(stage, target) as usize }
 }
 
-/// The benchmark runs one engine start of `--until-confident` may cost on the target profile:
-/// its measurements, or a load curve's point budget (a start searches the curve anew).
-pub(super) fn start_cost(study: &Study, stage: &str) -> usize {
+/// Measurements of the next engine start of stage `k`'s two contenders: [`chosen_start_size`],
+/// else (before it can choose) the stage's `repeats`.
+pub(super) fn next_start_size(study: &Study, k: usize) -> usize {
+    let chain = crate::analysis::resolve(study);
+    chosen_start_size(study, &chain, k).unwrap_or_else(|| start_size(study, study.spec.stages[k].id.get_ref()))
+}
+
+/// The measurements of each engine start `--until-confident` adds to stage `k`'s contenders:
+/// one with `repeat_across_restarts` (the study asks for one a start); else as many as the
+/// policy picks ([`crate::analysis::allocation`]) from the two-level spread of the contenders'
+/// first two starts and the study's costs, `None` until both have two. Once chosen, a stage's
+/// starts keep their size, so that every look adds as much information as the one before (what
+/// the design's levels assume), and the choice rests on nothing but the spread, never on the
+/// difference the decision is about.
+fn chosen_start_size(study: &Study, chain: &crate::analysis::Chain, k: usize) -> Option<usize> {
+    use crate::analysis::allocation::{MOST_RUNS_A_START, Spread, runs_a_start, study_costs};
+    let stage = study.spec.stages.get(k)?.id.get_ref();
+    if study.one_a_start(study.spec.target_profile.get_ref()) {
+        return Some(1);
+    }
+    let objective = study.spec.objective.get_ref();
+    let groups: Vec<Vec<Vec<f64>>> = contender_keys(study, chain, k)
+        .iter()
+        .map(|key| {
+            // The two first starts, by their attempt's number (the sample puts the standing one first).
+            let mut groups = study.start_groups(key, objective);
+            groups.sort_by_key(|(start, _)| *start);
+            groups.into_iter().take(2).map(|(_, values)| values).collect()
+        })
+        .collect();
+    if groups.len() < 2 || groups.iter().any(|g| g.len() < 2) {
+        return None;
+    }
+    let sides: Vec<&[Vec<f64>]> = groups.iter().map(Vec::as_slice).collect();
+    Some(runs_a_start(Spread::of(&sides), study_costs(study), start_size(study, stage), MOST_RUNS_A_START))
+}
+
+/// The benchmark runs one engine start of `--until-confident` of `per` measurements may cost
+/// on the target profile: those, or a load curve's point budget (a start searches the curve
+/// anew).
+pub(super) fn start_cost(study: &Study, per: usize) -> usize {
     let target = study.spec.target_profile.get_ref();
     match study.curve(target) {
         Some((_, load)) => load.loads().most_points().max(1),
-        None => start_size(study, stage),
+        None => per,
     }
 }
 
 /// The sequential design of each stage that has none recorded: the most engine starts a side,
-/// the study's own and those the budget pays for (a look adds one to each of two sides).
+/// the study's own and those the budget pays for (a look adds one to each of two sides). A
+/// stage whose starts take several measurements gets its design once the policy has chosen
+/// their size ([`chosen_start_size`]): the first added start a side is of the stage's
+/// `repeats`, the others of that size. Until then its looks have no interval to judge (a side
+/// has one start).
 pub(super) fn plan_designs(study: &mut Study, budget: Budget) {
-    let stages: Vec<String> = study.spec.stages.iter().map(|s| s.id.get_ref().clone()).collect();
-    for stage in stages {
-        let first = study.first_starts(&stage);
+    let mut chain: Option<crate::analysis::Chain> = None;
+    for k in 0..study.spec.stages.len() {
+        let stage = study.spec.stages[k].id.get_ref().clone();
+        if study.designs.contains_key(&stage) {
+            continue;
+        }
+        let chain = chain.get_or_insert_with(|| crate::analysis::resolve(study));
+        let Some(per) = chosen_start_size(study, chain, k) else { continue };
+        let (first, before) = (study.first_starts(&stage), start_size(study, &stage));
+        // The first added start a side is of the stage's `repeats` when the chosen size differs.
+        let sized_before = usize::from(first < 2 && before != per);
         let added = match budget {
-            Budget::Runs(n) => (n / (2 * start_cost(study, &stage))) as u32,
-            Budget::Time(_) => TIME_BUDGET_STARTS,
+            Budget::Runs(n) => {
+                sized_before + n.saturating_sub(2 * before * sized_before) / (2 * start_cost(study, per))
+            }
+            // Seconds: what a start of each size costs, its engine start and its benchmarks.
+            Budget::Time(t) => {
+                let costs = crate::analysis::allocation::study_costs(study);
+                let (early, later) = (costs.of(1, before), costs.of(1, start_cost(study, per)));
+                let left = t.as_secs_f64() - 2.0 * early * sized_before as f64;
+                let starts = (left.max(0.0) / (2.0 * later)).min(f64::from(MOST_TIME_BUDGET_STARTS));
+                sized_before + starts as usize
+            }
         };
-        study.designs.entry(stage).or_insert(first + added);
+        study.designs.insert(stage, first + added as u32);
     }
 }
 
 /// The runs of stage `k`'s two contenders, the variant its adoption could not tell and its
-/// base, as `stage/variant` with their measurements so far that pass the single-run checks.
-pub(super) fn contenders(study: &Study, k: usize) -> Vec<(String, usize)> {
-    let chain = crate::analysis::resolve(study);
+/// base.
+fn contender_keys(study: &Study, chain: &crate::analysis::Chain, k: usize) -> Vec<crate::study::RunKey> {
     let Some(stage) = chain.stages.get(k) else { return Vec::new() };
     let challenger = challenger(study, stage);
-    let mut out: Vec<(String, usize)> = Vec::new();
+    let mut out: Vec<crate::study::RunKey> = Vec::new();
     for run in [challenger.and_then(|v| v.point.run.as_ref()), stage.base.run.as_ref()].into_iter().flatten() {
-        let source = run.config().to_string();
-        if !out.iter().any(|(s, _)| *s == source) {
-            out.push((source, study.whole_count(run)));
+        if !out.iter().any(|r| r.config() == run.config()) {
+            out.push(run.clone());
         }
     }
     out
+}
+
+/// [`contender_keys`] as `stage/variant`, with their measurements so far that pass the
+/// single-run checks.
+pub(super) fn contenders(study: &Study, k: usize) -> Vec<(String, usize)> {
+    let chain = crate::analysis::resolve(study);
+    contender_keys(study, &chain, k).iter().map(|run| (run.config().to_string(), study.whole_count(run))).collect()
 }
 
 /// Fills what `--until-confident` spent against measuring every variant as often, and the

@@ -7,7 +7,7 @@
 use super::attempt::{Summary, port_of, runs_dir};
 use super::backend::{Backend, Event, Interrupt};
 use super::confidence::{
-    Budget, Confidence, SPENT, Spent, confidence_report, contenders, plan_designs, start_cost, start_size,
+    Budget, Confidence, SPENT, Spent, confidence_report, contenders, next_start_size, plan_designs, start_cost,
     unclear_stage,
 };
 use super::dispatch::{StageStarts, dispatch};
@@ -286,9 +286,9 @@ impl<'o> Rounds<'o> {
         let Some(k) = unclear else { return false };
         let mut round = contenders(study, k);
         // A look adds one engine start to each side, in turn, so that drift cancels.
-        let stage = study.spec.stages[k].id.get_ref();
-        let per = start_size(study, stage);
-        if left < start_cost(study, stage) * round.len() {
+        // Its runs are where the variance is: a new start of one run, or more runs a start.
+        let per = next_start_size(study, k);
+        if left < start_cost(study, per) * round.len() {
             spent.budget_spent = true;
             self.more.clear();
             round.clear();

@@ -99,10 +99,16 @@ pub struct EngineOptions {
     /// Lines of traceback and shutdown noise printed after a start-up error, as real engines
     /// print them (vLLM: 60–95), so that the error is far above the log's end.
     pub sim_log_after_error: usize,
-    /// Run-to-run variation of the engine's speed, as a share (0.05: up to ±5%): half of it is
-    /// drawn at each engine start, half at each benchmark (a burst of requests after the
-    /// engine was idle for [`BENCHMARK_GAP_MS`] ms), from `sim_seed`.
+    /// Run-to-run variation of the engine's speed, as a share (0.05: up to ±5%): the share
+    /// `sim_noise_per_run` of it is drawn at each benchmark (a burst of requests after the
+    /// engine was idle for [`BENCHMARK_GAP_MS`] ms), the rest at each engine start, from
+    /// `sim_seed`.
     pub sim_noise: f64,
+    /// The share of `sim_noise` drawn at each benchmark (0 to 1; 0.5 by default).
+    pub sim_noise_per_run: f64,
+    /// Milliseconds without a request in flight after which the next request starts a new
+    /// benchmark ([`BENCHMARK_GAP_MS`] by default).
+    pub sim_benchmark_gap_ms: u64,
     /// The seed of `sim_noise`'s draws.
     pub sim_seed: u64,
     /// A file counting the engine starts that drew from `sim_seed` (created when missing):
@@ -150,6 +156,8 @@ impl Default for EngineOptions {
             sim_vocab_size: 32000,
             sim_log_after_error: 0,
             sim_noise: 0.0,
+            sim_noise_per_run: 0.5,
+            sim_benchmark_gap_ms: BENCHMARK_GAP_MS,
             sim_seed: 0,
             sim_noise_counter: None,
         }
@@ -211,7 +219,15 @@ pub fn draw(seed: u64, stream: u64, index: u64) -> f64 {
 
 /// The speed factor of a benchmark: `1 + noise · (start + bench) / 2`, the draws in [−1, 1).
 pub fn speed_factor(noise: f64, start: f64, bench: f64) -> f64 {
-    1.0 + noise * (start + bench) / 2.0
+    mixed_speed_factor(noise, 0.5, start, bench)
+}
+
+/// The speed factor of a benchmark whose noise lies `per_run` in the benchmark's draw and the
+/// rest in the start's: `1 + noise · ((1 − per_run) · start + per_run · bench)`. The draws are
+/// uniform in [−1, 1), so the standard deviation between starts is `noise · (1 − per_run) / √3`
+/// and within a start `noise · per_run / √3`.
+pub fn mixed_speed_factor(noise: f64, per_run: f64, start: f64, bench: f64) -> f64 {
+    1.0 + noise * ((1.0 - per_run) * start + per_run * bench)
 }
 
 /// Why the engine refuses to start, with the message a real engine prints.
@@ -269,6 +285,12 @@ impl EngineOptions {
             return Err(StartError::Unsupported(format!(
                 "ValueError: --sim-noise must be a share from 0 to 0.9, got {}",
                 self.sim_noise
+            )));
+        }
+        if !(self.sim_noise_per_run.is_finite() && (0.0..=1.0).contains(&self.sim_noise_per_run)) {
+            return Err(StartError::Unsupported(format!(
+                "ValueError: --sim-noise-per-run must be a share from 0 to 1, got {}",
+                self.sim_noise_per_run
             )));
         }
         if !BACKENDS.contains(&self.attention_backend.as_str()) {
@@ -349,6 +371,11 @@ mod tests {
         assert_eq!(speed_factor(0.05, 1.0, 1.0), 1.05);
         assert_eq!(speed_factor(0.0, 0.3, -0.9), 1.0);
         assert!(args(|o| o.sim_noise = 2.0).capacity().is_err());
+        assert!(args(|o| o.sim_noise_per_run = 1.5).capacity().is_err());
+        assert!(args(|o| o.sim_noise_per_run = f64::NAN).capacity().is_err());
+        assert_eq!(mixed_speed_factor(0.05, 0.0, 1.0, -1.0), 1.05, "all of it at the start");
+        assert_eq!(mixed_speed_factor(0.05, 1.0, 1.0, -1.0), 0.95, "all of it at the benchmark");
+        assert_eq!(mixed_speed_factor(0.05, 0.5, 0.3, -0.7), speed_factor(0.05, 0.3, -0.7));
     }
 
     #[test]

@@ -65,11 +65,12 @@ impl Noise {
 
     /// A request arrives: after an idle gap it starts a new benchmark, with a new draw.
     fn busy(&mut self, args: &EngineOptions) {
-        let gap = Duration::from_millis(crate::sim::BENCHMARK_GAP_MS);
+        let gap = Duration::from_millis(args.sim_benchmark_gap_ms);
         if self.idle_since.take().is_some_and(|t| t.elapsed() >= gap) || self.benchmarks == 0 {
             let bench = crate::sim::draw(args.sim_seed, 1 + self.start, self.benchmarks);
             self.benchmarks += 1;
-            self.factor = crate::sim::speed_factor(args.sim_noise, self.start_draw, bench);
+            self.factor =
+                crate::sim::mixed_speed_factor(args.sim_noise, args.sim_noise_per_run, self.start_draw, bench);
         }
     }
 }

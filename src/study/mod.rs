@@ -399,6 +399,13 @@ impl Study {
     /// is a start of its own). The unit of a run's interval: measurements in one start share
     /// its luck, so only the spread between starts says what another start would give.
     pub fn start_values(&self, key: &RunKey, metric: &str) -> Vec<f64> {
+        self.start_groups(key, metric).into_iter().map(|(_, v)| v.iter().sum::<f64>() / v.len() as f64).collect()
+    }
+
+    /// The values of `metric` of a run's counted measurements, one list an engine start (with
+    /// its attempt's number; `None` for a result placed by hand), in the sample's order (what
+    /// [`Study::start_values`] averages).
+    pub fn start_groups(&self, key: &RunKey, metric: &str) -> Vec<(Option<u32>, Vec<f64>)> {
         let mut groups: Vec<(Option<u32>, Vec<f64>)> = Vec::new();
         for (run, start) in self.counted(key) {
             let Some(v) = run.block.metric(metric) else { continue };
@@ -407,7 +414,7 @@ impl Study {
                 None => groups.push((start, vec![v])),
             }
         }
-        groups.into_iter().map(|(_, v)| v.iter().sum::<f64>() / v.len() as f64).collect()
+        groups
     }
 
     /// Whether `perflab run` takes a run's measurements on `profile` one an engine start: with

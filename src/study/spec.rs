@@ -51,6 +51,13 @@ pub struct Spec {
     /// all of them in one start.
     #[serde(default)]
     pub repeat_across_restarts: bool,
+    /// What an engine start costs `--until-confident`, in seconds (by default the mean start
+    /// time the study's manifests recorded).
+    #[serde(default)]
+    pub start_cost: Option<Spanned<f64>>,
+    /// What one benchmark run costs, in seconds (by default the mean recorded benchmark time).
+    #[serde(default)]
+    pub run_cost: Option<Spanned<f64>>,
     /// Profiles the baseline and the optimized configuration are compared on (all by default).
     #[serde(default)]
     pub compare_profiles: Option<Vec<Id>>,

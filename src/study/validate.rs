@@ -83,6 +83,13 @@ impl Study {
         if !(spec.noise_threshold >= 0.0 && spec.noise_threshold < 100.0) {
             out.push(Diagnostic::new(&self.file, 0, 0, "`noise_threshold` must be a percentage from 0 to 100"));
         }
+        for (key, cost) in [("start_cost", &spec.start_cost), ("run_cost", &spec.run_cost)] {
+            if let Some(c) =
+                cost.as_ref().filter(|c| !(c.get_ref().is_finite() && *c.get_ref() > 0.0 && *c.get_ref() < 1e9))
+            {
+                out.push(self.diag_at(c, format!("`{key}`: {} is not a number of seconds above 0", c.get_ref())));
+            }
+        }
         let min = *spec.min_completed.get_ref();
         if !(0.0..=1.0).contains(&min) {
             out.push(self.diag_at(

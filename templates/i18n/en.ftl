@@ -134,6 +134,22 @@ evidence-single-runs = No configuration on this page was measured more than once
 evidence-single-runs-spread = Each configuration was measured once, except one that ran { $count } times; those runs lie { $spread } apart, which shows how far two runs of one setup can differ. Single runs give no confidence intervals. The runs: { $values }.
 evidence-repeats = Each figure is the mean of { $most } runs; a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
 evidence-repeats-range = Each figure is the mean of { $fewest } to { $most } runs of its configuration (a figure from a single run has no range); a range after a gain is its { $confidence }% confidence interval, and gains are rounded to what that interval supports.
+# What the stages decided on an interval cost, in all (`--until-confident` spends it where the variance is).
+evidence-decision-cost = The stages decided on an interval rest on { $starts ->
+        [one] one engine start
+       *[other] { $starts } engine starts
+    } and { $runs ->
+        [one] one benchmark run
+       *[other] { $runs } benchmark runs
+    } of their two contenders, { $minutes } minutes of measuring in all.
+# The same, where no start recorded its time (results placed by hand).
+evidence-decision-cost-untimed = The stages decided on an interval rest on { $starts ->
+        [one] one engine start
+       *[other] { $starts } engine starts
+    } and { $runs ->
+        [one] one benchmark run
+       *[other] { $runs } benchmark runs
+    } of their two contenders.
 age-measured-with = Measured with { $engines }.
 # One engine version among the results: "SGLang v0.5.9 (2026-11-29)".
 age-engine = { $engine } { $version } ({ $dates })

@@ -124,6 +124,10 @@ evidence-single-runs = このページの数値はすべて1回の実行によ�
 evidence-single-runs-spread = どの構成も1回ずつの測定ですが、1つだけ{ $count }回実行しており、その結果には{ $spread }の開きがあります。同じ構成でも実行ごとにこれだけ差が出ることがわかります。単発の実行からは信頼区間を出せません。該当する実行：{ $values }。
 evidence-repeats = 各数値は{ $most }回の実行の平均です。改善率のあとの範囲はその{ $confidence }%信頼区間で、改善率は区間が裏づける桁まで丸めています。
 evidence-repeats-range = 各数値は、その構成の{ $fewest }～{ $most }回の実行の平均です（1回だけの数値には範囲がありません）。改善率のあとの範囲はその{ $confidence }%信頼区間で、改善率は区間が裏づける桁まで丸めています。
+# 信頼区間で決めたステージの測定コストの合計（`--until-confident` は分散のあるところに予算を使います）。
+evidence-decision-cost = 信頼区間で決めたステージは、2つの候補を合わせて{ $starts }回のエンジン起動と{ $runs }回のベンチマーク実行に基づいており、測定には合計{ $minutes }分かかりました。
+# 同上。ただし、どの起動も所要時間を記録していない場合（手で置いた結果）。
+evidence-decision-cost-untimed = 信頼区間で決めたステージは、2つの候補を合わせて{ $starts }回のエンジン起動と{ $runs }回のベンチマーク実行に基づいています。
 age-measured-with = 測定に使ったエンジン：{ $engines }。
 # 結果に含まれるエンジンの1バージョン：「SGLang v0.5.9（2026-11-29）」。
 age-engine = { $engine } { $version }（{ $dates }）

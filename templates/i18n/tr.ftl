@@ -121,6 +121,10 @@ evidence-single-runs = Bu sayfadaki yapılandırmaların hiçbiri birden fazla k
 evidence-single-runs-spread = Biri dışında bütün yapılandırmalar tek kez ölçüldü; o biri { $count } kez çalıştırıldı ve koşularının sonuçları arasında { $spread } fark var. Bu fark, aynı kurulumun iki koşusunun ne kadar ayrışabileceğini gösterir. Tek koşudan güven aralığı çıkarılamaz. Koşular: { $values }.
 evidence-repeats = Her değer { $most } koşunun ortalamasıdır; bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
 evidence-repeats-range = Her değer, kendi yapılandırmasının { $fewest } ile { $most } arası koşusunun ortalamasıdır (tek koşudan gelen bir değerin aralığı yoktur); bir kazancın ardındaki aralık onun %{ $confidence } güven aralığıdır ve kazançlar bu aralığın desteklediği basamağa yuvarlanır.
+# Aralıkla karar verilen aşamaların toplam maliyeti (`--until-confident` bunu varyansın olduğu yere harcar).
+evidence-decision-cost = Bir güven aralığıyla karar verilen aşamalar, iki adayının toplam { $starts } motor başlatmasına ve { $runs } benchmark koşusuna dayanır; ölçüm toplam { $minutes } dakika sürdü.
+# Aynısı, hiçbir başlatmanın süresi kaydedilmediğinde (elle konmuş sonuçlar).
+evidence-decision-cost-untimed = Bir güven aralığıyla karar verilen aşamalar, iki adayının toplam { $starts } motor başlatmasına ve { $runs } benchmark koşusuna dayanır.
 age-measured-with = Ölçümde kullanılan motorlar: { $engines }.
 # Sonuçlardaki bir motor sürümü: "SGLang v0.5.9 (2026-11-29)".
 age-engine = { $engine } { $version } ({ $dates })

@@ -124,6 +124,10 @@ evidence-single-runs = 本页每个数字都来自单次运行：没有任何配
 evidence-single-runs-spread = 每个配置只测量了一次，唯有一个配置运行了 { $count } 次，这几次结果相差 { $spread }，可见同一配置的两次运行可能相差多少。单次运行无法给出置信区间。这些运行：{ $values }。
 evidence-repeats = 每个数字都是 { $most } 次运行的平均值；收益后面的范围是其 { $confidence }% 置信区间，收益按该区间所能支持的精度取整。
 evidence-repeats-range = 每个数字都是该配置 { $fewest } 到 { $most } 次运行的平均值（只运行一次的数字不给范围）；收益后面的范围是其 { $confidence }% 置信区间，收益按该区间所能支持的精度取整。
+# 依据置信区间作出决定的各阶段总共花费的测量（`--until-confident` 把预算花在方差所在之处）。
+evidence-decision-cost = 依据置信区间作出决定的各阶段，其两个候选配置共计 { $starts } 次引擎启动、{ $runs } 次基准测试运行，测量总计 { $minutes } 分钟。
+# 同上，但没有任何一次启动记录了用时（手工放入的结果）。
+evidence-decision-cost-untimed = 依据置信区间作出决定的各阶段，其两个候选配置共计 { $starts } 次引擎启动、{ $runs } 次基准测试运行。
 age-measured-with = 测量所用引擎：{ $engines }。
 # 结果中的一个引擎版本：“SGLang v0.5.9（2026-11-29）”。
 age-engine = { $engine } { $version }（{ $dates }）

@@ -176,6 +176,13 @@ fn min_completed_is_a_study_key() {
     let (code, out, _) = perflab(&["check", dir.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(out.contains("study.toml:6:17: `min_completed`: 1.5 is not a share of requests from 0 to 1"), "{out}");
+
+    // The costs `--until-confident` weighs: seconds above zero, a bad one named where it is.
+    let (_tmp3, dir) = tiny("perflab-engine --port {port}", "start_cost = 30\nrun_cost = -2\n");
+    let (code, out, _) = perflab(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("study.toml:7:12: `run_cost`: -2 is not a number of seconds above 0"), "{out}");
+    assert!(!out.contains("start_cost"), "{out}");
 }
 
 // 3. Readiness tied to the engine perflab started.

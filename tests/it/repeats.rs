@@ -71,6 +71,23 @@ fn a_clear_gain_is_adopted_with_its_interval_and_rounded_to_it() {
     assert!(md.contains("B is adopted: +10% (95% CI "), "{md}");
     assert!(md.contains("Each figure is the mean of 3 runs"), "{md}");
     assert!(!md.contains("single run"), "{md}");
+    // What the decision cost: results placed by hand are a start each, and recorded no time.
+    let cost = &a.evidence.decisions[0];
+    assert_eq!((cost.stage.as_str(), cost.starts, cost.runs, cost.seconds), ("s1", 6, 6, 0.0));
+    assert!(
+        md.contains(
+            "The stages decided on an interval rest on 6 engine starts and 6 benchmark runs of their two contenders."
+        ),
+        "{md}"
+    );
+    for (locale, said) in [
+        ("tr", "toplam 6 motor başlatmasına ve 6 benchmark koşusuna dayanır."),
+        ("zh", "共计 6 次引擎启动、6 次基准测试运行。"),
+        ("ja", "6回のエンジン起動と6回のベンチマーク実行に基づいています。"),
+    ] {
+        let text = page(&s, &a, locale);
+        assert!(text.contains(said), "{locale}: {text}");
+    }
     let tr = page(&s, &a, "tr");
     assert!(tr.contains("+%10 (%95 güven aralığı %"), "{tr}");
 }

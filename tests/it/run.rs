@@ -365,6 +365,47 @@ fn until_confident_measures_an_unclear_stage_again_within_its_budget() {
     assert!(err.contains("is not a budget"), "{err}");
 }
 
+#[test]
+fn until_confident_puts_its_runs_where_the_variance_is() {
+    let _serial = serial();
+    // The size of a start the policy picks from the first two starts a side (2 runs each, the
+    // study's `repeats`): the starts of the given `--sim-noise-per-run` and costs, and budget.
+    let looks = |per_run: &str, costs: &str, seed: u32, budget: &str| {
+        // A benchmark's requests are all in flight at once: a pause of 2 ms is the next one.
+        // Each start draws anew (the counter numbers them).
+        let draws = tempfile::tempdir().unwrap();
+        let noisy = format!(
+            "{QUICK} --sim-noise 0.3 --sim-noise-per-run {per_run} --sim-benchmark-gap-ms 2 --sim-seed {seed} --sim-noise-counter {}",
+            draws.path().join("starts").display()
+        );
+        let (_tmp, dir) = two_alike(&noisy, &format!("repeats = 2\nnoise_threshold = 1\n{costs}"));
+        let (code, _, err) = run(&dir, &["--until-confident", "--budget", budget]);
+        assert_eq!(code, 0, "{err}");
+        let sizes: Vec<usize> = err
+            .lines()
+            .filter(|l| l.contains(" more for "))
+            .filter_map(|l| l.split("until confident: ").nth(1)?.split(' ').next()?.parse().ok())
+            .collect();
+        let study = Study::load(&dir).unwrap();
+        let decisions = analyze(&study).evidence.decisions;
+        (sizes, decisions, err)
+    };
+    // Every bit of the noise within a start, a start a hundred times a run's cost: after the first
+    // look, starts of several runs.
+    let (sizes, decisions, err) = looks("1", "start_cost = 100\nrun_cost = 1", 3, "20");
+    assert_eq!(sizes.first(), Some(&2), "the first look's start is of the study's repeats: {err}");
+    assert!(sizes.get(1).is_none_or(|m| *m >= 3), "all within a start: {sizes:?}: {err}");
+    // What the decision cost: the two sides' starts and runs, as measured.
+    if let Some(d) = decisions.first() {
+        assert_eq!(d.stage, "engine");
+        assert!(d.starts >= 4 && d.runs >= 8 && d.seconds > 0.0, "{d:?}");
+    }
+    // Every bit of it between starts, a run ten times a start: new starts of one run.
+    let (sizes, _, err) = looks("0", "start_cost = 1\nrun_cost = 10", 4, "8");
+    assert_eq!(sizes.first(), Some(&2), "{err}");
+    assert!(sizes.iter().skip(1).all(|m| *m == 1), "all between starts: {sizes:?}: {err}");
+}
+
 /// `plan` lines its columns up whatever the lengths of the names (`context-length/32k` beside
 /// `engine/sim-a`), and ends no line in spaces.
 #[test]

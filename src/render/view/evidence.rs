@@ -31,10 +31,14 @@ impl Ctx<'_> {
         if !e.single_runs() {
             let (fewest, most) = (Arg::count(e.fewest_repeats as u64), Arg::count(e.most_repeats as u64));
             let key = if e.fewest_repeats == e.most_repeats { "evidence-repeats" } else { "evidence-repeats-range" };
-            return self.c.fmt_args(
+            let repeats = self.c.fmt_args(
                 key,
                 &[("fewest", fewest), ("most", most), ("confidence", Arg::count(u64::from(CONFIDENCE_PERCENT)))],
-            );
+            )?;
+            return match self.decision_cost()? {
+                Some(cost) => Ok(self.c.sentences(&[repeats, cost])),
+                None => Ok(repeats),
+            };
         }
         let Some(widest) = e.spread.first() else { return self.c.msg("evidence-single-runs") };
         let values: Vec<String> = widest
@@ -51,5 +55,20 @@ impl Ctx<'_> {
                 ("spread", (&self.percent(widest.spread_percent, false)?).into()),
             ],
         )
+    }
+
+    /// What the stages decided on an interval cost, in all: engine starts, benchmark runs and
+    /// minutes of measuring (left out when no start recorded its time); `None` when no stage
+    /// was.
+    fn decision_cost(&self) -> Result<Option<String>, I18nError> {
+        let Some(total) = &self.analysis.evidence.decisions_total else { return Ok(None) };
+        let (starts, runs, minutes) = (total.starts as u64, total.runs as u64, total.seconds / 60.0);
+        let key = if minutes > 0.0 { "evidence-decision-cost" } else { "evidence-decision-cost-untimed" };
+        let args = [
+            ("starts", Arg::count(starts)),
+            ("runs", Arg::count(runs)),
+            ("minutes", Arg::Number { value: minutes, decimals: 1 }),
+        ];
+        self.c.fmt_args(key, &args).map(Some)
     }
 }
