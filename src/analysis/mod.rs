@@ -10,6 +10,7 @@ pub mod delta;
 mod diagnostics;
 pub mod diff;
 pub mod history;
+pub mod machine;
 mod replay;
 pub mod sequential;
 pub mod stats;
@@ -375,6 +376,9 @@ pub struct Analysis {
     /// The load curves of the profiles that have one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub curves: Vec<curves::CurveProfile>,
+    /// What the runs that stand recorded of their machine and engine, fact by fact.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recorded: Vec<machine::RecordedFact>,
 }
 
 impl Analysis {
@@ -549,6 +553,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
         age: Age::default(),
         superseded: history::superseded(study),
         changes: None,
+        recorded: machine::recorded(study),
     };
     analysis.age = history::age(study, &chain, &analysis);
     analysis

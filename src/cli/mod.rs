@@ -178,6 +178,11 @@ pub enum Command {
         /// results stay on disk.
         #[arg(long)]
         rerun_stale: bool,
+        /// Measure an engine that reports another version than the study's `version` (it is
+        /// refused otherwise): its runs carry the engine's own version and are stale against the
+        /// study's.
+        #[arg(long)]
+        any_engine_version: bool,
         /// Print the engine and benchmark commands instead of running them.
         #[arg(long)]
         dry_run: bool,
@@ -324,6 +329,7 @@ pub fn main() -> ExitCode {
             variant,
             rerun,
             rerun_stale,
+            any_engine_version,
             dry_run,
             jobs,
             backend,
@@ -333,7 +339,7 @@ pub fn main() -> ExitCode {
             results,
         } => {
             let until_confident = budget.filter(|_| until_confident);
-            let how = run::How { jobs: jobs.map(|j| j as usize), backend, config, until_confident };
+            let how = run::How { jobs: jobs.map(|j| j as usize), backend, config, until_confident, any_engine_version };
             let what = run::What { stage, variant, rerun, rerun_stale, dry_run };
             run::run(&study, &results, what, how)
         }

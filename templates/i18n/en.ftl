@@ -238,6 +238,22 @@ heading-profiles = Benchmark profiles
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = The commands connect to the engine at { $host }:{ $port }. The study does not fix the engine's port: put in the one your engine listens on.
 profiles-load = In a load curve's command, { $placeholder } stands for the load: put in the concurrency or the request rate of the point to measure.
+# What the runs recorded of their machine and engine, beside the author's description
+heading-recorded = Recorded with the runs
+recorded-intro = What perflab read on the machine at each engine start, beside the description above. Where runs disagree, each value names the runs that ran on it.
+recorded-gpu-model = GPU
+recorded-gpu-count = GPUs per start
+recorded-gpu-memory = GPU memory
+recorded-gpu-driver = GPU driver
+recorded-gpu-runtime = GPU runtime
+recorded-cpu-model = CPU
+recorded-cpu-cores = CPU cores
+recorded-kernel = Kernel
+recorded-container = Container
+recorded-engine-version = { $of } as it reports itself
+recorded-package = Python package { $of }
+recorded-perflab = perflab
+recorded-value-runs = { $value } on { $runs }
 
 ## Experiment results: each stage's variants, ranking, summary and decision
 heading-results = Experiment results

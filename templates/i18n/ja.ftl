@@ -204,6 +204,22 @@ heading-profiles = ベンチマークプロファイル
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = 以下のコマンドは { $host }:{ $port } のエンジンに接続します。この検証ではエンジンのポートを固定していません。エンジンが実際に待ち受けているポートに書き換えてください。
 profiles-load = 負荷曲線のコマンドでは { $placeholder } が負荷を表します。測定したい点の同時実行数またはリクエストレートを入れてください。
+# What the runs recorded of their machine and engine, beside the author's description
+heading-recorded = 実行時に記録された環境
+recorded-intro = perflab がエンジンを起動するたびにマシンから読み取った情報で、上記の作者による記述と並べて示します。実行ごとに値が異なる場合は、各値のあとにその値で動いた実行を挙げます。
+recorded-gpu-model = GPU
+recorded-gpu-count = 起動あたりの GPU 数
+recorded-gpu-memory = GPU メモリ
+recorded-gpu-driver = GPU ドライバー
+recorded-gpu-runtime = GPU ランタイム
+recorded-cpu-model = CPU
+recorded-cpu-cores = CPU コア数
+recorded-kernel = カーネル
+recorded-container = コンテナー
+recorded-engine-version = { $of }（自己申告のバージョン）
+recorded-package = Python パッケージ { $of }
+recorded-perflab = perflab
+recorded-value-runs = { $value }：{ $runs }
 
 ## 実験結果：各ステージのバリアント、順位、まとめ、判断
 heading-results = 実験結果

@@ -207,6 +207,22 @@ heading-profiles = Benchmark profilleri
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = Komutlar motora { $host }:{ $port } adresinden bağlanır. Çalışma motorun bağlantı noktasını sabitlemiyor; bunun yerine motorunuzun dinlediği bağlantı noktasını yazın.
 profiles-load = Yük eğrisi komutlarında { $placeholder }, ölçülecek noktanın yükünün yerini tutar: oraya o noktanın eş zamanlılığını ya da istek hızını yazın.
+# What the runs recorded of their machine and engine, beside the author's description
+heading-recorded = Çalıştırmalarla kaydedilenler
+recorded-intro = perflab'ın her motor başlatmasında makineden okudukları, yukarıdaki açıklamanın yanında. Çalıştırmalar farklı değerler kaydettiğinde her değer, o değerle çalışan çalıştırmaları belirtir.
+recorded-gpu-model = GPU
+recorded-gpu-count = Başlatma başına GPU
+recorded-gpu-memory = GPU belleği
+recorded-gpu-driver = GPU sürücüsü
+recorded-gpu-runtime = GPU çalışma ortamı
+recorded-cpu-model = CPU
+recorded-cpu-cores = CPU çekirdekleri
+recorded-kernel = Linux çekirdeği
+recorded-container = Konteyner
+recorded-engine-version = { $of }, kendi bildirdiği sürüm
+recorded-package = Python paketi { $of }
+recorded-perflab = perflab
+recorded-value-runs = { $value }: { $runs }
 
 ## Deney sonuçları: her aşamanın varyantları, sıralaması, özeti ve kararı
 heading-results = Deney sonuçları

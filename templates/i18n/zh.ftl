@@ -204,6 +204,22 @@ heading-profiles = 基准测试场景
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = 以下命令连接 { $host }:{ $port } 上的引擎。本研究没有固定引擎的端口，请改成引擎实际监听的端口。
 profiles-load = 在负载曲线的命令中，{ $placeholder } 代表负载：请填入要测量的那个点的并发数或请求速率。
+# What the runs recorded of their machine and engine, beside the author's description
+heading-recorded = 运行时记录的环境
+recorded-intro = perflab 在每次启动引擎时从机器上读取的信息，与上文作者的描述并列。各次运行记录的值不一致时，每个值后列出使用该值的运行。
+recorded-gpu-model = GPU
+recorded-gpu-count = 每次启动的 GPU 数
+recorded-gpu-memory = GPU 显存
+recorded-gpu-driver = GPU 驱动
+recorded-gpu-runtime = GPU 运行时
+recorded-cpu-model = CPU
+recorded-cpu-cores = CPU 核数
+recorded-kernel = 内核
+recorded-container = 容器
+recorded-engine-version = { $of }（自报版本）
+recorded-package = Python 包 { $of }
+recorded-perflab = perflab
+recorded-value-runs = { $value }：{ $runs }
 
 ## 实验结果：各阶段的变体、排名、小结与决定
 heading-results = 实验结果

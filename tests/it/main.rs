@@ -34,6 +34,7 @@ mod parallel;
 mod parse;
 mod parse_stream;
 mod profile_commands;
+mod provenance;
 mod readme;
 mod recovery;
 mod repeats;

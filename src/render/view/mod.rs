@@ -301,6 +301,8 @@ pub struct PageView {
     pub profiles: Vec<setup::ProfileView>,
     /// The host and port the profiles' commands connect to, when the study does not fix them.
     pub profiles_note: Option<String>,
+    /// What the runs recorded of their machine and engine (see [`setup::Setup::recorded`]).
+    pub recorded: Vec<(String, String)>,
     pub stages: Vec<StageView>,
     /// The profile every variant of every stage is measured on, said once above them.
     pub stages_profile: String,
@@ -628,6 +630,7 @@ pub fn build(
             .map(|c| c.get_ref().clone()),
         profiles: setup.profiles,
         profiles_note: setup.profiles_note,
+        recorded: setup.recorded,
         stages,
         stages_profile: c.fmt("variant-profile", &[("profile", &x.profile_name(&a.target_profile))])?,
         options,
