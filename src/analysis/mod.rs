@@ -12,6 +12,7 @@ pub mod diff;
 pub mod history;
 pub mod machine;
 mod replay;
+pub mod reproduce;
 pub mod sequential;
 pub mod stats;
 pub mod warnings;

@@ -11,6 +11,7 @@ mod import;
 mod parse;
 mod plan;
 mod report;
+mod reproduce;
 mod run;
 mod translations;
 
@@ -258,6 +259,23 @@ pub enum Command {
         #[arg(long, default_value = "results", value_name = "DIR")]
         results: PathBuf,
     },
+    /// Print what to run to measure one figure again: the engine command, the benchmark command
+    /// with its seed and dataset, the machine it ran on, and the figure with its interval.
+    #[command(display_order = 4)]
+    Reproduce {
+        /// A study folder, or an id under --results.
+        #[arg(value_name = "STUDY")]
+        study: String,
+        /// The run: `stage/variant/profile`, or a load curve's point `stage/variant/profile@load`.
+        #[arg(value_name = "RUN")]
+        run: String,
+        /// The port the printed commands use for the engine (a study that fixes none).
+        #[arg(long, default_value_t = 8000)]
+        port: u16,
+        /// Folder holding the studies.
+        #[arg(long, default_value = "results", value_name = "DIR")]
+        results: PathBuf,
+    },
     /// Make a study of a published guide (GPUStack performance-lab Markdown): results/ID/study.toml
     /// and runs/ with every benchmark block as written.
     ///
@@ -320,6 +338,7 @@ pub fn main() -> ExitCode {
             translations::run(&studies, &results, &templates, &langs)
         }
         Command::Analyze { study, results } => analyze::run(&study, &results),
+        Command::Reproduce { study, run, port, results } => reproduce::run(&study, &run, port, &results),
         Command::Import { page, id, force, results } => import::run(&page, id.as_deref(), force, &results),
         Command::Bench(args) => bench::run(&args),
         Command::Plan { study, results } => plan::run(&study, &results),

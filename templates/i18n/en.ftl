@@ -273,6 +273,8 @@ variant-reused = Identical to { $source }; that run's result is reused.
 variant-command = Serving command
 variant-result = Benchmark result
 raw-measurement = { $title }, measurement { $k } of { $n } (`{ $file }`)
+# What to run to measure a result again, and what it ran on (a collapsed block under the result)
+reproduce-figure = Reproduce this figure: the commands and the machine it was measured on
 ranking = Ranking: { $ranking }
 ranking-item = { $engine } ({ $value })
 ranking-lost = { $engine } ({ $value }, only { $completed } of { $expected ->

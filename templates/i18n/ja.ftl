@@ -239,6 +239,8 @@ variant-reused = { $source }と同じ構成のため、その測定結果をこ�
 variant-command = 起動コマンド
 variant-result = ベンチマーク結果
 raw-measurement = { $title }、測定 { $k }/{ $n }（`{ $file }`）
+# What to run to measure a result again, and what it ran on (a collapsed block under the result)
+reproduce-figure = この結果を再現する：コマンドと測定したマシン
 ranking = 順位：{ $ranking }
 ranking-item = { $engine }（{ $value }）
 ranking-lost = { $engine }（{ $value }、{ $expected }件中{ $completed }件のみ完了）

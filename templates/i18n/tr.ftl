@@ -242,6 +242,8 @@ variant-reused = { $source } ile aynı yapılandırma olduğu için yeniden öl�
 variant-command = Model sunum komutu
 variant-result = Benchmark sonucu
 raw-measurement = { $title }, ölçüm { $k }/{ $n } (`{ $file }`)
+# What to run to measure a result again, and what it ran on (a collapsed block under the result)
+reproduce-figure = Bu sonucu yeniden ölçmek için: komutlar ve ölçüldüğü makine
 ranking = Sıralama: { $ranking }
 ranking-item = { $engine } ({ $value })
 ranking-lost = { $engine } ({ $value }; { $expected } isteğin yalnızca { $completed } tanesi tamamlandı)

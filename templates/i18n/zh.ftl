@@ -239,6 +239,8 @@ variant-reused = 与 { $source } 的配置相同，此处直接复用其测量�
 variant-command = 启动命令
 variant-result = 基准测试结果
 raw-measurement = { $title }，第 { $k } 次测量，共 { $n } 次（`{ $file }`）
+# What to run to measure a result again, and what it ran on (a collapsed block under the result)
+reproduce-figure = 复现此结果：所用命令及测量时的机器
 ranking = 排名：{ $ranking }
 ranking-item = { $engine }（{ $value }）
 ranking-lost = { $engine }（{ $value }，{ $expected } 个请求中仅完成 { $completed } 个）

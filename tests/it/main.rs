@@ -38,6 +38,7 @@ mod provenance;
 mod readme;
 mod recovery;
 mod repeats;
+mod reproduce;
 mod reworded;
 mod rules;
 mod run;

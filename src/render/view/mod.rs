@@ -538,9 +538,26 @@ impl Ctx<'_> {
     fn raw(&self, key: &str, m: Option<&Measure>) -> Result<Vec<Collapsible>, I18nError> {
         let Some(m) = m else { return Ok(Vec::new()) };
         let sample = self.study.sample(&m.run);
-        if sample.len() < 2 {
-            return sample.iter().map(|run| self.collapsible(key, run.text.trim_end().to_string(), "text")).collect();
+        let mut out = if sample.len() < 2 {
+            sample
+                .iter()
+                .map(|run| self.collapsible(key, run.text.trim_end().to_string(), "text"))
+                .collect::<Result<_, _>>()?
+        } else {
+            self.measurements(key, &sample)?
+        };
+        // What to run to measure it again, for a run perflab measured (its record says how).
+        if let Ok(recipe) = crate::analysis::reproduce::reproduce(self.study, &m.run)
+            && recipe.benchmark.is_some()
+        {
+            let code = crate::render::reproduce::script(&recipe, setup::SHOWN_PORT);
+            out.push(self.collapsible("reproduce-figure", code.trim_end().to_string(), "bash")?);
         }
+        Ok(out)
+    }
+
+    /// Each measurement of a run's sample, titled with its place in it and its file.
+    fn measurements(&self, key: &str, sample: &[&crate::study::Run]) -> Result<Vec<Collapsible>, I18nError> {
         let title = self.c.msg(key)?;
         let runs = self.study.dir.join(crate::study::RUNS_DIR);
         let mut out = Vec::new();

@@ -34,7 +34,7 @@ pub struct ProfileView {
 
 /// The port a shown benchmark command connects to when the study does not fix the engine's
 /// port (perflab picks one at each start, or the command does not say): the page says so.
-const SHOWN_PORT: u16 = 8000;
+pub(super) const SHOWN_PORT: u16 = 8000;
 
 impl Ctx<'_> {
     /// The benchmark command of a profile against the recommended configuration, as a reader
@@ -120,7 +120,7 @@ impl Ctx<'_> {
                 Subject::EngineVersion(id) => self.study.engine(id).map_or(id.clone(), |e| markdown::plain(&e.name)),
                 _ => markdown::code(o),
             });
-            let name = c.fmt(&format!("recorded-{}", subject.key()), &[("of", of.as_deref().unwrap_or(""))])?;
+            let name = c.fmt(recorded_key(subject), &[("of", of.as_deref().unwrap_or(""))])?;
             let value = match fact.values.as_slice() {
                 [one] => markdown::code(&one.value),
                 many => {
@@ -135,6 +135,24 @@ impl Ctx<'_> {
             lines.push((name, value));
         }
         Ok(lines)
+    }
+}
+
+/// The catalog's name of a recorded fact.
+fn recorded_key(subject: &Subject) -> &'static str {
+    match subject {
+        Subject::GpuModel => "recorded-gpu-model",
+        Subject::GpuCount => "recorded-gpu-count",
+        Subject::GpuMemory => "recorded-gpu-memory",
+        Subject::GpuDriver => "recorded-gpu-driver",
+        Subject::GpuRuntime => "recorded-gpu-runtime",
+        Subject::CpuModel => "recorded-cpu-model",
+        Subject::CpuCores => "recorded-cpu-cores",
+        Subject::Kernel => "recorded-kernel",
+        Subject::Container => "recorded-container",
+        Subject::EngineVersion(_) => "recorded-engine-version",
+        Subject::Package(_) => "recorded-package",
+        Subject::Perflab => "recorded-perflab",
     }
 }
 
