@@ -11,6 +11,7 @@ mod diagnostics;
 pub mod diff;
 pub mod history;
 pub mod machine;
+pub mod releases;
 mod replay;
 pub mod reproduce;
 pub mod sequential;
@@ -380,6 +381,9 @@ pub struct Analysis {
     /// What the runs that stand recorded of their machine and engine, fact by fact.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub recorded: Vec<machine::RecordedFact>,
+    /// The answer across the engine releases of the study's history, when it holds three or more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub releases: Option<releases::Releases>,
 }
 
 impl Analysis {
@@ -489,6 +493,7 @@ fn recommended(chain: &Chain, excluded: &[String]) -> Config {
 pub fn analyze(study: &Study) -> Analysis {
     let mut analysis = analyze_results(study);
     analysis.changes = study.previous().map(|before| diff::compare(&analyze_results(&before), &analysis, study, None));
+    analysis.releases = releases::releases(study, &analysis);
     analysis
 }
 
@@ -555,6 +560,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
         superseded: history::superseded(study),
         changes: None,
         recorded: machine::recorded(study),
+        releases: None,
     };
     analysis.age = history::age(study, &chain, &analysis);
     analysis

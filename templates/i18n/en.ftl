@@ -223,6 +223,16 @@ changes-command-engine = The recommended engine has changed from { $before } to 
 changes-command-launch = The recommended command has changed beyond its flags (the engine's command or its environment).
 changes-command-before = Before:
 changes-command-after = Now:
+# The answer across three or more engine releases of a study's history
+heading-releases = Across engine releases
+releases-intro = This study was measured on { $count } releases of its engines. The chart and the table give { $metric } of the baseline and of the optimized configuration on each; below them, what each release changed from the one before.
+releases-col-release = Release
+releases-col-date = Measured
+releases-col-baseline = Baseline
+releases-col-optimized = Optimized
+releases-col-gain = Gain
+releases-changed = What { $release } changed
+chart-releases = { $metric } across engine releases
 
 ## Experimental setup: model, hardware, engines, benchmark method and profiles
 heading-setup = Experimental setup

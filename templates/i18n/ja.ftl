@@ -189,6 +189,16 @@ changes-command-engine = 推奨エンジンが{ $before }から{ $after }に変�
 changes-command-launch = 推奨コマンドがフラグ以外の部分（エンジンのコマンドまたは環境変数）で変わりました。
 changes-command-before = 以前：
 changes-command-after = 現在：
+# The answer across three or more engine releases of a study's history
+heading-releases = エンジンのリリースごとの推移
+releases-intro = この調査はエンジンの { $count } つのリリースで測定されました。グラフと表は、各リリースでのベースライン構成と最適化後の構成の{ $metric }を示します。その下に、各リリースが前のリリースから何を変えたかを示します。
+releases-col-release = リリース
+releases-col-date = 測定日
+releases-col-baseline = ベースライン
+releases-col-optimized = 最適化後
+releases-col-gain = 向上
+releases-changed = { $release } での変化
+chart-releases = エンジンのリリースごとの{ $metric }
 
 ## 実験環境：モデル、ハードウェア、エンジン、ベンチマーク手法、プロファイル
 heading-setup = 実験環境

@@ -192,6 +192,16 @@ changes-command-engine = Önerilen motor değişti: { $before } yerine artık { 
 changes-command-launch = Önerilen komut, parametrelerinin dışında da değişti (motorun komutu ya da ortam değişkenleri).
 changes-command-before = Önce:
 changes-command-after = Şimdi:
+# The answer across three or more engine releases of a study's history
+heading-releases = Motor sürümleri boyunca
+releases-intro = Bu çalışma, motorlarının { $count } sürümünde ölçüldü. Grafik ve tablo, her sürümde temel yapılandırmanın ve optimize edilmiş yapılandırmanın { $metric } değerini verir; altlarında her sürümün bir öncekine göre neyi değiştirdiği yer alır.
+releases-col-release = Sürüm
+releases-col-date = Ölçüldüğü tarih
+releases-col-baseline = Temel
+releases-col-optimized = Optimize edilmiş
+releases-col-gain = Kazanç
+releases-changed = { $release } sürümünün getirdikleri
+chart-releases = Motor sürümleri boyunca { $metric }
 
 ## Deney düzeneği: model, donanım, motorlar, benchmark yöntemi ve profiller
 heading-setup = Deney kurulumu

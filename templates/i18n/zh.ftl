@@ -189,6 +189,16 @@ changes-command-engine = 推荐的引擎由 { $before } 改为 { $after }。
 changes-command-launch = 推荐命令在参数之外也有变化（引擎的启动命令或环境变量）。
 changes-command-before = 之前：
 changes-command-after = 现在：
+# The answer across three or more engine releases of a study's history
+heading-releases = 各引擎版本间的变化
+releases-intro = 本研究在其引擎的 { $count } 个版本上进行了测量。图表与表格给出每个版本下基线配置与优化后配置的{ $metric }；其后列出每个版本相对上一版本的变化。
+releases-col-release = 版本
+releases-col-date = 测量日期
+releases-col-baseline = 基线
+releases-col-optimized = 优化后
+releases-col-gain = 提升
+releases-changed = { $release } 带来的变化
+chart-releases = 各引擎版本的{ $metric }
 
 ## 实验环境：模型、硬件、引擎、基准测试方法与配置
 heading-setup = 实验环境

@@ -37,6 +37,7 @@ mod profile_commands;
 mod provenance;
 mod readme;
 mod recovery;
+mod releases;
 mod repeats;
 mod reproduce;
 mod reworded;

@@ -40,6 +40,9 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
     for (name, chart) in x.curve_charts()? {
         push(&mut out, name, chart, c);
     }
+    if let Some(chart) = x.releases_chart()? {
+        push(&mut out, super::releases::RELEASES_CHART.to_string(), chart, c);
+    }
     Ok(out)
 }
 
@@ -158,7 +161,7 @@ fn stage_bars(
 
 impl Ctx<'_> {
     /// A chart's axis title: the metric's name and its unit.
-    fn axis_title(&self, metric: &crate::metric::Metric) -> Result<String, I18nError> {
+    pub(super) fn axis_title(&self, metric: &crate::metric::Metric) -> Result<String, I18nError> {
         let name = self.metric_name(metric)?;
         let Some(key) = metric.unit.message() else { return Ok(name) };
         // The unit as the catalog writes it after a value, without the value.

@@ -18,6 +18,7 @@ mod gains;
 mod headline;
 pub use headline::{description, headline};
 mod picture;
+pub mod releases;
 pub use picture::summary_chart;
 mod results;
 mod setup;
@@ -115,8 +116,12 @@ impl PageView {
     /// [`build`] gives for them, without building the page again.
     pub fn relink(&mut self, study: &str, flavor: Flavor, links: &Links) {
         self.flavor = flavor;
-        let charts =
-            self.stages.iter_mut().map(|s| &mut s.chart).chain(self.curves.iter_mut().flat_map(|c| &mut c.charts));
+        let charts = self
+            .stages
+            .iter_mut()
+            .map(|s| &mut s.chart)
+            .chain(self.curves.iter_mut().flat_map(|c| &mut c.charts))
+            .chain(self.releases.iter_mut().map(|r| &mut r.chart));
         for image in [&mut self.comparison_chart, &mut self.progression_chart].into_iter().chain(charts) {
             image.link(links);
         }
@@ -132,7 +137,12 @@ impl PageView {
     /// elsewhere, without rendering it again. None where two of them share an address under
     /// `from` but not under `to`, which leaves no one answer.
     pub fn relinks(&self, study: &str, from: &Links, to: &Links) -> Option<Relinks> {
-        let charts = self.stages.iter().map(|s| &s.chart).chain(self.curves.iter().flat_map(|c| &c.charts));
+        let charts = self
+            .stages
+            .iter()
+            .map(|s| &s.chart)
+            .chain(self.curves.iter().flat_map(|c| &c.charts))
+            .chain(self.releases.iter().map(|r| &r.chart));
         let images = [&self.comparison_chart, &self.progression_chart].into_iter().chain(charts);
         let mut pairs: Vec<(String, Option<String>)> =
             images.map(|image| (image.src_at(from), Some(image.src_at(to)))).collect();
@@ -326,6 +336,8 @@ pub struct PageView {
     pub evidence: String,
     /// The load curves of the profiles that have one.
     pub curves: Vec<curves::CurveView>,
+    /// The answer across the engine releases of the study's history, when it holds three.
+    pub releases: Option<releases::ReleasesView>,
     /// Every run a data warning about many runs names, with its figures: a table at the end.
     pub warning_runs: Option<Table>,
 }
@@ -610,6 +622,7 @@ pub fn build(
     let exports = vec![(c.msg("export-csv")?, csv), (c.msg("export-json")?, json)];
     Ok(PageView {
         curves: x.curves(links)?,
+        releases: x.releases(links)?,
         evidence: x.evidence()?,
         warning_runs: x.warning_runs()?,
         comparison_chart,
