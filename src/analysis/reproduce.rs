@@ -45,13 +45,16 @@ pub fn reproduce(study: &Study, run: &RunKey) -> Result<Reproduction, String> {
         let known: Vec<String> = study.runs.keys().take(5).map(|k| k.to_string()).collect();
         format!("`{run}` has no measurement in this study (runs are named `stage/variant/profile`, a curve's point `stage/variant/profile@load`; some it has: {})", known.join(", "))
     })?;
-    let env = study
-        .attempts
-        .get(run)
-        .and_then(|list| crate::study::Attempt::select(list))
-        .and_then(|a| a.manifest.as_ref())
-        .map(|m| m.env.clone())
-        .unwrap_or_default();
+    let manifest =
+        study.attempts.get(run).and_then(|list| crate::study::Attempt::select(list)).and_then(|a| a.manifest.as_ref());
+    let mut env = manifest.map(|m| m.env.clone()).unwrap_or_default();
+    // The GPUs the start was given, in the variable its engine reads them from.
+    if let Some(m) = manifest
+        && let Some(devices) = &m.devices
+    {
+        let var = study.engine(&m.engine).and_then(|e| e.devices_env.clone());
+        env.insert(var.unwrap_or_else(|| "CUDA_VISIBLE_DEVICES".to_string()), devices.clone());
+    }
     Ok(Reproduction {
         run: run.clone(),
         attempt: was.attempt,

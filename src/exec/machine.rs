@@ -19,8 +19,10 @@ use std::time::{Duration, Instant};
 
 /// How long a machine's tool (`nvidia-smi`, `git`) may take.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long an engine's `--version` may take (an engine's program may load a large library).
-pub const VERSION_TIMEOUT: Duration = Duration::from_secs(90);
+/// How long an engine's `--version` may take. A Python engine is not asked this way (its
+/// package metadata answers); a program that ignores the flag and starts serving instead is
+/// stopped at this deadline.
+pub const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
 /// The most of a tool's output that is read.
 const OUTPUT_LIMIT: u64 = 64 * 1024;
 /// The Python packages recorded of an engine's interpreter, besides the engine's own.
