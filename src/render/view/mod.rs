@@ -31,8 +31,8 @@ pub use chart_data::charts;
 
 use super::i18n::{Arg, Catalog, I18nError};
 use super::markdown;
+use crate::analysis::Analysis;
 use crate::analysis::warnings::{Place, WarningGroup};
-use crate::analysis::{Analysis, Measure};
 use crate::metric::Metric;
 use crate::study::{FailureClass, RunKey, Study, Text, VariantRef};
 use serde::Serialize;
@@ -541,52 +541,8 @@ impl Ctx<'_> {
         })
     }
 
-    fn collapsible(&self, key: &str, code: String, lang: &str) -> Result<Collapsible, I18nError> {
+    pub(super) fn collapsible(&self, key: &str, code: String, lang: &str) -> Result<Collapsible, I18nError> {
         Ok(Collapsible { title: self.c.msg(key)?, code, lang: lang.to_string() })
-    }
-
-    /// The raw result of a measured run: its block, or with repeats every measurement's block,
-    /// each titled with its place in the sample and its file.
-    fn raw(&self, key: &str, m: Option<&Measure>) -> Result<Vec<Collapsible>, I18nError> {
-        let Some(m) = m else { return Ok(Vec::new()) };
-        let sample = self.study.sample(&m.run);
-        let mut out = if sample.len() < 2 {
-            sample
-                .iter()
-                .map(|run| self.collapsible(key, run.text.trim_end().to_string(), "text"))
-                .collect::<Result<_, _>>()?
-        } else {
-            self.measurements(key, &sample)?
-        };
-        // What to run to measure it again, for a run perflab measured (its record says how).
-        if let Ok(recipe) = crate::analysis::reproduce::reproduce(self.study, &m.run)
-            && recipe.benchmark.is_some()
-        {
-            let code = crate::render::reproduce::script(&recipe, setup::SHOWN_PORT);
-            out.push(self.collapsible("reproduce-figure", code.trim_end().to_string(), "bash")?);
-        }
-        Ok(out)
-    }
-
-    /// Each measurement of a run's sample, titled with its place in it and its file.
-    fn measurements(&self, key: &str, sample: &[&crate::study::Run]) -> Result<Vec<Collapsible>, I18nError> {
-        let title = self.c.msg(key)?;
-        let runs = self.study.dir.join(crate::study::RUNS_DIR);
-        let mut out = Vec::new();
-        for (k, run) in sample.iter().enumerate() {
-            let file = run.path.strip_prefix(&runs).unwrap_or(&run.path).display().to_string();
-            let title = self.c.fmt_args(
-                "raw-measurement",
-                &[
-                    ("title", (&title).into()),
-                    ("k", crate::render::i18n::Arg::count(k as u64 + 1)),
-                    ("n", crate::render::i18n::Arg::count(sample.len() as u64)),
-                    ("file", (&file).into()),
-                ],
-            )?;
-            out.push(Collapsible { title, code: run.text.trim_end().to_string(), lang: "text".to_string() });
-        }
-        Ok(out)
     }
 }
 
