@@ -33,6 +33,8 @@ pub enum Subject {
     EngineVersion(String),
     /// A Python package of an engine's interpreter, by its name.
     Package(String),
+    /// The model's revision.
+    ModelRevision,
     /// perflab's own version.
     Perflab,
 }
@@ -52,6 +54,7 @@ impl Subject {
             Subject::Container => "container",
             Subject::EngineVersion(_) => "engine-version",
             Subject::Package(_) => "package",
+            Subject::ModelRevision => "model-revision",
             Subject::Perflab => "perflab",
         }
     }
@@ -105,6 +108,7 @@ pub fn facts_of(engine: &str, m: &Machine) -> Vec<(Subject, Fact)> {
         (Subject::Kernel, &m.kernel),
         (Subject::Container, &m.container),
         (Subject::EngineVersion(engine.to_string()), &m.engine_version),
+        (Subject::ModelRevision, &m.model_revision),
         (Subject::Perflab, &m.perflab),
     ];
     let mut facts: Vec<(Subject, Fact)> =

@@ -201,6 +201,24 @@ pub fn study_commit(dir: &Path, search: &OsStr) -> Option<Fact> {
     Some(Fact::new(value, "git rev-parse HEAD"))
 }
 
+/// The revision of the model a start serves: the snapshot folder of a Hugging Face cache
+/// (`.../models--org--name/snapshots/<commit>/`), else the commit of a model folder that is a
+/// git repository. A model named on a hub and not on this machine has none recorded.
+pub fn model_revision(model: &str, search: &OsStr) -> Option<Fact> {
+    let path = Path::new(model);
+    let parts: Vec<&str> = path.iter().filter_map(|p| p.to_str()).collect();
+    let snapshot = parts.windows(2).find(|w| w[0] == "snapshots").map(|w| w[1]);
+    if let Some(rev) = snapshot.filter(|r| r.len() >= 7 && r.chars().all(|c| c.is_ascii_hexdigit())) {
+        return Some(Fact::new(rev, "the model's path (a Hugging Face cache snapshot)"));
+    }
+    if !path.join(".git").exists() {
+        return None;
+    }
+    let git = find("git", search)?;
+    let head = bounded(&git, &["-C", model, "rev-parse", "HEAD"], &BTreeMap::new(), TOOL_TIMEOUT)?;
+    Some(Fact::new(head.trim(), "git rev-parse HEAD in the model's folder"))
+}
+
 /// What an engine's program says of itself before it starts: its version and, for a Python
 /// program, its interpreter's packages.
 #[derive(Debug, Clone, Default)]
@@ -400,6 +418,7 @@ impl Recorder {
         }
         machine.engine_version = engine.version.clone();
         machine.packages = engine.packages;
+        machine.model_revision = model_revision(&study.model_of(&job.config), &search);
         let check = declared.map(|e| VersionCheck {
             engine: job.config.engine.clone(),
             declared: e.version.clone(),
@@ -575,6 +594,16 @@ esac"#;
         // A shell that runs the engine's script says its own version, which is not asked.
         tool(tmp.path(), "bash", "echo 'GNU bash, version 5.2.21(1)-release'");
         assert!(engine_facts(&argv(&["bash", "serve.sh"]), &none, search, TOOL_TIMEOUT).version.is_none());
+    }
+
+    #[test]
+    fn a_model_s_revision_is_its_cache_snapshot_and_else_not_recorded() {
+        let search = std::env::var_os("PATH").unwrap_or_default();
+        let rev = "0123456789abcdef0123456789abcdef01234567";
+        let cached = format!("/cache/hub/models--org--m/snapshots/{rev}");
+        assert_eq!(model_revision(&cached, &search).unwrap().value, rev);
+        assert_eq!(model_revision("org/model-on-a-hub", &search), None);
+        assert_eq!(model_revision("/cache/snapshots/not-a-commit", &search), None);
     }
 
     #[test]

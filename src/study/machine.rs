@@ -55,6 +55,10 @@ pub struct Machine {
     /// The versions of the engine interpreter's packages (`torch`, `vllm`, ...), by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub packages: BTreeMap<String, Fact>,
+    /// The model's revision: a Hugging Face cache snapshot's folder, or the commit of a model
+    /// folder that is a git repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_revision: Option<Fact>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perflab: Option<Fact>,
     /// The commit of the repository that holds the study, `+changes` when its files differ.
@@ -77,6 +81,7 @@ impl Machine {
             ("kernel", &self.kernel),
             ("container", &self.container),
             ("engine-version", &self.engine_version),
+            ("model-revision", &self.model_revision),
             ("perflab", &self.perflab),
             ("study-commit", &self.study_commit),
         ];

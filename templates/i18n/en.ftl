@@ -262,6 +262,7 @@ recorded-kernel = Kernel
 recorded-container = Container
 recorded-engine-version = { $of } as it reports itself
 recorded-package = Python package { $of }
+recorded-model-revision = Model revision
 recorded-perflab = perflab
 recorded-value-runs = { $value } on { $runs }
 

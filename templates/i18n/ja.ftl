@@ -228,6 +228,7 @@ recorded-kernel = カーネル
 recorded-container = コンテナー
 recorded-engine-version = { $of }（自己申告のバージョン）
 recorded-package = Python パッケージ { $of }
+recorded-model-revision = モデルのリビジョン
 recorded-perflab = perflab
 recorded-value-runs = { $value }：{ $runs }
 

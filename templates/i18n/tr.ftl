@@ -231,6 +231,7 @@ recorded-kernel = Linux çekirdeği
 recorded-container = Konteyner
 recorded-engine-version = { $of }, kendi bildirdiği sürüm
 recorded-package = Python paketi { $of }
+recorded-model-revision = Model revizyonu
 recorded-perflab = perflab
 recorded-value-runs = { $value }: { $runs }
 

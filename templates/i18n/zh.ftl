@@ -228,6 +228,7 @@ recorded-kernel = 内核
 recorded-container = 容器
 recorded-engine-version = { $of }（自报版本）
 recorded-package = Python 包 { $of }
+recorded-model-revision = 模型修订版本
 recorded-perflab = perflab
 recorded-value-runs = { $value }：{ $runs }
 

@@ -152,6 +152,7 @@ fn recorded_key(subject: &Subject) -> &'static str {
         Subject::Container => "recorded-container",
         Subject::EngineVersion(_) => "recorded-engine-version",
         Subject::Package(_) => "recorded-package",
+        Subject::ModelRevision => "recorded-model-revision",
         Subject::Perflab => "recorded-perflab",
     }
 }
