@@ -11,7 +11,10 @@ pub mod delta;
 mod diagnostics;
 pub mod diff;
 pub mod history;
+pub mod machine;
+pub mod releases;
 mod replay;
+pub mod reproduce;
 pub mod sequential;
 pub mod stats;
 pub mod warnings;
@@ -400,6 +403,12 @@ pub struct Analysis {
     /// The load curves of the profiles that have one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub curves: Vec<curves::CurveProfile>,
+    /// What the runs that stand recorded of their machine and engine, fact by fact.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recorded: Vec<machine::RecordedFact>,
+    /// The answer across the engine releases of the study's history, when it holds three or more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub releases: Option<releases::Releases>,
 }
 
 impl Analysis {
@@ -509,6 +518,7 @@ fn recommended(chain: &Chain, excluded: &[String]) -> Config {
 pub fn analyze(study: &Study) -> Analysis {
     let mut analysis = analyze_results(study);
     analysis.changes = study.previous().map(|before| diff::compare(&analyze_results(&before), &analysis, study, None));
+    analysis.releases = releases::releases(study, &analysis);
     analysis
 }
 
@@ -575,6 +585,8 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
         age: Age::default(),
         superseded: history::superseded(study),
         changes: None,
+        recorded: machine::recorded(study),
+        releases: None,
     };
     analysis.age = history::age(study, &chain, &analysis);
     analysis

@@ -5,8 +5,12 @@ use clap::{Args, Parser};
 /// A simulated LLM inference engine: an OpenAI-compatible server whose speed, memory limits and
 /// failures follow engine-like flags. For tests and demos of perflab; no GPU involved.
 #[derive(Debug, Parser)]
-#[command(name = "perflab-engine", version)]
+#[command(name = "perflab-engine")]
 struct Cli {
+    /// Print the version this engine reports (`--sim-version`, else the environment's
+    /// `PERFLAB_SIM_VERSION`) and exit: none unless one is given.
+    #[arg(long)]
+    version: bool,
     #[command(flatten)]
     engine: EngineArgs,
 }
@@ -150,6 +154,10 @@ pub struct EngineArgs {
     /// seed replays the same sequence. Without it every start draws as the first.
     #[arg(long)]
     sim_noise_counter: Option<std::path::PathBuf>,
+    /// The version the engine reports at `--version` and `GET /version`, as a real engine
+    /// reports its build (default: the environment's `PERFLAB_SIM_VERSION`, else none).
+    #[arg(long)]
+    sim_version: Option<String>,
 }
 
 impl From<EngineArgs> for perflab::sim::EngineOptions {
@@ -195,6 +203,7 @@ impl From<EngineArgs> for perflab::sim::EngineOptions {
             sim_benchmark_gap_ms: a.sim_benchmark_gap_ms,
             sim_seed: a.sim_seed,
             sim_noise_counter: a.sim_noise_counter,
+            sim_version: a.sim_version.or_else(|| std::env::var("PERFLAB_SIM_VERSION").ok()),
         }
     }
 }
@@ -204,6 +213,14 @@ fn main() -> std::process::ExitCode {
         perflab::sim::worker();
     }
     let cli = Cli::parse();
+    if cli.version {
+        let options: perflab::sim::EngineOptions = cli.engine.into();
+        match options.sim_version {
+            Some(v) => println!("perflab-engine {v}"),
+            None => println!("perflab-engine: a simulated engine, with no version unless --sim-version gives one"),
+        }
+        return std::process::ExitCode::SUCCESS;
+    }
     if cli.engine.sim_worker
         && let Err(e) = perflab::sim::spawn_worker()
     {

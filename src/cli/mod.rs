@@ -11,6 +11,7 @@ mod import;
 mod parse;
 mod plan;
 mod report;
+mod reproduce;
 mod run;
 mod translations;
 
@@ -178,6 +179,11 @@ pub enum Command {
         /// results stay on disk.
         #[arg(long)]
         rerun_stale: bool,
+        /// Measure an engine that reports another version than the study's `version` (it is
+        /// refused otherwise): its runs carry the engine's own version and are stale against the
+        /// study's.
+        #[arg(long)]
+        any_engine_version: bool,
         /// Print the engine and benchmark commands instead of running them.
         #[arg(long)]
         dry_run: bool,
@@ -253,6 +259,23 @@ pub enum Command {
         #[arg(long, default_value = "results", value_name = "DIR")]
         results: PathBuf,
     },
+    /// Print what to run to measure one figure again: the engine command, the benchmark command
+    /// with its seed and dataset, the machine it ran on, and the figure with its interval.
+    #[command(display_order = 4)]
+    Reproduce {
+        /// A study folder, or an id under --results.
+        #[arg(value_name = "STUDY")]
+        study: String,
+        /// The run: `stage/variant/profile`, or a load curve's point `stage/variant/profile@load`.
+        #[arg(value_name = "RUN")]
+        run: String,
+        /// The port the printed commands use for the engine (a study that fixes none).
+        #[arg(long, default_value_t = 8000)]
+        port: u16,
+        /// Folder holding the studies.
+        #[arg(long, default_value = "results", value_name = "DIR")]
+        results: PathBuf,
+    },
     /// Make a study of a published guide (GPUStack performance-lab Markdown): results/ID/study.toml
     /// and runs/ with every benchmark block as written.
     ///
@@ -317,6 +340,7 @@ pub fn main() -> ExitCode {
             translations::run(&studies, &results, &templates, &langs)
         }
         Command::Analyze { study, results } => analyze::run(&study, &results),
+        Command::Reproduce { study, run, port, results } => reproduce::run(&study, &run, port, &results),
         Command::Import { page, id, force, results } => import::run(&page, id.as_deref(), force, &results),
         Command::Bench(args) => bench::run(&args),
         Command::Plan { study, results } => plan::run(&study, &results),
@@ -326,6 +350,7 @@ pub fn main() -> ExitCode {
             variant,
             rerun,
             rerun_stale,
+            any_engine_version,
             dry_run,
             jobs,
             backend,
@@ -335,7 +360,7 @@ pub fn main() -> ExitCode {
             results,
         } => {
             let until_confident = budget.filter(|_| until_confident);
-            let how = run::How { jobs: jobs.map(|j| j as usize), backend, config, until_confident };
+            let how = run::How { jobs: jobs.map(|j| j as usize), backend, config, until_confident, any_engine_version };
             let what = run::What { stage, variant, rerun, rerun_stale, dry_run };
             run::run(&study, &results, what, how)
         }

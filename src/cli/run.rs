@@ -38,6 +38,8 @@ pub struct How {
     pub config: Option<PathBuf>,
     /// `--until-confident --budget ...`.
     pub until_confident: Option<perflab::exec::Budget>,
+    /// `--any-engine-version`.
+    pub any_engine_version: bool,
 }
 
 /// A `--config` file: settings of the machine or cluster, kept out of the study.
@@ -110,6 +112,7 @@ pub fn run(name: &str, results: &Path, what: What, how: How) -> anyhow::Result<E
         dry_run,
         jobs: how.jobs,
         until_confident: how.until_confident,
+        any_engine_version: how.any_engine_version,
     };
     let started = std::time::Instant::now();
     let mut printer = Progress::new(std::io::stderr(), std::io::IsTerminal::is_terminal(&std::io::stderr()));

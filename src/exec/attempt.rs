@@ -89,6 +89,8 @@ pub(super) fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyho
         patterns,
         curves,
         bench_env: study.spec.benchmark.env.clone(),
+        machine: None,
+        version: None,
     })
 }
 
@@ -150,15 +152,23 @@ pub(super) fn execute(
         Some(dir) => dir.clone(),
         None => next_attempt(&variant_dir)?,
     };
-    let launch = launch(study, job, &dir, slot)?;
+    let mut launch = launch(study, job, &dir, slot)?;
+    let name = job.reference().to_string();
     if adopted.is_none() {
+        // The engine's version is checked before anything of the attempt is written.
+        let devices = launch.devices.as_ref().map(|(_, d)| d.as_str());
+        let (machine, check) =
+            slot.recorder.prepare(study, job, devices).map_err(|why| anyhow::anyhow!("{name}: {why}"))?;
+        launch.machine = Some(machine);
+        launch.version = check;
         std::fs::create_dir_all(&dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
         let started_at = backend::now();
         for (profile, bench, _) in &launch.benchmarks {
-            write_manifest(&manifest(study, job, profile, bench, &started_at), &dir, profile)?;
+            let mut m = manifest(study, job, profile, bench, &started_at);
+            super::machine::stamp(&mut m, &launch, None);
+            write_manifest(&m, &dir, profile)?;
         }
     }
-    let name = job.reference().to_string();
     let report = backend.execute(&launch, interrupt, &mut |event| match event {
         Event::Step(what) => log(Event::Step(&format!("{name}: {what}"))),
         Event::Waiting { elapsed, timeout, last_line, .. } => {
@@ -331,6 +341,7 @@ impl Start<'_> {
         m.search = point_of.and_then(|c| c.search);
         m.ended_at = Some(backend::now());
         m.cluster_end = report.cluster_end.clone();
+        super::machine::stamp(&mut m, self.launch, Some(report));
         m
     }
 
@@ -531,4 +542,6 @@ pub(super) struct Slot {
     pub(super) index: usize,
     pub(super) devices: Vec<String>,
     pub(super) named: bool,
+    /// What records the machine and checks the engine's version, shared by the runner's starts.
+    pub(super) recorder: std::sync::Arc<super::machine::Recorder>,
 }

@@ -42,6 +42,12 @@ pub struct Launch {
     /// What the benchmark's environment adds (`[benchmark] env`).
     #[serde(default)]
     pub bench_env: std::collections::BTreeMap<String, String>,
+    /// What the start runs on, gathered before it (see [`super::machine`]).
+    #[serde(default)]
+    pub machine: Option<crate::study::Machine>,
+    /// The version the study declares for the engine, checked again once it serves.
+    #[serde(default)]
+    pub version: Option<super::machine::VersionCheck>,
 }
 
 /// A profile's load curve for one engine start: each point's benchmark is chosen from the
@@ -138,6 +144,9 @@ pub struct Report {
     pub engine_exit: Option<i32>,
     pub benchmarks: Vec<BenchResult>,
     pub interrupted: bool,
+    /// The version the engine said while it served (`GET /version`).
+    #[serde(default)]
+    pub engine_version: Option<crate::study::Fact>,
     pub log_tail: Vec<String>,
     /// Set when the start could not even be attempted for a reason that is not the
     /// configuration's (a scheduler refusing every submission): nothing is recorded and the run

@@ -35,6 +35,7 @@ pub(super) struct StageStarts<'a> {
     pub jobs: &'a [&'a Job],
     pub total: usize,
     pub header: &'a dyn Fn(&Job, usize) -> String,
+    pub recorder: &'a std::sync::Arc<super::machine::Recorder>,
 }
 
 /// Runs a stage's engine starts, as many at once as `jobs` (else the backend's capacity), the
@@ -48,7 +49,7 @@ pub(super) fn dispatch(
     interrupt: &Interrupt,
     log: &mut dyn FnMut(Event),
 ) -> anyhow::Result<Summary> {
-    let StageStarts { jobs, total, header } = *stage;
+    let StageStarts { jobs, total, header, recorder } = *stage;
     let limit = limit.or(backend.capacity()).unwrap_or(usize::MAX).max(1);
     let mut slots =
         Slots { devices: backend.devices(), busy: vec![false; backend.devices().len()], taken: BTreeMap::new() };
@@ -72,7 +73,7 @@ pub(super) fn dispatch(
                     continue;
                 };
                 queue.remove(i);
-                let slot = Slot { index, devices, named };
+                let slot = Slot { index, devices, named, recorder: recorder.clone() };
                 log(Event::Step(&slots.start_line(header(job, to_go), &slot)));
                 to_go = to_go.saturating_sub(job.profiles.len());
                 let tx = tx.clone();

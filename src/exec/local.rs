@@ -68,7 +68,10 @@ impl Backend for LocalBackend {
         let ready_url = launch.ready_url.replace("{port}", &port.to_string());
         progress(Event::Step("starting the engine"));
         report = wait_ready(launch, &mut engine, port, &ready_url, interrupt, progress, report);
-        if report.ready_at.is_some() && !report.interrupted {
+        if report.ready_at.is_some() {
+            super::machine::check_served(launch, port, &mut report);
+        }
+        if report.ready_at.is_some() && !report.interrupted && report.refused.is_none() {
             let mut served = Served { pgid, child: &mut engine, ready_url: &ready_url };
             let bench = Bench { launch, port, interrupt, in_job: self.in_job };
             self.benchmarks(&bench, &mut served, progress, &mut report);

@@ -10,6 +10,7 @@ pub mod backend;
 pub mod confidence;
 mod dispatch;
 pub mod local;
+pub mod machine;
 pub mod plan;
 pub mod port;
 pub mod process;

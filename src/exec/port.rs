@@ -127,18 +127,28 @@ pub(super) fn still_serving(url: &str, engine: &mut Child) -> bool {
 
 /// True when `GET url` answers 200 (plain HTTP on this machine).
 pub fn ready(url: &str) -> bool {
-    let Some(rest) = url.strip_prefix("http://") else { return false };
+    get(url, 0).is_some()
+}
+
+/// The first `limit` bytes of what `GET url` answers (with its headers) when it answers 200,
+/// within two seconds to connect and two a read (plain HTTP on this machine).
+pub(super) fn get(url: &str, limit: u64) -> Option<Vec<u8>> {
+    let rest = url.strip_prefix("http://")?;
     let (authority, path) = rest.split_once('/').map_or((rest, "/".to_string()), |(a, p)| (a, format!("/{p}")));
     use std::net::ToSocketAddrs;
-    let Some(addr) = authority.to_socket_addrs().ok().and_then(|mut a| a.next()) else { return false };
-    let Ok(mut stream) = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)) else { return false };
+    let addr = authority.to_socket_addrs().ok().and_then(|mut a| a.next())?;
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
     let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
     let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
-    if stream.write_all(request.as_bytes()).is_err() {
-        return false;
-    }
+    stream.write_all(request.as_bytes()).ok()?;
     let mut head = [0u8; 12];
-    stream.read_exact(&mut head).is_ok() && (head.starts_with(b"HTTP/1.1 200") || head.starts_with(b"HTTP/1.0 200"))
+    stream.read_exact(&mut head).ok()?;
+    if !(head.starts_with(b"HTTP/1.1 200") || head.starts_with(b"HTTP/1.0 200")) {
+        return None;
+    }
+    let mut rest = Vec::new();
+    let _ = stream.take(limit).read_to_end(&mut rest);
+    Some(rest)
 }
 
 #[cfg(test)]

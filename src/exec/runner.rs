@@ -11,6 +11,7 @@ use super::confidence::{
     unclear_stage,
 };
 use super::dispatch::{StageStarts, dispatch};
+use super::machine::Recorder;
 use super::plan::{Job, plan};
 use super::recover::{Lock, recover};
 use crate::study::command::{self, Port};
@@ -37,6 +38,9 @@ pub struct RunOptions {
     /// `--until-confident`: measure the best variant and the base of a stage that cannot tell
     /// them apart again, within this budget.
     pub until_confident: Option<Budget>,
+    /// `--any-engine-version`: measure an engine that reports another version than the study
+    /// declares (its runs carry the engine's version, stale against the study's).
+    pub any_engine_version: bool,
 }
 
 /// Every declared share of GPUs fits the machine's, before anything starts.
@@ -93,6 +97,7 @@ pub fn run(
     super::plan::record_hand_placed(&study)?;
     check_shares(&study, backend.devices().len())?;
     let mut state = Rounds::new(&study, options)?;
+    let recorder = std::sync::Arc::new(Recorder::new(!backend.follows_jobs(), options.any_engine_version));
     loop {
         let study = load()?;
         state.note_stalled(&study);
@@ -118,7 +123,7 @@ pub fn run(
         let jobs = state.stage_jobs(&study, &plan, &first.stage);
         let total = plan.count(|s| matches!(s, super::Status::Pending | super::Status::Waiting { .. }));
         let header = state.header(&study, &plan, &first.stage);
-        let starts = StageStarts { jobs: &jobs, total, header: &header };
+        let starts = StageStarts { jobs: &jobs, total, header: &header, recorder: &recorder };
         let done = dispatch(&study, &starts, backend, options.jobs, interrupt, log)?;
         state.after_stage(&study, &jobs, &done)?;
         if interrupt.requested() {

@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 /// then every other stored run, then every earlier result a later attempt superseded (status
 /// `superseded`, kept on disk). Columns: study, stage, variant, profile, engine, flags, env,
 /// status, run (the run the numbers come from), attempt, engine_version and date (what measured
-/// it, when recorded), then every canonical metric found. `flags` and `env` are JSON arrays of
+/// it, when recorded), recorded (what it ran on, a JSON object: see [`recorded`]), then every
+/// canonical metric found. `flags` and `env` are JSON arrays of
 /// strings ([`json_list`]); a metric is a number as measured.
 pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
     let metrics: BTreeSet<&String> = study.runs.values().flat_map(|r| r.block.metrics.keys()).collect();
@@ -26,6 +27,7 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
         "attempt",
         "engine_version",
         "date",
+        "recorded",
     ];
     header.extend(metrics.iter().map(|m| m.as_str()));
     w.write_record(header.iter().map(|cell| formula_safe(cell).into_owned()))?;
@@ -59,12 +61,24 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
             line.attempt,
             line.was.as_ref().map(|p| p.engine_version.clone()).unwrap_or_default(),
             line.was.as_ref().and_then(|p| p.date.clone()).unwrap_or_default(),
+            line.was.as_ref().map(recorded).unwrap_or_default(),
         ];
         record
             .extend(metrics.iter().map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()));
         w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
     }
     w.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// What a measurement recorded of its machine and engine, as a JSON object of the facts
+/// `analyze` names (`{"gpu-model": "...", "package torch": "2.13.0"}`); empty when nothing was.
+fn recorded(was: &crate::study::Provenance) -> String {
+    let Some(machine) = &was.machine else { return String::new() };
+    let facts: std::collections::BTreeMap<String, String> = crate::analysis::machine::facts_of(&was.engine, machine)
+        .into_iter()
+        .map(|(s, f)| (s.of().map_or(s.key().to_string(), |of| format!("{} {of}", s.key())), f.value))
+        .collect();
+    serde_json::to_string(&facts).unwrap_or_default()
 }
 
 /// What a row says of the configuration it measured.
@@ -216,6 +230,7 @@ fn superseded_lines<'a>(study: &'a Study, analysis: &'a Analysis) -> Vec<Line<'a
                 benchmark_command: None,
                 date: past.date.clone(),
                 dataset_fingerprint: None,
+                machine: attempt.and_then(|a| a.manifest.as_ref()).and_then(|m| m.machine.clone()),
             }),
             run_of: attempt.and_then(|a| a.run.as_ref()),
         });

@@ -7,6 +7,7 @@ pub mod html;
 pub mod i18n;
 pub mod markdown;
 pub mod png;
+pub mod reproduce;
 pub mod suffix;
 pub mod view;
 

@@ -115,6 +115,8 @@ pub struct EngineOptions {
     /// each start reads it and counts itself, so that each start draws anew and the same
     /// seed replays the same sequence. Without it every start draws as the first.
     pub sim_noise_counter: Option<std::path::PathBuf>,
+    /// The version the engine reports (`--version`, `GET /version`); none by default.
+    pub sim_version: Option<String>,
 }
 
 impl Default for EngineOptions {
@@ -160,6 +162,7 @@ impl Default for EngineOptions {
             sim_benchmark_gap_ms: BENCHMARK_GAP_MS,
             sim_seed: 0,
             sim_noise_counter: None,
+            sim_version: None,
         }
     }
 }

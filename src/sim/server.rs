@@ -544,6 +544,10 @@ async fn handle(req: Request<Incoming>, state: Arc<State>) -> Result<Response<Si
         }
         (&Method::GET, "/health") if ready => json(StatusCode::OK, String::new()),
         (&Method::GET, "/health") => error(StatusCode::SERVICE_UNAVAILABLE, "loading"),
+        (&Method::GET, "/version") => match &state.args.sim_version {
+            Some(v) => json(StatusCode::OK, serde_json::json!({ "version": v }).to_string()),
+            None => error(StatusCode::NOT_FOUND, "this simulated engine reports no version"),
+        },
         (&Method::GET, "/v1/models") => json(
             StatusCode::OK,
             serde_json::json!({"object": "list", "data": [{"id": state.args.model, "object": "model", "owned_by": "perflab"}]})

@@ -41,6 +41,9 @@ pub struct Provenance {
     pub date: Option<String>,
     /// The fingerprint of the profile's dataset file when it was measured, when recorded.
     pub dataset_fingerprint: Option<String>,
+    /// What the attempt ran on, when its manifest recorded it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<super::Machine>,
 }
 
 impl Provenance {
@@ -54,6 +57,7 @@ impl Provenance {
             benchmark_command: Some(m.benchmark_command.clone()),
             date: when.get(..10).and_then(day),
             dataset_fingerprint: m.dataset_fingerprint.clone(),
+            machine: m.machine.clone(),
         }
     }
 
@@ -115,6 +119,7 @@ impl Study {
             benchmark_command: None,
             date: r.date.as_deref().and_then(day),
             dataset_fingerprint: None,
+            machine: None,
         })
     }
 

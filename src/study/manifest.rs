@@ -96,6 +96,10 @@ pub struct Manifest {
     /// each is a failed point of its load, as it was to the search that took it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_measurements: Vec<RecordedFailure>,
+    /// What the start ran on: the machine, the engine's own version, its packages (see
+    /// [`super::Machine`]); absent in records made before perflab kept it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<super::Machine>,
 }
 
 impl Manifest {
@@ -137,6 +141,7 @@ impl Manifest {
             cluster_end: None,
             warnings: Vec::new(),
             failed_measurements: Vec::new(),
+            machine: None,
         }
     }
 

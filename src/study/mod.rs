@@ -18,6 +18,7 @@ mod config;
 pub mod curve;
 use crate::curve::Axis;
 mod history;
+pub mod machine;
 mod manifest;
 pub mod outcome;
 mod reference;
@@ -28,6 +29,7 @@ mod validate;
 
 pub use config::{Config, Flag, FlagChanges, Identity};
 pub use history::{Provenance, RECORDED_FILE, Recorded, Stale, read_recorded, staleness, staleness_of, write_recorded};
+pub use machine::{Fact, Machine};
 pub use manifest::{Manifest, RecordedFailure, RunState};
 pub use reference::{Ref, RunKey, Source, VariantRef};
 pub use spec::*;

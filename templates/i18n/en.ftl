@@ -239,6 +239,16 @@ changes-command-engine = The recommended engine has changed from { $before } to 
 changes-command-launch = The recommended command has changed beyond its flags (the engine's command or its environment).
 changes-command-before = Before:
 changes-command-after = Now:
+# The answer across three or more engine releases of a study's history
+heading-releases = Across engine releases
+releases-intro = This study was measured on { $count } releases of its engines. The chart and the table give { $metric } of the baseline and of the optimized configuration on each; below them, what each release changed from the one before.
+releases-col-release = Release
+releases-col-date = Measured
+releases-col-baseline = Baseline
+releases-col-optimized = Optimized
+releases-col-gain = Gain
+releases-changed = What { $release } changed
+chart-releases = { $metric } across engine releases
 
 ## Experimental setup: model, hardware, engines, benchmark method and profiles
 heading-setup = Experimental setup
@@ -254,6 +264,23 @@ heading-profiles = Benchmark profiles
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = The commands connect to the engine at { $host }:{ $port }. The study does not fix the engine's port: put in the one your engine listens on.
 profiles-load = In a load curve's command, { $placeholder } stands for the load: put in the concurrency or the request rate of the point to measure.
+# What the runs recorded of their machine and engine, beside the author's description
+heading-recorded = Recorded with the runs
+recorded-intro = What perflab read on the machine at each engine start, beside the description above. Where runs disagree, each value names the runs that ran on it.
+recorded-gpu-model = GPU
+recorded-gpu-count = GPUs per start
+recorded-gpu-memory = GPU memory
+recorded-gpu-driver = GPU driver
+recorded-gpu-runtime = GPU runtime
+recorded-cpu-model = CPU
+recorded-cpu-cores = CPU cores
+recorded-kernel = Kernel
+recorded-container = Container
+recorded-engine-version = { $of } as it reports itself
+recorded-package = Python package { $of }
+recorded-model-revision = Model revision
+recorded-perflab = perflab
+recorded-value-runs = { $value } on { $runs }
 
 ## Experiment results: each stage's variants, ranking, summary and decision
 heading-results = Experiment results
@@ -273,6 +300,8 @@ variant-reused = Identical to { $source }; that run's result is reused.
 variant-command = Serving command
 variant-result = Benchmark result
 raw-measurement = { $title }, measurement { $k } of { $n } (`{ $file }`)
+# What to run to measure a result again, and what it ran on (a collapsed block under the result)
+reproduce-figure = Reproduce this figure: the commands and the machine it was measured on
 ranking = Ranking: { $ranking }
 ranking-item = { $engine } ({ $value })
 ranking-lost = { $engine } ({ $value }, only { $completed } of { $expected ->

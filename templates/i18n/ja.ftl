@@ -193,6 +193,16 @@ changes-command-engine = 推奨エンジンが{ $before }から{ $after }に変�
 changes-command-launch = 推奨コマンドがフラグ以外の部分（エンジンのコマンドまたは環境変数）で変わりました。
 changes-command-before = 以前：
 changes-command-after = 現在：
+# The answer across three or more engine releases of a study's history
+heading-releases = エンジンのリリースごとの推移
+releases-intro = この調査はエンジンの { $count } つのリリースで測定されました。グラフと表は、各リリースでのベースライン構成と最適化後の構成の{ $metric }を示します。その下に、各リリースが前のリリースから何を変えたかを示します。
+releases-col-release = リリース
+releases-col-date = 測定日
+releases-col-baseline = ベースライン
+releases-col-optimized = 最適化後
+releases-col-gain = 向上
+releases-changed = { $release } での変化
+chart-releases = エンジンのリリースごとの{ $metric }
 
 ## 実験環境：モデル、ハードウェア、エンジン、ベンチマーク手法、プロファイル
 heading-setup = 実験環境
@@ -208,6 +218,23 @@ heading-profiles = ベンチマークプロファイル
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = 以下のコマンドは { $host }:{ $port } のエンジンに接続します。この検証ではエンジンのポートを固定していません。エンジンが実際に待ち受けているポートに書き換えてください。
 profiles-load = 負荷曲線のコマンドでは { $placeholder } が負荷を表します。測定したい点の同時実行数またはリクエストレートを入れてください。
+# What the runs recorded of their machine and engine, beside the author's description
+heading-recorded = 実行時に記録された環境
+recorded-intro = perflab がエンジンを起動するたびにマシンから読み取った情報で、上記の作者による記述と並べて示します。実行ごとに値が異なる場合は、各値のあとにその値で動いた実行を挙げます。
+recorded-gpu-model = GPU
+recorded-gpu-count = 起動あたりの GPU 数
+recorded-gpu-memory = GPU メモリ
+recorded-gpu-driver = GPU ドライバー
+recorded-gpu-runtime = GPU ランタイム
+recorded-cpu-model = CPU
+recorded-cpu-cores = CPU コア数
+recorded-kernel = カーネル
+recorded-container = コンテナー
+recorded-engine-version = { $of }（自己申告のバージョン）
+recorded-package = Python パッケージ { $of }
+recorded-model-revision = モデルのリビジョン
+recorded-perflab = perflab
+recorded-value-runs = { $value }：{ $runs }
 
 ## 実験結果：各ステージのバリアント、順位、まとめ、判断
 heading-results = 実験結果
@@ -227,6 +254,8 @@ variant-reused = { $source }と同じ構成のため、その測定結果をこ�
 variant-command = 起動コマンド
 variant-result = ベンチマーク結果
 raw-measurement = { $title }、測定 { $k }/{ $n }（`{ $file }`）
+# What to run to measure a result again, and what it ran on (a collapsed block under the result)
+reproduce-figure = この結果を再現する：コマンドと測定したマシン
 ranking = 順位：{ $ranking }
 ranking-item = { $engine }（{ $value }）
 ranking-lost = { $engine }（{ $value }、{ $expected }件中{ $completed }件のみ完了）

@@ -196,6 +196,16 @@ changes-command-engine = Önerilen motor değişti: { $before } yerine artık { 
 changes-command-launch = Önerilen komut, parametrelerinin dışında da değişti (motorun komutu ya da ortam değişkenleri).
 changes-command-before = Önce:
 changes-command-after = Şimdi:
+# The answer across three or more engine releases of a study's history
+heading-releases = Motor sürümleri boyunca
+releases-intro = Bu çalışma, motorlarının { $count } sürümünde ölçüldü. Grafik ve tablo, her sürümde temel yapılandırmanın ve optimize edilmiş yapılandırmanın { $metric } değerini verir; altlarında her sürümün bir öncekine göre neyi değiştirdiği yer alır.
+releases-col-release = Sürüm
+releases-col-date = Ölçüldüğü tarih
+releases-col-baseline = Temel
+releases-col-optimized = Optimize edilmiş
+releases-col-gain = Kazanç
+releases-changed = { $release } sürümünün getirdikleri
+chart-releases = Motor sürümleri boyunca { $metric }
 
 ## Deney düzeneği: model, donanım, motorlar, benchmark yöntemi ve profiller
 heading-setup = Deney kurulumu
@@ -211,6 +221,23 @@ heading-profiles = Benchmark profilleri
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = Komutlar motora { $host }:{ $port } adresinden bağlanır. Çalışma motorun bağlantı noktasını sabitlemiyor; bunun yerine motorunuzun dinlediği bağlantı noktasını yazın.
 profiles-load = Yük eğrisi komutlarında { $placeholder }, ölçülecek noktanın yükünün yerini tutar: oraya o noktanın eş zamanlılığını ya da istek hızını yazın.
+# What the runs recorded of their machine and engine, beside the author's description
+heading-recorded = Çalıştırmalarla kaydedilenler
+recorded-intro = perflab'ın her motor başlatmasında makineden okudukları, yukarıdaki açıklamanın yanında. Çalıştırmalar farklı değerler kaydettiğinde her değer, o değerle çalışan çalıştırmaları belirtir.
+recorded-gpu-model = GPU
+recorded-gpu-count = Başlatma başına GPU
+recorded-gpu-memory = GPU belleği
+recorded-gpu-driver = GPU sürücüsü
+recorded-gpu-runtime = GPU çalışma ortamı
+recorded-cpu-model = CPU
+recorded-cpu-cores = CPU çekirdekleri
+recorded-kernel = Linux çekirdeği
+recorded-container = Konteyner
+recorded-engine-version = { $of }, kendi bildirdiği sürüm
+recorded-package = Python paketi { $of }
+recorded-model-revision = Model revizyonu
+recorded-perflab = perflab
+recorded-value-runs = { $value }: { $runs }
 
 ## Deney sonuçları: her aşamanın varyantları, sıralaması, özeti ve kararı
 heading-results = Deney sonuçları
@@ -230,6 +257,8 @@ variant-reused = { $source } ile aynı yapılandırma olduğu için yeniden öl�
 variant-command = Model sunum komutu
 variant-result = Benchmark sonucu
 raw-measurement = { $title }, ölçüm { $k }/{ $n } (`{ $file }`)
+# What to run to measure a result again, and what it ran on (a collapsed block under the result)
+reproduce-figure = Bu sonucu yeniden ölçmek için: komutlar ve ölçüldüğü makine
 ranking = Sıralama: { $ranking }
 ranking-item = { $engine } ({ $value })
 ranking-lost = { $engine } ({ $value }; { $expected } isteğin yalnızca { $completed } tanesi tamamlandı)

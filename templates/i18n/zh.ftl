@@ -193,6 +193,16 @@ changes-command-engine = 推荐的引擎由 { $before } 改为 { $after }。
 changes-command-launch = 推荐命令在参数之外也有变化（引擎的启动命令或环境变量）。
 changes-command-before = 之前：
 changes-command-after = 现在：
+# The answer across three or more engine releases of a study's history
+heading-releases = 各引擎版本间的变化
+releases-intro = 本研究在其引擎的 { $count } 个版本上进行了测量。图表与表格给出每个版本下基线配置与优化后配置的{ $metric }；其后列出每个版本相对上一版本的变化。
+releases-col-release = 版本
+releases-col-date = 测量日期
+releases-col-baseline = 基线
+releases-col-optimized = 优化后
+releases-col-gain = 提升
+releases-changed = { $release } 带来的变化
+chart-releases = 各引擎版本的{ $metric }
 
 ## 实验环境：模型、硬件、引擎、基准测试方法与配置
 heading-setup = 实验环境
@@ -208,6 +218,23 @@ heading-profiles = 基准测试场景
 # Benchmark profiles as runnable commands: the port they connect to
 profiles-port = 以下命令连接 { $host }:{ $port } 上的引擎。本研究没有固定引擎的端口，请改成引擎实际监听的端口。
 profiles-load = 在负载曲线的命令中，{ $placeholder } 代表负载：请填入要测量的那个点的并发数或请求速率。
+# What the runs recorded of their machine and engine, beside the author's description
+heading-recorded = 运行时记录的环境
+recorded-intro = perflab 在每次启动引擎时从机器上读取的信息，与上文作者的描述并列。各次运行记录的值不一致时，每个值后列出使用该值的运行。
+recorded-gpu-model = GPU
+recorded-gpu-count = 每次启动的 GPU 数
+recorded-gpu-memory = GPU 显存
+recorded-gpu-driver = GPU 驱动
+recorded-gpu-runtime = GPU 运行时
+recorded-cpu-model = CPU
+recorded-cpu-cores = CPU 核数
+recorded-kernel = 内核
+recorded-container = 容器
+recorded-engine-version = { $of }（自报版本）
+recorded-package = Python 包 { $of }
+recorded-model-revision = 模型修订版本
+recorded-perflab = perflab
+recorded-value-runs = { $value }：{ $runs }
 
 ## 实验结果：各阶段的变体、排名、小结与决定
 heading-results = 实验结果
@@ -227,6 +254,8 @@ variant-reused = 与 { $source } 的配置相同，此处直接复用其测量�
 variant-command = 启动命令
 variant-result = 基准测试结果
 raw-measurement = { $title }，第 { $k } 次测量，共 { $n } 次（`{ $file }`）
+# What to run to measure a result again, and what it ran on (a collapsed block under the result)
+reproduce-figure = 复现此结果：所用命令及测量时的机器
 ranking = 排名：{ $ranking }
 ranking-item = { $engine }（{ $value }）
 ranking-lost = { $engine }（{ $value }，{ $expected } 个请求中仅完成 { $completed } 个）

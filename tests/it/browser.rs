@@ -509,3 +509,37 @@ fn chromium_the_answer_comes_first_on_a_phone() {
         }
     }
 }
+
+/// The bundled history of three engine releases (`examples/sim-trend`), built as a site of its
+/// own: its English page fits a phone and a laptop, its charts (the releases' one among them)
+/// drawn with their text in place; screenshots in `target/browser/sim-trend-*`. Every language's
+/// page holds the chart (the other languages' layout is the whole site's test's, at 12 s a page).
+#[test]
+#[ignore = "needs Chromium (.ci/run installs it): run with --include-ignored"]
+fn chromium_the_release_history_example_fits_a_phone_and_a_laptop() {
+    let browser = chromium().expect("chromium is not installed (apt-get install chromium)");
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    common::copy_dir(&root().join("examples/sim-trend"), &results.join("sim-trend"));
+    let out = tmp.path().join("site");
+    let status = common::site_build(&results, &out).status().unwrap();
+    assert!(status.success());
+    let shots = root().join("target/browser");
+    std::fs::create_dir_all(&shots).unwrap();
+    for locale in ["en", "tr", "zh", "ja"] {
+        let page = out.join(locale).join("sim-trend.html");
+        let html = std::fs::read_to_string(&page).unwrap();
+        // The releases' chart is drawn inline, a point a release on each side.
+        assert!(html.contains("Sim 1.0 → ") && html.contains("Sim 1.2 → "), "{locale}: the releases' chart");
+        if locale != "en" {
+            continue;
+        }
+        for width in [390, 1280] {
+            let result = run(browser, &measuring_harness(tmp.path(), &page, width, "sim-trend"), width);
+            let first = &result["first"];
+            assert!(first["wide"].as_array().unwrap().is_empty(), "{locale} at {width} px: {result}");
+            assert!(first["svgProblems"].as_array().unwrap().is_empty(), "{locale} at {width} px: {result}");
+            screenshot(browser, &page, width, &shots.join(format!("sim-trend-{locale}-{width}.png")));
+        }
+    }
+}

@@ -85,6 +85,22 @@ flags = ["--kv-cache-memory-bytes 1000000"]
     )
 }
 
+/// `perflab run` of the study `spec` in a new folder `vllm-cpu`, with the venv's programs first on
+/// `PATH`: the folder's parent (removed when dropped) and what the run printed.
+fn run_study(venv: &Path, spec: &str) -> (tempfile::TempDir, std::process::Output) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("vllm-cpu");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("study.toml"), spec).unwrap();
+    let path = format!("{}:{}", venv.join("bin").display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .args(["run", dir.to_str().unwrap()])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    (tmp, out)
+}
+
 /// One real vLLM at a time: each takes about 5 GB and both cores.
 static ONE_VLLM: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -100,17 +116,8 @@ fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
     let model = venv.parent().unwrap().join("vllm-cpu-model");
     assert!(venv.join("bin/vllm").is_file(), "no vLLM in {}: run examples/vllm-cpu/setup.sh", venv.display());
     assert!(model.join("tokenizer.json").is_file(), "no model in {}", model.display());
-    let tmp = tempfile::tempdir().unwrap();
+    let (tmp, out) = run_study(&venv, &study(&model));
     let dir = tmp.path().join("vllm-cpu");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("study.toml"), study(&model)).unwrap();
-
-    let path = format!("{}:{}", venv.join("bin").display(), std::env::var("PATH").unwrap_or_default());
-    let out = Command::new(env!("CARGO_BIN_EXE_perflab"))
-        .args(["run", dir.to_str().unwrap()])
-        .env("PATH", path)
-        .output()
-        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
 
@@ -125,6 +132,16 @@ fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
     assert!(run.block.metric("output_throughput").unwrap() > 0.0);
     let pid = ok.engine_pid.unwrap();
     assert!(!common::running(pid), "the engine is stopped");
+    // What it ran on: the build vLLM said while it served (a build of the declared release),
+    // and its interpreter's packages.
+    let machine = ok.machine.as_ref().expect("the machine is recorded");
+    let said = machine.engine_version.as_ref().expect("vLLM says its version");
+    assert_eq!(said.source, "GET /version");
+    assert!(said.value.starts_with("0.32.0"), "{said:?}");
+    assert_eq!(ok.engine_version, "0.32.0");
+    assert!(machine.packages["vllm"].value.starts_with("0.32.0"), "{:?}", machine.packages);
+    assert!(machine.packages.contains_key("torch") && machine.packages.contains_key("transformers"));
+    assert!(machine.cpu_cores.is_some() && machine.kernel.is_some());
 
     // The failing variant: vLLM's error, 60 or more lines above the end of its log.
     let failed = Manifest::read(&dir.join("runs/engine/tiny-kv-cache/attempts/1/chat.manifest.json")).unwrap();
@@ -173,6 +190,25 @@ fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
     let id = dir.file_name().unwrap().to_str().unwrap();
     let page = std::fs::read_to_string(out.join(format!("{id}.md"))).unwrap();
     assert!(page.contains("curve-curve.svg") && out.join(id).join("curve-curve.svg").is_file(), "{page}");
+}
+
+/// A study that declares another vLLM than the one installed is refused before vLLM starts: the
+/// installed version is read from its interpreter's package metadata (what `vllm --version`
+/// prints, without the half minute its imports take), and nothing is recorded.
+#[test]
+#[ignore = "needs vLLM's CPU build: run examples/vllm-cpu/setup.sh (.ci/run does), then --include-ignored"]
+fn a_study_that_declares_another_vllm_is_refused_before_vllm_starts() {
+    let venv = venv();
+    let model = venv.parent().unwrap().join("vllm-cpu-model");
+    assert!(venv.join("bin/vllm").is_file(), "no vLLM in {}: run examples/vllm-cpu/setup.sh", venv.display());
+    let (tmp, out) = run_study(&venv, &study(&model).replace("version = \"0.32.0\"", "version = \"0.31.0\""));
+    let dir = tmp.path().join("vllm-cpu");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("the study declares version 0.31.0"), "{err}");
+    assert!(err.contains("the engine reports 0.32.0+cpu (importlib.metadata of "), "{err}");
+    assert!(!err.contains("starting the engine"), "{err}");
+    assert!(!dir.join("runs/engine").exists(), "nothing is recorded");
 }
 
 /// The example's committed runs, measured on a real vLLM, are what its page is built from.

@@ -40,6 +40,9 @@ pub fn charts(study: &Study, analysis: &Analysis, c: &Catalog) -> Result<Vec<(St
     for (name, chart) in x.curve_charts()? {
         push(&mut out, name, chart, c);
     }
+    if let Some(chart) = x.releases_chart()? {
+        push(&mut out, super::releases::RELEASES_CHART.to_string(), chart, c);
+    }
     Ok(out)
 }
 

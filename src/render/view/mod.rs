@@ -18,6 +18,7 @@ mod gains;
 mod headline;
 pub use headline::{description, headline};
 mod picture;
+pub mod releases;
 pub use picture::summary_chart;
 mod results;
 mod setup;
@@ -30,8 +31,8 @@ pub use chart_data::charts;
 
 use super::i18n::{Arg, Catalog, I18nError};
 use super::markdown;
+use crate::analysis::Analysis;
 use crate::analysis::warnings::{Place, WarningGroup};
-use crate::analysis::{Analysis, Measure};
 use crate::metric::Metric;
 use crate::study::{FailureClass, RunKey, Study, Text, VariantRef};
 use serde::Serialize;
@@ -115,8 +116,12 @@ impl PageView {
     /// [`build`] gives for them, without building the page again.
     pub fn relink(&mut self, study: &str, flavor: Flavor, links: &Links) {
         self.flavor = flavor;
-        let charts =
-            self.stages.iter_mut().map(|s| &mut s.chart).chain(self.curves.iter_mut().flat_map(|c| &mut c.charts));
+        let charts = self
+            .stages
+            .iter_mut()
+            .map(|s| &mut s.chart)
+            .chain(self.curves.iter_mut().flat_map(|c| &mut c.charts))
+            .chain(self.releases.iter_mut().map(|r| &mut r.chart));
         for image in [&mut self.comparison_chart, &mut self.progression_chart].into_iter().chain(charts) {
             image.link(links);
         }
@@ -132,7 +137,12 @@ impl PageView {
     /// elsewhere, without rendering it again. None where two of them share an address under
     /// `from` but not under `to`, which leaves no one answer.
     pub fn relinks(&self, study: &str, from: &Links, to: &Links) -> Option<Relinks> {
-        let charts = self.stages.iter().map(|s| &s.chart).chain(self.curves.iter().flat_map(|c| &c.charts));
+        let charts = self
+            .stages
+            .iter()
+            .map(|s| &s.chart)
+            .chain(self.curves.iter().flat_map(|c| &c.charts))
+            .chain(self.releases.iter().map(|r| &r.chart));
         let images = [&self.comparison_chart, &self.progression_chart].into_iter().chain(charts);
         let mut pairs: Vec<(String, Option<String>)> =
             images.map(|image| (image.src_at(from), Some(image.src_at(to)))).collect();
@@ -301,6 +311,8 @@ pub struct PageView {
     pub profiles: Vec<setup::ProfileView>,
     /// The host and port the profiles' commands connect to, when the study does not fix them.
     pub profiles_note: Option<String>,
+    /// What the runs recorded of their machine and engine (see [`setup::Setup::recorded`]).
+    pub recorded: Vec<(String, String)>,
     pub stages: Vec<StageView>,
     /// The profile every variant of every stage is measured on, said once above them.
     pub stages_profile: String,
@@ -324,6 +336,8 @@ pub struct PageView {
     pub evidence: String,
     /// The load curves of the profiles that have one.
     pub curves: Vec<curves::CurveView>,
+    /// The answer across the engine releases of the study's history, when it holds three.
+    pub releases: Option<releases::ReleasesView>,
     /// Every run a data warning about many runs names, with its figures: a table at the end.
     pub warning_runs: Option<Table>,
 }
@@ -532,35 +546,8 @@ impl Ctx<'_> {
         })
     }
 
-    fn collapsible(&self, key: &str, code: String, lang: &str) -> Result<Collapsible, I18nError> {
+    pub(super) fn collapsible(&self, key: &str, code: String, lang: &str) -> Result<Collapsible, I18nError> {
         Ok(Collapsible { title: self.c.msg(key)?, code, lang: lang.to_string() })
-    }
-
-    /// The raw result of a measured run: its block, or with repeats every measurement's block,
-    /// each titled with its place in the sample and its file.
-    fn raw(&self, key: &str, m: Option<&Measure>) -> Result<Vec<Collapsible>, I18nError> {
-        let Some(m) = m else { return Ok(Vec::new()) };
-        let sample = self.study.sample(&m.run);
-        if sample.len() < 2 {
-            return sample.iter().map(|run| self.collapsible(key, run.text.trim_end().to_string(), "text")).collect();
-        }
-        let title = self.c.msg(key)?;
-        let runs = self.study.dir.join(crate::study::RUNS_DIR);
-        let mut out = Vec::new();
-        for (k, run) in sample.iter().enumerate() {
-            let file = run.path.strip_prefix(&runs).unwrap_or(&run.path).display().to_string();
-            let title = self.c.fmt_args(
-                "raw-measurement",
-                &[
-                    ("title", (&title).into()),
-                    ("k", crate::render::i18n::Arg::count(k as u64 + 1)),
-                    ("n", crate::render::i18n::Arg::count(sample.len() as u64)),
-                    ("file", (&file).into()),
-                ],
-            )?;
-            out.push(Collapsible { title, code: run.text.trim_end().to_string(), lang: "text".to_string() });
-        }
-        Ok(out)
     }
 }
 
@@ -596,6 +583,7 @@ pub fn build(
     let exports = vec![(c.msg("export-csv")?, csv), (c.msg("export-json")?, json)];
     Ok(PageView {
         curves: x.curves(links)?,
+        releases: x.releases(links)?,
         evidence: x.evidence()?,
         warning_runs: x.warning_runs()?,
         comparison_chart,
@@ -633,6 +621,7 @@ pub fn build(
             .map(|c| c.get_ref().clone()),
         profiles: setup.profiles,
         profiles_note: setup.profiles_note,
+        recorded: setup.recorded,
         stages,
         stages_profile: c.fmt("variant-profile", &[("profile", &x.profile_name(&a.target_profile))])?,
         options,

@@ -1,6 +1,7 @@
 //! Other scenarios, accuracy tables and raw results.
 
-use super::{AccuracyView, Ctx, ScenarioView, Table, cell};
+use super::{AccuracyView, Collapsible, Ctx, ScenarioView, Table, cell};
+use crate::analysis::Measure;
 use crate::render::i18n::I18nError;
 use crate::render::markdown;
 use crate::study::command::shell;
@@ -48,5 +49,49 @@ impl Ctx<'_> {
                 note: acc.note.as_ref().map(|n| x.text(n)),
             })
             .collect()
+    }
+
+    /// The raw result of a measured run: its block, or with repeats every measurement's block,
+    /// each titled with its place in the sample and its file.
+    pub(super) fn raw(&self, key: &str, m: Option<&Measure>) -> Result<Vec<Collapsible>, I18nError> {
+        let Some(m) = m else { return Ok(Vec::new()) };
+        let sample = self.study.sample(&m.run);
+        let mut out = if sample.len() < 2 {
+            sample
+                .iter()
+                .map(|run| self.collapsible(key, run.text.trim_end().to_string(), "text"))
+                .collect::<Result<_, _>>()?
+        } else {
+            self.measurements(key, &sample)?
+        };
+        // What to run to measure it again, for a run perflab measured (its record says how).
+        if let Ok(recipe) = crate::analysis::reproduce::reproduce(self.study, &m.run)
+            && recipe.benchmark.is_some()
+        {
+            let code = crate::render::reproduce::script(&recipe, super::setup::SHOWN_PORT);
+            out.push(self.collapsible("reproduce-figure", code.trim_end().to_string(), "bash")?);
+        }
+        Ok(out)
+    }
+
+    /// Each measurement of a run's sample, titled with its place in it and its file.
+    fn measurements(&self, key: &str, sample: &[&crate::study::Run]) -> Result<Vec<Collapsible>, I18nError> {
+        let title = self.c.msg(key)?;
+        let runs = self.study.dir.join(crate::study::RUNS_DIR);
+        let mut out = Vec::new();
+        for (k, run) in sample.iter().enumerate() {
+            let file = run.path.strip_prefix(&runs).unwrap_or(&run.path).display().to_string();
+            let title = self.c.fmt_args(
+                "raw-measurement",
+                &[
+                    ("title", (&title).into()),
+                    ("k", crate::render::i18n::Arg::count(k as u64 + 1)),
+                    ("n", crate::render::i18n::Arg::count(sample.len() as u64)),
+                    ("file", (&file).into()),
+                ],
+            )?;
+            out.push(Collapsible { title, code: run.text.trim_end().to_string(), lang: "text".to_string() });
+        }
+        Ok(out)
     }
 }

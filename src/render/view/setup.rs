@@ -2,6 +2,7 @@
 
 use super::Ctx;
 use super::age::{AgeView, ChangesView};
+use crate::analysis::machine::Subject;
 use crate::render::i18n::I18nError;
 use crate::render::markdown;
 use crate::study::{Profile, Rate};
@@ -16,6 +17,8 @@ pub(super) struct Setup {
     /// What the profiles' commands connect to, when the study does not fix the engine's port.
     /// What the profiles' commands leave to the reader: the engine's port, a curve point's load.
     pub profiles_note: Option<String>,
+    /// What the runs recorded of their machine and engine: a fact's name and its value(s).
+    pub recorded: Vec<(String, String)>,
 }
 
 /// A benchmark profile as a page shows it.
@@ -31,7 +34,7 @@ pub struct ProfileView {
 
 /// The port a shown benchmark command connects to when the study does not fix the engine's
 /// port (perflab picks one at each start, or the command does not say): the page says so.
-const SHOWN_PORT: u16 = 8000;
+pub(super) const SHOWN_PORT: u16 = 8000;
 
 impl Ctx<'_> {
     /// The benchmark command of a profile against the recommended configuration, as a reader
@@ -105,7 +108,55 @@ impl Ctx<'_> {
             notes.push(c.fmt("profiles-load", &[("placeholder", &markdown::code(crate::study::command::LOAD))])?);
         }
         let profiles_note = (!notes.is_empty()).then(|| c.sentences(&notes));
-        Ok(Setup { setup, age, changes, benchmark, profiles, profiles_note })
+        let recorded = x.recorded()?;
+        Ok(Setup { setup, age, changes, benchmark, profiles, profiles_note, recorded })
+    }
+
+    /// Each fact the runs recorded, as a line: its name and its value, or where the runs
+    /// disagree each value with the runs that ran on it.
+    fn recorded(&self) -> Result<Vec<(String, String)>, I18nError> {
+        let c = self.c;
+        let mut lines = Vec::new();
+        for fact in &self.analysis.recorded {
+            let subject = &fact.subject;
+            let of = subject.of().map(|o| match subject {
+                Subject::EngineVersion(id) => self.study.engine(id).map_or(id.clone(), |e| markdown::plain(&e.name)),
+                _ => markdown::code(o),
+            });
+            let name = c.fmt(recorded_key(subject), &[("of", of.as_deref().unwrap_or(""))])?;
+            let value = match fact.values.as_slice() {
+                [one] => markdown::code(&one.value),
+                many => {
+                    let each = many.iter().map(|o| {
+                        let runs: Vec<String> = o.runs.iter().map(|k| self.run_title(k)).collect();
+                        let (value, runs) = (markdown::code(&o.value), c.list(&runs));
+                        c.fmt("recorded-value-runs", &[("value", &value), ("runs", &runs)])
+                    });
+                    c.sentences(&each.collect::<Result<Vec<_>, _>>()?)
+                }
+            };
+            lines.push((name, value));
+        }
+        Ok(lines)
+    }
+}
+
+/// The catalog's name of a recorded fact.
+fn recorded_key(subject: &Subject) -> &'static str {
+    match subject {
+        Subject::GpuModel => "recorded-gpu-model",
+        Subject::GpuCount => "recorded-gpu-count",
+        Subject::GpuMemory => "recorded-gpu-memory",
+        Subject::GpuDriver => "recorded-gpu-driver",
+        Subject::GpuRuntime => "recorded-gpu-runtime",
+        Subject::CpuModel => "recorded-cpu-model",
+        Subject::CpuCores => "recorded-cpu-cores",
+        Subject::Kernel => "recorded-kernel",
+        Subject::Container => "recorded-container",
+        Subject::EngineVersion(_) => "recorded-engine-version",
+        Subject::Package(_) => "recorded-package",
+        Subject::ModelRevision => "recorded-model-revision",
+        Subject::Perflab => "recorded-perflab",
     }
 }
 

@@ -1,0 +1,617 @@
+//! What a run ran on, gathered before its engine starts, and the check of the engine's declared
+//! version ([`Recorder`]): the vendor's GPU tool (`nvidia-smi`), `/proc`, the engine's own
+//! answer. Each tool runs with a deadline and a cap on what it may print; a tool that is
+//! missing, fails or hangs leaves its facts "not recorded", never an error. The one error is a
+//! version the engine reports that is not the study's.
+
+use super::backend::{Launch, Report};
+use super::plan::Job;
+use super::process::{program, signal_group};
+use crate::study::machine::version_matches;
+use crate::study::{Fact, Machine, Study};
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How long a machine's tool (`nvidia-smi`, `git`) may take.
+pub const TOOL_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long an engine's `--version` may take. A Python engine is not asked this way (its
+/// package metadata answers); a program that ignores the flag and starts serving instead is
+/// stopped at this deadline.
+pub const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
+/// The most of a tool's output that is read.
+const OUTPUT_LIMIT: u64 = 64 * 1024;
+/// The Python packages recorded of an engine's interpreter, besides the engine's own.
+const PACKAGES: &[&str] =
+    &["flashinfer-python", "sglang", "tensorrt-llm", "torch", "transformers", "triton", "vllm", "xformers"];
+
+/// Programs that start an engine rather than being one: their `--version` is their own.
+const WRAPPERS: &[&str] = &[
+    "apptainer",
+    "bash",
+    "dash",
+    "docker",
+    "env",
+    "mpirun",
+    "nice",
+    "nohup",
+    "numactl",
+    "podman",
+    "sh",
+    "singularity",
+    "sleep",
+    "srun",
+    "stdbuf",
+    "taskset",
+    "time",
+    "timeout",
+    "zsh",
+];
+
+/// Runs `program args` with `env` added, and gives its standard output when it exits with 0
+/// within `timeout`. A program that is missing or fails gives `None`; one still running at the
+/// deadline is killed with its process group and gives `None`.
+pub fn bounded(program: &Path, args: &[&str], env: &BTreeMap<String, String>, timeout: Duration) -> Option<String> {
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new(program)
+        .args(args)
+        .envs(env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .ok()?;
+    let mut stdout = child.stdout.take()?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = (&mut stdout).take(OUTPUT_LIMIT).read_to_end(&mut out);
+        // The rest is read and dropped, so that a talkative tool is not stopped by a full pipe.
+        let _ = std::io::copy(&mut stdout, &mut std::io::sink());
+        let _ = tx.send(out);
+    });
+    let began = Instant::now();
+    let status = loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            break status;
+        }
+        if began.elapsed() >= timeout {
+            signal_group(child.id(), Some(rustix::process::Signal::KILL));
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let out = rx.recv_timeout(Duration::from_secs(1)).ok()?;
+    status.success().then(|| String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Where `name` is: itself when it names a path, else the first executable file of that name
+/// in the folders of `search` (a `PATH`).
+pub fn find(name: &str, search: &OsStr) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return executable(&p).then_some(p);
+    }
+    std::env::split_paths(search).map(|dir| dir.join(name)).find(|p| executable(p))
+}
+
+/// The accelerators, from `nvidia-smi`'s queries, limited to `devices` (`0,1`) when given.
+pub fn gpus(search: &OsStr, devices: Option<&str>, timeout: Duration) -> Machine {
+    let mut m = Machine::default();
+    let Some(smi) = find("nvidia-smi", search) else { return m };
+    const QUERY: &str = "--query-gpu=name,memory.total,driver_version";
+    let id = devices.map(|d| format!("--id={d}"));
+    let mut args = vec![QUERY, "--format=csv,noheader"];
+    args.extend(id.as_deref());
+    let no_env = BTreeMap::new();
+    if let Some(out) = bounded(&smi, &args, &no_env, timeout) {
+        let rows: Vec<Vec<&str>> =
+            out.lines().filter(|l| !l.trim().is_empty()).map(|l| l.split(',').map(str::trim).collect()).collect();
+        let column = |i: usize| {
+            let mut seen: Vec<&str> = Vec::new();
+            for row in &rows {
+                match row.get(i) {
+                    Some(v) if !v.is_empty() && !v.starts_with('[') => {
+                        if !seen.contains(v) {
+                            seen.push(v)
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+            (!seen.is_empty()).then(|| seen.join(" + "))
+        };
+        let source = |field: &str| format!("nvidia-smi --query-gpu={field} --format=csv,noheader");
+        if rows.iter().all(|r| r.len() == 3) && !rows.is_empty() {
+            m.gpu_model = column(0).map(|v| Fact::new(v, source("name")));
+            m.gpu_count = Some(Fact::new(rows.len().to_string(), source("name")));
+            m.gpu_memory = column(1).map(|v| Fact::new(v, source("memory.total")));
+            m.gpu_driver = column(2).map(|v| Fact::new(v, source("driver_version")));
+        }
+    }
+    // The runtime is in the summary's header: `... Driver Version: 550.54.15  CUDA Version: 12.4 |`.
+    if let Some(out) = bounded(&smi, &[], &no_env, timeout)
+        && let Some(cuda) = out.split("CUDA Version:").nth(1).and_then(|r| r.split_whitespace().next())
+        && cuda.chars().all(|c| c.is_ascii_digit() || c == '.')
+    {
+        m.gpu_runtime = Some(Fact::new(format!("CUDA {cuda}"), "nvidia-smi (its header's CUDA Version)"));
+    }
+    m
+}
+
+/// The host: CPU, name, kernel and container, from `/proc` and the container's marks.
+pub fn host() -> Machine {
+    let read = |p: &str| std::fs::read_to_string(p).ok().map(|t| t.trim().to_string()).filter(|t| !t.is_empty());
+    let mut m = Machine::default();
+    if let Some(cpuinfo) = read("/proc/cpuinfo") {
+        let field = |line: &str| line.split_once(':').map(|(_, v)| v.trim().to_string());
+        let model = cpuinfo.lines().find(|l| l.starts_with("model name")).and_then(field);
+        m.cpu_model = model.map(|v| Fact::new(v, "/proc/cpuinfo (model name)"));
+        let cores = cpuinfo.lines().filter(|l| l.starts_with("processor")).count();
+        m.cpu_cores = (cores > 0).then(|| Fact::new(cores.to_string(), "/proc/cpuinfo (processor)"));
+    }
+    m.host = read("/proc/sys/kernel/hostname").map(|v| Fact::new(v, "/proc/sys/kernel/hostname"));
+    m.kernel = read("/proc/sys/kernel/osrelease").map(|v| Fact::new(v, "/proc/sys/kernel/osrelease"));
+    m.container = container(read("/proc/self/cgroup").as_deref());
+    m.perflab = Some(Fact::new(env!("CARGO_PKG_VERSION"), "perflab --version"));
+    m
+}
+
+/// The container the runner is in, from the marks the usual runtimes leave.
+fn container(cgroup: Option<&str>) -> Option<Fact> {
+    if let Ok(kind) = std::env::var("container")
+        && !kind.is_empty()
+    {
+        return Some(Fact::new(kind, "environment variable `container`"));
+    }
+    if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() {
+        return Some(Fact::new("kubernetes", "environment variable `KUBERNETES_SERVICE_HOST`"));
+    }
+    for (file, kind) in [("/.dockerenv", "docker"), ("/run/.containerenv", "podman")] {
+        if Path::new(file).exists() {
+            return Some(Fact::new(kind, file));
+        }
+    }
+    let cgroup = cgroup?;
+    ["kubepods", "docker", "libpod", "containerd", "lxc"]
+        .into_iter()
+        .find(|k| cgroup.contains(k))
+        .map(|k| Fact::new(k, "/proc/self/cgroup"))
+}
+
+/// The commit of the repository that holds `dir`, `+changes` when the study's files (its runs
+/// aside) differ from it.
+pub fn study_commit(dir: &Path, search: &OsStr) -> Option<Fact> {
+    let git = find("git", search)?;
+    let at = dir.to_str()?;
+    let env = BTreeMap::new();
+    let head = bounded(&git, &["-C", at, "rev-parse", "HEAD"], &env, TOOL_TIMEOUT)?;
+    let head = head.trim();
+    let status = ["-C", at, "status", "--porcelain", "--", ".", ":!runs"];
+    let changed = bounded(&git, &status, &env, TOOL_TIMEOUT).is_some_and(|s| !s.trim().is_empty());
+    let value = if changed { format!("{head}+changes") } else { head.to_string() };
+    Some(Fact::new(value, "git rev-parse HEAD"))
+}
+
+/// The revision of the model a start serves: the snapshot folder of a Hugging Face cache
+/// (`.../models--org--name/snapshots/<commit>/`), else the commit of a model folder that is a
+/// git repository. A model named on a hub and not on this machine has none recorded.
+pub fn model_revision(model: &str, search: &OsStr) -> Option<Fact> {
+    let path = Path::new(model);
+    let parts: Vec<&str> = path.iter().filter_map(|p| p.to_str()).collect();
+    let snapshot = parts.windows(2).find(|w| w[0] == "snapshots").map(|w| w[1]);
+    if let Some(rev) = snapshot.filter(|r| r.len() >= 7 && r.chars().all(|c| c.is_ascii_hexdigit())) {
+        return Some(Fact::new(rev, "the model's path (a Hugging Face cache snapshot)"));
+    }
+    if !path.join(".git").exists() {
+        return None;
+    }
+    let git = find("git", search)?;
+    let head = bounded(&git, &["-C", model, "rev-parse", "HEAD"], &BTreeMap::new(), TOOL_TIMEOUT)?;
+    Some(Fact::new(head.trim(), "git rev-parse HEAD in the model's folder"))
+}
+
+/// What an engine's program says of itself before it starts: its version and, for a Python
+/// program, its interpreter's packages.
+#[derive(Debug, Clone, Default)]
+pub struct EngineFacts {
+    pub version: Option<Fact>,
+    pub packages: BTreeMap<String, Fact>,
+}
+
+/// The facts of the engine an argument vector starts. A Python program (`vllm`, or `python -m
+/// sglang.launch_server`) is asked through its interpreter's package metadata, which is what
+/// its `--version` prints, in a tenth of a second instead of the half minute importing it takes;
+/// any other program through `PROGRAM --version`. A bare interpreter says no engine version.
+pub fn engine_facts(argv: &[String], env: &BTreeMap<String, String>, search: &OsStr, timeout: Duration) -> EngineFacts {
+    let mut facts = EngineFacts::default();
+    let Some(first) = argv.first() else { return facts };
+    let resolved = program(first);
+    let Some(path) = find(resolved.to_str().unwrap_or(first), search) else { return facts };
+    let name = |p: &Path| p.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+    let (python, package) = if name(&path).starts_with("python") {
+        let module = argv.iter().position(|a| a == "-m").and_then(|i| argv.get(i + 1));
+        (Some(path.clone()), module.and_then(|m| m.split('.').next()).map(str::to_string))
+    } else {
+        (shebang_python(&path, search), Some(name(&path)))
+    };
+    if let Some(python) = python {
+        facts.packages = packages(&python, package.as_deref(), env, timeout);
+        let own = package.as_deref().and_then(|p| facts.packages.get(p));
+        facts.version = own.cloned();
+        return facts;
+    }
+    // A shell, a launcher or a container runtime would say its own version, not the engine's.
+    if WRAPPERS.contains(&name(&path).as_str()) {
+        return facts;
+    }
+    let out = bounded(&path, &["--version"], env, timeout);
+    facts.version = out.as_deref().and_then(version_in).map(|v| Fact::new(v, format!("{first} --version")));
+    facts
+}
+
+/// The Python interpreter a script's `#!` line names, when it names one.
+fn shebang_python(script: &Path, search: &OsStr) -> Option<PathBuf> {
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(script).and_then(|mut f| f.read(&mut head)).ok()?;
+    let line = std::str::from_utf8(&head[..n]).ok()?.lines().next()?.strip_prefix("#!")?;
+    let mut words = line.split_whitespace();
+    let mut interpreter = words.next()?;
+    if interpreter.ends_with("/env") {
+        interpreter = words.next()?;
+    }
+    let named = Path::new(interpreter).file_name()?.to_str()?;
+    named.starts_with("python").then(|| find(interpreter, search)).flatten()
+}
+
+/// The versions of [`PACKAGES`] and of `own` in `python`'s environment, by name.
+fn packages(
+    python: &Path,
+    own: Option<&str>,
+    env: &BTreeMap<String, String>,
+    timeout: Duration,
+) -> BTreeMap<String, Fact> {
+    let mut names: Vec<&str> = PACKAGES.to_vec();
+    names.extend(own.filter(|o| !PACKAGES.contains(o)));
+    let script = format!(
+        "import importlib.metadata as m\nfor n in {names:?}:\n    try: print(n, m.version(n))\n    except Exception: pass\n"
+    );
+    let Some(out) = bounded(python, &["-c", &script], env, timeout) else { return BTreeMap::new() };
+    let source = format!("importlib.metadata of {}", python.display());
+    out.lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(n, v)| names.contains(n) && version_in(v).is_some())
+        .map(|(n, v)| (n.to_string(), Fact::new(v.trim(), source.clone())))
+        .collect()
+}
+
+/// The first version in a program's answer: `vllm 0.32.0+cpu` gives `0.32.0+cpu`; a bare number
+/// (`engine 2`) when no dotted one is there.
+pub fn version_in(text: &str) -> Option<String> {
+    let words = || text.split_whitespace().map(|w| w.trim_start_matches(['(', 'v']).trim_end_matches([',', ';', ')']));
+    let bare = |w: &&str| w.starts_with(|c: char| c.is_ascii_digit()) && w.chars().all(|c| c.is_ascii_alphanumeric());
+    words()
+        .find(|w| {
+            // Numbers joined by dots, the last one perhaps with a pre-release (`2rc1`).
+            let release = w.split(['+', '-']).next().unwrap_or("");
+            let parts: Vec<&str> = release.split('.').collect();
+            let number = |p: &&str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
+            let last = parts.last().is_some_and(|p| p.starts_with(|c: char| c.is_ascii_digit()));
+            parts.len() > 1 && parts[..parts.len() - 1].iter().all(number) && last
+        })
+        .or_else(|| words().find(bare))
+        .map(str::to_string)
+}
+
+/// The version a study declares for a start's engine, where, and whether another may be
+/// measured anyway (`perflab run --any-engine-version`).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct VersionCheck {
+    pub engine: String,
+    pub declared: String,
+    /// Where the study declares it: `path/study.toml:35`.
+    pub at: String,
+    pub any: bool,
+}
+
+impl VersionCheck {
+    /// Nothing when the engine reports the declared version (or another may be measured);
+    /// else why the configuration is not measured.
+    pub fn refusal(&self, reported: &Fact) -> Option<String> {
+        if self.any || version_matches(&self.declared, &reported.value) {
+            return None;
+        }
+        Some(format!(
+            "engine `{}`: the study declares version {} ({}), but the engine reports {} ({}); nothing was measured. \
+             Set `version` to what is installed, install {}, or pass `perflab run --any-engine-version` to measure it \
+             anyway (its runs then carry {} and are stale against {})",
+            self.engine,
+            self.declared,
+            self.at,
+            reported.value,
+            reported.source,
+            self.declared,
+            reported.value,
+            self.declared
+        ))
+    }
+
+    /// The version a run measured with this check carries: the engine's own when it differs.
+    pub fn carried(&self, reported: Option<&Fact>) -> String {
+        match reported {
+            Some(r) if !version_matches(&self.declared, &r.value) => r.value.clone(),
+            _ => self.declared.clone(),
+        }
+    }
+}
+
+/// Where a study declares its engine's `version`: the file and the line of the key in the
+/// engine's table (the engine's id when it cannot be told).
+fn declared_at(study: &Study, engine: &crate::study::Engine) -> String {
+    let start = engine.id.span().start.min(study.source.len());
+    let after = &study.source[start..];
+    let end = after.find("\n[").map_or(after.len(), |e| e + 1);
+    let offset = after[..end]
+        .match_indices("version")
+        .map(|(i, _)| start + i)
+        .find(|&i| study.source[..i].rsplit('\n').next().is_some_and(|l| l.trim().is_empty()))
+        .unwrap_or(start);
+    let line = study.source[..offset].matches('\n').count() + 1;
+    format!("{}:{line}", study.file.display())
+}
+
+/// An engine's program and environment: what its facts are asked with.
+type EngineKey = (String, BTreeMap<String, String>);
+
+/// Gathers the machine once a runner and each engine's facts once a program and environment,
+/// and checks each start's engine version before it starts.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    /// The starts run on this machine (not on a cluster's nodes, whose machine is not this one).
+    pub here: bool,
+    /// Measure an engine that reports another version than the study's.
+    pub any_version: bool,
+    host: OnceLock<Machine>,
+    gpus: Mutex<BTreeMap<Option<String>, Machine>>,
+    engines: Mutex<BTreeMap<EngineKey, EngineFacts>>,
+}
+
+impl Recorder {
+    pub fn new(here: bool, any_version: bool) -> Recorder {
+        Recorder { here, any_version, ..Recorder::default() }
+    }
+
+    /// What a start records of its machine and engine, and the check of its declared version;
+    /// why it is not measured when its engine's program reports another version.
+    pub fn prepare(
+        &self,
+        study: &Study,
+        job: &Job,
+        devices: Option<&str>,
+    ) -> Result<(Machine, Option<VersionCheck>), String> {
+        let search = std::env::var_os("PATH").unwrap_or_default();
+        // The engine's program is asked with the engine's environment, not a variant's: its
+        // version is the engine's, and a variant's variables are for its starts alone.
+        let declared = study.engine(&job.config.engine);
+        let env = declared.map(|e| e.env.clone()).unwrap_or_default();
+        let key = (job.argv.first().cloned().unwrap_or_default(), env.clone());
+        let engine = {
+            let mut known = self.engines.lock().unwrap_or_else(|e| e.into_inner());
+            known.entry(key).or_insert_with(|| engine_facts(&job.argv, &env, &search, VERSION_TIMEOUT)).clone()
+        };
+        let mut machine = Machine::default();
+        if self.here {
+            machine = self.host.get_or_init(host).clone();
+            let mut gpus = self.gpus.lock().unwrap_or_else(|e| e.into_inner());
+            let found =
+                gpus.entry(devices.map(str::to_string)).or_insert_with(|| self::gpus(&search, devices, TOOL_TIMEOUT));
+            merge(&mut machine, found.clone());
+            machine.study_commit = study_commit(&study.dir, &search);
+        }
+        machine.engine_version = engine.version.clone();
+        machine.packages = engine.packages;
+        machine.model_revision = model_revision(&study.model_of(&job.config), &search);
+        let check = declared.map(|e| VersionCheck {
+            engine: job.config.engine.clone(),
+            declared: e.version.clone(),
+            at: declared_at(study, e),
+            any: self.any_version,
+        });
+        if let (Some(check), Some(reported)) = (&check, &engine.version)
+            && let Some(why) = check.refusal(reported)
+        {
+            return Err(why);
+        }
+        Ok((machine, check))
+    }
+}
+
+/// Fills the facts `into` lacks from `from`.
+fn merge(into: &mut Machine, from: Machine) {
+    let pairs = [
+        (&mut into.gpu_model, from.gpu_model),
+        (&mut into.gpu_count, from.gpu_count),
+        (&mut into.gpu_memory, from.gpu_memory),
+        (&mut into.gpu_driver, from.gpu_driver),
+        (&mut into.gpu_runtime, from.gpu_runtime),
+    ];
+    for (to, fact) in pairs {
+        if to.is_none() {
+            *to = fact;
+        }
+    }
+}
+
+/// What a serving engine says its version is: vLLM's `GET /version` (`{"version": "0.32.0"}`),
+/// else SGLang's `GET /get_server_info` (its `version`).
+pub fn served_version(port: u16) -> Option<Fact> {
+    let host = crate::study::command::HOST;
+    for path in ["/version", "/get_server_info"] {
+        let Some(answer) = super::port::get(&format!("http://{host}:{port}{path}"), OUTPUT_LIMIT) else { continue };
+        let text = String::from_utf8_lossy(&answer);
+        // The JSON object of the body, whether it came whole or in chunks (one, for so little).
+        let body = text.split_once("\r\n\r\n").map_or(text.as_ref(), |(_, b)| b);
+        let object = body.find('{').zip(body.rfind('}')).and_then(|(a, b)| body.get(a..=b)).unwrap_or("");
+        let value: Option<serde_json::Value> = serde_json::from_str(object).ok();
+        if let Some(v) = value.as_ref().and_then(|v| v.get("version")).and_then(|v| v.as_str())
+            && version_in(v).is_some()
+        {
+            return Some(Fact::new(v, format!("GET {path}")));
+        }
+    }
+    None
+}
+
+/// Asks a start's engine its version once it serves (the hook of a backend that runs engines):
+/// recorded in the report, and a version that is not the study's refuses the start before its
+/// first benchmark.
+pub fn check_served(launch: &Launch, port: u16, report: &mut Report) {
+    let Some(reported) = served_version(port) else { return };
+    if let Some(why) = launch.version.as_ref().and_then(|c| c.refusal(&reported)) {
+        report.refused = Some(why);
+    }
+    report.engine_version = Some(reported);
+}
+
+/// Puts what a start recorded into a run's manifest: the machine, the engine's version as it
+/// said it while serving, and the version the run carries.
+pub fn stamp(m: &mut crate::study::Manifest, launch: &Launch, report: Option<&Report>) {
+    let mut machine = launch.machine.clone().unwrap_or_default();
+    if let Some(served) = report.and_then(|r| r.engine_version.clone()) {
+        machine.engine_version = Some(served);
+    }
+    if let Some(check) = &launch.version {
+        m.engine_version = check.carried(machine.engine_version.as_ref());
+    }
+    m.machine = launch.machine.is_some().then_some(machine);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A folder holding an executable script `name` with `body`.
+    fn tool(dir: &Path, name: &str, body: &str) {
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// `nvidia-smi` as the real one answers: the CSV query one line a GPU (limited by `--id`),
+    /// and the summary whose header names the driver and CUDA.
+    const FAKE_SMI: &str = r#"case "$1" in
+--query-gpu=name,memory.total,driver_version)
+  [ "$3" = "--id=1" ] && { echo "NVIDIA H100 80GB HBM3, 81559 MiB, 550.54.15"; exit 0; }
+  echo "NVIDIA H100 80GB HBM3, 81559 MiB, 550.54.15"
+  echo "NVIDIA H100 80GB HBM3, 81559 MiB, 550.54.15" ;;
+"")
+  echo "+-----------------------------------------------------------------------------------------+"
+  echo "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |"
+  echo "|-----------------------------------------+------------------------+----------------------+" ;;
+*) exit 6 ;;
+esac"#;
+
+    #[test]
+    fn the_vendor_tool_gives_the_gpus_with_their_sources() {
+        let tmp = tempfile::tempdir().unwrap();
+        tool(tmp.path(), "nvidia-smi", FAKE_SMI);
+        let m = gpus(tmp.path().as_os_str(), None, TOOL_TIMEOUT);
+        assert_eq!(m.gpu_model.as_ref().unwrap().value, "NVIDIA H100 80GB HBM3");
+        assert_eq!(m.gpu_model.unwrap().source, "nvidia-smi --query-gpu=name --format=csv,noheader");
+        assert_eq!(m.gpu_count.unwrap().value, "2");
+        assert_eq!(m.gpu_memory.unwrap().value, "81559 MiB");
+        assert_eq!(m.gpu_driver.unwrap().value, "550.54.15");
+        assert_eq!(m.gpu_runtime.unwrap().value, "CUDA 12.4");
+        // The devices a start was given are the ones counted.
+        assert_eq!(gpus(tmp.path().as_os_str(), Some("1"), TOOL_TIMEOUT).gpu_count.unwrap().value, "1");
+    }
+
+    #[test]
+    fn a_missing_or_failing_tool_records_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        assert_eq!(gpus(tmp.path().as_os_str(), None, TOOL_TIMEOUT), Machine::default());
+        tool(
+            tmp.path(),
+            "nvidia-smi",
+            "echo 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.'; exit 9",
+        );
+        assert_eq!(gpus(tmp.path().as_os_str(), None, TOOL_TIMEOUT), Machine::default());
+        // An answer of another shape (a field the driver does not know) is not read as one.
+        tool(tmp.path(), "nvidia-smi", "echo 'Field \"name\" is not a valid field to query.'");
+        assert_eq!(gpus(tmp.path().as_os_str(), None, TOOL_TIMEOUT), Machine::default());
+    }
+
+    #[test]
+    fn a_hanging_tool_is_killed_at_its_deadline() {
+        let tmp = tempfile::tempdir().unwrap();
+        // It prints, then hangs with a child of its own that holds the output open.
+        tool(tmp.path(), "nvidia-smi", "echo 'NVIDIA H100, 1 MiB, 1.0'; sleep 60 & sleep 60");
+        let began = Instant::now();
+        let m = gpus(tmp.path().as_os_str(), None, Duration::from_millis(300));
+        assert_eq!(m, Machine::default());
+        assert!(began.elapsed() < Duration::from_secs(5), "took {:?}", began.elapsed());
+    }
+
+    #[test]
+    fn a_python_program_is_asked_through_its_interpreter_and_another_by_its_version_flag() {
+        let tmp = tempfile::tempdir().unwrap();
+        // An interpreter that knows two packages, and a program of it, as a venv's `bin/` holds.
+        tool(
+            tmp.path(),
+            "python3",
+            "case \"$2\" in *importlib.metadata*) echo 'torch 2.13.0'; echo 'vllm 0.32.0+cpu';; esac",
+        );
+        let python = tmp.path().join("python3");
+        std::fs::write(tmp.path().join("vllm"), format!("#!{}\nimport sys\n", python.display())).unwrap();
+        std::fs::set_permissions(tmp.path().join("vllm"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        tool(tmp.path(), "engine", "[ \"$1\" = --version ] && echo \"engine version v$ENGINE_V (build 7)\"");
+        let search = tmp.path().as_os_str();
+        let none = BTreeMap::new();
+        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let vllm = engine_facts(&argv(&["vllm", "serve", "m"]), &none, search, TOOL_TIMEOUT);
+        assert_eq!(vllm.version.as_ref().unwrap().value, "0.32.0+cpu");
+        assert!(vllm.version.unwrap().source.starts_with("importlib.metadata of "));
+        assert_eq!(vllm.packages["torch"].value, "2.13.0");
+        // `python -m vllm.entrypoints...`: the module's package.
+        let module =
+            engine_facts(&argv(&["python3", "-m", "vllm.entrypoints.api_server"]), &none, search, TOOL_TIMEOUT);
+        assert_eq!(module.version.unwrap().value, "0.32.0+cpu");
+        // A bare interpreter running a script says no engine version (its own is Python's).
+        assert!(engine_facts(&argv(&["python3", "serve.py"]), &none, search, TOOL_TIMEOUT).version.is_none());
+        let env = BTreeMap::from([("ENGINE_V".to_string(), "1.4.2".to_string())]);
+        let other = engine_facts(&argv(&["engine", "--port", "1"]), &env, search, TOOL_TIMEOUT);
+        assert_eq!(other.version.unwrap(), Fact::new("1.4.2", "engine --version"));
+        assert!(engine_facts(&argv(&["missing-engine"]), &none, search, TOOL_TIMEOUT).version.is_none());
+        // A shell that runs the engine's script says its own version, which is not asked.
+        tool(tmp.path(), "bash", "echo 'GNU bash, version 5.2.21(1)-release'");
+        assert!(engine_facts(&argv(&["bash", "serve.sh"]), &none, search, TOOL_TIMEOUT).version.is_none());
+    }
+
+    #[test]
+    fn a_model_s_revision_is_its_cache_snapshot_and_else_not_recorded() {
+        let search = std::env::var_os("PATH").unwrap_or_default();
+        let rev = "0123456789abcdef0123456789abcdef01234567";
+        let cached = format!("/cache/hub/models--org--m/snapshots/{rev}");
+        assert_eq!(model_revision(&cached, &search).unwrap().value, rev);
+        assert_eq!(model_revision("org/model-on-a-hub", &search), None);
+        assert_eq!(model_revision("/cache/snapshots/not-a-commit", &search), None);
+    }
+
+    #[test]
+    fn versions_are_read_from_what_programs_print() {
+        assert_eq!(version_in("perflab-engine 1.2.3").as_deref(), Some("1.2.3"));
+        assert_eq!(version_in("0.32.0+cpu").as_deref(), Some("0.32.0+cpu"));
+        assert_eq!(version_in("sglang v0.5.2rc1").as_deref(), Some("0.5.2rc1"));
+        assert_eq!(version_in("tool (v2.0.1, built 2026)").as_deref(), Some("2.0.1"));
+        assert_eq!(version_in("no version here; see --sim-version").as_deref(), None);
+    }
+}

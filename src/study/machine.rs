@@ -1,0 +1,114 @@
+//! What a run really ran on, as its manifest records it: each fact with the place it was read
+//! from (a vendor tool's query, a file of `/proc`, the engine's own answer). A fact that could
+//! not be read is absent: "not recorded", never guessed. `exec::machine` gathers them.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One recorded fact and where it came from (`nvidia-smi --query-gpu=name`, `/proc/cpuinfo`,
+/// `GET /version`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fact {
+    pub value: String,
+    pub source: String,
+}
+
+impl Fact {
+    pub fn new(value: impl Into<String>, source: impl Into<String>) -> Fact {
+        Fact { value: value.into(), source: source.into() }
+    }
+}
+
+/// The machine and the software of one engine start. Every field is optional: a machine with no
+/// GPU tool, a host outside a container, an engine that does not say its version.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Machine {
+    /// The accelerators' model (`NVIDIA H100 80GB HBM3`), the distinct ones joined with ` + `.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_model: Option<Fact>,
+    /// How many the engine could see (the devices it was given, else the machine's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_count: Option<Fact>,
+    /// Memory of one, as the tool says it (`81559 MiB`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_memory: Option<Fact>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_driver: Option<Fact>,
+    /// The accelerator runtime (`CUDA 12.4`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_runtime: Option<Fact>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_model: Option<Fact>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_cores: Option<Fact>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<Fact>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<Fact>,
+    /// The container the runner ran in, when it could tell (`docker`, `podman`, `kubernetes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<Fact>,
+    /// The engine's own version: its HTTP version endpoint while it served, else what its
+    /// program or its interpreter's package metadata says before the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<Fact>,
+    /// The versions of the engine interpreter's packages (`torch`, `vllm`, ...), by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub packages: BTreeMap<String, Fact>,
+    /// The model's revision: a Hugging Face cache snapshot's folder, or the commit of a model
+    /// folder that is a git repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_revision: Option<Fact>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perflab: Option<Fact>,
+    /// The commit of the repository that holds the study, `+changes` when its files differ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub study_commit: Option<Fact>,
+}
+
+impl Machine {
+    /// Each recorded fact with its name, in the order a reader looks for them.
+    pub fn facts(&self) -> Vec<(&'static str, &Fact)> {
+        let named = [
+            ("gpu-model", &self.gpu_model),
+            ("gpu-count", &self.gpu_count),
+            ("gpu-memory", &self.gpu_memory),
+            ("gpu-driver", &self.gpu_driver),
+            ("gpu-runtime", &self.gpu_runtime),
+            ("cpu-model", &self.cpu_model),
+            ("cpu-cores", &self.cpu_cores),
+            ("host", &self.host),
+            ("kernel", &self.kernel),
+            ("container", &self.container),
+            ("engine-version", &self.engine_version),
+            ("model-revision", &self.model_revision),
+            ("perflab", &self.perflab),
+            ("study-commit", &self.study_commit),
+        ];
+        named.into_iter().filter_map(|(name, fact)| fact.as_ref().map(|f| (name, f))).collect()
+    }
+}
+
+/// Whether an engine's own version is the one a study declares: the same text, with or without
+/// a leading `v`, or the declared release with a local build label (`0.32.0+cpu` is a build of
+/// `0.32.0`).
+pub fn version_matches(declared: &str, reported: &str) -> bool {
+    let strip = |v: &str| v.trim().trim_start_matches('v').to_string();
+    let (declared, reported) = (strip(declared), strip(reported));
+    declared == reported || reported.strip_prefix(&declared).is_some_and(|rest| rest.starts_with('+'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_local_build_label_matches_its_release_and_nothing_else_does() {
+        assert!(version_matches("0.32.0", "0.32.0+cpu"));
+        assert!(version_matches("0.32.0", "v0.32.0"));
+        assert!(version_matches("1.0", "1.0"));
+        assert!(!version_matches("0.32.0", "0.32.01"));
+        assert!(!version_matches("0.32", "0.32.0"));
+        assert!(!version_matches("0.31.0", "0.32.0+cpu"));
+    }
+}
