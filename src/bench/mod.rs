@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod dataset;
+pub mod eval;
 pub mod http;
 pub mod report;
 pub mod tokenizer;

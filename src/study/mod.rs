@@ -15,6 +15,7 @@
 
 pub mod command;
 mod config;
+pub mod evaluation;
 pub mod curve;
 use crate::curve::Axis;
 mod history;
@@ -172,6 +173,9 @@ pub struct Study {
     /// The searches of each configuration's load curve, by the curve's run
     /// (`<stage>/<variant>/<profile>`), oldest first (see [`Study::searches`]).
     pub searches: BTreeMap<RunKey, Vec<curve::Search>>,
+    /// The accuracy recorded for each (stage, variant): the attempt's number and its scores (the
+    /// newest attempt's stand).
+    pub scores: BTreeMap<(String, String), (u32, crate::bench::eval::Scores)>,
 }
 
 impl Study {
@@ -218,6 +222,7 @@ impl Study {
             attempts: BTreeMap::new(),
             recorded: BTreeMap::new(),
             searches: BTreeMap::new(),
+            scores: BTreeMap::new(),
         };
         problems.extend(study.validate());
         problems.extend(study.load_runs());
