@@ -105,6 +105,8 @@ pub struct StageOutcome {
     pub adoption: Adoption,
     /// The configuration after the stage.
     pub after: Point,
+    /// Its variants' accuracy, when the stage requires it (see [`super::accuracy`]).
+    pub accuracy: Option<super::accuracy::Gate>,
 }
 
 /// The whole search.
@@ -458,16 +460,25 @@ impl Replay<'_> {
                 .and_then(|b| variants.iter().find(|x| x.id == b.variant()))
                 .map_or_else(Point::nothing, |x| x.point.clone())
         });
-        let (best, adoption) = self.decide(stage, &base, &variants);
+        let accuracy = super::accuracy::judge(self.study, stage, &base, &variants, &self.metric);
+        let (best, adoption) = self.decide(stage, &base, &variants, accuracy.as_ref());
         let after = self.after(stage, &base, &variants, best, &adoption);
-        StageOutcome { id: stage.id.get_ref().clone(), base, variants, best, adoption, after }
+        StageOutcome { id: stage.id.get_ref().clone(), base, variants, best, adoption, after, accuracy }
     }
 
     /// The stage's best variant and its decision against `base`.
-    fn decide(&self, stage: &Stage, base: &Point, variants: &[VariantOutcome]) -> (Option<usize>, Adoption) {
+    fn decide(
+        &self,
+        stage: &Stage,
+        base: &Point,
+        variants: &[VariantOutcome],
+        gate: Option<&super::accuracy::Gate>,
+    ) -> (Option<usize>, Adoption) {
         let study = self.study;
         let metric = &self.metric;
-        let values = variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
+        // A variant the accuracy gate refuses does not rank, whatever its speed.
+        let ranks = |v: &VariantOutcome| v.ranks() && !gate.is_some_and(|g| g.refuses(&v.id));
+        let values = variants.iter().map(|v| v.point.value.filter(|_| ranks(v)));
         let best = adoption::best(metric, values);
         let decided = stage.adopt.as_ref().map(|a| a.variant.as_ref().map(|v| v.get_ref().as_str()));
         let override_value =
@@ -492,7 +503,7 @@ impl Replay<'_> {
             metric,
             variants
                 .iter()
-                .map(|v| v.point.value.filter(|_| v.ranks() && v.point.config.identity() != base.config.identity())),
+                .map(|v| v.point.value.filter(|_| ranks(v) && v.point.config.identity() != base.config.identity())),
         );
         let adoption = adoption::decide(
             metric,

@@ -3,6 +3,7 @@
 
 #![warn(missing_docs)]
 
+pub mod accuracy;
 pub mod adoption;
 pub mod chain;
 pub mod curves;
@@ -203,6 +204,8 @@ pub struct StageAnalysis {
     /// For a stage whose variants are the engines: engines by objective, best first; engines
     /// of the study without a measurement last.
     pub ranking: Option<Vec<Rank>>,
+    /// Its variants' accuracy and the gate's verdicts, when the stage requires accuracy.
+    pub accuracy: Option<accuracy::Gate>,
 }
 
 /// One row of the summary of optimization options.
@@ -512,6 +515,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             after: outcome.after.source.clone(),
             excluded_from_command: stage_spec.exclude_from_command.is_some(),
             ranking: engine_ranking(study, stage_spec, outcome, &x.objective),
+            accuracy: outcome.accuracy.clone(),
         });
     }
     carried_steps(&stages, &mut options, &x.objective);

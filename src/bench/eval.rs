@@ -27,7 +27,7 @@ const ANSWER_LIMIT: usize = 1 << 20;
 const AT_ONCE: usize = 8;
 
 /// One question of a data file.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Question {
     /// Unique within the file; the record and the page name a question by it.
@@ -90,8 +90,7 @@ fn normalize(number: &str) -> Option<String> {
         None => (false, plain.as_str()),
     };
     let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
-    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) || !fraction.bytes().all(|b| b.is_ascii_digit())
-    {
+    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) || !fraction.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     let whole = whole.trim_start_matches('0');

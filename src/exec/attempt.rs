@@ -89,6 +89,7 @@ pub(super) fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyho
         patterns,
         curves,
         bench_env: study.spec.benchmark.env.clone(),
+        evaluation: super::evaluate::job_for(study, job)?,
     })
 }
 

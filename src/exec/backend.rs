@@ -42,6 +42,9 @@ pub struct Launch {
     /// What the benchmark's environment adds (`[benchmark] env`).
     #[serde(default)]
     pub bench_env: std::collections::BTreeMap<String, String>,
+    /// The accuracy evaluation asked after the benchmarks, when the stage requires one.
+    #[serde(default)]
+    pub evaluation: Option<super::evaluate::EvalJob>,
 }
 
 /// A profile's load curve for one engine start: each point's benchmark is chosen from the

@@ -220,10 +220,10 @@ impl Study {
         let Some(number) = number else {
             return Err(Diagnostic::new(path, 0, 0, "an accuracy record outside an attempt's folder"));
         };
-        let text = std::fs::read_to_string(path).map_err(|e| Diagnostic::new(path, 0, 0, format!("cannot read: {e}")))?;
-        let scores: Scores = serde_json::from_str(&text).map_err(|e| {
-            Diagnostic::new(path, e.line(), e.column(), format!("not an accuracy record: {e}"))
-        })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Diagnostic::new(path, 0, 0, format!("cannot read: {e}")))?;
+        let scores: Scores = serde_json::from_str(&text)
+            .map_err(|e| Diagnostic::new(path, e.line(), e.column(), format!("not an accuracy record: {e}")))?;
         let key = (stage.clone(), variant.clone());
         if self.scores.get(&key).is_none_or(|(n, _)| *n < number) {
             self.scores.insert(key, (number, scores));

@@ -15,8 +15,8 @@
 
 pub mod command;
 mod config;
-pub mod evaluation;
 pub mod curve;
+pub mod evaluation;
 use crate::curve::Axis;
 mod history;
 mod manifest;

@@ -1,0 +1,163 @@
+//! The accuracy gate: a stage that requires accuracy refuses a faster variant that loses it,
+//! adopts one that keeps it, and leaves a set too small to tell to the study's choice; the
+//! study's errors and warnings about it; the evaluation run against the simulated engine.
+
+use crate::common;
+
+use perflab::analysis::{Adoption, analyze};
+use perflab::bench::eval::{Ask, Scored, Scores};
+use perflab::study::Study;
+use std::path::Path;
+
+const SPEC: &str = concat!(
+    r#"
+model = "m"
+baseline = "s1/base"
+target_profile = "p"
+
+[[evaluation]]
+id = "arith"
+name = { en = "the arithmetic set" }
+data = "perflab:arithmetic"
+"#,
+    synthetic_setup!(),
+    r#"
+[[stage.variant]]
+id = "base"
+label = "Base"
+engine = "e"
+
+[[stage]]
+id = "kv"
+title = { en = "KV cache" }
+accuracy = { evaluation = "arith", max_drop = 1.0 {unclear} }
+
+[[stage.variant]]
+id = "auto"
+label = "auto"
+
+[[stage.variant]]
+id = "fp8"
+label = "fp8"
+flags = ["--kv-cache-dtype fp8"]
+"#
+);
+
+/// A record of `n` questions of which those in `wrong` were answered wrong.
+fn scores(n: u32, wrong: impl Fn(u32) -> bool) -> String {
+    let items: Vec<Scored> = (0..n)
+        .map(|i| Scored {
+            id: format!("q{i}"),
+            expected: "1".into(),
+            extracted: Some(if wrong(i) { "2" } else { "1" }.into()),
+            correct: !wrong(i),
+            answer: String::new(),
+        })
+        .collect();
+    let correct = items.iter().filter(|s| s.correct).count() as u32;
+    let ask = Ask { model: "m".into(), max_tokens: 16, seed: 0 };
+    let s = Scores {
+        evaluation: "arith".into(),
+        data: "perflab:arithmetic".into(),
+        ask,
+        questions: n,
+        correct,
+        items,
+        failed_requests: 0,
+    };
+    serde_json::to_string(&s).unwrap()
+}
+
+/// The synthetic study: fp8 10% faster; `auto` and `fp8` evaluated with these records.
+fn study(unclear: &str, auto: &str, fp8: &str) -> (tempfile::TempDir, Study) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("gate");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("study.toml"), SPEC.replace("{unclear}", unclear)).unwrap();
+    for (run, tps, record) in [("s1/base", 100.0, None), ("kv/auto", 100.0, Some(auto)), ("kv/fp8", 110.0, Some(fp8))] {
+        let folder = dir.join("runs").join(run);
+        std::fs::create_dir_all(folder.join("attempts/1")).unwrap();
+        std::fs::write(folder.join("p.txt"), common::vllm_block(tps, 10.0, "")).unwrap();
+        if let Some(r) = record {
+            std::fs::write(folder.join("attempts/1/accuracy.json"), r).unwrap();
+        }
+    }
+    let study = Study::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+    (tmp, study)
+}
+
+fn decision(study: &Study) -> (String, serde_json::Value) {
+    let a = analyze(study);
+    let stage = a.stage("kv").unwrap();
+    let kind = serde_json::to_value(&stage.adoption).unwrap()["kind"].as_str().unwrap().to_string();
+    let gate = serde_json::to_value(&stage.accuracy).unwrap();
+    (kind, gate)
+}
+
+#[test]
+fn a_faster_variant_three_points_less_accurate_is_not_adopted() {
+    let (_t, study) = study("", &scores(500, |i| i % 5 == 0), &scores(500, |i| i % 5 == 0 || (i % 5 == 1 && i < 75)));
+    let (kind, gate) = decision(&study);
+    assert_eq!(kind, "base-is-best", "{gate}");
+    let fp8 = &gate["variants"][1];
+    assert_eq!(fp8["verdict"]["kind"], "below", "{gate}");
+    assert!(fp8["difference"]["paired"].as_bool().unwrap());
+    assert!((fp8["difference"]["points"].as_f64().unwrap() + 3.0).abs() < 0.01, "{gate}");
+    assert!((fp8["gain_percent"].as_f64().unwrap() - 10.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_faster_variant_as_accurate_is_adopted() {
+    let same = scores(500, |i| i % 5 == 0);
+    let (_t, study) = study("", &same, &same);
+    let (kind, gate) = decision(&study);
+    assert_eq!(kind, "adopted", "{gate}");
+    assert_eq!(gate["variants"][1]["verdict"]["kind"], "within", "{gate}");
+    assert_eq!(analyze(&study).stage("kv").unwrap().adoption.adopted(), Some("fp8"));
+}
+
+#[test]
+fn a_set_too_small_to_tell_leaves_it_to_the_study() {
+    let (auto, fp8) = (scores(20, |i| i < 4), scores(20, |i| i < 5));
+    let (_t, refusing) = study("", &auto, &fp8);
+    let (kind, gate) = decision(&refusing);
+    assert_eq!(kind, "base-is-best", "{gate}");
+    assert_eq!(gate["variants"][1]["verdict"], serde_json::json!({"kind": "unclear", "chosen": "refuse"}));
+    let (_t, adopting) = study(", when_unclear = \"adopt\"", &auto, &fp8);
+    let (kind, gate) = decision(&adopting);
+    assert_eq!(kind, "adopted", "{gate}");
+    assert_eq!(gate["variants"][1]["verdict"], serde_json::json!({"kind": "unclear", "chosen": "adopt"}));
+}
+
+fn check(dir: &Path) -> (i32, String) {
+    let (code, out, err) = common::perflab(&["check", dir.to_str().unwrap()]);
+    (code, out + &err)
+}
+
+#[test]
+fn check_names_a_bad_requirement_and_a_bad_data_file_and_warns_of_unguarded_numerics() {
+    let (_t, study) = study("", &scores(4, |_| false), &scores(4, |_| false));
+    let file = study.dir.join("study.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    // A stage that changes numerics with no requirement: a warning at the stage.
+    std::fs::write(&file, text.replace("accuracy = { evaluation = \"arith\", max_drop = 1.0  }\n", "")).unwrap();
+    let (code, out) = check(&study.dir);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("study.toml:41:6: warning: stage `kv`: its variants set `--kv-cache-dtype`"), "{out}");
+    // A requirement naming no evaluation, and one without a tolerance.
+    std::fs::write(&file, text.replace("evaluation = \"arith\", max_drop = 1.0", "evaluation = \"arth\"")).unwrap();
+    let (code, out) = check(&study.dir);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("study.toml:43:27: `evaluation`: no `[[evaluation]]` has the id `arth`"), "{out}");
+    assert!(out.contains("`accuracy`: give `max_drop` or `min_percent`"), "{out}");
+    // A data file with a broken line: its file and line.
+    std::fs::write(
+        study.dir.join("q.jsonl"),
+        "{\"id\": \"1\", \"question\": \"What is 1 + 1?\", \"answer\": \"2\"}\n{\"id\": \"2\", \"question\": 3}\n",
+    )
+    .unwrap();
+    std::fs::write(&file, text.replace("perflab:arithmetic", "q.jsonl")).unwrap();
+    let (code, out) = check(&study.dir);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("study.toml:9:8: `data`: ") && out.contains("q.jsonl:2: not a question"), "{out}");
+}
