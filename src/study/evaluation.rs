@@ -118,11 +118,17 @@ impl Study {
     }
 
     /// The evaluation a run of `stage/variant` asks of its engine: its own requirement's, else
-    /// the first among its stage's variants' (the base of a stage is evaluated with it).
+    /// the first of its stage's variants', else the next stage's that requires one (a
+    /// configuration measured before a gated stage may be what that stage builds on).
     pub fn evaluation_for(&self, stage: &str, variant: &str) -> Option<&Evaluation> {
+        let at = self.stage_index(stage)?;
         let own = self.requirement(stage, variant);
-        let any = || self.stage(stage)?.variants.iter().find_map(|v| self.requirement(stage, v.id.get_ref()));
-        self.evaluation(own.or_else(any)?.evaluation.get_ref())
+        let later = || {
+            self.spec.stages[at..]
+                .iter()
+                .find_map(|s| s.accuracy.as_ref().or_else(|| s.variants.iter().find_map(|v| v.accuracy.as_ref())))
+        };
+        self.evaluation(own.or_else(later)?.evaluation.get_ref())
     }
 
     /// Problems with the evaluations and requirements, each at its key.

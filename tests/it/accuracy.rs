@@ -161,3 +161,28 @@ fn check_names_a_bad_requirement_and_a_bad_data_file_and_warns_of_unguarded_nume
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("study.toml:9:8: `data`: ") && out.contains("q.jsonl:2: not a question"), "{out}");
 }
+
+#[test]
+fn the_evaluation_runs_in_the_engine_start_and_the_gate_refuses_a_less_accurate_fp8_cache() {
+    let engine = "perflab-engine --port {port} --model {model} --sim-startup-seconds 0.1 --sim-decode-ms 1 --sim-accuracy 0.9 --sim-fp8-kv-accuracy-drop 0.3";
+    let extra = "[[evaluation]]\nid = \"arith\"\nname = { en = \"the arithmetic set\" }\ndata = \"perflab:arithmetic\"\nquestions = 60\nmax_tokens = 8\n";
+    let (_t, dir) = common::tiny(engine, extra);
+    let file = dir.join("study.toml");
+    let stage = "\n[[stage]]\nid = \"kv\"\ntitle = { en = \"KV\" }\naccuracy = { evaluation = \"arith\", max_drop = 1.0 }\n\n[[stage.variant]]\nid = \"auto\"\nlabel = \"auto\"\n\n[[stage.variant]]\nid = \"fp8\"\nlabel = \"fp8\"\nflags = [\"--kv-cache-dtype fp8\"]\n";
+    let text = std::fs::read_to_string(&file).unwrap() + stage;
+    std::fs::write(&file, text).unwrap();
+    let (code, out, err) = common::run(&dir, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("accuracy evaluation (60 questions)"), "{err}");
+    // The configuration the gated stage builds on was evaluated in its own start (`kv/auto` is
+    // the same configuration, not started again), and so was the variant.
+    let study = Study::load(&dir).unwrap();
+    let (auto, fp8) = (study.scores("engine", "only").unwrap(), study.scores("kv", "fp8").unwrap());
+    assert_eq!((auto.questions, fp8.questions), (60, 60));
+    assert!(auto.correct > fp8.correct + 6, "{} {}", auto.correct, fp8.correct);
+    assert!(fp8.items.iter().all(|s| s.answer.starts_with(" The answer is")), "{:?}", fp8.items[0]);
+    let a = analyze(&study);
+    let gate = a.stage("kv").unwrap().accuracy.as_ref().unwrap();
+    assert_eq!(serde_json::to_value(gate.variants[1].verdict).unwrap()["kind"], "below");
+    assert!(!matches!(a.stage("kv").unwrap().adoption, Adoption::Adopted { .. }));
+}
