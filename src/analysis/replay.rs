@@ -41,8 +41,10 @@ impl Replayed<'_> {
     /// The stage's fastest and slowest variant that rank, with the runner-up and the base.
     pub(super) fn comparison(&self, outcome: &StageOutcome) -> Option<Comparison> {
         let objective = &self.objective;
-        // The best (as the adoption sees it) and the worst among the variants that rank.
-        let ranked = || outcome.variants.iter().map(|v| v.point.value.filter(|_| v.ranks()));
+        // The best (as the adoption sees it) and the worst among the variants that rank and the
+        // accuracy gate does not refuse.
+        let ranks = |v: &VariantOutcome| v.ranks() && !outcome.accuracy.as_ref().is_some_and(|g| g.refuses(&v.id));
+        let ranked = || outcome.variants.iter().map(|v| v.point.value.filter(|_| ranks(v)));
         let worst = adoption::worst(objective, ranked());
         // All equal: the slowest is the last of them, so that the comparison is of two variants.
         let worst = match (outcome.best, worst) {
@@ -60,7 +62,7 @@ impl Replayed<'_> {
             .variants
             .iter()
             .enumerate()
-            .filter(|(i, v)| *i != b && v.ranks())
+            .filter(|(i, v)| *i != b && ranks(v))
             .filter_map(|(i, v)| v.point.value.map(|x| (i, x)))
             .reduce(|a, c| if objective.improvement(c.1, a.1).is_some_and(|g| g > 0.0) { c } else { a })
             .filter(|(i, _)| *i != w && outcome.variants[*i].point.run != outcome.base.run)

@@ -296,6 +296,26 @@ adoption-within-noise-on = { $variant } beats { $base } by { $gain }, inside the
 adoption-not-better-on = No variant beats { $base }, so nothing is adopted and the search stays on { $after }.
 adoption-overridden-none-on = Nothing is adopted, by the authors' decision; the search stays on { $after }. { $reason }
 stage-excluded = Left out of the recommended command: { $reason }
+# The accuracy gate of a stage that requires accuracy (one block, kept together).
+accuracy-intro = Accuracy on { $evaluation } ({ $questions } questions), each variant against the configuration it builds on, with 95% intervals:
+accuracy-variant = Variant
+accuracy-right = Answered right
+accuracy-difference = Difference (points)
+accuracy-wrong = Answered wrong
+accuracy-verdict = Verdict
+accuracy-points-interval = { $points } ({ $low } to { $high })
+accuracy-wrong-more = { $count } more
+accuracy-within = within the tolerance
+accuracy-below = below the tolerance
+accuracy-unclear = too few questions to tell
+accuracy-not-measured = not measured
+accuracy-is-base = the starting configuration
+accuracy-refused = { $variant }: { $gain } { $metric }, but { $points } points lower on { $evaluation }: not adopted.
+accuracy-refused-floor = { $variant } stays under the accuracy floor on { $evaluation }: not adopted.
+accuracy-cannot-tell = { $variant }: the questions of { $evaluation } are too few to tell whether it keeps the accuracy required; { $choice }
+accuracy-unmeasured = { $variant }: no accuracy was recorded for it or for the configuration it builds on; { $choice }
+accuracy-choice-refuse = the study refuses such a variant, so it is not adopted.
+accuracy-choice-adopt = the study accepts such a variant, so its speed decides.
 
 ## Summary of optimization options
 heading-options = Summary of optimization options

@@ -262,6 +262,26 @@ adoption-within-noise-on = { $variant } 比 { $base } 好 { $gain }，但仍在 
 adoption-not-better-on = 没有变体优于 { $base }，因此不采用，搜索继续基于 { $after } 进行。
 adoption-overridden-none-on = 按作者的决定不采用任何变体，搜索继续基于 { $after } 进行。{ $reason }
 stage-excluded = 未写入推荐命令：{ $reason }
+# The accuracy gate of a stage that requires accuracy (one block, kept together).
+accuracy-intro = 在{ $evaluation }上的精度（{ $questions } 道题），每个变体都与其所基于的配置比较，并给出 95% 区间：
+accuracy-variant = 变体
+accuracy-right = 答对比例
+accuracy-difference = 差值（百分点）
+accuracy-wrong = 答错的题目
+accuracy-verdict = 结论
+accuracy-points-interval = { $points }（{ $low } 至 { $high }）
+accuracy-wrong-more = 另有 { $count } 道
+accuracy-within = 在容差范围内
+accuracy-below = 低于容差
+accuracy-unclear = 题目太少，无法判断
+accuracy-not-measured = 未测量
+accuracy-is-base = 起始配置
+accuracy-refused = { $variant }：{ $metric } { $gain }，但在{ $evaluation }上低 { $points } 个百分点：不采用。
+accuracy-refused-floor = { $variant } 在{ $evaluation }上低于精度下限：不采用。
+accuracy-cannot-tell = { $variant }：{ $evaluation }的题目太少，无法判断它是否保持了所要求的精度；{ $choice }
+accuracy-unmeasured = { $variant }：该变体或其所基于的配置没有精度记录；{ $choice }
+accuracy-choice-refuse = 本研究拒绝此类变体，因此不采用。
+accuracy-choice-adopt = 本研究接受此类变体，因此由速度决定。
 
 ## 优化选项汇总
 heading-options = 优化选项汇总

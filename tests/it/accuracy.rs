@@ -186,3 +186,26 @@ fn the_evaluation_runs_in_the_engine_start_and_the_gate_refuses_a_less_accurate_
     assert_eq!(serde_json::to_value(gate.variants[1].verdict).unwrap()["kind"], "below");
     assert!(!matches!(a.stage("kv").unwrap().adoption, Adoption::Adopted { .. }));
 }
+
+#[test]
+fn the_page_says_why_a_faster_variant_was_refused_in_every_language() {
+    use perflab::render::{Flavor, Links, Renderer};
+    let (_t, study) = study("", &scores(500, |i| i % 5 == 0), &scores(500, |i| i % 5 == 0 || (i % 5 == 1 && i < 75)));
+    let a = analyze(&study);
+    let page = |locale: &str| {
+        Renderer::new(None).unwrap().page(&study, &a, locale, Flavor::Commonmark, &Links::markdown(&study.id)).unwrap()
+    };
+    let en = page("en");
+    assert!(en.contains("fp8: +10.00% Total TPS, but 3.0 points lower on the arithmetic set: not adopted."), "{en}");
+    assert!(
+        en.contains(
+            "| fp8 | 77.0% | −3.0 (−4.5 to −1.4) | `q0`, `q1`, `q5`, `q6`, `q10`, 110 more | below the tolerance |"
+        ),
+        "{en}"
+    );
+    for locale in ["tr", "zh", "ja"] {
+        let text = page(locale);
+        assert!(text.contains("3.0") || text.contains("3,0"), "{locale}: {text}");
+        assert!(!text.contains("accuracy-"), "{locale}");
+    }
+}
