@@ -209,3 +209,15 @@ fn the_page_says_why_a_faster_variant_was_refused_in_every_language() {
         assert!(!text.contains("accuracy-"), "{locale}");
     }
 }
+
+#[test]
+fn the_csv_carries_each_variants_accuracy() {
+    let (_t, study) = study("", &scores(500, |i| i % 5 == 0), &scores(500, |i| i % 5 == 0 || (i % 5 == 1 && i < 75)));
+    let csv = String::from_utf8(perflab::render::exports::csv(&study, &analyze(&study)).unwrap()).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(header.ends_with(",accuracy_percent,accuracy_questions,accuracy_difference_points,accuracy_difference_low,accuracy_difference_high,accuracy_verdict"), "{header}");
+    let fp8 = csv.lines().find(|l| l.contains(",kv,fp8,")).unwrap();
+    assert!(fp8.contains(",77,500,-3,") && fp8.ends_with(",below"), "{fp8}");
+    let base = csv.lines().find(|l| l.contains(",s1,base,")).unwrap();
+    assert!(base.ends_with(",,,,,,"), "{base}");
+}
