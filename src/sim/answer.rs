@@ -42,12 +42,17 @@ fn last_question(prompt: &str) -> Option<(&str, i64)> {
     Some((question, value))
 }
 
-/// FNV-1a of `bytes` after `seed`'s bytes.
+/// FNV-1a of `bytes` after `seed`'s bytes, mixed by SplitMix64's finalizer (FNV's high bits alone
+/// are far from uniform over short questions).
 fn hash(bytes: &[u8], seed: u64) -> u64 {
-    seed.to_le_bytes()
+    let h = seed
+        .to_le_bytes()
         .iter()
         .chain(bytes)
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3))
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3));
+    let h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
 }
 
 #[cfg(test)]
