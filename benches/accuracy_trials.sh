@@ -18,9 +18,11 @@ trials=${1:-100}
 questions=${2:-500}
 cases=${3:-lower,same}
 [ -n "${NO_BUILD:-}" ] || cargo build --quiet
-export PATH=$PWD/target/debug:$PATH
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Copies of the binaries, so that a build during the trials does not change them.
+mkdir -p "$work/bin" && cp target/debug/perflab target/debug/perflab-engine "$work/bin/"
+export PATH=$work/bin:$PATH
 
 # Writes a fresh study to $1: the variant's flags $2, the engine's seed $3.
 study() {
