@@ -205,6 +205,7 @@ pub struct StageAnalysis {
     /// of the study without a measurement last.
     pub ranking: Option<Vec<Rank>>,
     /// Its variants' accuracy and the gate's verdicts, when the stage requires accuracy.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub accuracy: Option<accuracy::Gate>,
 }
 
