@@ -11,6 +11,17 @@ use toml::Spanned;
 /// The file an attempt's evaluation is recorded in.
 pub const ACCURACY_FILE: &str = "accuracy.json";
 
+/// The folder of an attempt an external evaluator writes into (`{output}`), and its log: the
+/// evaluator's own files, which the runs' loader leaves alone.
+pub const EXTERNAL_OUTPUT: &str = "evaluation";
+pub const EXTERNAL_LOG: &str = "evaluation.log";
+
+/// Whether a file under `runs/` is an external evaluator's (`<attempt>/evaluation/…` or its log).
+pub fn evaluators_file(relative: &std::path::Path) -> bool {
+    let mut parts = relative.components().map(|c| c.as_os_str().to_string_lossy());
+    parts.nth(4).is_some_and(|p| p == EXTERNAL_OUTPUT || p == EXTERNAL_LOG)
+}
+
 /// The most questions an evaluation may ask.
 pub const MAX_QUESTIONS: u32 = 100_000;
 
@@ -24,8 +35,15 @@ pub struct Evaluation {
     /// What a page calls it: "the arithmetic set".
     pub name: Text,
     /// A JSON-lines file of `{"id", "question", "answer"}`, relative to the study's folder, or
-    /// `perflab:arithmetic` for the bundled set.
-    pub data: Spanned<String>,
+    /// `perflab:arithmetic` for the bundled set. Not with `command`.
+    #[serde(default)]
+    pub data: Option<Spanned<String>>,
+    /// An external evaluator run instead, in the study's folder, against the engine
+    /// (lm-evaluation-harness's `lm_eval --model local-completions …`); placeholders `{host}`,
+    /// `{port}`, `{model}` and `{output}` (the folder it must write its results JSON into, with
+    /// `--log_samples` for its samples). Not with `data`.
+    #[serde(default)]
+    pub command: Option<Spanned<String>>,
     /// The first this many questions of the file are asked (default: all of them).
     #[serde(default)]
     pub questions: Option<Spanned<u32>>,
@@ -146,11 +164,27 @@ impl Study {
             if !(1..=4096).contains(&e.max_tokens) {
                 out.push(self.diag_at(&e.id, "`max_tokens`: give from 1 to 4096"));
             }
-            match eval::read_questions(e.data.get_ref(), &self.dir) {
-                Err(why) => out.push(self.diag_at(&e.data, format!("`data`: {why}"))),
+            let data = match (&e.data, &e.command) {
+                (Some(data), None) => data,
+                (None, Some(command)) => {
+                    if let Err(why) = super::command::split(command.get_ref()) {
+                        out.push(self.diag_at(command, format!("`command`: {why}")));
+                    }
+                    continue;
+                }
+                _ => {
+                    out.push(self.diag_at(
+                        &e.id,
+                        "`evaluation`: give `data` (questions) or `command` (an external evaluator), one of them",
+                    ));
+                    continue;
+                }
+            };
+            match eval::read_questions(data.get_ref(), &self.dir) {
+                Err(why) => out.push(self.diag_at(data, format!("`data`: {why}"))),
                 Ok(list) if e.questions.as_ref().is_some_and(|n| *n.get_ref() as usize > list.len()) => {
                     out.push(self.diag_at(
-                        &e.data,
+                        data,
                         format!("`questions`: the file holds {} questions, fewer than asked", list.len()),
                     ));
                 }

@@ -221,3 +221,36 @@ fn the_csv_carries_each_variants_accuracy() {
     let base = csv.lines().find(|l| l.contains(",s1,base,")).unwrap();
     assert!(base.ends_with(",,,,,,"), "{base}");
 }
+
+#[test]
+fn an_external_evaluators_results_are_read_back_and_recorded() {
+    // The evaluator here replays lm-evaluation-harness's real recorded output into `{output}`
+    // (lm-eval itself is not installed where the tests run); perflab runs it in the engine's
+    // start with the engine's address filled in, and reads what it wrote.
+    let fixtures = common::root().join("tests/fixtures/lm-eval");
+    let command = format!(
+        "sh -c 'test {{port}} -gt 0 && mkdir -p {{output}}/sim-model && cp {0}/results.json {{output}}/sim-model/results_1.json && cp {0}/samples_perflab_arith.jsonl {{output}}/sim-model/samples_perflab_arith_1.jsonl'",
+        fixtures.display()
+    );
+    let extra = format!(
+        "[[evaluation]]\nid = \"lm\"\nname = {{ en = \"lm-eval\" }}\ncommand = \"{}\"\n",
+        command.replace('"', "\\\"")
+    );
+    let engine = "perflab-engine --port {port} --model {model} --sim-startup-seconds 0.1 --sim-decode-ms 1";
+    let (_t, dir) = common::tiny(engine, &extra);
+    let file = dir.join("study.toml");
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("engine = \"sim\"\n", "engine = \"sim\"\naccuracy = { evaluation = \"lm\", min_percent = 50.0 }\n");
+    std::fs::write(&file, text).unwrap();
+    let (code, out, err) = common::run(&dir, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("accuracy evaluation (an external evaluator)") && err.contains("accuracy: 15 of 20 right"),
+        "{err}"
+    );
+    let study = Study::load(&dir).unwrap();
+    let scores = study.scores("engine", "only").unwrap();
+    assert_eq!((scores.questions, scores.correct, scores.items.len()), (20, 15, 20));
+    assert_eq!(scores.items[0].id, "a0001");
+}
