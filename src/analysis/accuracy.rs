@@ -185,8 +185,9 @@ fn judge_one(
     Judged { variant: id.to_string(), share: own.map(share), difference, wrong, gain_percent, verdict }
 }
 
-/// Where an interval stands against a limit below which a variant fails.
-fn place(low: f64, high: f64, limit: f64) -> Verdict {
+/// Where an interval stands against a limit below which a variant fails: within when its low end
+/// is at or above the limit, below when its high end is under it, unclear otherwise.
+pub fn place(low: f64, high: f64, limit: f64) -> Verdict {
     if low >= limit {
         Verdict::Within
     } else if high < limit {

@@ -254,3 +254,51 @@ fn an_external_evaluators_results_are_read_back_and_recorded() {
     assert_eq!((scores.questions, scores.correct, scores.items.len()), (20, 15, 20));
     assert_eq!(scores.items[0].id, "a0001");
 }
+
+/// The simulated engine's answers to the bundled set's first 500 questions, with its seed and
+/// accuracy, scored as the evaluation scores them.
+fn simulated(seed: u64, accuracy: f64) -> Scores {
+    use perflab::bench::eval::{extract_number, prompt, read_questions};
+    let questions = read_questions(perflab::bench::eval::BUNDLED, Path::new(".")).unwrap();
+    let args = perflab::sim::EngineOptions { sim_seed: seed, sim_accuracy: accuracy, ..Default::default() };
+    let items: Vec<Scored> = questions[..500]
+        .iter()
+        .map(|q| {
+            let answer = perflab::sim::answer::answer(&args, &prompt(&q.question)).unwrap();
+            let extracted = extract_number(&answer);
+            let correct = extracted.as_deref() == Some(q.answer.as_str());
+            Scored { id: q.id.clone(), expected: q.answer.clone(), extracted, correct, answer }
+        })
+        .collect();
+    let correct = items.iter().filter(|s| s.correct).count() as u32;
+    let ask = Ask { model: "m".into(), max_tokens: 16, seed: 0 };
+    Scores { evaluation: "arith".into(), data: String::new(), ask, questions: 500, correct, items, failed_requests: 0 }
+}
+
+#[test]
+fn over_seeded_trials_the_gate_refuses_a_three_point_loss_and_passes_none() {
+    use perflab::analysis::accuracy::{Verdict, difference, place};
+    // 200 seeds of the engine's answer draws, 500 questions, a 1-point tolerance: enough to
+    // tell a rate of 5% from one of 20%.
+    let (mut lost_passed, mut lost_below, mut same_passed) = (0, 0, 0);
+    for seed in 0..200 {
+        let base = simulated(seed, 0.9);
+        let verdict = |own: &Scores| {
+            let d = difference(own, &base);
+            place(d.low, d.high, -1.0)
+        };
+        match verdict(&simulated(seed, 0.87)) {
+            Verdict::Within => lost_passed += 1,
+            Verdict::Below => lost_below += 1,
+            _ => {}
+        }
+        if verdict(&simulated(seed, 0.9)) == Verdict::Within {
+            same_passed += 1;
+        }
+    }
+    // A 3-point loss never passes, and is shown below the tolerance in most trials (the rest
+    // cannot tell, and the default choice refuses them); no loss always passes.
+    assert_eq!(lost_passed, 0);
+    assert!(lost_below >= 150, "{lost_below} of 200");
+    assert_eq!(same_passed, 200);
+}
