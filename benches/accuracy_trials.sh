@@ -9,7 +9,7 @@
 # borderline answers of a model decoded greedily. Prints a Markdown table: how often the stage
 # adopted the variant, and the gate's verdicts. Not a test: a script whose table is in
 # docs/benchmarks.md.
-#   NO_BUILD=1 bash benches/accuracy_trials.sh [TRIALS] [QUESTIONS] [CASES]
+#   NO_BUILD=1 REQUESTS=64 bash benches/accuracy_trials.sh [TRIALS] [QUESTIONS] [CASES]
 # CASES: `lower`, `same` or both (`lower,same`, the default). Run it with `nice -n 19` on a
 # shared machine.
 set -euo pipefail
@@ -17,6 +17,9 @@ cd "$(dirname "$0")/.."
 trials=${1:-100}
 questions=${2:-500}
 cases=${3:-lower,same}
+# Requests of each benchmark: more make the 5% speed difference stand out of a loaded machine's
+# noise (the gate's verdict does not depend on them).
+requests=${REQUESTS:-64}
 [ -n "${NO_BUILD:-}" ] || cargo build --quiet
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -60,12 +63,12 @@ stop_grace = 5
 
 [[profile]]
 id = "burst"
-name = { en = "16 requests, 8 at once (8 in / 128 out)" }
+name = { en = "$requests requests, 8 at once (8 in / 128 out)" }
 dataset = "random"
 input_tokens = 8
 output_tokens = 128
 seed = 1
-total_requests = 16
+total_requests = $requests
 max_concurrency = 8
 
 [[stage]]
