@@ -109,6 +109,8 @@ pub struct StageOutcome {
     /// best, its decision and its comparison are then per GPU); `None` when they are weighed as
     /// measured.
     pub per_gpu: Option<PerGpu>,
+    /// Its variants' accuracy, when the stage requires it (see [`super::accuracy`]).
+    pub accuracy: Option<super::accuracy::Gate>,
 }
 
 /// The GPUs of a stage's configurations, which differ, so that the stage weighs each one's
@@ -150,6 +152,13 @@ impl StageOutcome {
     /// The objective of the configuration the stage builds on, as the stage weighs it.
     pub fn weighed_base(&self) -> Option<f64> {
         self.base.value.map(|x| x / self.per_gpu.as_ref().map_or(1.0, |p| f64::from(p.base.max(1))))
+    }
+
+    /// Whether variant `i` ranks: measured, complete, and not refused by the stage's accuracy
+    /// gate, whatever its speed.
+    pub fn ranks(&self, i: usize) -> bool {
+        let v = &self.variants[i];
+        v.ranks() && !self.accuracy.as_ref().is_some_and(|g| g.refuses(&v.id))
     }
 
     fn gpus_of(&self, i: usize) -> f64 {
@@ -512,6 +521,7 @@ impl Replay<'_> {
                 .map_or_else(Point::nothing, |x| x.point.clone())
         });
         let per_gpu = self.per_gpu(stage, &base, &variants);
+        let accuracy = super::accuracy::judge(self.study, stage, &base, &variants, &self.metric);
         let mut outcome = StageOutcome {
             id: stage.id.get_ref().clone(),
             base,
@@ -520,6 +530,7 @@ impl Replay<'_> {
             adoption: Adoption::NoResult { reason: adoption::NoResultReason::NoVariantRanks },
             after: Point::nothing(),
             per_gpu,
+            accuracy,
         };
         (outcome.best, outcome.adoption) = self.decide(stage, &outcome);
         outcome.after = self.after(stage, &outcome.base, &outcome.variants, outcome.best, &outcome.adoption);
@@ -559,7 +570,8 @@ impl Replay<'_> {
         let (base, variants) = (&outcome.base, &outcome.variants);
         let base_gpus = outcome.per_gpu.as_ref().map_or(1.0, |p| f64::from(p.base.max(1)));
         let base_sample = base.sample.map(|s| s.scaled(1.0 / base_gpus));
-        let values = (0..variants.len()).map(|i| outcome.weighed(i).filter(|_| variants[i].ranks()));
+        // A variant the accuracy gate refuses does not rank, whatever its speed.
+        let values = (0..variants.len()).map(|i| outcome.weighed(i).filter(|_| outcome.ranks(i)));
         let best = adoption::best(metric, values);
         let decided = stage.adopt.as_ref().map(|a| a.variant.as_ref().map(|v| v.get_ref().as_str()));
         let override_value =
@@ -585,7 +597,7 @@ impl Replay<'_> {
             metric,
             (0..variants.len()).map(|i| {
                 let v = &variants[i];
-                outcome.weighed(i).filter(|_| v.ranks() && v.point.config.identity() != base.config.identity())
+                outcome.weighed(i).filter(|_| outcome.ranks(i) && v.point.config.identity() != base.config.identity())
             }),
         );
         let adoption = adoption::decide(

@@ -3,6 +3,7 @@
 
 #![warn(missing_docs)]
 
+pub mod accuracy;
 pub mod adoption;
 pub mod allocation;
 pub mod chain;
@@ -228,6 +229,9 @@ pub struct StageAnalysis {
     /// comparison and its decision (values, gains, intervals) are then per GPU.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_gpu: Option<chain::PerGpu>,
+    /// Its variants' accuracy and the gate's verdicts, when the stage requires accuracy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accuracy: Option<accuracy::Gate>,
 }
 
 /// One row of the summary of optimization options.
@@ -548,6 +552,7 @@ pub(crate) fn analyze_results(study: &Study) -> Analysis {
             excluded_from_command: stage_spec.exclude_from_command.is_some(),
             ranking: engine_ranking(study, stage_spec, outcome, &x.objective),
             per_gpu: outcome.per_gpu.clone(),
+            accuracy: outcome.accuracy.clone(),
         });
     }
     carried_steps(&stages, &mut options, &x.objective);

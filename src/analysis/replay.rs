@@ -41,9 +41,9 @@ impl Replayed<'_> {
     /// The stage's fastest and slowest variant that rank, with the runner-up and the base.
     pub(super) fn comparison(&self, outcome: &StageOutcome) -> Option<Comparison> {
         let objective = &self.objective;
-        // The best (as the adoption sees it) and the worst among the variants that rank, per GPU
-        // when the stage weighs them so.
-        let ranked = || (0..outcome.variants.len()).map(|i| outcome.weighed(i).filter(|_| outcome.variants[i].ranks()));
+        // The best (as the adoption sees it) and the worst among the variants that rank and the
+        // accuracy gate does not refuse, per GPU when the stage weighs them so.
+        let ranked = || (0..outcome.variants.len()).map(|i| outcome.weighed(i).filter(|_| outcome.ranks(i)));
         let worst = adoption::worst(objective, ranked());
         // All equal: the slowest is the last of them, so that the comparison is of two variants.
         let worst = match (outcome.best, worst) {
@@ -61,7 +61,7 @@ impl Replayed<'_> {
             .variants
             .iter()
             .enumerate()
-            .filter(|(i, v)| *i != b && v.ranks())
+            .filter(|(i, _)| *i != b && outcome.ranks(*i))
             .filter_map(|(i, _)| outcome.weighed(i).map(|x| (i, x)))
             .reduce(|a, c| if objective.improvement(c.1, a.1).is_some_and(|g| g > 0.0) { c } else { a })
             .filter(|(i, _)| *i != w && outcome.variants[*i].point.run != outcome.base.run)

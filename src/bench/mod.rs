@@ -4,7 +4,9 @@
 
 pub mod client;
 pub mod dataset;
+pub mod eval;
 pub mod http;
+pub mod lm_eval;
 pub mod report;
 pub mod tokenizer;
 

@@ -80,6 +80,12 @@ pub struct EngineArgs {
     /// How much longer a step is with an FP8 KV cache (dequantization), e.g. 0.15.
     #[arg(long, default_value_t = 0.15)]
     sim_fp8_kv_overhead: f64,
+    /// The share of arithmetic questions answered right (0 to 1).
+    #[arg(long, default_value_t = 0.9)]
+    sim_accuracy: f64,
+    /// How much lower that share is with an FP8 KV cache, e.g. 0.03 (3 points).
+    #[arg(long, default_value_t = 0.0)]
+    sim_fp8_kv_accuracy_drop: f64,
     /// Abort the process after this many completed requests, as a crashing engine does.
     #[arg(long)]
     sim_crash_after: Option<u64>,
@@ -184,6 +190,8 @@ impl From<EngineArgs> for perflab::sim::EngineOptions {
             sim_activation_kib_per_token: a.sim_activation_kib_per_token,
             sim_tp_overhead_ms: a.sim_tp_overhead_ms,
             sim_fp8_kv_overhead: a.sim_fp8_kv_overhead,
+            sim_accuracy: a.sim_accuracy,
+            sim_fp8_kv_accuracy_drop: a.sim_fp8_kv_accuracy_drop,
             sim_crash_after: a.sim_crash_after,
             sim_core_dies_after: a.sim_core_dies_after,
             sim_health_blips: a.sim_health_blips,

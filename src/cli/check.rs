@@ -34,6 +34,10 @@ pub fn run(names: &[String], results: &Path) -> anyhow::Result<ExitCode> {
                 for w in perflab::study::command::address_warnings(&study) {
                     writeln!(out, "{w}")?;
                 }
+                // Stages that change numerics with no accuracy requirement.
+                for w in study.accuracy_warnings() {
+                    writeln!(out, "{w}")?;
+                }
                 if found.is_empty() {
                     // Data a reader should not trust: listed, but not a failure.
                     let a = analysis::analyze(&study);

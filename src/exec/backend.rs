@@ -48,6 +48,9 @@ pub struct Launch {
     /// The version the study declares for the engine, checked again once it serves.
     #[serde(default)]
     pub version: Option<super::machine::VersionCheck>,
+    /// The accuracy evaluation asked after the benchmarks, when the stage requires one.
+    #[serde(default)]
+    pub evaluation: Option<super::evaluate::EvalJob>,
 }
 
 /// A profile's load curve for one engine start: each point's benchmark is chosen from the

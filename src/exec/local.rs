@@ -156,6 +156,9 @@ impl LocalBackend {
             }
             run_curve(curve, bench, served, report, progress);
         }
+        if let Some(eval) = launch.evaluation.as_ref().filter(|_| report.died_during.is_none() && !report.interrupted) {
+            super::evaluate::run(eval, port, &launch.dir, progress);
+        }
     }
 }
 

@@ -9,6 +9,7 @@ mod attempt;
 pub mod backend;
 pub mod confidence;
 mod dispatch;
+pub mod evaluate;
 pub mod local;
 pub mod machine;
 pub mod plan;

@@ -30,6 +30,11 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
         "recorded",
     ];
     header.extend(metrics.iter().map(|m| m.as_str()));
+    // The accuracy columns, for a study that evaluates accuracy.
+    let gated = !study.spec.evaluations.is_empty();
+    if gated {
+        header.extend(ACCURACY_COLUMNS);
+    }
     w.write_record(header.iter().map(|cell| formula_safe(cell).into_owned()))?;
     let mut lines = Vec::new();
     for stage in &analysis.stages {
@@ -48,6 +53,8 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
     lines.extend(superseded_lines(study, analysis));
     for line in lines {
         let block = line.run_of.map(|r| &r.block);
+        let target = line.profile == *study.spec.target_profile.get_ref();
+        let accuracy = if gated { accuracy_cells(analysis, &line.of).filter(|_| target) } else { None };
         let mut record = vec![
             study.id.clone(),
             line.of.stage,
@@ -65,6 +72,9 @@ pub fn csv(study: &Study, analysis: &Analysis) -> Result<Vec<u8>, csv::Error> {
         ];
         record
             .extend(metrics.iter().map(|m| block.and_then(|b| b.metric(m)).map(|x| x.to_string()).unwrap_or_default()));
+        if gated {
+            record.extend(accuracy.unwrap_or_else(|| vec![String::new(); ACCURACY_COLUMNS.len()]));
+        }
         w.write_record(record.iter().map(|cell| formula_safe(cell).into_owned()))?;
     }
     w.into_inner().map_err(|e| e.into_error().into())
@@ -79,6 +89,33 @@ fn recorded(was: &crate::study::Provenance) -> String {
         .map(|(s, f)| (s.of().map_or(s.key().to_string(), |of| format!("{} {of}", s.key())), f.value))
         .collect();
     serde_json::to_string(&facts).unwrap_or_default()
+}
+
+/// The columns of a variant's accuracy: its share right (percent), its questions, its
+/// difference from the base in points with the 95% interval, and the gate's verdict.
+const ACCURACY_COLUMNS: [&str; 6] = [
+    "accuracy_percent",
+    "accuracy_questions",
+    "accuracy_difference_points",
+    "accuracy_difference_low",
+    "accuracy_difference_high",
+    "accuracy_verdict",
+];
+
+/// A variant's accuracy cells, when its stage judged it.
+fn accuracy_cells(analysis: &Analysis, of: &Variant) -> Option<Vec<String>> {
+    let gate = analysis.stage(&of.stage)?.accuracy.as_ref()?;
+    let j = gate.variants.iter().find(|j| j.variant == of.variant)?;
+    let text = |x: Option<f64>| x.map(|x| x.to_string()).unwrap_or_default();
+    let verdict = serde_json::to_value(j.verdict).ok().and_then(|v| v["kind"].as_str().map(str::to_string));
+    Some(vec![
+        text(j.share.map(|s| s.percent)),
+        j.share.map(|s| s.questions.to_string()).unwrap_or_default(),
+        text(j.difference.map(|d| d.points)),
+        text(j.difference.map(|d| d.low)),
+        text(j.difference.map(|d| d.high)),
+        verdict.unwrap_or_default(),
+    ])
 }
 
 /// What a row says of the configuration it measured.

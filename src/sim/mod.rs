@@ -9,6 +9,7 @@
 //! (`--max-num-seqs`) and the KV cache has room for its tokens; the KV cache is what the memory
 //! fraction leaves after weights and activations, twice as many tokens in FP8.
 
+pub mod answer;
 mod server;
 
 pub use server::serve;
@@ -61,6 +62,10 @@ pub struct EngineOptions {
     pub sim_tp_overhead_ms: f64,
     /// How much longer a step is with an FP8 KV cache (dequantization), e.g. 0.15.
     pub sim_fp8_kv_overhead: f64,
+    /// The share of arithmetic questions answered right (see [`answer`]).
+    pub sim_accuracy: f64,
+    /// How much lower that share is with an FP8 KV cache, e.g. 0.03 (3 points).
+    pub sim_fp8_kv_accuracy_drop: f64,
     /// Abort the process after this many completed requests, as a crashing engine does.
     pub sim_crash_after: Option<u64>,
     /// After this many completed requests the engine's core dies but its API server lives on,
@@ -143,6 +148,8 @@ impl Default for EngineOptions {
             sim_activation_kib_per_token: 1024.0,
             sim_tp_overhead_ms: 1.0,
             sim_fp8_kv_overhead: 0.15,
+            sim_accuracy: 0.9,
+            sim_fp8_kv_accuracy_drop: 0.0,
             sim_crash_after: None,
             sim_core_dies_after: None,
             sim_health_blips: 0,
@@ -290,11 +297,17 @@ impl EngineOptions {
                 self.sim_noise
             )));
         }
-        if !(self.sim_noise_per_run.is_finite() && (0.0..=1.0).contains(&self.sim_noise_per_run)) {
-            return Err(StartError::Unsupported(format!(
-                "ValueError: --sim-noise-per-run must be a share from 0 to 1, got {}",
-                self.sim_noise_per_run
-            )));
+        let shares = [
+            ("--sim-noise-per-run", self.sim_noise_per_run),
+            ("--sim-accuracy", self.sim_accuracy),
+            ("--sim-fp8-kv-accuracy-drop", self.sim_fp8_kv_accuracy_drop),
+        ];
+        for (name, value) in shares {
+            if !(value.is_finite() && (0.0..=1.0).contains(&value)) {
+                return Err(StartError::Unsupported(format!(
+                    "ValueError: {name} must be a share from 0 to 1, got {value}"
+                )));
+            }
         }
         if !BACKENDS.contains(&self.attention_backend.as_str()) {
             return Err(StartError::Unsupported(format!(

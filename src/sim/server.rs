@@ -624,7 +624,8 @@ async fn completion(state: &State, chat: bool, bytes: &[u8]) -> Response<SimBody
         r.headers_mut().insert("content-type", hyper::header::HeaderValue::from_static("text/event-stream"));
         return r;
     }
-    whole(rx, chat, &args.model, n, input).await
+    let answer = if chat { None } else { prompt.and_then(|p| p.as_str()).and_then(|p| super::answer::answer(args, p)) };
+    whole(rx, chat, &args.model, n, input, answer).await
 }
 
 /// The tokens a request gets: what it asks for with `ignore_eos` or a `min_tokens` that high,
@@ -651,6 +652,7 @@ async fn whole(
     model: &str,
     n: u64,
     input: u64,
+    answer: Option<String>,
 ) -> Response<SimBody> {
     let mut produced = 0u64;
     while let Some(last) = rx.recv().await {
@@ -659,7 +661,7 @@ async fn whole(
             break;
         }
     }
-    let text = " tok".repeat(produced as usize);
+    let text = answer.unwrap_or_else(|| " tok".repeat(produced as usize));
     let choice = if chat {
         serde_json::json!({"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"})
     } else {

@@ -70,6 +70,7 @@ fn key_text(study: &Study, out: &mut impl std::fmt::Write) -> std::fmt::Result {
         attempts,
         recorded,
         searches,
+        scores,
     } = study;
     // The specification as written, verbatim: what this program read it into (`spec`) follows
     // from it, and writing that out, translations and all, was most of the key's cost.
@@ -77,7 +78,7 @@ fn key_text(study: &Study, out: &mut impl std::fmt::Write) -> std::fmt::Result {
     out.write_str(source)?;
     write!(out, "\nid {id:?}\ndir {dir:?}\nfile {file:?}\nruns {runs:?}\nrepeats {repeats:?}\nstarts {starts:?}")?;
     write!(out, "\ndesigns {designs:?}\nmanifests {manifests:?}\nattempts {attempts:?}\nrecorded {recorded:?}")?;
-    write!(out, "\nsearches {searches:?}")?;
+    write!(out, "\nsearches {searches:?}\nscores {scores:?}")?;
     // The one input read after loading: whether a dataset file still holds what its runs were
     // measured on (a page says when it does not).
     for profile in &study.spec.profiles {

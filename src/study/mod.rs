@@ -16,6 +16,7 @@
 pub mod command;
 mod config;
 pub mod curve;
+pub mod evaluation;
 use crate::curve::Axis;
 mod history;
 pub mod machine;
@@ -174,6 +175,9 @@ pub struct Study {
     /// The searches of each configuration's load curve, by the curve's run
     /// (`<stage>/<variant>/<profile>`), oldest first (see [`Study::searches`]).
     pub searches: BTreeMap<RunKey, Vec<curve::Search>>,
+    /// The accuracy recorded for each (stage, variant): the attempt's number and its scores (the
+    /// newest attempt's stand).
+    pub scores: BTreeMap<(String, String), (u32, crate::bench::eval::Scores)>,
 }
 
 impl Study {
@@ -220,6 +224,7 @@ impl Study {
             attempts: BTreeMap::new(),
             recorded: BTreeMap::new(),
             searches: BTreeMap::new(),
+            scores: BTreeMap::new(),
         };
         problems.extend(study.validate());
         problems.extend(study.load_runs());

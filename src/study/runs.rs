@@ -82,6 +82,15 @@ impl Study {
             }
             return;
         }
+        if path.strip_prefix(root).is_ok_and(super::evaluation::evaluators_file) {
+            return;
+        }
+        if name == super::evaluation::ACCURACY_FILE {
+            if let Err(d) = self.load_scores(root, path) {
+                out.push(d);
+            }
+            return;
+        }
         if SIDE_FILES.iter().any(|s| name.ends_with(s)) && !name.ends_with(MANIFEST_SUFFIX) {
             return;
         }

@@ -77,6 +77,9 @@ pub struct Spec {
     pub warnings: Vec<Text>,
     #[serde(default)]
     pub accuracy: Vec<Accuracy>,
+    /// Sets of questions a stage's `accuracy` requirement is measured with (`[[evaluation]]`).
+    #[serde(default, rename = "evaluation")]
+    pub evaluations: Vec<super::evaluation::Evaluation>,
     /// Extra log patterns that classify an engine's failure, tried before the built-in ones.
     #[serde(default)]
     pub failure_patterns: Vec<FailurePattern>,
@@ -518,6 +521,9 @@ pub struct Stage {
     pub notes: Vec<Text>,
     #[serde(default, deserialize_with = "texts")]
     pub warnings: Vec<Text>,
+    /// The accuracy its variants must keep (each variant may say otherwise).
+    #[serde(default)]
+    pub accuracy: Option<super::evaluation::Requirement>,
     #[serde(rename = "variant")]
     pub variants: Vec<Variant>,
 }
@@ -589,6 +595,9 @@ pub struct Variant {
     /// Set when the variant could not be measured.
     #[serde(default)]
     pub failure: Option<Failure>,
+    /// The accuracy this variant must keep, instead of its stage's.
+    #[serde(default)]
+    pub accuracy: Option<super::evaluation::Requirement>,
     #[serde(default, deserialize_with = "texts")]
     pub notes: Vec<Text>,
     #[serde(default, deserialize_with = "texts")]

@@ -28,6 +28,7 @@ impl Study {
         self.check_commands(&mut out);
         self.check_counts(&mut out);
         self.check_hardware(&mut out);
+        out.extend(self.validate_accuracy());
         let model_flags = self.model_flags();
         for (index, stage) in self.spec.stages.iter().enumerate() {
             self.check_stage(index, stage, &model_flags, &mut out);

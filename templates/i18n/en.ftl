@@ -345,6 +345,26 @@ stage-excluded = Left out of the recommended command: { $reason }
 stage-per-gpu = These configurations run on different numbers of GPUs ({ $configurations }), so the stage compares them per GPU: each one's { $metric } divided by its GPUs, which is what a fixed number of GPUs gets from each layout. The stage's summary and decision are per GPU.
 metric-per-gpu = { $metric } per GPU
 per-gpu = { $figure } per GPU
+# The accuracy gate of a stage that requires accuracy (one block, kept together).
+accuracy-intro = Accuracy on { $evaluation } ({ $questions } questions), each variant against the configuration it builds on, with 95% intervals:
+accuracy-variant = Variant
+accuracy-right = Answered right
+accuracy-difference = Difference (points)
+accuracy-wrong = Answered wrong
+accuracy-verdict = Verdict
+accuracy-points-interval = { $points } ({ $low } to { $high })
+accuracy-wrong-more = { $count } more
+accuracy-within = within the tolerance
+accuracy-below = below the tolerance
+accuracy-unclear = too few questions to tell
+accuracy-not-measured = not measured
+accuracy-is-base = the starting configuration
+accuracy-refused = { $variant }: { $gain } { $metric }, but { $points } points lower on { $evaluation }: not adopted.
+accuracy-refused-floor = { $variant } stays under the accuracy floor on { $evaluation }: not adopted.
+accuracy-cannot-tell = { $variant }: the questions of { $evaluation } are too few to tell whether it keeps the accuracy required; { $choice }
+accuracy-unmeasured = { $variant }: no accuracy was recorded for it or for the configuration it builds on; { $choice }
+accuracy-choice-refuse = the study refuses such a variant, so it is not adopted.
+accuracy-choice-adopt = the study accepts such a variant, so its speed decides.
 
 ## Summary of optimization options
 heading-options = Summary of optimization options

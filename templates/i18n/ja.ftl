@@ -299,6 +299,26 @@ stage-excluded = 推奨コマンドには含めていません：{ $reason }
 stage-per-gpu = このステージの構成は、使う GPU の数がそれぞれ異なります：{ $configurations }。そのため GPU 1 基あたりで比較します。各構成の{ $metric }を GPU の数で割った値で、GPU の数が決まっているときに各構成から実際に得られるものです。このステージのまとめと判断は GPU 1 基あたりの値に基づきます。
 metric-per-gpu = GPU 1 基あたりの{ $metric }
 per-gpu = { $figure }（GPU 1 基あたり）
+# The accuracy gate of a stage that requires accuracy (one block, kept together).
+accuracy-intro = { $evaluation }での精度（{ $questions } 問）。各バリアントを、その土台となる構成と 95% 区間付きで比較します：
+accuracy-variant = バリアント
+accuracy-right = 正答率
+accuracy-difference = 差（ポイント）
+accuracy-wrong = 誤答した問題
+accuracy-verdict = 判定
+accuracy-points-interval = { $points }（{ $low }〜{ $high }）
+accuracy-wrong-more = ほか { $count } 問
+accuracy-within = 許容範囲内
+accuracy-below = 許容範囲を下回る
+accuracy-unclear = 問題数が少なく判定できない
+accuracy-not-measured = 未測定
+accuracy-is-base = 開始時の構成
+accuracy-refused = { $variant }：{ $metric }は{ $gain }ですが、{ $evaluation }では { $points } ポイント低いため採用しません。
+accuracy-refused-floor = { $variant }は{ $evaluation }で精度の下限を下回るため採用しません。
+accuracy-cannot-tell = { $variant }：{ $evaluation }の問題数では、求める精度を保っているか判定できません。{ $choice }
+accuracy-unmeasured = { $variant }：このバリアントにも土台の構成にも精度の記録がありません。{ $choice }
+accuracy-choice-refuse = この調査はそのようなバリアントを採用しない方針のため、採用しません。
+accuracy-choice-adopt = この調査はそのようなバリアントを受け入れる方針のため、速度で決めます。
 
 ## 最適化オプションのまとめ
 heading-options = 最適化オプションのまとめ

@@ -301,6 +301,26 @@ stage-excluded = Önerilen komuta alınmadı. { $reason }
 stage-per-gpu = Bu aşamadaki yapılandırmalar farklı sayıda GPU üzerinde çalışıyor ({ $configurations }). Bu yüzden aşama onları GPU başına karşılaştırır: her yapılandırmanın { $metric } değeri GPU sayısına bölünür. Sabit sayıda GPU'ya sahip bir ekip her düzenden tam olarak bunu elde eder. Aşamanın özeti ve kararı GPU başına değerlere dayanır.
 metric-per-gpu = GPU başına { $metric }
 per-gpu = GPU başına { $figure }
+# The accuracy gate of a stage that requires accuracy (one block, kept together).
+accuracy-intro = { $evaluation } üzerinde doğruluk ({ $questions } soru); her varyant üzerine kurulduğu yapılandırmayla %95 aralıklarıyla karşılaştırılır:
+accuracy-variant = Varyant
+accuracy-right = Doğru yanıt
+accuracy-difference = Fark (puan)
+accuracy-wrong = Yanlış yanıtlanan
+accuracy-verdict = Karar
+accuracy-points-interval = { $points } ({ $low } ile { $high } arası)
+accuracy-wrong-more = { $count } tane daha
+accuracy-within = tolerans içinde
+accuracy-below = toleransın altında
+accuracy-unclear = soru sayısı karar vermeye yetmiyor
+accuracy-not-measured = ölçülmedi
+accuracy-is-base = başlangıç yapılandırması
+accuracy-refused = { $variant }: { $metric } { $gain }, ancak { $evaluation } üzerinde { $points } puan daha düşük: benimsenmedi.
+accuracy-refused-floor = { $variant }, { $evaluation } üzerinde doğruluk alt sınırının altında kalıyor: benimsenmedi.
+accuracy-cannot-tell = { $variant }: { $evaluation } içindeki soru sayısı, istenen doğruluk düzeyinin korunup korunmadığını söylemeye yetmiyor; { $choice }
+accuracy-unmeasured = { $variant }: ne bu varyant ne de üzerine kurulduğu yapılandırma için doğruluk kaydedildi; { $choice }
+accuracy-choice-refuse = çalışma böyle bir varyantı reddeder, bu yüzden benimsenmedi.
+accuracy-choice-adopt = çalışma böyle bir varyantı kabul eder, bu yüzden hızı karar verir.
 
 ## Optimizasyon seçeneklerinin özeti
 heading-options = Optimizasyon seçeneklerinin özeti

@@ -299,6 +299,26 @@ stage-excluded = 未写入推荐命令：{ $reason }
 stage-per-gpu = 本阶段各配置使用的 GPU 数量不同：{ $configurations }。因此本阶段按单卡比较，把每个配置的{ $metric }除以它使用的 GPU 数量，也就是 GPU 数量固定时每种方案实际能带来的结果。本阶段的小结和决策都按单卡数值给出。
 metric-per-gpu = 单卡{ $metric }
 per-gpu = { $figure }（按单卡计）
+# The accuracy gate of a stage that requires accuracy (one block, kept together).
+accuracy-intro = 在{ $evaluation }上的精度（{ $questions } 道题），每个变体都与其所基于的配置比较，并给出 95% 区间：
+accuracy-variant = 变体
+accuracy-right = 答对比例
+accuracy-difference = 差值（百分点）
+accuracy-wrong = 答错的题目
+accuracy-verdict = 结论
+accuracy-points-interval = { $points }（{ $low } 至 { $high }）
+accuracy-wrong-more = 另有 { $count } 道
+accuracy-within = 在容差范围内
+accuracy-below = 低于容差
+accuracy-unclear = 题目太少，无法判断
+accuracy-not-measured = 未测量
+accuracy-is-base = 起始配置
+accuracy-refused = { $variant }：{ $metric } { $gain }，但在{ $evaluation }上低 { $points } 个百分点：不采用。
+accuracy-refused-floor = { $variant } 在{ $evaluation }上低于精度下限：不采用。
+accuracy-cannot-tell = { $variant }：{ $evaluation }的题目太少，无法判断它是否保持了所要求的精度；{ $choice }
+accuracy-unmeasured = { $variant }：该变体或其所基于的配置没有精度记录；{ $choice }
+accuracy-choice-refuse = 本研究拒绝此类变体，因此不采用。
+accuracy-choice-adopt = 本研究接受此类变体，因此由速度决定。
 
 ## 优化选项汇总
 heading-options = 优化选项汇总

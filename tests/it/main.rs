@@ -5,6 +5,7 @@
 #[macro_use]
 mod common;
 
+mod accuracy;
 mod architecture;
 mod bench;
 mod browser;

@@ -64,9 +64,17 @@ total_requests = 16
 load = {{ values = [1, 2, 4, 8] }}
 args = ["--tokenizer", "{{model}}"]
 
+[[evaluation]]
+id = "arith"
+name = {{ en = "the arithmetic set" }}
+data = "perflab:arithmetic"
+questions = 4
+max_tokens = 8
+
 [[stage]]
 id = "engine"
 title = {{ en = "Engine" }}
+accuracy = {{ evaluation = "arith", max_drop = 100.0, when_unclear = "adopt" }}
 
 [[stage.variant]]
 id = "vllm"
@@ -143,6 +151,16 @@ fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
     assert!(machine.packages.contains_key("torch") && machine.packages.contains_key("transformers"));
     assert!(machine.cpu_cores.is_some() && machine.kernel.is_some());
 
+    // The accuracy evaluation ran in the same start, after the benchmarks: every question asked,
+    // answered and scored (the small model gets them wrong; what counts is that it ran), and
+    // recorded in the attempt.
+    assert!(err.contains("accuracy evaluation (4 questions)"), "{err}");
+    let scores = study.scores("engine", "vllm").unwrap_or_else(|| panic!("no accuracy.json: {err}"));
+    assert_eq!((scores.questions, scores.failed_requests, scores.items.len()), (4, 0, 4), "{scores:?}");
+    assert!(scores.items.iter().all(|s| !s.answer.starts_with("no answer") && s.expected.parse::<i64>().is_ok()));
+    assert_eq!(scores.correct as usize, scores.items.iter().filter(|s| s.correct).count());
+    assert!(dir.join("runs/engine/vllm/attempts/1/accuracy.json").is_file());
+
     // The failing variant: vLLM's error, 60 or more lines above the end of its log.
     let failed = Manifest::read(&dir.join("runs/engine/tiny-kv-cache/attempts/1/chat.manifest.json")).unwrap();
     assert_eq!(failed.state, RunState::Failed);
@@ -173,6 +191,7 @@ fn vllm_cpu_study_runs_end_to_end_and_classifies_a_failure() {
     let analysis: serde_json::Value = serde_json::from_str(&json).unwrap();
     let curve = &analysis["curves"][0]["baseline"];
     assert_eq!(curve["boundary"].as_u64(), expected, "{curve}");
+    assert_eq!(analysis["stages"][0]["accuracy"]["variants"][0]["share"]["questions"], 4, "{json}");
     assert_eq!(curve["stop"], "list-done");
 
     // Its page renders in both languages, naming the failure; printed, it links no chart, and

@@ -9,6 +9,7 @@
 //! gain is shown), `chart_data` (the charts' bars and points) and `headline` (the page's answer
 //! in one line, for the index and the page's description).
 
+mod accuracy;
 pub mod age;
 mod chart_data;
 mod conclusion;
@@ -259,6 +260,8 @@ pub struct StageView {
     pub chart: Image,
     pub adoption: String,
     pub excluded: Option<String>,
+    /// The accuracy of its variants, when the stage requires it.
+    pub accuracy: Option<accuracy::GateView>,
 }
 
 #[derive(Debug, Serialize)]

@@ -56,6 +56,7 @@ impl Ctx<'_> {
                 .collect::<Result<Vec<_>, _>>()?;
             let summary = x.summary(sa)?;
             let adoption = x.adoption(sa, ss)?;
+            let accuracy = x.stage_accuracy(sa, ss)?;
             let ranking = x.ranking(sa)?;
             let excluded = ss
                 .exclude_from_command
@@ -86,6 +87,7 @@ impl Ctx<'_> {
                 ranking,
                 adoption,
                 excluded,
+                accuracy,
             });
         }
         Ok(stages)
