@@ -12,10 +12,9 @@
 //! otherwise. A floor (`min_percent = f`) is judged the same way on the variant's own share
 //! with Wilson's interval. With both, either being below refuses, and both being within passes.
 
-use super::chain::{Point, VariantOutcome};
 use crate::bench::eval::Scores;
 use crate::study::evaluation::{Requirement, WhenUnclear};
-use crate::study::{Stage, Study};
+use crate::study::{RunKey, Stage, Study};
 use serde::Serialize;
 
 /// z of a two-sided 95% interval.
@@ -111,45 +110,46 @@ impl Gate {
     }
 }
 
-/// The gate of a stage, `None` when nothing in it requires accuracy.
+/// A configuration as the gate sees it: the run that stands for it on the target profile and
+/// its objective there.
+#[derive(Debug, Clone, Copy)]
+pub struct Contender<'a> {
+    /// The variant's id within its stage (empty for the base).
+    pub id: &'a str,
+    /// The run that measured it: its own, or an identical configuration's.
+    pub run: Option<&'a RunKey>,
+    /// Its configuration is the one the stage builds on.
+    pub is_base: bool,
+    /// Its objective on the target profile.
+    pub value: Option<f64>,
+}
+
+/// The gate of a stage, `None` when nothing in it requires accuracy: each of `variants`
+/// against `base`, the configuration the stage builds on.
 pub fn judge(
     study: &Study,
     stage: &Stage,
-    base: &Point,
-    variants: &[VariantOutcome],
+    base: Contender<'_>,
+    variants: &[Contender<'_>],
     metric: &crate::metric::Metric,
 ) -> Option<Gate> {
     let stage_id = stage.id.get_ref();
-    let first = variants.iter().find_map(|v| study.requirement(stage_id, &v.id))?;
+    let first = variants.iter().find_map(|v| study.requirement(stage_id, v.id))?;
     let evaluation = first.evaluation.get_ref().clone();
-    let base_scores = base_scores(study, base, variants).filter(|s| s.evaluation == evaluation);
+    let scores = |run: Option<&RunKey>| run.and_then(|k| study.scores(&k.stage, &k.variant));
+    // The base's scores: those of its run, else those of a variant whose configuration is the base's.
+    let base_scores = scores(base.run)
+        .or_else(|| variants.iter().filter(|v| v.is_base).find_map(|v| scores(v.run)))
+        .filter(|s| s.evaluation == evaluation);
     let mut judged = Vec::new();
     for v in variants {
-        let Some(r) = study.requirement(stage_id, &v.id) else { continue };
-        let own = v
-            .point
-            .run
-            .as_ref()
-            .and_then(|k| study.scores(&k.stage, &k.variant))
-            .filter(|s| s.evaluation == evaluation);
-        let is_base = v.point.config.identity() == base.config.identity();
-        let gain_percent = v.point.value.zip(base.value).and_then(|(x, y)| metric.improvement(x, y));
-        judged.push(judge_one(&v.id, r, own, base_scores.filter(|_| !is_base), is_base, gain_percent));
+        let Some(r) = study.requirement(stage_id, v.id) else { continue };
+        let own = scores(v.run).filter(|s| s.evaluation == evaluation);
+        let gain_percent = v.value.zip(base.value).and_then(|(x, y)| metric.improvement(x, y));
+        judged.push(judge_one(v.id, r, own, base_scores.filter(|_| !v.is_base), v.is_base, gain_percent));
     }
     let base = base_scores.map(share);
     Some(Gate { evaluation, base, variants: judged })
-}
-
-/// The scores of the configuration a stage builds on: those of its run, else those of a
-/// variant of the stage whose configuration is the base's.
-fn base_scores<'a>(study: &'a Study, base: &Point, variants: &[VariantOutcome]) -> Option<&'a Scores> {
-    let own = base.run.as_ref().and_then(|k| study.scores(&k.stage, &k.variant));
-    own.or_else(|| {
-        variants
-            .iter()
-            .filter(|v| v.point.config.identity() == base.config.identity())
-            .find_map(|v| v.point.run.as_ref().and_then(|k| study.scores(&k.stage, &k.variant)))
-    })
 }
 
 fn share(s: &Scores) -> Share {

@@ -521,7 +521,18 @@ impl Replay<'_> {
                 .map_or_else(Point::nothing, |x| x.point.clone())
         });
         let per_gpu = self.per_gpu(stage, &base, &variants);
-        let accuracy = super::accuracy::judge(self.study, stage, &base, &variants, &self.metric);
+        let accuracy = {
+            use super::accuracy::{Contender, judge};
+            fn of<'a>(p: &'a Point, id: &'a str) -> Contender<'a> {
+                Contender { id, run: p.run.as_ref(), is_base: false, value: p.value }
+            }
+            let base_identity = base.config.identity();
+            let contenders: Vec<Contender> = variants
+                .iter()
+                .map(|v| Contender { is_base: v.point.config.identity() == base_identity, ..of(&v.point, &v.id) })
+                .collect();
+            judge(self.study, stage, of(&base, ""), &contenders, &self.metric)
+        };
         let mut outcome = StageOutcome {
             id: stage.id.get_ref().clone(),
             base,

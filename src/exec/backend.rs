@@ -4,8 +4,10 @@
 //! ([`super::slurm`]).
 
 use super::plan::Job;
-use crate::study::FailureClass;
+use crate::bench::eval::{Ask, Question};
 use crate::study::command::Port;
+use crate::study::machine::version_matches;
+use crate::study::{Fact, FailureClass};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,10 +49,10 @@ pub struct Launch {
     pub machine: Option<crate::study::Machine>,
     /// The version the study declares for the engine, checked again once it serves.
     #[serde(default)]
-    pub version: Option<super::machine::VersionCheck>,
+    pub version: Option<VersionCheck>,
     /// The accuracy evaluation asked after the benchmarks, when the stage requires one.
     #[serde(default)]
-    pub evaluation: Option<super::evaluate::EvalJob>,
+    pub evaluation: Option<EvalJob>,
 }
 
 /// A profile's load curve for one engine start: each point's benchmark is chosen from the
@@ -251,4 +253,62 @@ pub trait Backend: Sync {
 /// The time now, as records and manifests write it (RFC 3339 in UTC, to the millisecond).
 pub fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// What one start evaluates: the study's evaluation and its questions, or its command.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalJob {
+    /// The study's evaluation id.
+    pub evaluation: String,
+    /// The data file as the study names it, or the command as written.
+    pub data: String,
+    pub ask: Ask,
+    /// The questions asked, in the file's order (none for a command).
+    pub questions: Vec<Question>,
+    /// An external evaluator's words, `{port}` and `{output}` still to fill, and the folder it
+    /// runs in (the study's).
+    #[serde(default)]
+    pub command: Option<(Vec<String>, PathBuf)>,
+}
+
+/// The version a study declares for a start's engine, where, and whether another may be
+/// measured anyway (`perflab run --any-engine-version`).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct VersionCheck {
+    pub engine: String,
+    pub declared: String,
+    /// Where the study declares it: `path/study.toml:35`.
+    pub at: String,
+    pub any: bool,
+}
+
+impl VersionCheck {
+    /// Nothing when the engine reports the declared version (or another may be measured);
+    /// else why the configuration is not measured.
+    pub fn refusal(&self, reported: &Fact) -> Option<String> {
+        if self.any || version_matches(&self.declared, &reported.value) {
+            return None;
+        }
+        Some(format!(
+            "engine `{}`: the study declares version {} ({}), but the engine reports {} ({}); nothing was measured. \
+             Set `version` to what is installed, install {}, or pass `perflab run --any-engine-version` to measure it \
+             anyway (its runs then carry {} and are stale against {})",
+            self.engine,
+            self.declared,
+            self.at,
+            reported.value,
+            reported.source,
+            self.declared,
+            reported.value,
+            self.declared
+        ))
+    }
+
+    /// The version a run measured with this check carries: the engine's own when it differs.
+    pub fn carried(&self, reported: Option<&Fact>) -> String {
+        match reported {
+            Some(r) if !version_matches(&self.declared, &r.value) => r.value.clone(),
+            _ => self.declared.clone(),
+        }
+    }
 }

@@ -3,30 +3,13 @@
 //! output is read back (`bench::lm_eval`), and recorded in the attempt's folder
 //! (`accuracy.json`) for the analysis to read.
 
-use super::backend::Event;
+use super::backend::{EvalJob, Event};
 use super::plan::Job;
-use crate::bench::eval::{self, Ask, Question, Scores};
+use crate::bench::eval::{self, Ask, Scores};
 use crate::bench::lm_eval;
 use crate::study::Study;
 use crate::study::evaluation::{ACCURACY_FILE, EXTERNAL_LOG, EXTERNAL_OUTPUT};
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-
-/// What one start evaluates: the study's evaluation and its questions, or its command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EvalJob {
-    /// The study's evaluation id.
-    pub evaluation: String,
-    /// The data file as the study names it, or the command as written.
-    pub data: String,
-    pub ask: Ask,
-    /// The questions asked, in the file's order (none for a command).
-    pub questions: Vec<Question>,
-    /// An external evaluator's words, `{port}` and `{output}` still to fill, and the folder it
-    /// runs in (the study's).
-    #[serde(default)]
-    pub command: Option<(Vec<String>, PathBuf)>,
-}
 
 /// The evaluation a job's start runs: when its stage (or a later one) requires accuracy, it
 /// measures the target profile, and its configuration has no record of this evaluation yet.

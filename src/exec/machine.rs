@@ -4,10 +4,9 @@
 //! missing, fails or hangs leaves its facts "not recorded", never an error. The one error is a
 //! version the engine reports that is not the study's.
 
-use super::backend::{Launch, Report};
+use super::backend::{Launch, Report, VersionCheck};
 use super::plan::Job;
 use super::process::{program, signal_group};
-use crate::study::machine::version_matches;
 use crate::study::{Fact, Machine, Study};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -309,48 +308,6 @@ pub fn version_in(text: &str) -> Option<String> {
         })
         .or_else(|| words().find(bare))
         .map(str::to_string)
-}
-
-/// The version a study declares for a start's engine, where, and whether another may be
-/// measured anyway (`perflab run --any-engine-version`).
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct VersionCheck {
-    pub engine: String,
-    pub declared: String,
-    /// Where the study declares it: `path/study.toml:35`.
-    pub at: String,
-    pub any: bool,
-}
-
-impl VersionCheck {
-    /// Nothing when the engine reports the declared version (or another may be measured);
-    /// else why the configuration is not measured.
-    pub fn refusal(&self, reported: &Fact) -> Option<String> {
-        if self.any || version_matches(&self.declared, &reported.value) {
-            return None;
-        }
-        Some(format!(
-            "engine `{}`: the study declares version {} ({}), but the engine reports {} ({}); nothing was measured. \
-             Set `version` to what is installed, install {}, or pass `perflab run --any-engine-version` to measure it \
-             anyway (its runs then carry {} and are stale against {})",
-            self.engine,
-            self.declared,
-            self.at,
-            reported.value,
-            reported.source,
-            self.declared,
-            reported.value,
-            self.declared
-        ))
-    }
-
-    /// The version a run measured with this check carries: the engine's own when it differs.
-    pub fn carried(&self, reported: Option<&Fact>) -> String {
-        match reported {
-            Some(r) if !version_matches(&self.declared, &r.value) => r.value.clone(),
-            _ => self.declared.clone(),
-        }
-    }
 }
 
 /// Where a study declares its engine's `version`: the file and the line of the key in the
