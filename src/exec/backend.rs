@@ -269,6 +269,13 @@ pub struct EvalJob {
     /// runs in (the study's).
     #[serde(default)]
     pub command: Option<(Vec<String>, PathBuf)>,
+    /// Seconds the evaluation may take before it is stopped.
+    #[serde(default = "default_eval_timeout")]
+    pub timeout_s: u64,
+}
+
+fn default_eval_timeout() -> u64 {
+    3600
 }
 
 /// The version a study declares for a start's engine, where, and whether another may be

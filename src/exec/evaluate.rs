@@ -39,7 +39,7 @@ pub(super) fn job_for(study: &Study, job: &Job) -> anyhow::Result<Option<EvalJob
         }
         (None, None) => return Ok(None),
     };
-    Ok(Some(EvalJob { evaluation: id.clone(), data, ask, questions, command }))
+    Ok(Some(EvalJob { evaluation: id.clone(), data, ask, questions, command, timeout_s: evaluation.timeout.max(1) }))
 }
 
 /// Asks the questions of the engine on `port` (or runs the evaluator's command) and records the
@@ -69,7 +69,11 @@ fn evaluate(job: &EvalJob, port: u16) -> Result<Scores, String> {
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("no runtime: {e}"))?;
     let base = format!("http://{}:{port}", crate::study::command::HOST);
-    let (items, failed_requests) = runtime.block_on(eval::evaluate(&base, &job.ask, &job.questions))?;
+    let limit = std::time::Duration::from_secs(job.timeout_s);
+    let asked =
+        runtime.block_on(async { tokio::time::timeout(limit, eval::evaluate(&base, &job.ask, &job.questions)).await });
+    let (items, failed_requests) =
+        asked.map_err(|_| format!("the engine did not answer every question within {} s", job.timeout_s))??;
     Ok(scores(job, items, None, failed_requests))
 }
 
@@ -95,14 +99,27 @@ fn external(job: &EvalJob, words: &[String], cwd: &Path, port: u16, dir: &Path) 
     let argv: Vec<String> = words.iter().map(fill).collect();
     let (program, args) = argv.split_first().ok_or("the evaluator's command is empty")?;
     let log = std::fs::File::create(dir.join(EXTERNAL_LOG)).map_err(|e| format!("cannot write its log: {e}"))?;
-    let status = std::process::Command::new(program)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(std::process::Stdio::null())
-        .stdout(log.try_clone().map_err(|e| e.to_string())?)
-        .stderr(log)
-        .status()
-        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    let mut command = std::process::Command::new(program);
+    command.args(args).current_dir(cwd).stdin(std::process::Stdio::null());
+    command.stdout(log.try_clone().map_err(|e| e.to_string())?).stderr(log);
+    // In a process group of its own, so that all it started is stopped with it at the deadline.
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command.spawn().map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(job.timeout_s);
+    let status = loop {
+        match child.try_wait().map_err(|e| e.to_string())? {
+            Some(status) => break status,
+            None if std::time::Instant::now() >= deadline => {
+                super::process::signal_group(child.id(), Some(rustix::process::Signal::KILL));
+                let _ = child.wait();
+                return Err(format!(
+                    "`{program}` did not finish within {} s and was stopped (its output: evaluation.log)",
+                    job.timeout_s
+                ));
+            }
+            None => std::thread::sleep(std::time::Duration::from_millis(100)),
+        }
+    };
     if !status.success() {
         return Err(format!("`{program}` ended with {status} (its output: evaluation.log)"));
     }

@@ -56,10 +56,19 @@ pub struct Evaluation {
     /// The sampling seed sent with each question (default 0); decoding is greedy.
     #[serde(default)]
     pub seed: u64,
+    /// Seconds the whole evaluation may take in a start (default 3600): an engine that stops
+    /// answering, or an evaluator that hangs, is stopped then, and the configuration has no
+    /// accuracy for it.
+    #[serde(default = "default_eval_timeout")]
+    pub timeout: u64,
 }
 
 fn default_max_tokens() -> u64 {
     16
+}
+
+fn default_eval_timeout() -> u64 {
+    3600
 }
 
 /// How an answer is scored.

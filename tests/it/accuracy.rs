@@ -255,6 +255,28 @@ fn an_external_evaluators_results_are_read_back_and_recorded() {
     assert_eq!(scores.items[0].id, "a0001");
 }
 
+#[test]
+fn an_evaluator_that_hangs_is_stopped_at_its_timeout_and_the_run_goes_on() {
+    // The evaluator starts a child of its own that would outlive it: both are stopped.
+    let extra = "[[evaluation]]\nid = \"lm\"\nname = { en = \"lm-eval\" }\ncommand = \"sh -c 'sleep 60 & sleep 60'\"\ntimeout = 1\n";
+    let engine = "perflab-engine --port {port} --model {model} --sim-startup-seconds 0.1 --sim-decode-ms 1";
+    let (_t, dir) = common::tiny(engine, extra);
+    let file = dir.join("study.toml");
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("engine = \"sim\"\n", "engine = \"sim\"\naccuracy = { evaluation = \"lm\", min_percent = 50.0 }\n");
+    std::fs::write(&file, text).unwrap();
+    let started = std::time::Instant::now();
+    let (code, out, err) = common::run(&dir, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "{err}");
+    assert!(err.contains("accuracy evaluation failed: `sh` did not finish within 1 s and was stopped"), "{err}");
+    // Measured, with no accuracy: the page says so rather than inventing one.
+    let study = Study::load(&dir).unwrap();
+    assert!(study.scores("engine", "only").is_none());
+    assert!(study.runs.keys().any(|k| k.stage == "engine" && k.variant == "only"));
+}
+
 /// The simulated engine's answers to the bundled set's first 500 questions, with its seed and
 /// accuracy, scored as the evaluation scores them.
 fn simulated(seed: u64, accuracy: f64) -> Scores {
