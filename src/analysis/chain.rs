@@ -2,6 +2,7 @@
 //! measurement on the target profile, each stage's best variant and what it adopts.
 
 use super::adoption::{self, Adoption, Best};
+use super::per_gpu::{PerGpu, grows_with_gpus};
 use super::stats::{self, Sample};
 use crate::diag::Diagnostic;
 use crate::study::outcome::Completion;
@@ -111,30 +112,6 @@ pub struct StageOutcome {
     pub per_gpu: Option<PerGpu>,
     /// Its variants' accuracy, when the stage requires it (see [`super::accuracy`]).
     pub accuracy: Option<super::accuracy::Gate>,
-}
-
-/// The GPUs of a stage's configurations, which differ, so that the stage weighs each one's
-/// objective per GPU: what a reader with a fixed number of GPUs gets from each layout. It is
-/// the default for an objective that grows with GPUs ([`grows_with_gpus`]); a stage with
-/// `compare = "total"` weighs the totals instead, and the page warns.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct PerGpu {
-    /// The GPUs of the configuration the stage builds on.
-    pub base: u32,
-    /// The GPUs of each variant, in the stage's order.
-    pub variants: Vec<u32>,
-}
-
-/// Whether the study's objective grows with the GPUs a configuration runs on: a throughput, a
-/// request rate or a load carried, better higher. A derived objective is the study's own
-/// measure (it may already divide by `gpus`), and a latency does not grow with GPUs.
-pub fn grows_with_gpus(study: &Study) -> bool {
-    use crate::metric::{Direction, Unit};
-    let objective = study.spec.objective.get_ref();
-    let metric = study.metric(objective);
-    let grows = matches!(metric.unit, Unit::TokensPerSecond | Unit::RequestsPerSecond | Unit::Requests)
-        && metric.direction == Some(Direction::HigherIsBetter);
-    grows && study.derived_metric(objective).is_none()
 }
 
 impl StageOutcome {

@@ -13,6 +13,7 @@ mod diagnostics;
 pub mod diff;
 pub mod history;
 pub mod machine;
+pub mod per_gpu;
 pub mod releases;
 mod replay;
 pub mod reproduce;
@@ -228,7 +229,7 @@ pub struct StageAnalysis {
     /// The GPUs of its configurations when they differ and it weighs them per GPU: its
     /// comparison and its decision (values, gains, intervals) are then per GPU.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub per_gpu: Option<chain::PerGpu>,
+    pub per_gpu: Option<per_gpu::PerGpu>,
     /// Its variants' accuracy and the gate's verdicts, when the stage requires accuracy.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub accuracy: Option<accuracy::Gate>,

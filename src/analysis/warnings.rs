@@ -557,11 +557,11 @@ fn few_requests(study: &Study) -> Vec<Warning> {
 
 /// The stages that rank configurations on different numbers of GPUs by a total that grows with
 /// them ([`Warning::UnequalGpus`]): those whose study asks for totals (`compare = "total"`).
-/// A derived objective and a latency are not warned about ([`super::chain::grows_with_gpus`]).
+/// A derived objective and a latency are not warned about ([`super::per_gpu::grows_with_gpus`]).
 /// A configuration's GPUs are those it runs on ([`Chain::gpus`]), else the study's `gpus`; one
 /// with neither is left out, as is one without a run that ranks.
 fn unequal_gpus(study: &Study, chain: &Chain) -> Vec<Warning> {
-    if !super::chain::grows_with_gpus(study) {
+    if !super::per_gpu::grows_with_gpus(study) {
         return Vec::new();
     }
     let default = study.spec.gpus.as_ref().map(|g| *g.get_ref());

@@ -22,6 +22,7 @@ mod history;
 pub mod machine;
 mod manifest;
 pub mod outcome;
+mod placement;
 mod reference;
 mod runs;
 mod spec;

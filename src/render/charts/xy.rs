@@ -274,10 +274,10 @@ impl Plot {
             let above = (cy - 10.0).max(self.top + FONT);
             let below = (cy + 10.0 + FONT).min(self.bottom - 4.0);
             let tries = [(right_half, above), (right_half, below), (!right_half, above), (!right_half, below)];
-            let placed = tries.iter().map(|&(end, y)| self.label_box(label, (cx, y), end));
-            let all: Vec<(Boxed, String, bool)> = placed.collect();
-            let (at, text, end) =
-                all.iter().find(|(b, ..)| !taken.iter().any(|t| t.overlaps(b))).unwrap_or(&all[0]).clone();
+            let placed: Vec<(Boxed, String, bool)> =
+                tries.iter().map(|&(end, y)| self.label_box(label, (cx, y), end)).collect();
+            let clear = placed.iter().position(|(b, ..)| !taken.iter().any(|t| t.overlaps(b)));
+            let (at, text, end) = placed.into_iter().nth(clear.unwrap_or(0)).unwrap_or_default();
             let (anchor, tx) = if end { ("end", at.right) } else { ("start", at.left) };
             let _ = write!(
                 out,
@@ -302,7 +302,7 @@ impl Plot {
 }
 
 /// A label's box on the chart.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Boxed {
     left: f64,
     right: f64,
