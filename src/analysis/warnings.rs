@@ -6,6 +6,23 @@ use crate::study::{Identity, RunKey, Source, Study, VariantRef};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// The pattern of every warning about a single run, binding that run to `$run`: the one list of
+/// them, for [`Warning::runs`] and for the page, which says once the warnings about points of a
+/// load curve that differ only in their load.
+macro_rules! single_run {
+    ($run:pat) => {
+        $crate::analysis::warnings::Warning::LostRequests { run: $run, .. }
+            | $crate::analysis::warnings::Warning::Incomplete { run: $run }
+            | $crate::analysis::warnings::Warning::ZeroLatency { run: $run, .. }
+            | $crate::analysis::warnings::Warning::BufferedStreams { run: $run, .. }
+            | $crate::analysis::warnings::Warning::RequestCount { run: $run, .. }
+            | $crate::analysis::warnings::Warning::LeftOut { run: $run, .. }
+            | $crate::analysis::warnings::Warning::FewRequests { run: $run, .. }
+            | $crate::analysis::warnings::Warning::ShortSample { run: $run, .. }
+    };
+}
+pub(crate) use single_run;
+
 /// The most output tokens a second one request could be streamed at: well above what any
 /// engine decodes for a single sequence, even with speculative decoding.
 pub const STREAM_RATE_LIMIT: f64 = 2000.0;
@@ -323,14 +340,7 @@ impl Warning {
             Warning::Noisy { runs, .. } | Warning::UnequalGpus { runs, .. } => runs.iter().collect(),
             Warning::ImplausiblePeak { runs } => runs.iter().map(|p| &p.run).collect(),
             Warning::TpotIncludesWaiting { runs } => runs.iter().map(|p| &p.run).collect(),
-            Warning::LostRequests { run, .. }
-            | Warning::Incomplete { run }
-            | Warning::ZeroLatency { run, .. }
-            | Warning::BufferedStreams { run, .. }
-            | Warning::RequestCount { run, .. }
-            | Warning::LeftOut { run, .. }
-            | Warning::FewRequests { run, .. }
-            | Warning::ShortSample { run, .. } => vec![run],
+            single_run!(run) => vec![run],
             Warning::BaselineFailed { .. } => Vec::new(),
         }
     }

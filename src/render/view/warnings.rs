@@ -232,14 +232,7 @@ fn at_loads(warnings: &[Warning]) -> Vec<(Warning, Vec<u64>)> {
     for w in warnings {
         let mut bare = w.clone();
         let load = match &mut bare {
-            Warning::LostRequests { run, .. }
-            | Warning::Incomplete { run }
-            | Warning::ZeroLatency { run, .. }
-            | Warning::BufferedStreams { run, .. }
-            | Warning::RequestCount { run, .. }
-            | Warning::LeftOut { run, .. }
-            | Warning::FewRequests { run, .. }
-            | Warning::ShortSample { run, .. } => run.load.take(),
+            crate::analysis::warnings::single_run!(run) => run.load.take(),
             _ => None,
         };
         match (load, out.iter_mut().find(|(o, loads)| !loads.is_empty() && *o == bare)) {
