@@ -270,12 +270,8 @@ pub struct EvalJob {
     #[serde(default)]
     pub command: Option<(Vec<String>, PathBuf)>,
     /// Seconds the evaluation may take before it is stopped.
-    #[serde(default = "default_eval_timeout")]
+    #[serde(default = "crate::study::evaluation::default_eval_timeout")]
     pub timeout_s: u64,
-}
-
-fn default_eval_timeout() -> u64 {
-    3600
 }
 
 /// The version a study declares for a start's engine, where, and whether another may be

@@ -67,7 +67,9 @@ fn default_max_tokens() -> u64 {
     16
 }
 
-fn default_eval_timeout() -> u64 {
+/// Seconds an evaluation may take in a start when the study does not say; also the default of a
+/// start's evaluation job recorded before it had a timeout.
+pub(crate) fn default_eval_timeout() -> u64 {
     3600
 }
 
