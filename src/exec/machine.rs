@@ -288,7 +288,8 @@ type EngineKey = (String, BTreeMap<String, String>);
 /// and checks each start's engine version before it starts.
 #[derive(Debug, Default)]
 pub struct Recorder {
-    /// The starts run on this machine (not on a cluster's nodes, whose machine is not this one).
+    /// The starts run on this machine (not on a cluster's nodes, which record their own host
+    /// and accelerators: see [`node_machine`]).
     pub here: bool,
     /// Measure an engine that reports another version than the study's.
     pub any_version: bool,
@@ -327,9 +328,10 @@ impl Recorder {
             let found = gpus
                 .entry(devices.map(str::to_string))
                 .or_insert_with(|| super::gpus::gpus(&search, devices, TOOL_TIMEOUT));
-            merge(&mut machine, found.clone());
-            machine.study_commit = study_commit(&study.dir, &search);
+            machine.fill(found.clone());
         }
+        // A cluster's nodes share the study's folder with the runner: its commit is the same.
+        machine.study_commit = study_commit(&study.dir, &search);
         machine.engine_version = engine.version.clone();
         machine.packages = engine.packages;
         machine.model_revision = model_revision(&study.model_of(&job.config), &search);
@@ -348,20 +350,18 @@ impl Recorder {
     }
 }
 
-/// Fills the facts `into` lacks from `from`.
-fn merge(into: &mut Machine, from: Machine) {
-    let pairs = [
-        (&mut into.gpu_model, from.gpu_model),
-        (&mut into.gpu_count, from.gpu_count),
-        (&mut into.gpu_memory, from.gpu_memory),
-        (&mut into.gpu_driver, from.gpu_driver),
-        (&mut into.gpu_runtime, from.gpu_runtime),
-    ];
-    for (to, fact) in pairs {
-        if to.is_none() {
-            *to = fact;
-        }
+/// What a cluster's node records of itself before it runs a start: its host and the
+/// accelerators it gave the job (see [`super::gpus::given_devices`]), each source saying it
+/// was read on node `node` (Slurm's name for it).
+pub fn node_machine(node: Option<&str>, devices: Option<&str>) -> Machine {
+    let search = std::env::var_os("PATH").unwrap_or_default();
+    let mut machine = host();
+    machine.fill(super::gpus::gpus(&search, devices, TOOL_TIMEOUT));
+    let on = node.map_or("on the job's node".to_string(), |n| format!("on node {n}"));
+    for fact in machine.facts_mut() {
+        fact.source = format!("{} {on}", fact.source);
     }
+    machine
 }
 
 /// What a serving engine says its version is: vLLM's `GET /version` (`{"version": "0.32.0"}`),
@@ -395,12 +395,16 @@ pub fn check_served(launch: &Launch, port: u16, report: &mut Report) {
     report.engine_version = Some(reported);
 }
 
-/// Puts what a start recorded into a run's manifest: the machine, the engine's version as it
-/// said it while serving, and the version the run carries.
+/// Puts what a start recorded into a run's manifest: the machine (with what a cluster's node
+/// recorded of itself), the engine's version as it said it while serving, and the version the
+/// run carries.
 pub fn stamp(m: &mut crate::study::Manifest, launch: &Launch, report: Option<&Report>) {
     let mut machine = launch.machine.clone().unwrap_or_default();
     if let Some(served) = report.and_then(|r| r.engine_version.clone()) {
         machine.engine_version = Some(served);
+    }
+    if let Some(node) = report.and_then(|r| r.machine.clone()) {
+        machine.fill(node);
     }
     if let Some(check) = &launch.version {
         m.engine_version = check.carried(machine.engine_version.as_ref());
