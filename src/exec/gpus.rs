@@ -345,8 +345,10 @@ esac"#;
     #[test]
     fn a_hanging_tool_is_killed_at_its_deadline() {
         let tmp = tempfile::tempdir().unwrap();
-        // It prints, then hangs with a child of its own that holds the output open.
-        tool(tmp.path(), "nvidia-smi", "echo 'NVIDIA H100, 1 MiB, 1.0'; sleep 60 & sleep 60");
+        // Each vendor's prints, then hangs with a child of its own that holds the output open.
+        for name in ["nvidia-smi", "rocm-smi", "npu-smi"] {
+            tool(tmp.path(), name, "echo 'NVIDIA H100, 1 MiB, 1.0'; sleep 60 & sleep 60");
+        }
         let began = Instant::now();
         let m = gpus(tmp.path().as_os_str(), None, Duration::from_millis(300));
         assert_eq!(m, Machine::default());

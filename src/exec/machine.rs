@@ -460,6 +460,16 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_node_s_facts_say_which_node_they_were_read_on() {
+        let m = node_machine(Some("gpu07"), None);
+        assert!(m.kernel.as_ref().is_some_and(|k| k.source == "/proc/sys/kernel/osrelease on node gpu07"), "{m:?}");
+        let mut m = m;
+        assert!(m.facts_mut().all(|f| f.source.ends_with(" on node gpu07")), "{m:?}");
+        let unnamed = node_machine(None, None).kernel.unwrap().source;
+        assert_eq!(unnamed, "/proc/sys/kernel/osrelease on the job's node");
+    }
+
+    #[test]
     fn a_model_s_revision_is_its_cache_snapshot_and_else_not_recorded() {
         let search = std::env::var_os("PATH").unwrap_or_default();
         let rev = "0123456789abcdef0123456789abcdef01234567";
