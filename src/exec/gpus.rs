@@ -17,23 +17,13 @@ pub const DEVICE_VARIABLES: &[&str] =
 
 /// The accelerators, limited to `devices` (`0,1`) when given.
 pub fn gpus(search: &OsStr, devices: Option<&str>, timeout: Duration) -> Machine {
-    let none = Machine::default();
-    if let Some(smi) = find("nvidia-smi", search) {
-        let m = nvidia(&smi, devices, timeout);
-        if m != none {
-            return m;
-        }
-    }
-    if let Some(smi) = find("rocm-smi", search) {
-        let m = rocm(&smi, devices, timeout);
-        if m != none {
-            return m;
-        }
-    }
-    match find("npu-smi", search) {
-        Some(smi) => ascend(&smi, devices, timeout, &cann_roots()),
-        None => none,
-    }
+    let ask = |name: &str, read: &dyn Fn(&Path) -> Machine| {
+        find(name, search).map(|smi| read(&smi)).filter(|m| *m != Machine::default())
+    };
+    ask("nvidia-smi", &|smi| nvidia(smi, devices, timeout))
+        .or_else(|| ask("rocm-smi", &|smi| rocm(smi, devices, timeout)))
+        .or_else(|| ask("npu-smi", &|smi| ascend(smi, devices, timeout, &cann_roots())))
+        .unwrap_or_default()
 }
 
 /// The devices a cluster's node gave its job: the start's own list when it has one, else the
