@@ -166,6 +166,10 @@ pub struct Report {
     /// failed): how, as a sentence. What was not measured stays pending, not failed.
     #[serde(default)]
     pub cluster_end: Option<String>,
+    /// What a cluster's node recorded of itself (its host, the accelerators it gave the job),
+    /// each source naming the node; joined with the runner's facts in the manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<crate::study::Machine>,
 }
 
 /// A request to stop, set from signal handlers: the first asks for an orderly stop (the engine

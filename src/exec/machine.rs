@@ -1,5 +1,5 @@
 //! What a run ran on, gathered before its engine starts, and the check of the engine's declared
-//! version ([`Recorder`]): the vendor's GPU tool (`nvidia-smi`), `/proc`, the engine's own
+//! version ([`Recorder`]): the vendor's GPU tool ([`super::gpus`]), `/proc`, the engine's own
 //! answer. Each tool runs with a deadline and a cap on what it may print; a tool that is
 //! missing, fails or hangs leaves its facts "not recorded", never an error. The one error is a
 //! version the engine reports that is not the study's.
@@ -100,50 +100,6 @@ pub fn find(name: &str, search: &OsStr) -> Option<PathBuf> {
         return executable(&p).then_some(p);
     }
     std::env::split_paths(search).map(|dir| dir.join(name)).find(|p| executable(p))
-}
-
-/// The accelerators, from `nvidia-smi`'s queries, limited to `devices` (`0,1`) when given.
-pub fn gpus(search: &OsStr, devices: Option<&str>, timeout: Duration) -> Machine {
-    let mut m = Machine::default();
-    let Some(smi) = find("nvidia-smi", search) else { return m };
-    const QUERY: &str = "--query-gpu=name,memory.total,driver_version";
-    let id = devices.map(|d| format!("--id={d}"));
-    let mut args = vec![QUERY, "--format=csv,noheader"];
-    args.extend(id.as_deref());
-    let no_env = BTreeMap::new();
-    if let Some(out) = bounded(&smi, &args, &no_env, timeout) {
-        let rows: Vec<Vec<&str>> =
-            out.lines().filter(|l| !l.trim().is_empty()).map(|l| l.split(',').map(str::trim).collect()).collect();
-        let column = |i: usize| {
-            let mut seen: Vec<&str> = Vec::new();
-            for row in &rows {
-                match row.get(i) {
-                    Some(v) if !v.is_empty() && !v.starts_with('[') => {
-                        if !seen.contains(v) {
-                            seen.push(v)
-                        }
-                    }
-                    _ => return None,
-                }
-            }
-            (!seen.is_empty()).then(|| seen.join(" + "))
-        };
-        let source = |field: &str| format!("nvidia-smi --query-gpu={field} --format=csv,noheader");
-        if rows.iter().all(|r| r.len() == 3) && !rows.is_empty() {
-            m.gpu_model = column(0).map(|v| Fact::new(v, source("name")));
-            m.gpu_count = Some(Fact::new(rows.len().to_string(), source("name")));
-            m.gpu_memory = column(1).map(|v| Fact::new(v, source("memory.total")));
-            m.gpu_driver = column(2).map(|v| Fact::new(v, source("driver_version")));
-        }
-    }
-    // The runtime is in the summary's header: `... Driver Version: 550.54.15  CUDA Version: 12.4 |`.
-    if let Some(out) = bounded(&smi, &[], &no_env, timeout)
-        && let Some(cuda) = out.split("CUDA Version:").nth(1).and_then(|r| r.split_whitespace().next())
-        && cuda.chars().all(|c| c.is_ascii_digit() || c == '.')
-    {
-        m.gpu_runtime = Some(Fact::new(format!("CUDA {cuda}"), "nvidia-smi (its header's CUDA Version)"));
-    }
-    m
 }
 
 /// The host: CPU, name, kernel and container, from `/proc` and the container's marks.
@@ -332,7 +288,8 @@ type EngineKey = (String, BTreeMap<String, String>);
 /// and checks each start's engine version before it starts.
 #[derive(Debug, Default)]
 pub struct Recorder {
-    /// The starts run on this machine (not on a cluster's nodes, whose machine is not this one).
+    /// The starts run on this machine (not on a cluster's nodes, which record their own host
+    /// and accelerators: see [`node_machine`]).
     pub here: bool,
     /// Measure an engine that reports another version than the study's.
     pub any_version: bool,
@@ -368,11 +325,13 @@ impl Recorder {
         if self.here {
             machine = self.host.get_or_init(host).clone();
             let mut gpus = self.gpus.lock().unwrap_or_else(|e| e.into_inner());
-            let found =
-                gpus.entry(devices.map(str::to_string)).or_insert_with(|| self::gpus(&search, devices, TOOL_TIMEOUT));
-            merge(&mut machine, found.clone());
-            machine.study_commit = study_commit(&study.dir, &search);
+            let found = gpus
+                .entry(devices.map(str::to_string))
+                .or_insert_with(|| super::gpus::gpus(&search, devices, TOOL_TIMEOUT));
+            machine.fill(found.clone());
         }
+        // A cluster's nodes share the study's folder with the runner: its commit is the same.
+        machine.study_commit = study_commit(&study.dir, &search);
         machine.engine_version = engine.version.clone();
         machine.packages = engine.packages;
         machine.model_revision = model_revision(&study.model_of(&job.config), &search);
@@ -391,20 +350,18 @@ impl Recorder {
     }
 }
 
-/// Fills the facts `into` lacks from `from`.
-fn merge(into: &mut Machine, from: Machine) {
-    let pairs = [
-        (&mut into.gpu_model, from.gpu_model),
-        (&mut into.gpu_count, from.gpu_count),
-        (&mut into.gpu_memory, from.gpu_memory),
-        (&mut into.gpu_driver, from.gpu_driver),
-        (&mut into.gpu_runtime, from.gpu_runtime),
-    ];
-    for (to, fact) in pairs {
-        if to.is_none() {
-            *to = fact;
-        }
+/// What a cluster's node records of itself before it runs a start: its host and the
+/// accelerators it gave the job (see [`super::gpus::given_devices`]), each source saying it
+/// was read on node `node` (Slurm's name for it).
+pub fn node_machine(node: Option<&str>, devices: Option<&str>) -> Machine {
+    let search = std::env::var_os("PATH").unwrap_or_default();
+    let mut machine = host();
+    machine.fill(super::gpus::gpus(&search, devices, TOOL_TIMEOUT));
+    let on = node.map_or("on the job's node".to_string(), |n| format!("on node {n}"));
+    for fact in machine.facts_mut() {
+        fact.source = format!("{} {on}", fact.source);
     }
+    machine
 }
 
 /// What a serving engine says its version is: vLLM's `GET /version` (`{"version": "0.32.0"}`),
@@ -438,12 +395,16 @@ pub fn check_served(launch: &Launch, port: u16, report: &mut Report) {
     report.engine_version = Some(reported);
 }
 
-/// Puts what a start recorded into a run's manifest: the machine, the engine's version as it
-/// said it while serving, and the version the run carries.
+/// Puts what a start recorded into a run's manifest: the machine (with what a cluster's node
+/// recorded of itself), the engine's version as it said it while serving, and the version the
+/// run carries.
 pub fn stamp(m: &mut crate::study::Manifest, launch: &Launch, report: Option<&Report>) {
     let mut machine = launch.machine.clone().unwrap_or_default();
     if let Some(served) = report.and_then(|r| r.engine_version.clone()) {
         machine.engine_version = Some(served);
+    }
+    if let Some(node) = report.and_then(|r| r.machine.clone()) {
+        machine.fill(node);
     }
     if let Some(check) = &launch.version {
         m.engine_version = check.carried(machine.engine_version.as_ref());
@@ -452,70 +413,15 @@ pub fn stamp(m: &mut crate::study::Manifest, launch: &Launch, report: Option<&Re
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
 
     /// A folder holding an executable script `name` with `body`.
-    fn tool(dir: &Path, name: &str, body: &str) {
+    pub(in crate::exec) fn tool(dir: &Path, name: &str, body: &str) {
         let path = dir.join(name);
         std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-
-    /// `nvidia-smi` as the real one answers: the CSV query one line a GPU (limited by `--id`),
-    /// and the summary whose header names the driver and CUDA.
-    const FAKE_SMI: &str = r#"case "$1" in
---query-gpu=name,memory.total,driver_version)
-  [ "$3" = "--id=1" ] && { echo "NVIDIA H100 80GB HBM3, 81559 MiB, 550.54.15"; exit 0; }
-  echo "NVIDIA H100 80GB HBM3, 81559 MiB, 550.54.15"
-  echo "NVIDIA H100 80GB HBM3, 81559 MiB, 550.54.15" ;;
-"")
-  echo "+-----------------------------------------------------------------------------------------+"
-  echo "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |"
-  echo "|-----------------------------------------+------------------------+----------------------+" ;;
-*) exit 6 ;;
-esac"#;
-
-    #[test]
-    fn the_vendor_tool_gives_the_gpus_with_their_sources() {
-        let tmp = tempfile::tempdir().unwrap();
-        tool(tmp.path(), "nvidia-smi", FAKE_SMI);
-        let m = gpus(tmp.path().as_os_str(), None, TOOL_TIMEOUT);
-        assert_eq!(m.gpu_model.as_ref().unwrap().value, "NVIDIA H100 80GB HBM3");
-        assert_eq!(m.gpu_model.unwrap().source, "nvidia-smi --query-gpu=name --format=csv,noheader");
-        assert_eq!(m.gpu_count.unwrap().value, "2");
-        assert_eq!(m.gpu_memory.unwrap().value, "81559 MiB");
-        assert_eq!(m.gpu_driver.unwrap().value, "550.54.15");
-        assert_eq!(m.gpu_runtime.unwrap().value, "CUDA 12.4");
-        // The devices a start was given are the ones counted.
-        assert_eq!(gpus(tmp.path().as_os_str(), Some("1"), TOOL_TIMEOUT).gpu_count.unwrap().value, "1");
-    }
-
-    #[test]
-    fn a_missing_or_failing_tool_records_nothing() {
-        let tmp = tempfile::tempdir().unwrap();
-        assert_eq!(gpus(tmp.path().as_os_str(), None, TOOL_TIMEOUT), Machine::default());
-        tool(
-            tmp.path(),
-            "nvidia-smi",
-            "echo 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.'; exit 9",
-        );
-        assert_eq!(gpus(tmp.path().as_os_str(), None, TOOL_TIMEOUT), Machine::default());
-        // An answer of another shape (a field the driver does not know) is not read as one.
-        tool(tmp.path(), "nvidia-smi", "echo 'Field \"name\" is not a valid field to query.'");
-        assert_eq!(gpus(tmp.path().as_os_str(), None, TOOL_TIMEOUT), Machine::default());
-    }
-
-    #[test]
-    fn a_hanging_tool_is_killed_at_its_deadline() {
-        let tmp = tempfile::tempdir().unwrap();
-        // It prints, then hangs with a child of its own that holds the output open.
-        tool(tmp.path(), "nvidia-smi", "echo 'NVIDIA H100, 1 MiB, 1.0'; sleep 60 & sleep 60");
-        let began = Instant::now();
-        let m = gpus(tmp.path().as_os_str(), None, Duration::from_millis(300));
-        assert_eq!(m, Machine::default());
-        assert!(began.elapsed() < Duration::from_secs(5), "took {:?}", began.elapsed());
     }
 
     #[test]
@@ -551,6 +457,16 @@ esac"#;
         // A shell that runs the engine's script says its own version, which is not asked.
         tool(tmp.path(), "bash", "echo 'GNU bash, version 5.2.21(1)-release'");
         assert!(engine_facts(&argv(&["bash", "serve.sh"]), &none, search, TOOL_TIMEOUT).version.is_none());
+    }
+
+    #[test]
+    fn a_node_s_facts_say_which_node_they_were_read_on() {
+        let m = node_machine(Some("gpu07"), None);
+        assert!(m.kernel.as_ref().is_some_and(|k| k.source == "/proc/sys/kernel/osrelease on node gpu07"), "{m:?}");
+        let mut m = m;
+        assert!(m.facts_mut().all(|f| f.source.ends_with(" on node gpu07")), "{m:?}");
+        let unnamed = node_machine(None, None).kernel.unwrap().source;
+        assert_eq!(unnamed, "/proc/sys/kernel/osrelease on the job's node");
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! The job runs the hidden `perflab job-run ATTEMPT` on its node, which reads the [`Launch`]
 //! the runner left in the attempt's folder (`.launch.json`), runs it with the local backend (the
 //! same code that runs engines on one machine) and writes its [`Report`] beside it
-//! (`.report.json`). The runner then records the attempt exactly as for a local start. The
-//! attempt's folder must be on a file system the nodes share.
+//! (`.report.json`), with what the node recorded of its own host and accelerators. The runner
+//! then records the attempt exactly as for a local start. The attempt's folder must be on a
+//! file system the nodes share.
 //!
 //! `.job.json` says which job an attempt is waiting for: a runner killed with `kill -9` leaves
 //! it, and the next one follows the job (queued, running or ended) instead of submitting it
@@ -14,7 +15,9 @@
 //! preemption) leaves them pending, with the end in the attempt's manifests.
 
 use super::backend::{self, Backend, Event, Interrupt, Launch, Report};
+use super::gpus;
 use super::local::LocalBackend;
+use super::machine::node_machine;
 use super::plan::Job;
 use super::process;
 use crate::study::command::quote;
@@ -468,6 +471,10 @@ pub fn run_job(dir: &Path) -> anyhow::Result<()> {
     let launch: Launch =
         serde_json::from_str(&text).with_context(|| format!("'{}' is not a perflab launch", path.display()))?;
     let interrupt = Interrupt::on_signals()?;
+    let node = std::env::var("SLURMD_NODENAME").ok();
+    // The node's own facts, read before its engine starts (the runner's machine is not this one).
+    let devices = gpus::given_devices(launch.devices.as_ref().map(|(_, d)| d.as_str()), |v| std::env::var(v).ok());
+    let machine = node_machine(node.as_deref(), devices.as_deref());
     let backend = LocalBackend { devices: Vec::new(), in_job: true };
     let mut report = backend.execute(&launch, &interrupt, &mut |event| {
         if let Event::Step(text) = event {
@@ -475,7 +482,8 @@ pub fn run_job(dir: &Path) -> anyhow::Result<()> {
         }
     });
     report.job_id = std::env::var("SLURM_JOB_ID").ok();
-    report.node = std::env::var("SLURMD_NODENAME").ok();
+    report.node = node;
+    report.machine = Some(machine);
     let bytes = serde_json::to_vec_pretty(&report)?;
     let out = dir.join(REPORT);
     crate::durable::write(&out, &bytes).with_context(|| format!("cannot write '{}'", out.display()))?;

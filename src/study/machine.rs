@@ -87,6 +87,67 @@ impl Machine {
         ];
         named.into_iter().filter_map(|(name, fact)| fact.as_ref().map(|f| (name, f))).collect()
     }
+
+    // A cluster's node records its own host and accelerators, joined with the runner's facts.
+
+    /// Every field that holds one fact (recorded or not), and the packages. Each field is named,
+    /// so that a field added to the machine cannot be left out here.
+    fn parts(&mut self) -> ([&mut Option<Fact>; 14], &mut BTreeMap<String, Fact>) {
+        let Machine {
+            gpu_model,
+            gpu_count,
+            gpu_memory,
+            gpu_driver,
+            gpu_runtime,
+            cpu_model,
+            cpu_cores,
+            host,
+            kernel,
+            container,
+            engine_version,
+            packages,
+            model_revision,
+            perflab,
+            study_commit,
+        } = self;
+        let one = [
+            gpu_model,
+            gpu_count,
+            gpu_memory,
+            gpu_driver,
+            gpu_runtime,
+            cpu_model,
+            cpu_cores,
+            host,
+            kernel,
+            container,
+            engine_version,
+            model_revision,
+            perflab,
+            study_commit,
+        ];
+        (one, packages)
+    }
+
+    /// Each recorded fact, the packages' too, to change (where it says it was read).
+    pub fn facts_mut(&mut self) -> impl Iterator<Item = &mut Fact> {
+        let (one, packages) = self.parts();
+        one.into_iter().flatten().chain(packages.values_mut())
+    }
+
+    /// Fills the facts this machine lacks from `other`'s.
+    pub fn fill(&mut self, mut other: Machine) {
+        let (into, into_packages) = self.parts();
+        let (from, packages) = other.parts();
+        for (to, fact) in into.into_iter().zip(from) {
+            if to.is_none() {
+                *to = fact.take();
+            }
+        }
+        for (name, fact) in std::mem::take(packages) {
+            into_packages.entry(name).or_insert(fact);
+        }
+    }
 }
 
 /// Whether an engine's own version is the one a study declares: the same text, with or without
@@ -101,6 +162,23 @@ pub fn version_matches(declared: &str, reported: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_machine_is_filled_with_the_facts_it_lacks_and_its_sources_can_be_changed() {
+        let fact = |v: &str| Some(Fact::new(v, "here"));
+        let mut runner = Machine { engine_version: fact("1"), kernel: fact("runner's"), ..Machine::default() };
+        runner.packages.insert("torch".into(), Fact::new("2", "here"));
+        let mut node = Machine { kernel: fact("node's"), gpu_model: fact("H100"), ..Machine::default() };
+        node.packages.insert("vllm".into(), Fact::new("0.32.0", "here"));
+        for f in node.facts_mut() {
+            f.source.push_str(" on node n1");
+        }
+        runner.fill(node);
+        assert_eq!(runner.kernel.unwrap().value, "runner's", "a fact it has is kept");
+        assert_eq!(runner.gpu_model.unwrap(), Fact::new("H100", "here on node n1"));
+        assert_eq!(runner.engine_version.unwrap().value, "1");
+        assert_eq!(runner.packages.keys().collect::<Vec<_>>(), ["torch", "vllm"]);
+    }
 
     #[test]
     fn a_local_build_label_matches_its_release_and_nothing_else_does() {

@@ -34,8 +34,9 @@ fn run_with(dir: &Path, tools: &Path, args: &[&str]) -> (i32, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
-/// A folder with an `nvidia-smi` that answers as the real one does.
-fn fake_smi() -> tempfile::TempDir {
+/// A folder with an `nvidia-smi` that answers as the real one does (the Slurm test puts it on
+/// its jobs' `PATH` too).
+pub(crate) fn fake_smi() -> tempfile::TempDir {
     let tools = tempfile::tempdir().unwrap();
     let smi = tools.path().join("nvidia-smi");
     let body = r#"#!/bin/sh

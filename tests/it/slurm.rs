@@ -186,7 +186,12 @@ fn slurm_runs_the_example_study_with_the_local_backends_results() {
     }
     let (code, _, err) = common::run(&local, &[]);
     assert_eq!(code, 0, "{err}");
-    let (code, err) = cluster.run(&remote);
+    // The jobs find an `nvidia-smi` on the `PATH` they are submitted with.
+    let tools = crate::provenance::fake_smi();
+    let path = format!("{}:{}", tools.path().display(), std::env::var("PATH").unwrap_or_default());
+    let out =
+        cluster.perflab(&["run", remote.to_str().unwrap(), "--backend", "slurm"]).env("PATH", path).output().unwrap();
+    let (code, err) = (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr));
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("8 engine starts (6 served) and 7 benchmark runs (2 failed)"), "{err}");
     assert!(err.contains("submitted Slurm job"), "{err}");
@@ -201,6 +206,17 @@ fn slurm_runs_the_example_study_with_the_local_backends_results() {
     jobs.dedup();
     assert_eq!(jobs.len(), 8, "one job an engine start");
     assert!(remote_manifests.iter().all(|m| matches!(m.node.as_deref(), Some("n1" | "n2"))));
+    // Each run's machine is its node's, read there: the host and the GPU the job found.
+    for m in &remote_manifests {
+        let on = format!(" on node {}", m.node.as_deref().unwrap());
+        let machine = m.machine.as_ref().expect("the node's machine is recorded");
+        assert_eq!(machine.kernel.as_ref().unwrap().source, format!("/proc/sys/kernel/osrelease{on}"));
+        assert!(machine.cpu_cores.as_ref().is_some_and(|c| c.source.ends_with(&on)), "{machine:?}");
+        let gpu = machine.gpu_model.as_ref().unwrap();
+        let query = format!("nvidia-smi --query-gpu=name --format=csv,noheader{on}");
+        assert_eq!((gpu.value.as_str(), gpu.source.as_str()), ("NVIDIA H100 80GB HBM3", query.as_str()));
+        assert_eq!(machine.gpu_runtime.as_ref().unwrap().source, format!("nvidia-smi (its header's CUDA Version){on}"));
+    }
     assert!(job_records(&remote).is_empty(), "no attempt still waits for a job");
     assert!(cluster.queue().trim().is_empty(), "{}", cluster.queue());
     no_engine_left(&remote);
