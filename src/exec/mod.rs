@@ -10,6 +10,7 @@ pub mod backend;
 pub mod confidence;
 mod dispatch;
 pub mod evaluate;
+pub mod host;
 pub mod local;
 pub mod machine;
 pub mod plan;

@@ -64,10 +64,52 @@ pub struct Machine {
     /// The commit of the repository that holds the study, `+changes` when its files differ.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub study_commit: Option<Fact>,
+
+    // The container image, its digest and perflab's own commit.
+    /// The container image the engine ran in: the one its command names (`docker run IMAGE`,
+    /// `apptainer exec IMAGE.sif`, `srun --container-image=IMAGE`), as written, else the one the
+    /// runner itself ran in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<Fact>,
+    /// The image's digest (`sha256:...`): written in its reference, or as its runtime says it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_digest: Option<Fact>,
+    /// The id of the container the runner ran in, from its cgroup or its mounts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container_id: Option<Fact>,
+    /// The commit perflab was built from, `+changes` when its sources differed from it. Kept in
+    /// the manifests: a page, an export or `analyze` never shows it, so that the same runs give
+    /// the same pages whichever build renders them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perflab_commit: Option<Fact>,
+}
+
+/// `[record]`: what a run's manifest may say of the machine it ran on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    /// The host's name (and a Slurm node's): written, hashed or left out.
+    #[serde(default)]
+    pub host: HostRecord,
+}
+
+/// How a manifest names the host a run ran on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HostRecord {
+    /// The name as the machine says it.
+    #[default]
+    Name,
+    /// A keyed hash of the name: runs on one host share it, and the name cannot be read back
+    /// without the salt, which stays off the study's files.
+    Hash,
+    /// Nothing: the host is not recorded.
+    Omit,
 }
 
 impl Machine {
-    /// Each recorded fact with its name, in the order a reader looks for them.
+    /// Each recorded fact with its name, in the order a reader looks for them; the container's
+    /// id and perflab's commit aside, which stay in the manifest.
     pub fn facts(&self) -> Vec<(&'static str, &Fact)> {
         let named = [
             ("gpu-model", &self.gpu_model),
@@ -84,6 +126,8 @@ impl Machine {
             ("model-revision", &self.model_revision),
             ("perflab", &self.perflab),
             ("study-commit", &self.study_commit),
+            ("image", &self.image),
+            ("image-digest", &self.image_digest),
         ];
         named.into_iter().filter_map(|(name, fact)| fact.as_ref().map(|f| (name, f))).collect()
     }
