@@ -229,6 +229,10 @@ fn an_engine_in_a_container_records_its_image_and_digest_and_a_hashed_host() {
     let found = m.image_digest.as_ref().unwrap();
     assert_eq!(found.value, digest);
     assert_eq!(found.source, "docker image inspect --format '{{json .RepoDigests}}'");
+    let (code, page, err) = common::perflab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(page.contains("- **Container image:** `example/sim:1.0`"), "{page}");
+    assert!(page.contains(&format!("- **Image digest:** `{digest}`")), "{page}");
 
     // The host is a hash, the same for both runs, and its name is in no file of the runs.
     let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap().trim().to_string();
