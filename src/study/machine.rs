@@ -108,8 +108,9 @@ pub enum HostRecord {
 }
 
 impl Machine {
-    /// Each recorded fact with its name, in the order a reader looks for them; the container's
-    /// id and perflab's commit aside, which stay in the manifest.
+    /// Each recorded fact a reader may be shown, with its name, in the order a reader looks for
+    /// them: the host's name, the study's commit, the container's id and perflab's commit stay
+    /// in the manifest.
     pub fn facts(&self) -> Vec<(&'static str, &Fact)> {
         let named = [
             ("gpu-model", &self.gpu_model),
@@ -119,13 +120,11 @@ impl Machine {
             ("gpu-runtime", &self.gpu_runtime),
             ("cpu-model", &self.cpu_model),
             ("cpu-cores", &self.cpu_cores),
-            ("host", &self.host),
             ("kernel", &self.kernel),
             ("container", &self.container),
             ("engine-version", &self.engine_version),
             ("model-revision", &self.model_revision),
             ("perflab", &self.perflab),
-            ("study-commit", &self.study_commit),
             ("image", &self.image),
             ("image-digest", &self.image_digest),
         ];
@@ -154,5 +153,31 @@ mod tests {
         assert!(!version_matches("0.32.0", "0.32.01"));
         assert!(!version_matches("0.32", "0.32.0"));
         assert!(!version_matches("0.31.0", "0.32.0+cpu"));
+    }
+
+    #[test]
+    fn what_stays_in_the_manifest_is_not_among_the_facts_a_reader_is_shown() {
+        let fact = |v: &str| Some(Fact::new(v, "test"));
+        let m = Machine {
+            host: fact("gpu-node-07"),
+            study_commit: fact("0123abc"),
+            container_id: fact("3f4e2a"),
+            perflab_commit: fact("4567def"),
+            kernel: fact("6.8.0"),
+            image: fact("vllm/vllm-openai:v0.8.5"),
+            image_digest: fact("sha256:d366"),
+            ..Machine::default()
+        };
+        let names: Vec<&str> = m.facts().into_iter().map(|(name, _)| name).collect();
+        assert_eq!(names, ["kernel", "image", "image-digest"]);
+    }
+
+    #[test]
+    fn the_host_is_named_unless_a_study_says_otherwise() {
+        let read = |text: &str| toml::from_str::<Record>(text).map(|r| r.host).map_err(|e| e.message().to_string());
+        assert_eq!(read(""), Ok(HostRecord::Name));
+        assert_eq!(read("host = \"hash\""), Ok(HostRecord::Hash));
+        assert_eq!(read("host = \"omit\""), Ok(HostRecord::Omit));
+        assert!(read("host = \"Hash\"").unwrap_err().contains("unknown variant `Hash`"));
     }
 }

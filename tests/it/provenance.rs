@@ -277,7 +277,8 @@ fn a_misspelt_record_key_or_value_is_refused_where_it_is_written() {
     assert_ne!(code, 0);
     let want = format!("{}:7:8: unknown variant `hsah`, expected one of `name`, `hash`, `omit`", spec.display());
     assert!(out.contains(&want), "{out}{err}");
-    std::fs::write(&spec, std::fs::read_to_string(&spec).unwrap().replace("host = \"hsah\"", "hots = \"hash\"")).unwrap();
+    std::fs::write(&spec, std::fs::read_to_string(&spec).unwrap().replace("host = \"hsah\"", "hots = \"hash\""))
+        .unwrap();
     let (code, out, err) = common::perflab(&["check", dir.to_str().unwrap()]);
     assert_ne!(code, 0);
     assert!(out.contains(&format!("{}:7:1: unknown field `hots`, expected `host`", spec.display())), "{out}{err}");
