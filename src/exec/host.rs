@@ -366,6 +366,17 @@ pub fn name_as(name: &str, how: HostRecord, salt: Option<&Salt>) -> Option<Strin
     }
 }
 
+/// The salt a host's name is hashed with in this process's environment, looked for only when
+/// a study asks for a hash.
+pub fn salt_for(how: HostRecord) -> Option<Salt> {
+    (how == HostRecord::Hash).then(|| Salt::find(&std::env::vars().collect())).flatten()
+}
+
+/// A Slurm node's name as a study's `[record] host` says to write it (a node is a host).
+pub fn node_as(node: Option<String>, how: HostRecord) -> Option<String> {
+    node.and_then(|n| name_as(&n, how, salt_for(how).as_ref()))
+}
+
 /// The host fact as `how` says: the hash keeps the name's source and says how it was hashed.
 pub fn host_as(fact: Option<Fact>, how: HostRecord, salt: Option<&Salt>) -> Option<Fact> {
     let fact = fact?;
@@ -523,6 +534,9 @@ mod tests {
         assert_ne!(name_as("gpu-node-08", HostRecord::Hash, Some(&site)).unwrap(), hashed.value);
         assert_eq!(host_as(name.clone(), HostRecord::Name, None), name);
         assert_eq!(host_as(name.clone(), HostRecord::Omit, Some(&site)), None);
+        // A Slurm node's name goes the same way.
+        assert_eq!(node_as(Some("n1".into()), HostRecord::Name).as_deref(), Some("n1"));
+        assert_eq!(node_as(Some("n1".into()), HostRecord::Omit), None);
         // Without a salt, a hash is not made, and the name is not written instead.
         assert_eq!(host_as(name, HostRecord::Hash, None), None);
         assert!(Salt::find(&Env::new()).is_none());

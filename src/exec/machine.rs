@@ -5,7 +5,7 @@
 //! version the engine reports that is not the study's.
 
 use super::backend::{Launch, Report, VersionCheck};
-use super::host::{Images, Salt, host, host_as, name_as};
+use super::host::{Images, Salt, host, host_as, salt_for};
 use super::plan::Job;
 use super::process::{program, signal_group};
 use crate::study::{Fact, Machine, Study};
@@ -419,16 +419,6 @@ pub fn stamp(m: &mut crate::study::Manifest, launch: &Launch, report: Option<&Re
         m.engine_version = check.carried(machine.engine_version.as_ref());
     }
     m.machine = launch.machine.is_some().then_some(machine);
-    // A Slurm node's name is a host's name too.
-    if let Some(node) = m.node.take() {
-        m.node = name_as(&node, launch.host, salt_for(launch.host).as_ref());
-    }
-}
-
-/// The salt a host's name is hashed with, looked for only when a study asks for a hash.
-fn salt_for(how: crate::study::machine::HostRecord) -> Option<Salt> {
-    let env = std::env::vars().collect();
-    (how == crate::study::machine::HostRecord::Hash).then(|| Salt::find(&env)).flatten()
 }
 
 #[cfg(test)]

@@ -427,7 +427,7 @@ fn ended(launch: &Launch, id: &str, job: Followed, started_at: String, progress:
     let had_report = from_node.as_ref().is_some_and(|r| !r.interrupted);
     let mut report = from_node.unwrap_or_else(|| Report { started_at, ..Report::default() });
     report.job_id = Some(id.to_string());
-    report.node = report.node.take().or(node);
+    report.node = report.node.take().or(super::host::node_as(node, launch.host));
     let reason = reason.map_or(String::new(), |r| format!(", {r}"));
     let message = format!("Slurm job {id} ended {state}{reason}");
     // A job the cluster no longer knows (purged) whose node reported a whole start ran.
@@ -475,7 +475,7 @@ pub fn run_job(dir: &Path) -> anyhow::Result<()> {
         }
     });
     report.job_id = std::env::var("SLURM_JOB_ID").ok();
-    report.node = std::env::var("SLURMD_NODENAME").ok();
+    report.node = super::host::node_as(std::env::var("SLURMD_NODENAME").ok(), launch.host);
     let bytes = serde_json::to_vec_pretty(&report)?;
     let out = dir.join(REPORT);
     crate::durable::write(&out, &bytes).with_context(|| format!("cannot write '{}'", out.display()))?;
