@@ -29,7 +29,10 @@ const OUTPUT_LIMIT: u64 = 64 * 1024;
 const PACKAGES: &[&str] =
     &["flashinfer-python", "sglang", "tensorrt-llm", "torch", "transformers", "triton", "vllm", "xformers"];
 
-/// Programs that start an engine rather than being one: their `--version` is their own.
+/// Programs that start an engine rather than being one: their `--version` is their own. The
+/// engine in a container image (`docker run IMAGE vllm serve`) could be asked its version in
+/// the image, but only by starting a container, which a fact is not worth: its endpoint says
+/// it once it serves, and the image itself is recorded (`host::image_facts`).
 pub(super) const WRAPPERS: &[&str] = &[
     "apptainer",
     "bash",
