@@ -204,22 +204,32 @@ const APPTAINER_VALUED: &str = "-B --bind --mount --env --env-file -H --home -o 
 /// first word, or the first after wrappers (`env`, `numactl`, ...) and their arguments.
 pub fn engine_image(argv: &[String]) -> Option<(Runtime, String)> {
     let name = |w: &str| Path::new(w).file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
-    let at = argv.iter().position(|w| Runtime::of(&name(w)).is_some())?;
-    let wrapped = argv[..at].iter().all(|w| {
+    // A launcher's words (`numactl -N 0`, `env A=1`): a runtime after any other word is the
+    // engine's argument, not what runs it.
+    let launcher = |w: &String| {
         super::machine::WRAPPERS.contains(&name(w).as_str())
             || w.starts_with('-')
             || w.contains('=')
             || w.chars().all(|c| c.is_ascii_digit() || c == ',')
-    });
-    let runtime = Runtime::of(&name(&argv[at])).filter(|_| wrapped)?;
-    let mut words = argv[at + 1..].iter().map(String::as_str).peekable();
+    };
+    let end = argv.iter().position(|w| !launcher(w)).map_or(argv.len(), |i| i + 1);
+    // `srun -n 1 docker run IMAGE ...`: the first runtime that names an image.
+    (0..end).find_map(|at| {
+        let runtime = Runtime::of(&name(&argv[at]))?;
+        image_after(runtime, &argv[at + 1..]).map(|image| (runtime, image))
+    })
+}
+
+/// The image `runtime`'s arguments `rest` name.
+fn image_after(runtime: Runtime, rest: &[String]) -> Option<String> {
+    let mut words = rest.iter().map(String::as_str).peekable();
     if runtime == Runtime::Pyxis {
         while let Some(w) = words.next() {
             if let Some(image) = w.strip_prefix("--container-image=") {
-                return Some((runtime, image.to_string()));
+                return Some(image.to_string());
             }
             if w == "--container-image" {
-                return words.next().map(|i| (runtime, i.to_string()));
+                return words.next().map(str::to_string);
             }
         }
         return None;
@@ -235,7 +245,7 @@ pub fn engine_image(argv: &[String]) -> Option<(Runtime, String)> {
     }
     while let Some(w) = words.next() {
         if w == "--" {
-            return words.next().map(|i| (runtime, i.to_string()));
+            return words.next().map(str::to_string);
         }
         if w.starts_with('-') {
             if !w.contains('=') && runtime.takes_value(w) {
@@ -243,7 +253,7 @@ pub fn engine_image(argv: &[String]) -> Option<(Runtime, String)> {
             }
             continue;
         }
-        return Some((runtime, w.to_string()));
+        return Some(w.to_string());
     }
     None
 }
@@ -464,6 +474,8 @@ mod tests {
         let pyxis = "srun --ntasks=1 --container-image=nvcr.io#nvidia/pytorch:24.05-py3 vllm serve m";
         assert_eq!(image(pyxis), Some(("srun", "nvcr.io#nvidia/pytorch:24.05-py3".into())));
         assert_eq!(image("srun -n 1 vllm serve m"), None);
+        let nested = "srun -n 1 --gpus-per-task=1 docker run --gpus all vllm/vllm-openai:v0.8.5";
+        assert_eq!(image(nested), Some(("docker", "vllm/vllm-openai:v0.8.5".into())));
         assert_eq!(image("vllm serve m --port 8000"), None);
         // A runtime named as an engine's argument is not the engine's runtime.
         assert_eq!(image("python3 serve.py docker run x"), None);
