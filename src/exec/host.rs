@@ -351,17 +351,19 @@ impl Salt {
 }
 
 /// Makes the salt file at `file` (32 bytes of `/dev/urandom`, mode 0600) unless one is there,
-/// and gives what it holds.
+/// and gives what it holds. The file appears whole or not at all: written beside it, then
+/// linked to its name, which fails when another runner linked its own first.
 fn made(file: &Path) -> Option<Vec<u8>> {
     use std::io::{Read, Write};
-    use std::os::unix::fs::OpenOptionsExt;
     let mut secret = vec![0u8; 32];
     std::fs::File::open("/dev/urandom").and_then(|mut r| r.read_exact(&mut secret)).ok()?;
-    std::fs::create_dir_all(file.parent()?).ok()?;
-    let created = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(file);
-    match created {
-        Ok(mut f) => f.write_all(&secret).and_then(|()| f.sync_all()).ok().map(|()| secret),
-        // Another runner made it first: its salt is the one.
+    let dir = file.parent()?;
+    std::fs::create_dir_all(dir).ok()?;
+    // A temporary file is made readable by its owner alone.
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).ok()?;
+    tmp.write_all(&secret).and_then(|()| tmp.as_file().sync_all()).ok()?;
+    match std::fs::hard_link(tmp.path(), file) {
+        Ok(()) => Some(secret),
         Err(_) => std::fs::read(file).ok().filter(|s| s.len() >= 16),
     }
 }
