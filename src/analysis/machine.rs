@@ -37,6 +37,10 @@ pub enum Subject {
     ModelRevision,
     /// perflab's own version.
     Perflab,
+    /// The container image the engine ran in.
+    Image,
+    /// Its digest.
+    ImageDigest,
 }
 
 impl Subject {
@@ -56,6 +60,8 @@ impl Subject {
             Subject::Package(_) => "package",
             Subject::ModelRevision => "model-revision",
             Subject::Perflab => "perflab",
+            Subject::Image => "image",
+            Subject::ImageDigest => "image-digest",
         }
     }
 
@@ -110,6 +116,8 @@ pub fn facts_of(engine: &str, m: &Machine) -> Vec<(Subject, Fact)> {
         (Subject::EngineVersion(engine.to_string()), &m.engine_version),
         (Subject::ModelRevision, &m.model_revision),
         (Subject::Perflab, &m.perflab),
+        (Subject::Image, &m.image),
+        (Subject::ImageDigest, &m.image_digest),
     ];
     let mut facts: Vec<(Subject, Fact)> =
         plain.into_iter().filter_map(|(s, f)| f.as_ref().map(|f| (s, f.clone()))).collect();

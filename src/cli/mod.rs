@@ -25,7 +25,7 @@ use std::process::ExitCode;
 /// engines, benchmark profiles and the ordered stages of the search, and runs/ holding the raw
 /// benchmark output of every variant.
 #[derive(Debug, Parser)]
-#[command(name = "perflab", version, propagate_version = true)]
+#[command(name = "perflab", version = env!("PERFLAB_VERSION"), propagate_version = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -91,6 +91,7 @@ pub(super) fn launch(study: &Study, job: &Job, dir: &Path, slot: &Slot) -> anyho
         bench_env: study.spec.benchmark.env.clone(),
         machine: None,
         version: None,
+        host: study.spec.record.host,
         evaluation: super::evaluate::job_for(study, job)?,
     })
 }

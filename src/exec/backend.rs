@@ -53,6 +53,9 @@ pub struct Launch {
     /// The accuracy evaluation asked after the benchmarks, when the stage requires one.
     #[serde(default)]
     pub evaluation: Option<EvalJob>,
+    /// How the manifests name the host and the node (the study's `[record] host`).
+    #[serde(default)]
+    pub host: crate::study::machine::HostRecord,
 }
 
 /// A profile's load curve for one engine start: each point's benchmark is chosen from the

@@ -5,6 +5,7 @@
 //! version the engine reports that is not the study's.
 
 use super::backend::{Launch, Report, VersionCheck};
+use super::host::{Images, Salt, host, host_as, salt_for};
 use super::plan::Job;
 use super::process::{program, signal_group};
 use crate::study::{Fact, Machine, Study};
@@ -28,8 +29,11 @@ const OUTPUT_LIMIT: u64 = 64 * 1024;
 const PACKAGES: &[&str] =
     &["flashinfer-python", "sglang", "tensorrt-llm", "torch", "transformers", "triton", "vllm", "xformers"];
 
-/// Programs that start an engine rather than being one: their `--version` is their own.
-const WRAPPERS: &[&str] = &[
+/// Programs that start an engine rather than being one: their `--version` is their own. The
+/// engine in a container image (`docker run IMAGE vllm serve`) could be asked its version in
+/// the image, but only by starting a container, which a fact is not worth: its endpoint says
+/// it once it serves, and the image itself is recorded (`host::image_facts`).
+pub(super) const WRAPPERS: &[&str] = &[
     "apptainer",
     "bash",
     "dash",
@@ -100,46 +104,6 @@ pub fn find(name: &str, search: &OsStr) -> Option<PathBuf> {
         return executable(&p).then_some(p);
     }
     std::env::split_paths(search).map(|dir| dir.join(name)).find(|p| executable(p))
-}
-
-/// The host: CPU, name, kernel and container, from `/proc` and the container's marks.
-pub fn host() -> Machine {
-    let read = |p: &str| std::fs::read_to_string(p).ok().map(|t| t.trim().to_string()).filter(|t| !t.is_empty());
-    let mut m = Machine::default();
-    if let Some(cpuinfo) = read("/proc/cpuinfo") {
-        let field = |line: &str| line.split_once(':').map(|(_, v)| v.trim().to_string());
-        let model = cpuinfo.lines().find(|l| l.starts_with("model name")).and_then(field);
-        m.cpu_model = model.map(|v| Fact::new(v, "/proc/cpuinfo (model name)"));
-        let cores = cpuinfo.lines().filter(|l| l.starts_with("processor")).count();
-        m.cpu_cores = (cores > 0).then(|| Fact::new(cores.to_string(), "/proc/cpuinfo (processor)"));
-    }
-    m.host = read("/proc/sys/kernel/hostname").map(|v| Fact::new(v, "/proc/sys/kernel/hostname"));
-    m.kernel = read("/proc/sys/kernel/osrelease").map(|v| Fact::new(v, "/proc/sys/kernel/osrelease"));
-    m.container = container(read("/proc/self/cgroup").as_deref());
-    m.perflab = Some(Fact::new(env!("CARGO_PKG_VERSION"), "perflab --version"));
-    m
-}
-
-/// The container the runner is in, from the marks the usual runtimes leave.
-fn container(cgroup: Option<&str>) -> Option<Fact> {
-    if let Ok(kind) = std::env::var("container")
-        && !kind.is_empty()
-    {
-        return Some(Fact::new(kind, "environment variable `container`"));
-    }
-    if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() {
-        return Some(Fact::new("kubernetes", "environment variable `KUBERNETES_SERVICE_HOST`"));
-    }
-    for (file, kind) in [("/.dockerenv", "docker"), ("/run/.containerenv", "podman")] {
-        if Path::new(file).exists() {
-            return Some(Fact::new(kind, file));
-        }
-    }
-    let cgroup = cgroup?;
-    ["kubepods", "docker", "libpod", "containerd", "lxc"]
-        .into_iter()
-        .find(|k| cgroup.contains(k))
-        .map(|k| Fact::new(k, "/proc/self/cgroup"))
 }
 
 /// The commit of the repository that holds `dir`, `+changes` when the study's files (its runs
@@ -294,6 +258,8 @@ pub struct Recorder {
     /// Measure an engine that reports another version than the study's.
     pub any_version: bool,
     host: OnceLock<Machine>,
+    images: Images,
+    salt: OnceLock<Option<Salt>>,
     gpus: Mutex<BTreeMap<Option<String>, Machine>>,
     engines: Mutex<BTreeMap<EngineKey, EngineFacts>>,
 }
@@ -329,6 +295,13 @@ impl Recorder {
                 .entry(devices.map(str::to_string))
                 .or_insert_with(|| super::gpus::gpus(&search, devices, TOOL_TIMEOUT));
             machine.fill(found.clone());
+            let how = study.spec.record.host;
+            let salt = self.salt.get_or_init(|| salt_for(how));
+            machine.host = host_as(machine.host.take(), how, salt.as_ref());
+        }
+        // The engine's image, where its command names one, is the image it ran in.
+        if let (Some(image), digest) = self.images.of(&job.argv, &env, &search) {
+            (machine.image, machine.image_digest) = (Some(image), digest);
         }
         // A cluster's nodes share the study's folder with the runner: its commit is the same.
         machine.study_commit = study_commit(&study.dir, &search);

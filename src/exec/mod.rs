@@ -11,6 +11,7 @@ pub mod confidence;
 mod dispatch;
 pub mod evaluate;
 pub mod gpus;
+pub mod host;
 pub mod local;
 pub mod machine;
 pub mod plan;

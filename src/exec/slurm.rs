@@ -430,7 +430,7 @@ fn ended(launch: &Launch, id: &str, job: Followed, started_at: String, progress:
     let had_report = from_node.as_ref().is_some_and(|r| !r.interrupted);
     let mut report = from_node.unwrap_or_else(|| Report { started_at, ..Report::default() });
     report.job_id = Some(id.to_string());
-    report.node = report.node.take().or(node);
+    report.node = report.node.take().or(super::host::node_as(node, launch.host));
     let reason = reason.map_or(String::new(), |r| format!(", {r}"));
     let message = format!("Slurm job {id} ended {state}{reason}");
     // A job the cluster no longer knows (purged) whose node reported a whole start ran.
@@ -471,10 +471,14 @@ pub fn run_job(dir: &Path) -> anyhow::Result<()> {
     let launch: Launch =
         serde_json::from_str(&text).with_context(|| format!("'{}' is not a perflab launch", path.display()))?;
     let interrupt = Interrupt::on_signals()?;
-    let node = std::env::var("SLURMD_NODENAME").ok();
+    // The node's name and host as the study records them (named, hashed or left out), so that
+    // neither reaches a fact's source in the plain when the study hides it.
+    let node = super::host::node_as(std::env::var("SLURMD_NODENAME").ok(), launch.host);
     // The node's own facts, read before its engine starts (the runner's machine is not this one).
     let devices = gpus::given_devices(launch.devices.as_ref().map(|(_, d)| d.as_str()), |v| std::env::var(v).ok());
-    let machine = node_machine(node.as_deref(), devices.as_deref());
+    let mut machine = node_machine(node.as_deref(), devices.as_deref());
+    let salt = super::host::salt_for(launch.host);
+    machine.host = super::host::host_as(machine.host.take(), launch.host, salt.as_ref());
     let backend = LocalBackend { devices: Vec::new(), in_job: true };
     let mut report = backend.execute(&launch, &interrupt, &mut |event| {
         if let Event::Step(text) = event {

@@ -29,7 +29,7 @@ pub fn script(r: &Reproduction, port: u16) -> String {
     }
     match &r.machine {
         Some(m) => {
-            for (name, fact) in m.facts().into_iter().filter(|(name, _)| *name != "host") {
+            for (name, fact) in m.facts() {
                 lines.push(format!("# machine: {name} = {} (from {})", fact.value, fact.source));
             }
             for (package, fact) in &m.packages {

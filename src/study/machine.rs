@@ -64,10 +64,53 @@ pub struct Machine {
     /// The commit of the repository that holds the study, `+changes` when its files differ.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub study_commit: Option<Fact>,
+
+    // The container image, its digest and perflab's own commit.
+    /// The container image the engine ran in: the one its command names (`docker run IMAGE`,
+    /// `apptainer exec IMAGE.sif`, `srun --container-image=IMAGE`), as written, else the one the
+    /// runner itself ran in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<Fact>,
+    /// The image's digest (`sha256:...`): written in its reference, or as its runtime says it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_digest: Option<Fact>,
+    /// The id of the container the runner ran in, from its cgroup or its mounts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container_id: Option<Fact>,
+    /// The commit perflab was built from, `+changes` when its sources differed from it. Kept in
+    /// the manifests: a page, an export or `analyze` never shows it, so that the same runs give
+    /// the same pages whichever build renders them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perflab_commit: Option<Fact>,
+}
+
+/// `[record]`: what a run's manifest may say of the machine it ran on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    /// The host's name (and a Slurm node's): written, hashed or left out.
+    #[serde(default)]
+    pub host: HostRecord,
+}
+
+/// How a manifest names the host a run ran on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HostRecord {
+    /// The name as the machine says it.
+    #[default]
+    Name,
+    /// A keyed hash of the name: runs on one host share it, and the name cannot be read back
+    /// without the salt, which stays off the study's files.
+    Hash,
+    /// Nothing: the host is not recorded.
+    Omit,
 }
 
 impl Machine {
-    /// Each recorded fact with its name, in the order a reader looks for them.
+    /// Each recorded fact a reader may be shown, with its name, in the order a reader looks for
+    /// them: the host's name, the study's commit, the container's id and perflab's commit stay
+    /// in the manifest.
     pub fn facts(&self) -> Vec<(&'static str, &Fact)> {
         let named = [
             ("gpu-model", &self.gpu_model),
@@ -77,13 +120,13 @@ impl Machine {
             ("gpu-runtime", &self.gpu_runtime),
             ("cpu-model", &self.cpu_model),
             ("cpu-cores", &self.cpu_cores),
-            ("host", &self.host),
             ("kernel", &self.kernel),
             ("container", &self.container),
             ("engine-version", &self.engine_version),
             ("model-revision", &self.model_revision),
             ("perflab", &self.perflab),
-            ("study-commit", &self.study_commit),
+            ("image", &self.image),
+            ("image-digest", &self.image_digest),
         ];
         named.into_iter().filter_map(|(name, fact)| fact.as_ref().map(|f| (name, f))).collect()
     }
@@ -92,7 +135,7 @@ impl Machine {
 
     /// Every field that holds one fact (recorded or not), and the packages. Each field is named,
     /// so that a field added to the machine cannot be left out here.
-    fn parts(&mut self) -> ([&mut Option<Fact>; 14], &mut BTreeMap<String, Fact>) {
+    fn parts(&mut self) -> ([&mut Option<Fact>; 18], &mut BTreeMap<String, Fact>) {
         let Machine {
             gpu_model,
             gpu_count,
@@ -109,6 +152,10 @@ impl Machine {
             model_revision,
             perflab,
             study_commit,
+            image,
+            image_digest,
+            container_id,
+            perflab_commit,
         } = self;
         let one = [
             gpu_model,
@@ -125,6 +172,10 @@ impl Machine {
             model_revision,
             perflab,
             study_commit,
+            image,
+            image_digest,
+            container_id,
+            perflab_commit,
         ];
         (one, packages)
     }
@@ -188,5 +239,31 @@ mod tests {
         assert!(!version_matches("0.32.0", "0.32.01"));
         assert!(!version_matches("0.32", "0.32.0"));
         assert!(!version_matches("0.31.0", "0.32.0+cpu"));
+    }
+
+    #[test]
+    fn what_stays_in_the_manifest_is_not_among_the_facts_a_reader_is_shown() {
+        let fact = |v: &str| Some(Fact::new(v, "test"));
+        let m = Machine {
+            host: fact("gpu-node-07"),
+            study_commit: fact("0123abc"),
+            container_id: fact("3f4e2a"),
+            perflab_commit: fact("4567def"),
+            kernel: fact("6.8.0"),
+            image: fact("vllm/vllm-openai:v0.8.5"),
+            image_digest: fact("sha256:d366"),
+            ..Machine::default()
+        };
+        let names: Vec<&str> = m.facts().into_iter().map(|(name, _)| name).collect();
+        assert_eq!(names, ["kernel", "image", "image-digest"]);
+    }
+
+    #[test]
+    fn the_host_is_named_unless_a_study_says_otherwise() {
+        let read = |text: &str| toml::from_str::<Record>(text).map(|r| r.host).map_err(|e| e.message().to_string());
+        assert_eq!(read(""), Ok(HostRecord::Name));
+        assert_eq!(read("host = \"hash\""), Ok(HostRecord::Hash));
+        assert_eq!(read("host = \"omit\""), Ok(HostRecord::Omit));
+        assert!(read("host = \"Hash\"").unwrap_err().contains("unknown variant `Hash`"));
     }
 }

@@ -113,6 +113,9 @@ pub struct Spec {
     /// The Slurm cluster `perflab run --backend slurm` submits to.
     #[serde(default)]
     pub cluster: Option<Cluster>,
+    /// What a run's manifest may say of its machine (`[record] host = "hash"`).
+    #[serde(default)]
+    pub record: super::machine::Record,
 }
 
 /// A metric computed from a run's values by a small expression: `+ - * /`, parentheses,

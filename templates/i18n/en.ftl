@@ -281,6 +281,9 @@ recorded-package = Python package { $of }
 recorded-model-revision = Model revision
 recorded-perflab = perflab
 recorded-value-runs = { $value } on { $runs }
+# The container image the engine ran in, and its digest
+recorded-image = Container image
+recorded-image-digest = Image digest
 
 ## Experiment results: each stage's variants, ranking, summary and decision
 heading-results = Experiment results

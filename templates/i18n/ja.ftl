@@ -235,6 +235,9 @@ recorded-package = Python パッケージ { $of }
 recorded-model-revision = モデルのリビジョン
 recorded-perflab = perflab
 recorded-value-runs = { $value }：{ $runs }
+# The container image the engine ran in, and its digest
+recorded-image = コンテナーイメージ
+recorded-image-digest = イメージのダイジェスト
 
 ## 実験結果：各ステージのバリアント、順位、まとめ、判断
 heading-results = 実験結果

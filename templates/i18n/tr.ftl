@@ -238,6 +238,9 @@ recorded-package = Python paketi { $of }
 recorded-model-revision = Model revizyonu
 recorded-perflab = perflab
 recorded-value-runs = { $value }: { $runs }
+# The container image the engine ran in, and its digest
+recorded-image = Konteyner imajı
+recorded-image-digest = İmaj özeti
 
 ## Deney sonuçları: her aşamanın varyantları, sıralaması, özeti ve kararı
 heading-results = Deney sonuçları

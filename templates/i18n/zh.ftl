@@ -235,6 +235,9 @@ recorded-package = Python 包 { $of }
 recorded-model-revision = 模型修订版本
 recorded-perflab = perflab
 recorded-value-runs = { $value }：{ $runs }
+# The container image the engine ran in, and its digest
+recorded-image = 容器镜像
+recorded-image-digest = 镜像摘要
 
 ## 实验结果：各阶段的变体、排名、小结与决定
 heading-results = 实验结果

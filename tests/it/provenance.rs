@@ -22,12 +22,18 @@ fn study(env: &str, flags: &str) -> (tempfile::TempDir, std::path::PathBuf) {
 
 /// `perflab run DIR ARGS` with `tools` first on `PATH`: exit code and standard error.
 fn run_with(dir: &Path, tools: &Path, args: &[&str]) -> (i32, String) {
+    run_in(dir, tools, args, &[])
+}
+
+/// [`run_with`] with `env` added to perflab's environment.
+fn run_in(dir: &Path, tools: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
     let path = format!("{}:{}", tools.display(), std::env::var("PATH").unwrap_or_default());
     let out = Command::new(env!("CARGO_BIN_EXE_perflab"))
         .arg("run")
         .arg(dir)
         .args(args)
         .env("PATH", path)
+        .envs(env.iter().copied())
         .current_dir(common::root())
         .output()
         .unwrap();
@@ -170,4 +176,111 @@ fn the_page_analyze_and_the_csv_show_what_the_runs_recorded_and_which_ran_on_wha
     let csv = String::from_utf8(csv).unwrap();
     assert!(csv.lines().next().unwrap().contains(",recorded,"), "{csv}");
     assert!(csv.contains(r#"""gpu-driver"":""535.183.01"""#), "{csv}");
+}
+
+/// A folder with a `docker` that answers `image inspect --format '{{json .RepoDigests}}'` as the
+/// real one does (a JSON list, see `exec::host::repo_digest`), and whose `run` starts the
+/// simulated engine that follows its image, as the image's entry point would.
+fn fake_docker(digest: &str) -> tempfile::TempDir {
+    let tools = tempfile::tempdir().unwrap();
+    let docker = tools.path().join("docker");
+    let engine = env!("CARGO_BIN_EXE_perflab-engine");
+    let body = format!(
+        r#"#!/bin/sh
+[ "$1" = image ] && {{ echo '["example/sim@{digest}"]'; exit 0; }}
+shift
+while [ "$1" = --rm ] || [ "$1" = --network ]; do [ "$1" = --network ] && shift; shift; done
+shift 2
+exec {engine} "$@"
+"#
+    );
+    std::fs::write(&docker, body).unwrap();
+    std::fs::set_permissions(&docker, std::fs::Permissions::from_mode(0o755)).unwrap();
+    tools
+}
+
+/// Every file of a study's runs that holds `text`.
+fn files_holding(dir: &Path, text: &str) -> Vec<String> {
+    walkdir::WalkDir::new(dir.join("runs"))
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains(text)))
+        .map(|e| e.path().display().to_string())
+        .collect()
+}
+
+#[test]
+fn an_engine_in_a_container_records_its_image_and_digest_and_a_hashed_host() {
+    let digest = "sha256:d366a4665ab44f0648d7a00ae3fae139d55e32f9712c67accd604bb55df9d05a";
+    let tools = fake_docker(digest);
+    let command = "docker run --rm --network host example/sim:1.0 perflab-engine --port {port} \
+        --sim-startup-seconds 0.05 --sim-decode-ms 1";
+    let (_tmp, dir) = common::tiny(command, "[record]\nhost = \"hash\"\n");
+    let salt = [("PERFLAB_HOST_SALT", "a site's secret")];
+    for args in [&[][..], &["--rerun"]] {
+        let (code, err) = run_in(&dir, tools.path(), args, &salt);
+        assert_eq!(code, 0, "{err}");
+    }
+    let machines: Vec<_> = manifests(&dir).into_iter().map(|m| m.machine.expect("recorded")).collect();
+    assert_eq!(machines.len(), 2);
+    let m = &machines[0];
+    let image = m.image.as_ref().unwrap();
+    assert_eq!((image.value.as_str(), image.source.as_str()), ("example/sim:1.0", "the engine's command (docker)"));
+    let found = m.image_digest.as_ref().unwrap();
+    assert_eq!(found.value, digest);
+    assert_eq!(found.source, "docker image inspect --format '{{json .RepoDigests}}'");
+    let (code, page, err) = common::perflab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(page.contains("- **Container image:** `example/sim:1.0`"), "{page}");
+    assert!(page.contains(&format!("- **Image digest:** `{digest}`")), "{page}");
+
+    // The host is a hash, the same for both runs, and its name is in no file of the runs.
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap().trim().to_string();
+    let host = m.host.as_ref().unwrap();
+    assert!(host.value.len() == 16 && host.value != name, "{host:?}");
+    assert!(host.source.ends_with("hashed (BLAKE3 keyed by the variable PERFLAB_HOST_SALT)"), "{host:?}");
+    assert_eq!(machines[1].host, m.host);
+    assert_eq!(files_holding(&dir, &format!("\"{name}\"")), Vec::<String>::new());
+
+    // perflab's commit is in the manifests and `--version`, and on no page or export.
+    let (code, version, _) = common::perflab(&["--version"]);
+    assert_eq!((code, version.trim()), (0, format!("perflab {}", env!("PERFLAB_VERSION")).as_str()));
+    let commit = env!("PERFLAB_COMMIT");
+    assert_eq!(m.perflab_commit.as_ref().map(|c| c.value.as_str()), Some(commit).filter(|c| !c.is_empty()));
+    if !commit.is_empty() {
+        assert!(version.contains(&format!("(commit {commit})")), "{version}");
+        let at = dir.to_str().unwrap();
+        for args in [&["report", at][..], &["analyze", at], &["reproduce", at, "engine/only/p"]] {
+            let (code, out, err) = common::perflab(args);
+            assert_eq!(code, 0, "{args:?}: {err}");
+            assert!(!out.contains(&commit[..12]), "{args:?}: {out}");
+            assert!(!out.contains(&host.value), "{args:?}: {out}");
+        }
+        let study = perflab::study::Study::load(&dir).unwrap();
+        let csv = perflab::render::exports::csv(&study, &perflab::analysis::analyze(&study)).unwrap();
+        assert!(!String::from_utf8(csv).unwrap().contains(&commit[..12]));
+    }
+
+    // Left out, the host is not recorded at all.
+    let spec = dir.join("study.toml");
+    std::fs::write(&spec, std::fs::read_to_string(&spec).unwrap().replace("\"hash\"", "\"omit\"")).unwrap();
+    let (code, err) = run_in(&dir, tools.path(), &["--rerun"], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(manifests(&dir).iter().filter(|m| m.machine.as_ref().unwrap().host.is_none()).count(), 1);
+}
+
+#[test]
+fn a_misspelt_record_key_or_value_is_refused_where_it_is_written() {
+    let (_tmp, dir) = common::tiny("perflab-engine --port {port}", "[record]\nhost = \"hsah\"\n");
+    let spec = dir.join("study.toml");
+    let (code, out, err) = common::perflab(&["check", dir.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    let want = format!("{}:7:8: unknown variant `hsah`, expected one of `name`, `hash`, `omit`", spec.display());
+    assert!(out.contains(&want), "{out}{err}");
+    std::fs::write(&spec, std::fs::read_to_string(&spec).unwrap().replace("host = \"hsah\"", "hots = \"hash\""))
+        .unwrap();
+    let (code, out, err) = common::perflab(&["check", dir.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(out.contains(&format!("{}:7:1: unknown field `hots`, expected `host`", spec.display())), "{out}{err}");
 }

@@ -178,6 +178,7 @@ fn a_runner_that_is_pid_1_starts_engines_locally_and_in_a_cluster_job() {
         machine: None,
         version: None,
         evaluation: None,
+        host: Default::default(),
     };
     std::fs::write(attempt.join(".launch.json"), serde_json::to_vec(&launch).unwrap()).unwrap();
     let (code, err) = as_pid_1(&["job-run", attempt.to_str().unwrap()]);

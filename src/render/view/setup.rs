@@ -157,6 +157,8 @@ fn recorded_key(subject: &Subject) -> &'static str {
         Subject::Package(_) => "recorded-package",
         Subject::ModelRevision => "recorded-model-revision",
         Subject::Perflab => "recorded-perflab",
+        Subject::Image => "recorded-image",
+        Subject::ImageDigest => "recorded-image-digest",
     }
 }
 
