@@ -5,9 +5,10 @@
 //! version the engine reports that is not the study's.
 
 use super::backend::{Launch, Report, VersionCheck};
-use super::host::{Images, Salt, host, host_as, salt_for};
+use super::host::{Images, Salt, host, host_as, name_as, salt_for};
 use super::plan::Job;
 use super::process::{program, signal_group};
+use crate::study::machine::HostRecord;
 use crate::study::{Fact, Machine, Study};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -323,18 +324,22 @@ impl Recorder {
     }
 }
 
-/// What a cluster's node records of itself before it runs a start: its host and the
-/// accelerators it gave the job (see [`super::gpus::given_devices`]), each source saying it
-/// was read on node `node` (Slurm's name for it).
-pub fn node_machine(node: Option<&str>, devices: Option<&str>) -> Machine {
+/// What a cluster's node records of itself before it runs a start: its name and its facts, the
+/// host and the accelerators it gave the job (see [`super::gpus::given_devices`]). The name
+/// and the host are written as the study's `[record] host` says (named, hashed or left out)
+/// before either reaches a source, and each source says which node it was read on.
+pub fn node_machine(node: Option<&str>, how: HostRecord, devices: Option<&str>) -> (Option<String>, Machine) {
+    let salt = salt_for(how);
+    let node = node.and_then(|n| name_as(n, how, salt.as_ref()));
     let search = std::env::var_os("PATH").unwrap_or_default();
     let mut machine = host();
+    machine.host = host_as(machine.host.take(), how, salt.as_ref());
     machine.fill(super::gpus::gpus(&search, devices, TOOL_TIMEOUT));
-    let on = node.map_or("on the job's node".to_string(), |n| format!("on node {n}"));
+    let on = node.as_ref().map_or("on the job's node".to_string(), |n| format!("on node {n}"));
     for fact in machine.facts_mut() {
         fact.source = format!("{} {on}", fact.source);
     }
-    machine
+    (node, machine)
 }
 
 /// What a serving engine says its version is: vLLM's `GET /version` (`{"version": "0.32.0"}`),
@@ -434,12 +439,18 @@ pub(super) mod tests {
 
     #[test]
     fn a_node_s_facts_say_which_node_they_were_read_on() {
-        let m = node_machine(Some("gpu07"), None);
+        let (node, m) = node_machine(Some("gpu07"), HostRecord::Name, None);
+        assert_eq!(node.as_deref(), Some("gpu07"));
         assert!(m.kernel.as_ref().is_some_and(|k| k.source == "/proc/sys/kernel/osrelease on node gpu07"), "{m:?}");
         let mut m = m;
         assert!(m.facts_mut().all(|f| f.source.ends_with(" on node gpu07")), "{m:?}");
-        let unnamed = node_machine(None, None).kernel.unwrap().source;
+        let unnamed = node_machine(None, HostRecord::Name, None).1.kernel.unwrap().source;
         assert_eq!(unnamed, "/proc/sys/kernel/osrelease on the job's node");
+        // A study that leaves its hosts out: neither the node's name nor the host's is written,
+        // in a value or in a source.
+        let (node, mut m) = node_machine(Some("gpu07"), HostRecord::Omit, None);
+        assert_eq!((node, m.host.clone()), (None, None));
+        assert!(m.facts_mut().all(|f| !f.source.contains("gpu07") && f.source.ends_with(" on the job's node")));
     }
 
     #[test]

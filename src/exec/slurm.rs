@@ -471,14 +471,10 @@ pub fn run_job(dir: &Path) -> anyhow::Result<()> {
     let launch: Launch =
         serde_json::from_str(&text).with_context(|| format!("'{}' is not a perflab launch", path.display()))?;
     let interrupt = Interrupt::on_signals()?;
-    // The node's name and host as the study records them (named, hashed or left out), so that
-    // neither reaches a fact's source in the plain when the study hides it.
-    let node = super::host::node_as(std::env::var("SLURMD_NODENAME").ok(), launch.host);
     // The node's own facts, read before its engine starts (the runner's machine is not this one).
     let devices = gpus::given_devices(launch.devices.as_ref().map(|(_, d)| d.as_str()), |v| std::env::var(v).ok());
-    let mut machine = node_machine(node.as_deref(), devices.as_deref());
-    let salt = super::host::salt_for(launch.host);
-    machine.host = super::host::host_as(machine.host.take(), launch.host, salt.as_ref());
+    let name = std::env::var("SLURMD_NODENAME").ok();
+    let (node, machine) = node_machine(name.as_deref(), launch.host, devices.as_deref());
     let backend = LocalBackend { devices: Vec::new(), in_job: true };
     let mut report = backend.execute(&launch, &interrupt, &mut |event| {
         if let Event::Step(text) = event {
