@@ -232,6 +232,16 @@ impl Ctx<'_> {
         })
     }
 
+    /// The configuration in force after `stage` (`stage/variant`), as a table names it: its
+    /// label, after the earlier stage's title when the stage adopted nothing and keeps an
+    /// earlier stage's configuration.
+    pub(super) fn in_force(&self, stage: &str, adopted: &str) -> String {
+        match adopted.split_once('/') {
+            Some((from, _)) if from != stage => format!("{} › {}", self.stage_title(from), self.label(adopted)),
+            _ => self.label(adopted),
+        }
+    }
+
     /// Per stage: its best variant before and now, what it adopts now, and whether that changed.
     fn changed_stages(&self, d: &Diff) -> Result<Table, I18nError> {
         let c = self.c;
@@ -246,13 +256,7 @@ impl Ctx<'_> {
                 cell(&self.stage_title(&s.stage)),
                 cell(&best(&s.best_before)?),
                 cell(&best(&s.best_after)?),
-                cell(&match s.adopted_after.split_once('/') {
-                    // A stage that adopted nothing keeps an earlier stage's configuration.
-                    Some((stage, _)) if stage != s.stage => {
-                        format!("{} › {}", self.stage_title(stage), self.label(&s.adopted_after))
-                    }
-                    _ => self.label(&s.adopted_after),
-                }),
+                cell(&self.in_force(&s.stage, &s.adopted_after)),
                 changed,
             ]);
         }
