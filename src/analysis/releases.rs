@@ -221,3 +221,18 @@ impl Releases {
         Ok(Releases { releases: self.releases[first..=last].to_vec(), ..self.clone() })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Span;
+
+    #[test]
+    fn a_span_is_read_as_git_reads_a_range() {
+        let span = |from: Option<&str>, to: Option<&str>| Span { from: from.map(Into::into), to: to.map(Into::into) };
+        assert_eq!(Span::parse(".."), span(None, None));
+        assert_eq!(Span::parse("1.1"), span(Some("1.1"), Some("1.1")));
+        assert_eq!(Span::parse("1.0..1.2"), span(Some("1.0"), Some("1.2")));
+        assert_eq!(Span::parse("1.1.."), span(Some("1.1"), None));
+        assert_eq!(Span::parse("..0.13.0"), span(None, Some("0.13.0")));
+    }
+}
