@@ -224,6 +224,11 @@ frame.onload = () => {{
 
 /// A screenshot of `page` at `width`, kept under `target/browser/` for a reader of the test.
 fn screenshot(browser: &str, page: &std::path::Path, width: u32, out: &std::path::Path) {
+    shoot(browser, page, (width, 2000), out);
+}
+
+/// A screenshot of `page` in a window of `size` (width, height) into `out`.
+fn shoot(browser: &str, page: &std::path::Path, (width, height): (u32, u32), out: &std::path::Path) {
     let profile = tempfile::tempdir().unwrap();
     let status = Command::new(browser)
         .args([
@@ -234,7 +239,8 @@ fn screenshot(browser: &str, page: &std::path::Path, width: u32, out: &std::path
             "--no-first-run",
             "--disable-background-networking",
             "--disable-component-update",
-            &format!("--window-size={width},2000"),
+            "--allow-file-access-from-files",
+            &format!("--window-size={width},{height}"),
             &format!("--user-data-dir={}", profile.path().display()),
             &format!("--screenshot={}", out.display()),
             &format!("file://{}", page.display()),
@@ -630,25 +636,7 @@ for (const frame of document.querySelectorAll('iframe')) frame.onload = () => {{
     let harness = dir.join("screenshots.html");
     std::fs::write(&harness, html).unwrap();
     let all = dir.join("screenshots.png");
-    let profile = tempfile::tempdir().unwrap();
-    let status = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--allow-file-access-from-files",
-            &format!("--window-size={x},{HIGH}"),
-            &format!("--user-data-dir={}", profile.path().display()),
-            &format!("--screenshot={}", all.display()),
-            &format!("file://{}", harness.display()),
-        ])
-        .output()
-        .unwrap();
-    assert!(status.status.success() && all.is_file(), "no screenshot of {}", harness.display());
+    shoot(browser, &harness, (x, HIGH), &all);
     let mut reader =
         png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&all).unwrap())).read_info().unwrap();
     let mut pixels = vec![0; reader.output_buffer_size().unwrap()];

@@ -110,7 +110,7 @@ fn number(locale: &str, figure: &str) -> String {
     let digits: Vec<char> = int.chars().collect();
     let mut grouped = String::new();
     for (i, d) in digits.iter().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             grouped.push_str(group);
         }
         grouped.push(*d);
