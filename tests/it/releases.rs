@@ -56,19 +56,22 @@ fn the_trend_example_s_page_shows_its_three_releases_in_every_locale() {
     assert!(optimized.windows(2).all(|w| w[1] > w[0]), "{optimized:?}");
 }
 
-/// One release as its raw runs recorded it: the version, the baseline's (`seqs-8`) and the
-/// optimized configuration's (`seqs-32`) total throughput as the benchmark printed them, and the
-/// optimized run's engine command and environment.
+/// One release as its raw runs recorded it: the version, the baseline's (`batch/seqs-8`) total
+/// throughput as the benchmark printed it, the optimized configuration's (the FP8 cache's when it
+/// beats the batch stage's winner by more than the study's 5% noise threshold, else that winner's),
+/// the variant the KV stage left in force, and the optimized run's engine command and
+/// environment.
 struct Raw {
     version: String,
     baseline: String,
     optimized: String,
+    kv: &'static str,
     command: Vec<String>,
     env: serde_json::Value,
 }
 
 fn raw_releases() -> Vec<Raw> {
-    let runs = root().join("examples/sim-trend/runs/batch");
+    let runs = root().join("examples/sim-trend/runs");
     let read = |variant: &str, attempt: u32| {
         let dir = runs.join(variant).join("attempts").join(attempt.to_string());
         let text = std::fs::read_to_string(dir.join("chat.txt")).unwrap();
@@ -80,13 +83,20 @@ fn raw_releases() -> Vec<Raw> {
     };
     (1..=3)
         .map(|attempt| {
-            let (baseline, base) = read("seqs-8", attempt);
-            let (optimized, manifest) = read("seqs-32", attempt);
-            assert_eq!(base["engine_version"], manifest["engine_version"]);
+            let (baseline, base) = read("batch/seqs-8", attempt);
+            let (batch, batch_run) = read("batch/seqs-32", attempt);
+            let (fp8, fp8_run) = read("kv/fp8", attempt);
+            for m in [&batch_run, &fp8_run] {
+                assert_eq!(base["engine_version"], m["engine_version"]);
+            }
+            let fp8_wins = fp8.parse::<f64>().unwrap() > batch.parse::<f64>().unwrap() * 1.05;
+            let (optimized, manifest, kv) =
+                if fp8_wins { (fp8, fp8_run, "kv/fp8") } else { (batch, batch_run, "batch/seqs-32") };
             Raw {
                 version: manifest["engine_version"].as_str().unwrap().to_string(),
                 baseline,
                 optimized,
+                kv,
                 command: manifest["command"]
                     .as_array()
                     .unwrap()
@@ -125,11 +135,18 @@ fn percent(locale: &str, after: &str, before: &str) -> String {
     if locale == "tr" { format!("+%{text}") } else { format!("+{text}%") }
 }
 
+/// The batch stage's title in `locale`.
+fn cells_stage(locale: &str) -> &'static str {
+    if locale == "tr" { "Toplu iş boyutu" } else { "Batch size" }
+}
+
 #[test]
 fn diff_releases_shows_each_release_as_its_runs_measured_it() {
     let dir = example();
     let raw = raw_releases();
     assert_eq!(raw.iter().map(|r| r.version.as_str()).collect::<Vec<_>>(), ["1.0", "1.1", "1.2"]);
+    // The history the example was made to show: the FP8 cache wins its stage on 1.2 alone.
+    assert_eq!(raw.iter().map(|r| r.kv).collect::<Vec<_>>(), ["batch/seqs-32", "batch/seqs-32", "kv/fp8"]);
 
     // JSON: each figure the raw run's, the winners those the raw figures give, each command as
     // recorded; the same numbers as `analyze` carries (one place decides them).
@@ -149,7 +166,8 @@ fn diff_releases_shows_each_release_as_its_runs_measured_it() {
         let gain = (raw.optimized.parse::<f64>().unwrap() / raw.baseline.parse::<f64>().unwrap() - 1.0) * 100.0;
         assert!((r["gain"].as_f64().unwrap() - gain).abs() < 1e-9, "{}", raw.version);
         assert_eq!(r["winners"][0]["adopted"], "batch/seqs-32", "{}", raw.version);
-        assert_eq!(r["ran"]["run"], "batch/seqs-32/chat");
+        assert_eq!(r["winners"][1]["adopted"], raw.kv, "{}", raw.version);
+        assert_eq!(r["ran"]["run"], format!("{}/chat", raw.kv));
         assert_eq!(r["ran"]["engine"], serde_json::json!(raw.command));
         assert_eq!(r["ran"]["env"], raw.env);
         for key in ["baseline", "optimized", "gain", "winners", "changes"] {
@@ -160,12 +178,20 @@ fn diff_releases_shows_each_release_as_its_runs_measured_it() {
 
     // The text, in two locales: every figure of the table and of each release's changes is the
     // raw runs' as the locale writes it, and each release's command is the one its run started.
-    for (locale, changed, ran) in [
-        ("en", "## What Sim {} changed", "The optimized configuration on Sim {} ran:"),
+    for (locale, changed, ran, batch, fp8) in [
+        (
+            "en",
+            "## What Sim {} changed",
+            "The optimized configuration on Sim {} ran:",
+            "32 sequences",
+            "added `--kv-cache-dtype fp8`",
+        ),
         (
             "tr",
             "## Sim {} sürümünün getirdikleri",
             "Sim {} sürümünde optimize edilmiş yapılandırmanın çalıştırdığı komut:",
+            "32 dizi",
+            "eklenen: `--kv-cache-dtype fp8`",
         ),
     ] {
         let (code, text, err) = perflab(&["diff", &dir, "--releases", "--locale", locale]);
@@ -179,11 +205,14 @@ fn diff_releases_shows_each_release_as_its_runs_measured_it() {
             assert_eq!(cells[3], number(locale, &r.baseline), "{locale}: {row}");
             assert_eq!(cells[4], number(locale, &r.optimized), "{locale}: {row}");
             assert!(cells[5].contains(&percent(locale, &r.optimized, &r.baseline)), "{locale}: {row}");
-            assert_eq!(cells[6], "32 sequences", "{locale}: {row}");
+            assert_eq!(cells[6], batch, "{locale}: {row}");
+            let kv = if r.kv == "kv/fp8" { "FP8".to_string() } else { format!("{} › {batch}", cells_stage(locale)) };
+            assert_eq!(cells[7], kv, "{locale}: {row}");
             let label = ran.replace("{}", &r.version);
             let at = text.find(&label).unwrap_or_else(|| panic!("{locale}: no {label}: {text}"));
             let block = &text[at..][..text[at..].find("\n```\n").unwrap()];
             let flags = r.command[5..].join(" ");
+            assert!(flags.contains("--sim-fp8-kv-overhead") && flags.contains("--max-num-seqs 32"), "{flags}");
             assert!(
                 block.contains(&format!("export PERFLAB_SIM_VERSION={}", r.version)) && block.contains(&flags),
                 "{locale}: {block}"
@@ -194,6 +223,9 @@ fn diff_releases_shows_each_release_as_its_runs_measured_it() {
                 continue;
             }
             let section = &text[text.find(&heading).unwrap_or_else(|| panic!("{locale}: {text}"))..];
+            let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+            // The release that made the FP8 cache win says that the command gained its flag.
+            assert_eq!(section.contains(fp8), r.kv == "kv/fp8", "{locale}: {section}");
             let before = &raw[i - 1];
             for (b, a) in [(&before.baseline, &r.baseline), (&before.optimized, &r.optimized)] {
                 let unit = if locale == "tr" { "token/sn" } else { "tok/s" };
@@ -209,7 +241,8 @@ fn diff_releases_shows_each_release_as_its_runs_measured_it() {
     assert_eq!(code, 0, "{err}");
     assert!(!text.contains("| Sim 1.0 |") && text.contains("| Sim 1.1 |") && text.contains("| Sim 1.2 |"), "{text}");
     assert!(text.contains("此处列出：Sim 1.1、Sim 1.2。") || text.contains("此处列出：Sim 1.1 和 Sim 1.2。"), "{text}");
-    assert!(text.contains("## Sim 1.1 带来的变化") && text.contains("1,523.62 tok/s → 2,160.46 tok/s"), "{text}");
+    let moved = format!("{} tok/s → {} tok/s", number("zh", &raw[0].optimized), number("zh", &raw[1].optimized));
+    assert!(text.contains("## Sim 1.1 带来的变化") && text.contains(&moved), "{moved}: {text}");
 }
 
 #[test]
