@@ -7,7 +7,7 @@ use super::diff::{Diff, compare};
 use super::{Analysis, analyze_results};
 use crate::metric::Metric;
 use crate::study::command::Command;
-use crate::study::{RunKey, Study};
+use crate::study::{Flag, FlagChanges, RunKey, Study};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -39,6 +39,9 @@ pub struct Release {
     pub ran: Option<Ran>,
     /// What changed from the release before (none for the first): winners, figures, command.
     pub changes: Option<Diff>,
+    /// How the engine command of the optimized run changed from the release before's, flag by
+    /// flag (none for the first, or where either run has no record).
+    pub ran_changes: Option<FlagChanges>,
 }
 
 /// A stage's outcome on one release: its best variant, and the configuration it left in force
@@ -105,11 +108,16 @@ pub fn history(study: &Study, now: &Analysis) -> Releases {
     }
     earlier.reverse();
     let analyses: Vec<Analysis> = earlier.iter().map(analyze_results).collect();
-    let mut releases = Vec::new();
+    let mut releases: Vec<Release> = Vec::new();
     let mut before: Option<&Analysis> = None;
     let all = earlier.iter().zip(&analyses).chain(std::iter::once((study, now)));
     for (s, a) in all {
-        releases.push(release(s, a, before));
+        let mut r = release(s, a, before);
+        let ran_before = releases.last().and_then(|b| b.ran.as_ref());
+        r.ran_changes = ran_before
+            .zip(r.ran.as_ref())
+            .map(|(b, n)| FlagChanges::between(&Flag::from_argv(&b.engine), &Flag::from_argv(&n.engine)));
+        releases.push(r);
         before = Some(a);
     }
     Releases { objective: now.objective.clone(), lower_is_better: now.lower_is_better, releases }
@@ -142,6 +150,7 @@ fn release(study: &Study, a: &Analysis, before: Option<&Analysis>) -> Release {
             env: r.env,
         }),
         changes: before.map(|b| compare(b, a, study, None)),
+        ran_changes: None,
     }
 }
 

@@ -224,9 +224,14 @@ fn diff_releases_shows_each_release_as_its_runs_measured_it() {
             }
             let section = &text[text.find(&heading).unwrap_or_else(|| panic!("{locale}: {text}"))..];
             let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+            let before = &raw[i - 1];
+            // The engine's flags the optimized runs started with, as their records have them.
+            let value = |cmd: &[String], flag: &str| cmd[cmd.iter().position(|w| w == flag).unwrap() + 1].clone();
+            let decode = |cmd: &[String]| format!("`--sim-decode-ms {}`", value(cmd, "--sim-decode-ms"));
+            let moved = format!("{} → {}", decode(&before.command), decode(&r.command));
+            assert!(section.contains(&moved), "{locale}: {moved}: {section}");
             // The release that made the FP8 cache win says that the command gained its flag.
             assert_eq!(section.contains(fp8), r.kv == "kv/fp8", "{locale}: {section}");
-            let before = &raw[i - 1];
             for (b, a) in [(&before.baseline, &r.baseline), (&before.optimized, &r.optimized)] {
                 let unit = if locale == "tr" { "token/sn" } else { "tok/s" };
                 let moved = format!("{} {unit} → {} {unit}", number(locale, b), number(locale, a));

@@ -38,6 +38,8 @@ pub struct ChangesView {
     pub command_after: Option<String>,
     pub label_before: String,
     pub label_after: String,
+    /// Across releases: how the engine command the optimized run started changed.
+    pub ran: Option<String>,
 }
 
 impl Ctx<'_> {
@@ -90,7 +92,7 @@ impl Ctx<'_> {
     }
 
     /// "added `--a`, removed `--b`, `--c 1` → `--c 2`".
-    fn flag_changes(&self, f: &FlagChanges) -> Result<String, I18nError> {
+    pub(super) fn flag_changes(&self, f: &FlagChanges) -> Result<String, I18nError> {
         let list = |flags: &[String]| self.c.list(&flags.iter().map(|f| code(f)).collect::<Vec<_>>());
         let mut parts = Vec::new();
         if !f.added.is_empty() {
@@ -229,6 +231,7 @@ impl Ctx<'_> {
             command_after: shown(&r.after),
             label_before: c.msg("changes-command-before")?,
             label_after: c.msg("changes-command-after")?,
+            ran: None,
         })
     }
 

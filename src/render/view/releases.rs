@@ -117,8 +117,11 @@ impl Ctx<'_> {
         let mut changes = Vec::new();
         for r in releases {
             if let Some(d) = &r.changes {
-                changes
-                    .push((self.c.fmt("releases-changed", &[("release", &self.release_name(r))])?, self.changes(d)?));
+                let mut view = self.changes(d)?;
+                if let Some(f) = r.ran_changes.as_ref().filter(|f| !f.is_empty()) {
+                    view.ran = Some(self.c.fmt("releases-ran-changed", &[("changes", &self.flag_changes(f)?)])?);
+                }
+                changes.push((self.c.fmt("releases-changed", &[("release", &self.release_name(r))])?, view));
             }
         }
         Ok(changes)
