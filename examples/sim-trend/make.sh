@@ -17,9 +17,9 @@ release() {
         -e "s/PERFLAB_SIM_VERSION = \"[^\"]*\"/PERFLAB_SIM_VERSION = \"$1\"/" \
         -e "s/--sim-startup-seconds 0.1 .*\"$/--sim-startup-seconds 0.1 $2\"/" "$keep" >"$spec"
 }
-release 1.0 "--sim-decode-ms 8 --sim-batch-penalty 0.5"
+release 1.0 "--sim-decode-ms 8 --sim-batch-penalty 0.5 --sim-weights-gb 55.8 --sim-fp8-kv-overhead 1.5"
 "$perflab" run "$here"
-release 1.1 "--sim-decode-ms 6 --sim-batch-penalty 0.4"
+release 1.1 "--sim-decode-ms 6 --sim-batch-penalty 0.4 --sim-weights-gb 55.8 --sim-fp8-kv-overhead 1.0"
 "$perflab" run "$here" --rerun-stale
-release 1.2 "--sim-decode-ms 4 --sim-batch-penalty 0.2"
+release 1.2 "--sim-decode-ms 4 --sim-batch-penalty 0.2 --sim-weights-gb 55.8 --sim-fp8-kv-overhead 0.2"
 "$perflab" run "$here" --rerun-stale

@@ -1,16 +1,28 @@
-//! `perflab diff STUDY [--since REV] [--json]`
+//! `perflab diff STUDY [--since REV | --releases[=RANGE]] [--json]`
 
 use super::Exit;
 use anyhow::{Context, bail};
-use perflab::analysis::{self, Diff};
+use perflab::analysis::releases::{self, Releases, Span};
+use perflab::analysis::{self, Analysis, Diff};
+use perflab::render::Renderer;
 use perflab::study::Study;
+use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
+/// What `diff` compares.
+pub enum What {
+    /// The results that stand against those the newest re-measurements replaced, or against
+    /// the study at a git revision.
+    Since(Option<String>),
+    /// Every engine release of the study's history, or those of a span of versions.
+    Releases(Span),
+}
+
 pub fn run(
     name: &str,
-    since: Option<&str>,
+    what: What,
     json: bool,
     locale: &str,
     results: &Path,
@@ -19,7 +31,11 @@ pub fn run(
     let renderer = super::renderer(templates)?;
     let study = super::load_study(name, results)?;
     let analysis = analysis::analyze(&study);
-    let diff: Option<Diff> = match since {
+    let since = match what {
+        What::Since(since) => since,
+        What::Releases(span) => return across_releases(&study, &analysis, &span, json, &renderer, locale),
+    };
+    let diff: Option<Diff> = match since.as_deref() {
         None => analysis.changes.clone(),
         Some(rev) => {
             // A fresh folder with a random name, readable by this user only, removed when
@@ -48,15 +64,67 @@ pub fn run(
         );
         return Ok(ExitCode::from(Exit::Attention));
     };
+    if since.is_none()
+        && let Some(all) = &analysis.releases
+    {
+        eprintln!(
+            "note: the history holds {} releases ({}); `perflab diff {name} --releases` shows the answer across all of them",
+            all.releases.len(),
+            all.names().join(", ")
+        );
+    }
     let mut out = std::io::stdout().lock();
     if json {
-        let mut bytes = serde_json::to_vec_pretty(&diff)?;
-        bytes.push(b'\n');
-        out.write_all(&bytes)?;
+        write_json(&mut out, &diff)?;
     } else {
         out.write_all(renderer.diff(&study, &analysis, &diff, locale)?.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The JSON of `--releases --json`: the study, how many releases its history holds, and those
+/// shown.
+#[derive(Serialize)]
+struct ReleasesJson<'a> {
+    study: &'a str,
+    history: usize,
+    #[serde(flatten)]
+    shown: &'a Releases,
+}
+
+/// `--releases`: the answer on each release of the study's history that `span` names.
+fn across_releases(
+    study: &Study,
+    analysis: &Analysis,
+    span: &Span,
+    json: bool,
+    renderer: &Renderer,
+    locale: &str,
+) -> anyhow::Result<ExitCode> {
+    let all = releases::history(study, analysis);
+    if all.releases.len() < 2 {
+        eprintln!(
+            "{}: its history holds one engine release ({}): nothing to compare across releases; after an upgrade, `perflab run --rerun-stale` measures the study again and keeps the earlier results as history",
+            study.dir.display(),
+            all.names().join(", ")
+        );
+        return Ok(ExitCode::from(Exit::Attention));
+    }
+    let shown = all.span(span).map_err(|e| anyhow::anyhow!("{}: `--releases`: {e}", study.dir.display()))?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        write_json(&mut out, &ReleasesJson { study: &study.id, history: all.releases.len(), shown: &shown })?;
+    } else {
+        out.write_all(renderer.releases(study, analysis, &all, &shown, locale)?.as_bytes())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_json(out: &mut impl Write, value: &impl Serialize) -> anyhow::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(value)?;
+    bytes.push(b'\n');
+    out.write_all(&bytes)?;
+    Ok(())
 }
 
 /// Writes the study folder `dir` as it was in git revision `rev` into `to`; returns `to` and

@@ -224,8 +224,9 @@ pub enum Command {
     ///
     /// By default it compares the results that stand with those the newest re-measurements
     /// (another engine version or command) replaced; `--since REV` compares with the study as
-    /// it was in git revision REV (e.g. what was last published). Exit code 1 when there is
-    /// nothing to compare with.
+    /// it was in git revision REV (e.g. what was last published); `--releases` shows every
+    /// engine release the study's history holds, oldest first. Exit code 1 when there is
+    /// nothing to compare with (a single release), 2 for a version the history does not hold.
     #[command(display_order = 9)]
     Diff {
         /// A study folder, or an id under --results.
@@ -234,6 +235,12 @@ pub enum Command {
         /// Compare with the study (spec and runs) at this git revision.
         #[arg(long, value_name = "REV")]
         since: Option<String>,
+        /// Show the answer across every engine release of the study's history instead: each
+        /// release's baseline and optimized figures, each stage's winner, what each release
+        /// changed from the one before. `--releases=1.1..` (or `=1.0..1.1`, `=..1.1`, `=1.1`)
+        /// shows the releases measured with those versions, oldest first.
+        #[arg(long, value_name = "RANGE", num_args = 0..=1, require_equals = true, default_missing_value = "..", conflicts_with = "since")]
+        releases: Option<String>,
         /// Print JSON instead of Markdown.
         #[arg(long)]
         json: bool,
@@ -372,8 +379,12 @@ pub fn main() -> ExitCode {
             let reuse = if render_all { perflab::site::Reuse::RenderAll } else { perflab::site::Reuse::Unchanged };
             build::run(&results, &out, &templates, flavor.into(), site_url.as_ref(), reuse)
         }
-        Command::Diff { study, since, json, locale, results, templates } => {
-            diff::run(&study, since.as_deref(), json, &locale, &results, &templates)
+        Command::Diff { study, since, releases, json, locale, results, templates } => {
+            let what = match releases {
+                Some(range) => diff::What::Releases(perflab::analysis::releases::Span::parse(&range)),
+                None => diff::What::Since(since),
+            };
+            diff::run(&study, what, json, &locale, &results, &templates)
         }
     };
     match result {

@@ -26,6 +26,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("macros.md.tera", include_str!("../../templates/macros.md.tera")),
     ("page.md.tera", include_str!("../../templates/page.md.tera")),
     ("diff.md.tera", include_str!("../../templates/diff.md.tera")),
+    ("releases.md.tera", include_str!("../../templates/releases.md.tera")),
     ("layout.html.tera", include_str!("../../templates/layout.html.tera")),
     ("page.html.tera", include_str!("../../templates/page.html.tera")),
     ("index.html.tera", include_str!("../../templates/index.html.tera")),
@@ -273,6 +274,24 @@ impl Renderer {
         context.insert("title", &view::title(study, catalog));
         context.insert("changes", &view);
         let text = self.tera[locale].render("diff.md.tera", &context).map_err(template_error)?;
+        Ok(tidy(&text))
+    }
+
+    /// `perflab diff --releases` in one language: the releases `shown` of the history `all`.
+    pub fn releases(
+        &self,
+        study: &Study,
+        analysis: &Analysis,
+        all: &crate::analysis::releases::Releases,
+        shown: &crate::analysis::releases::Releases,
+        locale: &str,
+    ) -> Result<String, RenderError> {
+        let catalog = self.catalog(locale)?;
+        let view = view::releases::history(study, analysis, catalog, all, shown)?;
+        let mut context = tera::Context::new();
+        context.insert("title", &view::title(study, catalog));
+        context.insert("history", &view);
+        let text = self.tera[locale].render("releases.md.tera", &context).map_err(template_error)?;
         Ok(tidy(&text))
     }
 }

@@ -249,6 +249,11 @@ releases-col-optimized = Optimized
 releases-col-gain = Gain
 releases-changed = What { $release } changed
 chart-releases = { $metric } across engine releases
+# perflab diff --releases: the whole history of releases, for a terminal
+releases-history-intro = This study's history holds { $count } releases of its engines. The table gives { $metric } of the baseline and of the optimized configuration on each, and the configuration each stage left in force; below it, what each release changed from the one before.
+releases-history-shown = Shown here: { $releases }.
+releases-history-ran = The optimized configuration on { $release } ran:
+releases-ran-changed = The engine command of the optimized run changed from the release before: { $changes }.
 
 ## Experimental setup: model, hardware, engines, benchmark method and profiles
 heading-setup = Experimental setup

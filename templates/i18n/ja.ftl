@@ -203,6 +203,11 @@ releases-col-optimized = 最適化後
 releases-col-gain = 向上
 releases-changed = { $release } での変化
 chart-releases = エンジンのリリースごとの{ $metric }
+# perflab diff --releases: the whole history of releases, for a terminal
+releases-history-intro = この調査の履歴には、エンジンの { $count } つのリリースが含まれます。下の表は、各リリースでのベースライン構成と最適化後の構成の{ $metric }と、各ステージで採用された構成を示します。その下に、各リリースが前のリリースから何を変えたかを示します。
+releases-history-shown = ここに示すリリース：{ $releases }。
+releases-history-ran = { $release } で最適化後の構成が実行したコマンド：
+releases-ran-changed = 最適化後の構成を実行したエンジンのコマンドが前のリリースから変わりました：{ $changes }。
 
 ## 実験環境：モデル、ハードウェア、エンジン、ベンチマーク手法、プロファイル
 heading-setup = 実験環境

@@ -206,6 +206,11 @@ releases-col-optimized = Optimize edilmiş
 releases-col-gain = Kazanç
 releases-changed = { $release } sürümünün getirdikleri
 chart-releases = Motor sürümleri boyunca { $metric }
+# perflab diff --releases: the whole history of releases, for a terminal
+releases-history-intro = Bu çalışmanın geçmişinde motorlarının { $count } sürümü var. Tablo, her sürümde temel yapılandırmanın ve optimize edilmiş yapılandırmanın { $metric } değerini ve her aşamanın sonunda geçerli olan yapılandırmayı verir; altında her sürümün bir öncekine göre neyi değiştirdiği yer alır.
+releases-history-shown = Burada gösterilenler: { $releases }.
+releases-history-ran = { $release } sürümünde optimize edilmiş yapılandırmanın çalıştırdığı komut:
+releases-ran-changed = Optimize edilmiş çalıştırmanın motor komutu bir önceki sürüme göre değişti: { $changes }.
 
 ## Deney düzeneği: model, donanım, motorlar, benchmark yöntemi ve profiller
 heading-setup = Deney kurulumu

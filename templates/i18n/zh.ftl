@@ -203,6 +203,11 @@ releases-col-optimized = 优化后
 releases-col-gain = 提升
 releases-changed = { $release } 带来的变化
 chart-releases = 各引擎版本的{ $metric }
+# perflab diff --releases: the whole history of releases, for a terminal
+releases-history-intro = 本研究的历史记录包含其引擎的 { $count } 个版本。下表给出每个版本下基线配置与优化后配置的{ $metric }，以及每个阶段最终采用的配置；表后列出每个版本相对上一版本的变化。
+releases-history-shown = 此处列出：{ $releases }。
+releases-history-ran = { $release } 上优化后配置实际运行的命令：
+releases-ran-changed = 与上一版本相比，优化后配置运行时的引擎命令有变化：{ $changes }。
 
 ## 实验环境：模型、硬件、引擎、基准测试方法与配置
 heading-setup = 实验环境

@@ -83,9 +83,11 @@ fn xy_layout(d: &Drawing, width: f64, class: &str) -> String {
     let (x_start, x_end, x_step) = span(&xs, d.x.from_zero);
     let (y_start, y_end, y_step) = span(&ys, d.y.from_zero);
     let label_w = text_width(&y_ticks(y_end), FONT).max(text_width(&y_ticks(y_step), FONT));
-    let x0 = MARGIN + FONT + 8.0 + label_w + 6.0;
-    let plot_w = width - x0 - MARGIN - text_width(&x_ticks(x_end), FONT) / 2.0;
     let plot_h = if width >= WIDE { 260.0 } else { 200.0 };
+    // The vertical axis's name, on a second line where it is longer than the plot is high.
+    let y_names = wrap(y_name, plot_h, FONT, 2);
+    let x0 = MARGIN + y_names.len() as f64 * (FONT + 2.0) - 2.0 + 8.0 + label_w + 6.0;
+    let plot_w = width - x0 - MARGIN - text_width(&x_ticks(x_end), FONT) / 2.0;
     let top0 = MARGIN + titles.len() as f64 * (TITLE_FONT + 4.0) + 10.0 + legend.len() as f64 * (FONT + 8.0);
     let height = top0 + plot_h + 2.0 * (FONT + 6.0) + 12.0;
     open(&mut out, width, height, title, desc, class);
@@ -94,12 +96,15 @@ fn xy_layout(d: &Drawing, width: f64, class: &str) -> String {
     let plot = Plot { x0, width: plot_w, top: top0, bottom: top0 + plot_h, x_start, x_end, y_start, y_end };
     y_grid(&mut out, (x0, x0 + plot_w), (y_start, y_end, y_step), &|y| plot.y(y), y_ticks);
     plot.x_axis(&mut out, x_step, x_ticks, x_name);
-    let _ = write!(
-        out,
-        r#"<text transform="translate({MARGIN} {:.1}) rotate(-90)" x="0" y="{FONT}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
-        (plot.top + plot.bottom) / 2.0,
-        esc(&fit(y_name, plot_h, FONT))
-    );
+    for (i, line) in y_names.iter().enumerate() {
+        let _ = write!(
+            out,
+            r#"<text transform="translate({:.1} {:.1}) rotate(-90)" x="0" y="{FONT}" text-anchor="middle" fill="{TEXT}">{}</text>"#,
+            MARGIN + i as f64 * (FONT + 2.0),
+            (plot.top + plot.bottom) / 2.0,
+            esc(line)
+        );
+    }
     // The boxes of the labels drawn so far, so that a ring's label is set where it clears them.
     let mut taken = Vec::new();
     if let Some((v, name)) = limit {

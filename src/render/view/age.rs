@@ -38,6 +38,8 @@ pub struct ChangesView {
     pub command_after: Option<String>,
     pub label_before: String,
     pub label_after: String,
+    /// Across releases: how the engine command the optimized run started changed.
+    pub ran: Option<String>,
 }
 
 impl Ctx<'_> {
@@ -90,7 +92,7 @@ impl Ctx<'_> {
     }
 
     /// "added `--a`, removed `--b`, `--c 1` → `--c 2`".
-    fn flag_changes(&self, f: &FlagChanges) -> Result<String, I18nError> {
+    pub(super) fn flag_changes(&self, f: &FlagChanges) -> Result<String, I18nError> {
         let list = |flags: &[String]| self.c.list(&flags.iter().map(|f| code(f)).collect::<Vec<_>>());
         let mut parts = Vec::new();
         if !f.added.is_empty() {
@@ -229,7 +231,18 @@ impl Ctx<'_> {
             command_after: shown(&r.after),
             label_before: c.msg("changes-command-before")?,
             label_after: c.msg("changes-command-after")?,
+            ran: None,
         })
+    }
+
+    /// The configuration in force after `stage` (`stage/variant`), as a table names it: its
+    /// label, after the earlier stage's title when the stage adopted nothing and keeps an
+    /// earlier stage's configuration.
+    pub(super) fn in_force(&self, stage: &str, adopted: &str) -> String {
+        match adopted.split_once('/') {
+            Some((from, _)) if from != stage => format!("{} › {}", self.stage_title(from), self.label(adopted)),
+            _ => self.label(adopted),
+        }
     }
 
     /// Per stage: its best variant before and now, what it adopts now, and whether that changed.
@@ -246,13 +259,7 @@ impl Ctx<'_> {
                 cell(&self.stage_title(&s.stage)),
                 cell(&best(&s.best_before)?),
                 cell(&best(&s.best_after)?),
-                cell(&match s.adopted_after.split_once('/') {
-                    // A stage that adopted nothing keeps an earlier stage's configuration.
-                    Some((stage, _)) if stage != s.stage => {
-                        format!("{} › {}", self.stage_title(stage), self.label(&s.adopted_after))
-                    }
-                    _ => self.label(&s.adopted_after),
-                }),
+                cell(&self.in_force(&s.stage, &s.adopted_after)),
                 changed,
             ]);
         }
