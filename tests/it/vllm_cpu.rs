@@ -6,11 +6,6 @@
 //!
 //! Needs `examples/vllm-cpu/setup.sh` (which `.ci/run` runs): the virtual environment is taken
 //! from PERFLAB_VLLM_VENV, else `~/.cache/perflab/vllm-cpu`.
-//!
-//! Both servers run their one worker inside the engine's own process
-//! (`--distributed-executor-backend uni`, what vLLM chooses by itself for a single GPU; its CPU
-//! build otherwise starts a worker process of its own): that spares one Python interpreter's
-//! imports, and a start serves in about 35 s on this machine instead of 65.
 
 use crate::common;
 
@@ -44,7 +39,7 @@ min_success_rate = 1.0
 id = "vllm"
 name = "vLLM"
 version = "0.32.0"
-command = "vllm serve {{model}} --host {{host}} --port {{port}} --max-model-len 2048 --dtype bfloat16 --enforce-eager --distributed-executor-backend uni"
+command = "vllm serve {{model}} --host {{host}} --port {{port}} --max-model-len 2048 --dtype bfloat16 --enforce-eager"
 start_timeout = 300
 stop_grace = 30
 env = {{ HF_HUB_OFFLINE = "1" }}
@@ -288,7 +283,6 @@ impl Server {
         let child = Command::new(venv.join("bin/vllm"))
             .args(["serve", model.to_str().unwrap(), "--host", "127.0.0.1", "--port", &port.to_string()])
             .args(["--max-model-len", "2048", "--dtype", "bfloat16", "--enforce-eager"])
-            .args(["--distributed-executor-backend", "uni"])
             .envs([("HF_HUB_OFFLINE", "1"), ("VLLM_CPU_KVCACHE_SPACE", "1")])
             .env("VLLM_CACHE_ROOT", dir.join("cache"))
             .stdout(file.try_clone().unwrap())
