@@ -11,17 +11,23 @@ use crate::study::Study;
 use crate::study::evaluation::{ACCURACY_FILE, EXTERNAL_LOG, EXTERNAL_OUTPUT};
 use std::path::{Path, PathBuf};
 
-/// The evaluation a job's start runs: when its stage (or a later one) requires accuracy, it
-/// measures the target profile, and its configuration has no record of this evaluation yet.
+/// The evaluation a job's start runs: when its stage (or a later one) requires accuracy and it
+/// measures the target profile, unless that start only adds measurements to the
+/// configuration's earlier ones (repeats) and the configuration has a record of this
+/// evaluation already. A start that measures the target anew (after an engine upgrade, a
+/// changed command, `--rerun`) evaluates anew: the scores stand beside the figures of the
+/// same engine build.
 pub(super) fn job_for(study: &Study, job: &Job) -> anyhow::Result<Option<EvalJob>> {
     let Some(evaluation) = study.evaluation_for(&job.stage, &job.variant) else { return Ok(None) };
-    if !job.profiles.contains(study.spec.target_profile.get_ref()) {
+    let target = study.spec.target_profile.get_ref();
+    if !job.profiles.contains(target) {
         return Ok(None);
     }
     let id = evaluation.id.get_ref();
     let wanted = evaluation.questions.as_ref().map(|n| *n.get_ref() as usize);
     let recorded = study.scores(&job.stage, &job.variant);
-    if recorded.is_some_and(|s| &s.evaluation == id && wanted.is_none_or(|n| s.questions as usize == n)) {
+    let same = recorded.is_some_and(|s| &s.evaluation == id && wanted.is_none_or(|n| s.questions as usize == n));
+    if same && job.adds_to.contains(target) {
         return Ok(None);
     }
     let model = study.model_of(&job.config);

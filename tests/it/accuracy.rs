@@ -185,6 +185,19 @@ fn the_evaluation_runs_in_the_engine_start_and_the_gate_refuses_a_less_accurate_
     let gate = a.stage("kv").unwrap().accuracy.as_ref().unwrap();
     assert_eq!(serde_json::to_value(gate.variants[1].verdict).unwrap()["kind"], "below");
     assert!(!matches!(a.stage("kv").unwrap().adoption, Adoption::Adopted { .. }));
+
+    // Another build of the engine (here, one that answers worse): the runs measured again are
+    // evaluated again in their new starts, and those scores stand, not the old build's.
+    let text = std::fs::read_to_string(&file).unwrap().replace("--sim-accuracy 0.9", "--sim-accuracy 0.5");
+    std::fs::write(&file, text).unwrap();
+    let (code, out, err) = common::run(&dir, &["--rerun-stale"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let study = Study::load(&dir).unwrap();
+    for (stage, variant, before) in [("engine", "only", auto.correct), ("kv", "fp8", fp8.correct)] {
+        assert!(dir.join(format!("runs/{stage}/{variant}/attempts/2/accuracy.json")).is_file(), "{err}");
+        let now = study.scores(stage, variant).unwrap();
+        assert!(now.correct + 6 < before, "{stage}/{variant}: {} after {before}", now.correct);
+    }
 }
 
 #[test]
