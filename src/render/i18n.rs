@@ -178,6 +178,7 @@ pub struct Catalog {
     list: String,
     label: String,
     sentence: String,
+    clause: String,
     /// The hash of the language's name and the catalog's text: what its messages come from.
     source: blake3::Hash,
 }
@@ -222,6 +223,7 @@ impl Catalog {
             list: String::new(),
             label: String::new(),
             sentence: String::new(),
+            clause: String::new(),
             source: blake3::Hasher::new().update(locale.as_bytes()).update(b"\n").update(source.as_bytes()).finalize(),
         };
         catalog.decimal = catalog.msg("number-decimal-separator")?;
@@ -233,13 +235,20 @@ impl Catalog {
         };
         let (list, label) = (optional("list-separator", ", ")?, optional("label-separator", ": ")?);
         let sentence = optional("sentence-separator", " ")?;
-        (catalog.list, catalog.label, catalog.sentence) = (list, label, sentence);
+        let clause = optional("clause-separator", "; ")?;
+        (catalog.list, catalog.label, catalog.sentence, catalog.clause) = (list, label, sentence, clause);
         Ok(catalog)
     }
 
     /// Items in a run of text, joined as the language does (`a, b` in English, `a、b` in Chinese).
     pub fn list(&self, items: &[String]) -> String {
         items.join(&self.list)
+    }
+
+    /// The clauses of one list of changes, joined as the language does (`added a; b → c` in
+    /// English, `新增 a；b → c` in Chinese).
+    pub fn clauses(&self, items: &[String]) -> String {
+        items.join(&self.clause)
     }
 
     /// Sentences of one paragraph, joined as the language does: with a space in English, with

@@ -274,7 +274,7 @@ impl Renderer {
         context.insert("title", &view::title(study, catalog));
         context.insert("changes", &view);
         let text = self.tera[locale].render("diff.md.tera", &context).map_err(template_error)?;
-        Ok(tidy(&text))
+        Ok(tidy(&view::unmarked(&text)))
     }
 
     /// `perflab diff --releases` in one language: the releases `shown` of the history `all`.
@@ -292,7 +292,7 @@ impl Renderer {
         context.insert("title", &view::title(study, catalog));
         context.insert("history", &view);
         let text = self.tera[locale].render("releases.md.tera", &context).map_err(template_error)?;
-        Ok(tidy(&text))
+        Ok(tidy(&view::unmarked(&text)))
     }
 }
 

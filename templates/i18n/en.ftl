@@ -460,6 +460,8 @@ unit-tokens = { $value ->
 figure-interval = { $figure } ({ $confidence }% CI { $low }–{ $high })
 list-separator = {", "}
 label-separator = {": "}
+# What joins the clauses of one list of changes ("added `--a`; `--b 1` → `--b 2`")
+clause-separator = {"; "}
 # What joins the sentences of one paragraph, and the label before them ("Fastest against slowest: A reaches")
 sentence-separator = {" "}
 # A run: "Stage › Variant (Profile)"; where the profile's name has brackets of its own, "Stage › Variant › Profile", so that none nest

@@ -405,6 +405,8 @@ unit-tokens = { $value }トークン
 figure-interval = { $figure }（{ $confidence }%信頼区間{ $low }～{ $high }）
 list-separator = 、
 label-separator = ：
+# 変更点を並べるときの区切り（「`--a`を追加；`--b 1` → `--b 2`」）
+clause-separator = ；
 # 文と文のあいだは空けない（全角の「。」「：」のあとにそのまま続ける）。
 sentence-separator = {""}
 # 1回の実行：「ステージ › バリアント（プロファイル）」。プロファイル名に括弧があるときは「ステージ › バリアント › プロファイル」とし、括弧を入れ子にしない。

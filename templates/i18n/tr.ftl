@@ -405,6 +405,8 @@ unit-tokens = { $value } token
 figure-interval = { $figure } (%{ $confidence } güven aralığı { $low }–{ $high })
 list-separator = {", "}
 label-separator = {": "}
+# Bir değişiklik listesinin parçalarını ayıran işaret ("eklenen: `--a`; `--b 1` → `--b 2`")
+clause-separator = {"; "}
 sentence-separator = {" "}
 run-title = { $stage } › { $variant } ({ $profile })
 run-title-nested = { $stage } › { $variant } › { $profile }

@@ -406,6 +406,8 @@ unit-tokens = { $value } 个 token
 figure-interval = { $figure }（{ $confidence }% 置信区间 { $low }–{ $high }）
 list-separator = 、
 label-separator = ：
+# 一串变更中各项之间的分隔符（“新增 `--a`；`--b 1` → `--b 2`”）
+clause-separator = ；
 # 句与句之间不留空格：全角的“。”“：”之后直接接下一句。
 sentence-separator = {""}
 # 一次运行：“阶段 › 变体（场景）”；场景名自带括号时写成“阶段 › 变体 › 场景”，避免括号套括号。

@@ -196,6 +196,8 @@ fn diff_releases_shows_each_release_as_its_runs_measured_it() {
     ] {
         let (code, text, err) = perflab(&["diff", &dir, "--releases", "--locale", locale]);
         assert_eq!(code, 0, "{err}");
+        // For a terminal: the gains keep their marks, not the page's markup.
+        assert!(text.contains("▲ +") && !text.contains("<span"), "{text}");
         for (i, r) in raw.iter().enumerate() {
             let row = text
                 .lines()

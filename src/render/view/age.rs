@@ -104,7 +104,7 @@ impl Ctx<'_> {
         for (a, b) in &f.changed {
             parts.push(format!("{} → {}", code(a), code(b)));
         }
-        Ok(parts.join("; "))
+        Ok(self.c.clauses(&parts))
     }
 
     /// The page's versions and dates, and its warning.

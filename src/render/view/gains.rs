@@ -200,6 +200,23 @@ impl Ctx<'_> {
     }
 }
 
+/// Text for a terminal: each mark's page class taken off, the ▲ or ▼ and its figure kept.
+/// A mark's figure holds no `<`, so the first `</span>` after its opening closes it.
+pub(in crate::render) fn unmarked(text: &str) -> String {
+    const OPEN: [&str; 2] = ["<span class=\"gain\">", "<span class=\"loss\">"];
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((at, open)) = OPEN.iter().filter_map(|o| rest.find(o).map(|i| (i, o))).min() {
+        let inside = &rest[at + open.len()..];
+        let Some(close) = inside.find("</span>").filter(|&c| !inside[..c].contains('<')) else { break };
+        out.push_str(&rest[..at]);
+        out.push_str(&inside[..close]);
+        rest = &inside[close + "</span>".len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A change marked as a gain (▲) or a loss (▼): in the text itself, so that the mark survives
 /// where perflab's CSS does not come along (GitHub, mkdocs, mdBook, an SVG), and on a page in a
 /// class that colours it where it does.
@@ -210,5 +227,21 @@ fn mark(trend: Trend, text: &str, medium: Medium) -> String {
         (Trend::Higher, Medium::Chart) => format!("▲ {text}"),
         (Trend::Lower, Medium::Chart) => format!("▼ {text}"),
         (Trend::Same, _) => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_terminal_s_text_keeps_the_marks_without_the_page_s_markup() {
+        let page = format!(
+            "| {} | {} | <b>x</b> |",
+            mark(Trend::Higher, "+1.5%", Medium::Page),
+            mark(Trend::Lower, "−2%", Medium::Page)
+        );
+        assert_eq!(unmarked(&page), "| ▲ +1.5% | ▼ −2% | <b>x</b> |");
+        assert_eq!(unmarked("<span class=\"gain\">unclosed"), "<span class=\"gain\">unclosed");
     }
 }

@@ -16,6 +16,7 @@ mod conclusion;
 pub mod curves;
 mod evidence;
 mod gains;
+pub(in crate::render) use gains::unmarked;
 mod headline;
 pub use headline::{description, headline};
 mod picture;
