@@ -1,9 +1,9 @@
 //! The accelerators a start was given, from their vendor's tool: `nvidia-smi` (NVIDIA),
 //! `rocm-smi` (AMD) and `npu-smi` (Huawei Ascend), asked in that order; the first that describes
 //! any device answers. A tool that is missing, fails, hangs or answers in a shape it is not read
-//! in leaves them "not recorded" (see [`super::machine::bounded`]), never an error.
+//! in leaves them "not recorded" (see [`super::tool::bounded`]), never an error.
 
-use super::machine::{bounded, find};
+use super::tool::{bounded, find};
 use crate::study::{Fact, Machine};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -283,8 +283,8 @@ fn npu_chips(table: &str) -> Vec<(u32, Device)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::machine::TOOL_TIMEOUT;
-    use crate::exec::machine::tests::tool;
+    use crate::exec::tool::TOOL_TIMEOUT;
+    use crate::exec::tool::tests::tool;
     use std::time::Instant;
 
     /// `nvidia-smi` as the real one answers: the CSV query one line a GPU (limited by `--id`),

@@ -4,7 +4,7 @@
 //! give fake ones; a runtime is asked through [`bounded`], so that a missing or hanging one
 //! leaves the digest "not recorded".
 
-use super::machine::{TOOL_TIMEOUT, bounded, find};
+use super::tool::{TOOL_TIMEOUT, bounded, find};
 use crate::study::machine::HostRecord;
 use crate::study::{Fact, Machine};
 use std::collections::BTreeMap;
@@ -207,7 +207,7 @@ pub fn engine_image(argv: &[String]) -> Option<(Runtime, String)> {
     // A launcher's words (`numactl -N 0`, `env A=1`): a runtime after any other word is the
     // engine's argument, not what runs it.
     let launcher = |w: &String| {
-        super::machine::WRAPPERS.contains(&name(w).as_str())
+        super::tool::WRAPPERS.contains(&name(w).as_str())
             || w.starts_with('-')
             || w.contains('=')
             || w.chars().all(|c| c.is_ascii_digit() || c == ',')

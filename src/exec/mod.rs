@@ -20,6 +20,7 @@ pub mod process;
 mod recover;
 pub mod runner;
 pub mod slurm;
+pub mod tool;
 
 pub use attempt::Summary;
 pub use backend::{Backend, Event, Interrupt, Launch, Report};
